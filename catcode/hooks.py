@@ -1,0 +1,108 @@
+"""Hook events, hook results and the ``HookManager`` that runs plain-callable handlers.
+
+A failing handler is logged and skipped: a hook can never kill a turn or a session."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import structlog
+
+from catcode.messages import Message
+
+log = structlog.get_logger(__name__)
+
+
+class HookEvent(StrEnum):
+    """When a hook runs."""
+
+    PRE_LLM_REQUEST = "pre_llm_request"
+    POST_LLM_RESPONSE = "post_llm_response"
+    PRE_TOOL_USE = "pre_tool_use"
+    POST_TOOL_USE = "post_tool_use"
+    SESSION_START = "session_start"
+    SESSION_END = "session_end"
+
+
+@dataclass
+class HookContext:
+    """What a handler is told. Fields not relevant to ``event`` stay at their defaults."""
+
+    event: HookEvent
+    messages: list[Message] = field(default_factory=list)  # the conversation (read-only by convention)
+    tool_name: str = ""
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    tool_result: Any = None  # a ToolResult on POST_TOOL_USE
+    response: Any = None  # a ChatResponse on POST_LLM_RESPONSE
+
+
+class Continue:
+    """Nothing to add; carry on."""
+
+    def __repr__(self) -> str:
+        return "Continue"
+
+
+CONTINUE = Continue()
+
+
+@dataclass(frozen=True)
+class AppendMessages:
+    """Add these (system) messages to this one request only; they are never stored in the history."""
+
+    messages: list[Message]
+
+
+@dataclass(frozen=True)
+class Block:
+    """PRE_TOOL_USE only: do not run the tool; ``reason`` goes back to the model as an error result."""
+
+    reason: str
+
+
+HookResult = Continue | AppendMessages | Block | None
+HookHandler = Callable[[HookContext], HookResult]
+
+
+@dataclass
+class HookOutcome:
+    """All handlers' answers to one event, combined."""
+
+    appended: list[Message] = field(default_factory=list)
+    block: Block | None = None
+
+
+class HookManager:
+    """Registry of handlers per event, run in registration order."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[HookEvent, list[HookHandler]] = defaultdict(list)
+
+    def on(self, event: HookEvent, handler: HookHandler) -> None:
+        """Register ``handler`` for ``event``."""
+        self._handlers[event].append(handler)
+
+    def emit(self, context: HookContext) -> HookOutcome:
+        """Run every handler of ``context.event``; a raising handler is logged and skipped."""
+        outcome = HookOutcome()
+        for handler in self._handlers.get(context.event, ()):
+            try:
+                result = handler(context)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:
+                log.warning("hook_failed", hook_event=context.event.value, handler=_name(handler), error=repr(exc))
+                continue
+            if isinstance(result, AppendMessages):
+                outcome.appended.extend(result.messages)
+            elif isinstance(result, Block) and outcome.block is None:
+                outcome.block = result
+        return outcome
+
+
+def _name(handler: HookHandler) -> str:
+    return getattr(handler, "__qualname__", None) or type(handler).__name__

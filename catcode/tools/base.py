@@ -1,0 +1,145 @@
+"""Tool, ToolResult, ToolContext and ToolRegistry.
+
+One idiom per tool: a pydantic input model + a function + a docstring, turned into a ``Tool`` by the
+``@tool`` decorator. The registry validates input and turns every failure into an ``is_error`` result."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import structlog
+from pydantic import BaseModel, ValidationError
+
+from catcode.errors import CatcodeError
+
+log = structlog.get_logger(__name__)
+
+
+class Permission(StrEnum):
+    """What a tool may do, which decides whether the user is asked."""
+
+    READ = "read"
+    WRITE = "write"
+    EXECUTE = "execute"
+
+
+@dataclass
+class ToolResult:
+    """What a tool hands back to the model."""
+
+    text: str
+    is_error: bool = False
+
+
+@dataclass
+class ToolContext:
+    """Where and how tools run."""
+
+    project_root: Path
+    allowed_dirs: list[Path] = field(default_factory=list)  # readable/writable outside the project root
+    read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
+    cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
+
+
+ToolFunction = Callable[[Any, ToolContext], ToolResult]
+PreviewFunction = Callable[[Any, ToolContext], str | None]
+
+
+@dataclass
+class Tool:
+    """A tool the model can call."""
+
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    function: ToolFunction
+    permission: Permission = Permission.READ
+    preview: PreviewFunction | None = None  # what would change (a unified diff) for the approval prompt
+    key_arg: str | None = None  # the argument shown when the call is rendered compactly
+
+    def spec(self) -> dict[str, Any]:
+        """The Messages API description of this tool."""
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        return {"name": self.name, "description": self.description, "input_schema": schema}
+
+    def parse(self, raw: dict[str, Any]) -> BaseModel:
+        """Validate ``raw`` input; raises ``ToolError`` with a readable message."""
+        try:
+            return self.input_model.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
+            raise ToolInputError(f"Invalid input for {self.name}: {problems}") from None
+
+
+class ToolInputError(CatcodeError):
+    """The model sent input that does not match the tool's schema."""
+
+
+def tool(
+    name: str | None = None,
+    *,
+    permission: Permission = Permission.READ,
+    preview: PreviewFunction | None = None,
+    key_arg: str | None = None,
+) -> Callable[[ToolFunction], Tool]:
+    """Make a ``Tool`` from ``def fn(args: InputModel, ctx: ToolContext) -> ToolResult`` with a docstring."""
+
+    def wrap(fn: ToolFunction) -> Tool:
+        params = list(inspect.signature(fn).parameters)
+        model = get_type_hints(fn)[params[0]]
+        return Tool(
+            name=name or fn.__name__,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            input_model=model,
+            function=fn,
+            permission=permission,
+            preview=preview,
+            key_arg=key_arg,
+        )
+
+    return wrap
+
+
+class ToolRegistry:
+    """The tools offered to the model, by name, in registration order."""
+
+    def __init__(self, tools: list[Tool] | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        for t in tools or []:
+            self.register(t)
+
+    def register(self, t: Tool) -> None:
+        """Add ``t`` (a later tool of the same name replaces the earlier)."""
+        self._tools[t.name] = t
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, if any."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Registered names in order."""
+        return list(self._tools)
+
+    def specs(self) -> list[dict[str, Any]]:
+        """API descriptions of all tools, in a stable order (prompt caching depends on it)."""
+        return [t.spec() for t in self._tools.values()]
+
+    def execute(self, t: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
+        """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates."""
+        try:
+            result = t.function(args, ctx)
+        except CatcodeError as exc:
+            return ToolResult(str(exc), is_error=True)
+        except Exception as exc:
+            log.exception("tool_crashed", tool=t.name)
+            return ToolResult(f"Tool {t.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        if not isinstance(result, ToolResult):
+            return ToolResult(str(result))
+        return result
