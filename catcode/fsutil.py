@@ -1,0 +1,74 @@
+"""Crash-safe file writes and the cross-process lock.
+
+A write goes to a temp file in the same directory, is fsynced, then ``os.replace``d over the target and the
+directory is fsynced: a process killed at any instant leaves the old file or the new one, never a mix."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from catcode.errors import CatcodeError
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) with mode 0700 for the parts we create."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename inside ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data`` atomically and durably."""
+    ensure_private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
+    """``atomic_write_bytes`` for UTF-8 text."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+class LockTimeout(CatcodeError):
+    """Another catcode process held the lock for too long."""
+
+
+@contextmanager
+def locked(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
+    """Hold the cross-process lock at ``lock_path`` (re-entrant within a thread of this process)."""
+    ensure_private_dir(lock_path.parent)
+    lock = FileLock(str(lock_path), timeout=timeout)
+    try:
+        with lock:
+            yield
+    except Timeout:
+        raise LockTimeout(
+            f"Another catcode session kept {lock_path.name} locked for {timeout:.0f}s; try again"
+        ) from None
