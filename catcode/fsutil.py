@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,13 +61,21 @@ class LockTimeout(CatcodeError):
     """Another catcode process held the lock for too long."""
 
 
+_locks: dict[str, FileLock] = {}
+_locks_guard = threading.Lock()
+
+
 @contextmanager
 def locked(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
-    """Hold the cross-process lock at ``lock_path`` (re-entrant within a thread of this process)."""
+    """Hold the cross-process lock at ``lock_path``.
+
+    Re-entrant within one thread; other threads of this process wait like other processes do. One
+    ``FileLock`` per path is kept because a second instance in the same process would wait on itself."""
     ensure_private_dir(lock_path.parent)
-    lock = FileLock(str(lock_path), timeout=timeout)
+    with _locks_guard:
+        lock = _locks.setdefault(str(lock_path), FileLock(str(lock_path)))
     try:
-        with lock:
+        with lock.acquire(timeout=timeout):
             yield
     except Timeout:
         raise LockTimeout(
