@@ -1,0 +1,17 @@
+"""Shared fixtures. Every test runs with HOME and CATCODE_HOME in a temp dir: nothing touches the real home."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CATCODE_HOME", str(home / ".cat-code"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    for var in ("CATCODE_MODEL", "CATCODE_PERMISSION_MODE", "CATCODE_USER_ID", "CATCODE_MEMORY_ENABLED"):
+        monkeypatch.delenv(var, raising=False)
