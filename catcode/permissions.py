@@ -6,9 +6,11 @@ Order of precedence: a deny rule, then the mode's hard refusals (read-only), the
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Protocol
 
 from catcode.errors import ConfigError
@@ -64,10 +66,20 @@ class Rule:
 
 
 def _glob(pattern: str, value: str) -> bool:
-    # ``**`` spans directories, ``*`` too for commands (fnmatch's ``*`` already crosses ``/``), so a plain
-    # fnmatch is right for both; normalise a leading ``./`` so ``docs/**`` matches ``./docs/a.md``.
-    value = value.removeprefix("./")
-    return fnmatch.fnmatchcase(value, pattern) or fnmatch.fnmatchcase(value, pattern.replace("/**", "*"))
+    # fnmatch's ``*`` already crosses ``/``, which is what ``**`` means; ``dir/**`` also covers ``dir`` itself
+    # but not ``dirx/...``.
+    if fnmatch.fnmatchcase(value, pattern):
+        return True
+    return pattern.endswith("/**") and value == pattern[:-3]
+
+
+_SHELL_SEPARATORS = re.compile(r"\|\||&&|;|\||\n|&")
+_SHELL_UNSAFE = re.compile(r"[`<>]|\$\(")
+
+
+def command_parts(command: str) -> list[str]:
+    """The simple commands of a shell line (split on ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines)."""
+    return [part.strip() for part in _SHELL_SEPARATORS.split(command) if part.strip()]
 
 
 @dataclass
@@ -115,16 +127,27 @@ class PermissionPolicy:
     deny: list[Rule] = field(default_factory=list)
     session_allowed: set[str] = field(default_factory=set)
 
+    project_root: Path | None = None  # path arguments are matched relative to it
+
     @classmethod
-    def from_strings(cls, mode: str, allow: list[str], deny: list[str]) -> PermissionPolicy:
-        """Build from settings values (rules as text)."""
-        return cls(PermissionMode(mode), [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny])
+    def from_strings(
+        cls, mode: str, allow: list[str], deny: list[str], project_root: Path | None = None
+    ) -> PermissionPolicy:
+        """Build from settings values (rules as text); raises ``ConfigError`` for a bad mode or rule."""
+        try:
+            parsed_mode = PermissionMode(mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in PermissionMode)
+            raise ConfigError(f"Unknown permission mode {mode!r}; choose one of: {choices}") from None
+        return cls(
+            parsed_mode, [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], project_root=project_root
+        )
 
     def check(self, tool: Tool, tool_input: dict[str, Any]) -> tuple[Verdict, str]:
         """The verdict for one call and, for a denial, the reason."""
-        key = key_argument(tool, tool_input)
+        keys = self._match_keys(tool, tool_input)
         for rule in self.deny:
-            if rule.matches(tool.name, key):
+            if any(rule.matches(tool.name, key) for key in keys):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
             return Verdict.ALLOW, ""
@@ -132,11 +155,43 @@ class PermissionPolicy:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
-        if any(rule.matches(tool.name, key) for rule in self.allow):
+        if self._allowed_by_rule(tool, tool_input, keys):
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.ACCEPT_EDITS and tool.permission is Permission.WRITE:
             return Verdict.ALLOW, ""
         return Verdict.ASK, ""
+
+    def _match_keys(self, tool: Tool, tool_input: dict[str, Any]) -> list[str | None]:
+        key = key_argument(tool, tool_input)
+        if key is None:
+            return [None]
+        if tool.key_arg == "path":
+            return [self._relative(key)]
+        if tool.key_arg == "command":
+            return [key, *command_parts(key)]
+        return [key]
+
+    def _allowed_by_rule(self, tool: Tool, tool_input: dict[str, Any], keys: list[str | None]) -> bool:
+        if tool.key_arg == "command" and keys[0] is not None:
+            # A compound line is allowed only when every simple command is; redirections and substitutions
+            # always ask, so ``bash(git status*)`` never lets ``git status && rm -rf x`` through.
+            if _SHELL_UNSAFE.search(keys[0]):
+                return False
+            parts = keys[1:] or [keys[0]]
+            return all(any(rule.matches(tool.name, part) for rule in self.allow) for part in parts)
+        return any(rule.matches(tool.name, keys[0]) for rule in self.allow)
+
+    def _relative(self, raw: str) -> str:
+        path = Path(raw)
+        if self.project_root is not None and not path.is_absolute():
+            path = self.project_root / path
+        if self.project_root is not None:
+            normal = Path(os.path.normpath(path))
+            try:
+                return normal.relative_to(self.project_root).as_posix()
+            except ValueError:
+                return normal.as_posix()
+        return os.path.normpath(raw)
 
     def describe(self) -> str:
         """Mode and rules, for ``/permissions``."""

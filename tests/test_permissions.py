@@ -1,0 +1,143 @@
+"""PermissionPolicy: modes × permission classes, allow and deny rules, session answers, Rule syntax."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catcode.errors import ConfigError
+from catcode.permissions import (
+    ApprovalRequest,
+    NoTerminalApprover,
+    PermissionMode,
+    PermissionPolicy,
+    Rule,
+    Verdict,
+    key_argument,
+)
+from catcode.tools.base import Permission, Tool
+from catcode.tools.builtin import builtin_tools
+
+TOOLS = {t.name: t for t in builtin_tools()}
+READ, WRITE, EXECUTE = TOOLS["read_file"], TOOLS["write_file"], TOOLS["bash"]
+A, D, Q = Verdict.ALLOW, Verdict.DENY, Verdict.ASK
+
+EXPECTED = {
+    PermissionMode.DEFAULT: (A, Q, Q),
+    PermissionMode.ACCEPT_EDITS: (A, A, Q),
+    PermissionMode.READ_ONLY: (A, D, D),
+    PermissionMode.BYPASS: (A, A, A),
+}
+
+
+def call(tool: Tool) -> dict[str, str]:
+    return {"path": "src/app.py"} if tool.key_arg == "path" else {tool.key_arg or "x": "ls"}
+
+
+@pytest.mark.parametrize("mode", list(PermissionMode))
+@pytest.mark.parametrize("tool", [READ, WRITE, EXECUTE], ids=lambda t: t.permission.value)
+def test_every_mode_and_permission_class(mode: PermissionMode, tool: Tool) -> None:
+    expected = EXPECTED[mode][[Permission.READ, Permission.WRITE, Permission.EXECUTE].index(tool.permission)]
+    verdict, reason = PermissionPolicy(mode).check(tool, call(tool))
+    assert verdict is expected
+    if verdict is D:
+        assert reason == f"{tool.name} is not allowed in read-only mode"
+
+
+@pytest.mark.parametrize("tool", list(TOOLS.values()), ids=lambda t: t.name)
+def test_builtin_tools_follow_their_class_in_default_mode(tool: Tool) -> None:
+    verdict, _ = PermissionPolicy().check(tool, {})
+    assert verdict is (A if tool.permission is Permission.READ else Q)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [("git status", A), ("git status --short", A), ("git push", Q), ("echo; git status", Q)],
+)
+def test_bash_allow_rule_matches_the_command(command: str, expected: Verdict) -> None:
+    policy = PermissionPolicy.from_strings("default", ["bash(git status*)"], [])
+    assert policy.check(EXECUTE, {"command": command})[0] is expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("docs/a.md", A), ("docs/deep/er/b.md", A), ("./docs/c.md", A), ("src/docs/a.md", Q), ("README.md", Q)],
+)
+def test_write_allow_rule_matches_the_path(path: str, expected: Verdict) -> None:
+    policy = PermissionPolicy.from_strings("default", ["write_file(docs/**)"], [])
+    assert policy.check(WRITE, {"path": path})[0] is expected
+    # The rule names write_file, so edit_file still asks.
+    assert policy.check(TOOLS["edit_file"], {"path": path})[0] is Q
+
+
+def test_a_rule_without_pattern_covers_every_call() -> None:
+    policy = PermissionPolicy.from_strings("default", ["bash"], [])
+    assert policy.check(EXECUTE, {"command": "rm -rf build"})[0] is A
+
+
+@pytest.mark.parametrize("mode", list(PermissionMode))
+def test_deny_wins_over_allow_and_every_mode(mode: PermissionMode) -> None:
+    policy = PermissionPolicy.from_strings(mode.value, ["bash"], ["bash(rm *)"])
+    assert policy.check(EXECUTE, {"command": "rm -rf /"}) == (D, "denied by rule bash(rm *)")
+    assert policy.check(EXECUTE, {"command": "ls"})[0] is (D if mode is PermissionMode.READ_ONLY else A)
+
+
+def test_deny_applies_to_read_tools_too() -> None:
+    policy = PermissionPolicy.from_strings("bypass", [], ["read_file(.env)"])
+    assert policy.check(READ, {"path": ".env"}) == (D, "denied by rule read_file(.env)")
+    assert policy.check(READ, {"path": "README.md"})[0] is A
+
+
+def test_read_only_refuses_even_with_an_allow_rule_or_session_answer() -> None:
+    policy = PermissionPolicy.from_strings("read-only", ["bash(git status*)", "write_file"], [])
+    policy.session_allowed.add("bash")
+    assert policy.check(EXECUTE, {"command": "git status"})[0] is D
+    assert policy.check(WRITE, {"path": "a.txt"})[0] is D
+
+
+def test_session_always_answer_allows_the_tool_for_the_session() -> None:
+    policy = PermissionPolicy(deny=[Rule.parse("bash(sudo *)")])
+    assert policy.check(EXECUTE, {"command": "make"})[0] is Q
+    policy.session_allowed.add("bash")
+    assert policy.check(EXECUTE, {"command": "make test"})[0] is A
+    assert policy.check(WRITE, {"path": "a.txt"})[0] is Q
+    assert policy.check(EXECUTE, {"command": "sudo make install"})[0] is D
+
+
+@pytest.mark.parametrize("text", ["", "   ", "bash(git", "bash git", "1tool", "bash(x)y", "(x)"])
+def test_rule_parse_errors_name_the_rule(text: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        Rule.parse(text)
+    assert str(err.value).startswith(f"Invalid permission rule {text!r}")
+
+
+def test_rule_parse_accepts_spacing_and_star() -> None:
+    assert Rule.parse("  bash(git *)  ") == Rule("bash", "git *")
+    assert Rule.parse("bash(*)").matches("bash", None)
+    assert not Rule.parse("bash(git *)").matches("bash", None)
+    assert not Rule.parse("bash").matches("grep", "x")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,12}", fullmatch=True), st.none() | st.text(max_size=20))
+def test_rule_text_round_trips(tool: str, pattern: str | None) -> None:
+    rule = Rule(tool, pattern)
+    assert Rule.parse(str(rule)) == rule
+
+
+def test_key_argument_is_the_declared_argument() -> None:
+    assert key_argument(EXECUTE, {"command": "ls", "timeout": 5}) == "ls"
+    assert key_argument(WRITE, {"content": "x"}) is None
+
+
+def test_describe_lists_mode_rules_and_session_answers() -> None:
+    policy = PermissionPolicy.from_strings("accept-edits", ["bash(git *)"], ["bash(rm *)"])
+    policy.session_allowed.add("bash")
+    assert policy.describe() == ("mode: accept-edits\nallow: bash(git *)\ndeny: bash(rm *)\nallowed this session: bash")
+
+
+def test_no_terminal_approver_denies_with_a_reason() -> None:
+    decision = NoTerminalApprover().ask(ApprovalRequest(EXECUTE, {"command": "make"}))
+    assert not decision.allowed and not decision.always
+    assert "no terminal" in decision.reason and "bash(" in decision.reason
