@@ -1,0 +1,103 @@
+"""``catcode -p`` as a real subprocess against the fake Anthropic server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import FakeAnthropicServer, status, text, tool_use
+
+CATCODE = str(Path(sys.executable).parent / "catcode")
+
+
+@pytest.fixture
+def server():
+    with FakeAnthropicServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def run(project: Path, server: FakeAnthropicServer | None, *args: str, extra_env: dict | None = None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    env.update(HOME=str(project.parent / "home"), CATCODE_HOME=str(project.parent / "home" / ".cat-code"),
+               CATCODE_MAX_RETRIES="1")
+    if server is not None:
+        env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
+    env.update(extra_env or {})
+    return subprocess.run([CATCODE, *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_streams_answer_and_exits_zero(project: Path, server: FakeAnthropicServer) -> None:
+    server.enqueue(text("Hello from the fake model."))
+    proc = run(project, server, "-p", "hi")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Hello from the fake model."
+    body = server.requests()[0].body
+    assert body["messages"][0]["content"][0]["text"] == "hi"
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert {t["name"] for t in body["tools"]} >= {"read_file", "write_file", "edit_file", "bash", "grep"}
+
+
+def test_tool_allowed_by_rule_runs(project: Path, server: FakeAnthropicServer) -> None:
+    (project / ".cat-code").mkdir()
+    (project / ".cat-code" / "settings.yaml").write_text("permissions:\n  allow:\n    - bash(echo *)\n")
+    server.enqueue(tool_use("bash", {"command": "echo tool-ran"}), text("The command printed tool-ran."))
+    proc = run(project, server, "-p", "run echo")
+    assert proc.returncode == 0, proc.stderr
+    result = server.requests()[1].messages[-1]["content"][0]
+    assert result["type"] == "tool_result" and "tool-ran" in result["content"] and not result.get("is_error")
+
+
+def test_write_denied_when_nobody_can_be_asked(project: Path, server: FakeAnthropicServer) -> None:
+    server.enqueue(tool_use("write_file", {"path": "out.txt", "content": "x"}), text("I could not write it."))
+    proc = run(project, server, "-p", "write a file")
+    assert proc.returncode == 0, proc.stderr
+    assert not (project / "out.txt").exists()
+    result = server.requests()[1].messages[-1]["content"][0]
+    assert result["is_error"] and "no terminal" in result["content"]
+
+
+def test_api_failure_is_one_line_and_exit_one(project: Path, server: FakeAnthropicServer) -> None:
+    server.enqueue(status(529), status(529))
+    proc = run(project, server, "-p", "hi")
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "529" in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_missing_api_key_exit_two(project: Path) -> None:
+    proc = run(project, None, "-p", "hi")
+    assert proc.returncode == 2
+    assert "ANTHROPIC_API_KEY" in proc.stderr and "ANTHROPIC_BASE_URL" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_setting_names_file_and_key(project: Path, server: FakeAnthropicServer) -> None:
+    (project / ".cat-code").mkdir()
+    (project / ".cat-code" / "settings.yaml").write_text("permissions:\n  moed: bypass\n")
+    proc = run(project, server, "-p", "hi")
+    assert proc.returncode == 2
+    assert "settings.yaml" in proc.stderr and "permissions.moed" in proc.stderr and "unknown setting" in proc.stderr
+
+
+def test_project_may_not_redirect_memory_dir(project: Path, server: FakeAnthropicServer) -> None:
+    (project / ".cat-code").mkdir()
+    (project / ".cat-code" / "settings.local.yaml").write_text("memory:\n  dir: /tmp/elsewhere\n")
+    proc = run(project, server, "-p", "hi")
+    assert proc.returncode == 2 and "memory.dir" in proc.stderr
+
+
+def test_version_is_fast_path(project: Path) -> None:
+    proc = run(project, None, "--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("catcode ")
