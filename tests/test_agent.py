@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from catcode.agent import INTERRUPTED, Agent, AgentEvents
 from catcode.errors import ProviderError
-from catcode.hooks import CONTINUE, AppendMessages, Block, HookContext, HookEvent, HookManager
+from catcode.hooks import CONTINUE, AppendMessages, Block, HookEvent, HookManager
 from catcode.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy, Rule
 from catcode.providers.base import ChatResponse, Usage
@@ -106,8 +105,10 @@ def test_tool_crash_becomes_error_result(tmp_path: Path) -> None:
 
 def test_unknown_tool_and_bad_input_are_errors(tmp_path: Path) -> None:
     provider = ScriptedProvider(
-        ChatResponse([ToolUseBlock(id="a", name="nope", input={}), ToolUseBlock(id="b", name="echo", input={"text": 3})],
-                     "tool_use"),
+        ChatResponse(
+            [ToolUseBlock(id="a", name="nope", input={}), ToolUseBlock(id="b", name="echo", input={"text": 3})],
+            "tool_use",
+        ),
         text_response("ok"),
     )
     agent = make_agent(tmp_path, provider)
@@ -142,10 +143,14 @@ def test_block_from_pre_tool_use(tmp_path: Path) -> None:
 def test_permission_ask_yes_no_reason_and_always(tmp_path: Path) -> None:
     approver = Approver(Decision(True), Decision(False, "use another file"), Decision(True, always=True))
     provider = ScriptedProvider(
-        tool_response("scribble", {"text": "1"}, id="a"), text_response("ok"),
-        tool_response("scribble", {"text": "2"}, id="b"), text_response("ok"),
-        tool_response("scribble", {"text": "3"}, id="c"), text_response("ok"),
-        tool_response("scribble", {"text": "4"}, id="d"), text_response("ok"),
+        tool_response("scribble", {"text": "1"}, id="a"),
+        text_response("ok"),
+        tool_response("scribble", {"text": "2"}, id="b"),
+        text_response("ok"),
+        tool_response("scribble", {"text": "3"}, id="c"),
+        text_response("ok"),
+        tool_response("scribble", {"text": "4"}, id="d"),
+        text_response("ok"),
     )
     agent = make_agent(tmp_path, provider, approver=approver)
     agent.run_turn("1")
@@ -161,8 +166,12 @@ def test_permission_ask_yes_no_reason_and_always(tmp_path: Path) -> None:
 
 
 def test_no_terminal_denies_unless_rule_allows(tmp_path: Path) -> None:
-    provider = ScriptedProvider(tool_response("scribble", {"text": "a"}, id="a"), text_response("ok"),
-                                tool_response("scribble", {"text": "b"}, id="b"), text_response("ok"))
+    provider = ScriptedProvider(
+        tool_response("scribble", {"text": "a"}, id="a"),
+        text_response("ok"),
+        tool_response("scribble", {"text": "b"}, id="b"),
+        text_response("ok"),
+    )
     agent = make_agent(tmp_path, provider)
     agent.run_turn("1")
     assert not (tmp_path / "scribble.txt").exists()
@@ -174,9 +183,14 @@ def test_no_terminal_denies_unless_rule_allows(tmp_path: Path) -> None:
 
 def test_interrupt_during_tool_pairs_every_call(tmp_path: Path) -> None:
     provider = ScriptedProvider(
-        ChatResponse([ToolUseBlock(id="a", name="echo", input={"text": "1"}),
-                      ToolUseBlock(id="b", name="interrupt", input={}),
-                      ToolUseBlock(id="c", name="echo", input={"text": "3"})], "tool_use"),
+        ChatResponse(
+            [
+                ToolUseBlock(id="a", name="echo", input={"text": "1"}),
+                ToolUseBlock(id="b", name="interrupt", input={}),
+                ToolUseBlock(id="c", name="echo", input={"text": "3"}),
+            ],
+            "tool_use",
+        ),
         text_response("after"),
     )
     agent = make_agent(tmp_path, provider)
@@ -211,8 +225,9 @@ def test_provider_failure_on_first_request_drops_unanswered_message(tmp_path: Pa
 
 
 def test_provider_failure_after_tools_keeps_results_and_next_turn_is_valid(tmp_path: Path) -> None:
-    provider = ScriptedProvider(tool_response("echo", {"text": "x"}, id="a"), ProviderError("down"),
-                                text_response("back"))
+    provider = ScriptedProvider(
+        tool_response("echo", {"text": "x"}, id="a"), ProviderError("down"), text_response("back")
+    )
     agent = make_agent(tmp_path, provider)
     assert agent.run_turn("go").error == "down"
     assert agent.run_turn("again").text == "back"
@@ -226,8 +241,9 @@ def test_max_tool_rounds_stops_the_turn(tmp_path: Path) -> None:
         def on_notice(self, text: str) -> None:
             notices.append(text)
 
-    provider = ScriptedProvider(*[tool_response("echo", {"text": str(i)}, id=f"t{i}") for i in range(3)],
-                                text_response("ok"))
+    provider = ScriptedProvider(
+        *[tool_response("echo", {"text": str(i)}, id=f"t{i}") for i in range(3)], text_response("ok")
+    )
     agent = make_agent(tmp_path, provider, events=Events())
     agent.max_tool_rounds = 3
     agent.run_turn("loop")
@@ -256,8 +272,10 @@ STEP = st.one_of(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(turns=st.lists(st.lists(STEP, min_size=1, max_size=5), min_size=1, max_size=5),
-       approvals=st.lists(st.booleans(), max_size=20))
+@given(
+    turns=st.lists(st.lists(STEP, min_size=1, max_size=5), min_size=1, max_size=5),
+    approvals=st.lists(st.booleans(), max_size=20),
+)
 def test_history_always_api_valid(tmp_path: Path, turns, approvals) -> None:
     counter = iter(range(10_000))
 
