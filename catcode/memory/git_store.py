@@ -1,0 +1,330 @@
+"""Git versioning of the memory root: every memory change is a commit that can be listed, shown and undone.
+
+The memory root is its own repository, created on the first commit. Git runs isolated from the person's own
+setup: no global or system config, no hooks, no signing, no prompts, a fixed identity. Undo is ``git revert``
+(a new commit), never a reset. Without git installed versioning is off and ``commit`` returns None.
+
+Callers hold catcode's cross-process memory lock around every call, so a git lock file found here was left by a
+killed process: it is removed and the command retried once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+from pydantic import BaseModel
+
+from catcode.errors import MemoryStoreError
+
+log = structlog.get_logger(__name__)
+
+GITIGNORE = """\
+# catcode memory: only memory content is versioned; history, cursors and indexes are derived or transient.
+history.jsonl
+*.jsonl
+.dream_cursor
+facts.db
+facts.db*
+*.db-journal
+*.db-wal
+*.db-shm
+*.lock
+.*.tmp
+*.tmp
+*.swp
+*~
+.DS_Store
+__pycache__/
+"""
+_ISOLATION = (
+    "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false",
+    "-c", "user.name=catcode", "-c", "user.email=catcode@localhost", "-c", "init.defaultBranch=main",
+    "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "core.fsmonitor=false",
+    "-c", "color.ui=false", "-c", "advice.addIgnoredFile=false",
+)  # fmt: skip
+# Variables that would point git at another repository or override the fixed identity.
+_SCRUBBED_ENV = re.compile(r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR"
+                           r"|NAMESPACE|CEILING_DIRECTORIES|AUTHOR_\w+|COMMITTER_\w+|CONFIG\w*|EXEC_PATH)")  # fmt: skip
+_STALE_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
+_SETUP_MESSAGE = "initialize memory versioning"
+_NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
+
+
+class FileChange(BaseModel):
+    """One file touched by a change: ``status`` is A (added), M (modified) or D (deleted)."""
+
+    status: str
+    path: str  # relative to the memory root, with forward slashes
+
+
+class Change(BaseModel):
+    """One commit of the memory repository, newest first in ``GitStore.log``."""
+
+    sha: str
+    short_sha: str
+    date: datetime
+    message: str  # the full message; ``subject`` is its first line
+    files: list[FileChange]
+
+    @property
+    def subject(self) -> str:
+        """First line of the message."""
+        return self.message.split("\n", 1)[0]
+
+
+class RevertResult(BaseModel):
+    """What an undo did: the new commit, the change it undid, and the files it changed (to rebuild indexes)."""
+
+    sha: str
+    short_sha: str
+    reverted_sha: str
+    message: str
+    files: list[FileChange]
+
+
+class RevertConflict(MemoryStoreError):
+    """A later change touched the same memory files, so the undo was abandoned and nothing was changed."""
+
+    def __init__(self, message: str, files: list[str]) -> None:
+        super().__init__(message)
+        self.files = files
+
+
+class GitStore:
+    """Versions the memory directory ``root`` with the git CLI. Not thread-safe: callers hold the memory lock."""
+
+    def __init__(self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0) -> None:
+        self.root = Path(root).absolute()
+        self.timeout = timeout
+        self._git = shutil.which(git_binary or "git")
+        self._warning = ""
+        if self._git is None:
+            self._warning = (
+                f"git is not installed ({git_binary or 'git'} not found): memory versioning is off, so memory "
+                "changes cannot be listed or undone. Install git to turn it on."
+            )
+            log.warning("memory_versioning_off", reason="git not found", git=git_binary or "git")
+
+    @property
+    def available(self) -> bool:
+        """True when git was found and memory changes are versioned."""
+        return self._git is not None
+
+    @property
+    def warning(self) -> str:
+        """One line for the UI to print once when versioning is off; empty when it is on."""
+        return self._warning
+
+    @property
+    def initialized(self) -> bool:
+        """True once the memory root is a repository (after the first commit)."""
+        return (self.root / ".git").is_dir()
+
+    # -- writing ---------------------------------------------------------------------------------------------
+
+    def commit(self, message: str, paths: list[Path]) -> str | None:
+        """Stage exactly ``paths`` (added, modified or deleted files or directories) and commit them.
+
+        Returns the new commit's sha, or None when nothing changed or versioning is off. Paths ignored by the
+        repository's .gitignore (history, cursors, indexes) are never committed."""
+        if not self.available:
+            return None
+        self._ensure_repository()
+        relative = [self._relative(p) for p in paths]
+        present = [p for p in relative if (self.root / p).exists()]
+        missing = [p for p in relative if not (self.root / p).exists()]
+        if present:
+            self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
+        if missing:
+            self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
+        return self._commit_staged(message)
+
+    def revert(self, commit: str | None = None, *, message_prefix: str = "revert") -> RevertResult:
+        """Undo ``commit`` (default: the last change) with a new commit; raise ``RevertConflict`` when a later
+        change touched the same files, leaving every file as it was."""
+        self._require_history()
+        sha = self._resolve(commit or "HEAD")
+        if not self._run("rev-parse", "--verify", "--quiet", f"{sha}^", ok_codes=(0, 1)).stdout.strip():
+            raise MemoryStoreError("That change only set up memory versioning; there is nothing to undo")
+        original = self._run("log", "-1", "--format=%h%x00%s", sha).stdout.rstrip("\n")
+        short, subject = original.split("\x00", 1)
+        result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128))
+        if result.returncode != 0:
+            self._abandon_revert(short, subject, result)
+        message = f"{message_prefix}: undo {short} '{subject}'"
+        new_sha = self._commit_staged(message)
+        if new_sha is None:
+            self._run("revert", "--quit", ok_codes=None)
+            raise MemoryStoreError(f"Change {short} '{subject}' is already undone; nothing to revert")
+        return RevertResult(
+            sha=new_sha, short_sha=new_sha[:7], reverted_sha=sha, message=message, files=self._files(new_sha)
+        )
+
+    # -- reading ---------------------------------------------------------------------------------------------
+
+    def log(self, limit: int = 20) -> list[Change]:
+        """The last ``limit`` changes, newest first; empty before the first commit or when versioning is off."""
+        if not self.available or not self.initialized or not self._has_commits():
+            return []
+        out = self._run(
+            "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
+            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f",
+        ).stdout  # fmt: skip
+        changes = []
+        for record in out.split("\x1e")[1:]:
+            sha, short, date, body, rest = record.split("\x1f", 4)
+            files = _parse_name_status(rest)
+            when = datetime.fromisoformat(date)
+            changes.append(Change(sha=sha, short_sha=short, date=when, message=body.strip(), files=files))
+        return changes
+
+    def diff(self, commit: str | None = None) -> str:
+        """``git show --stat --patch`` text of ``commit`` (default: the last change); empty when there is none."""
+        if not self.available or not self.initialized or not self._has_commits():
+            return ""
+        sha = self._resolve(commit or "HEAD")
+        return self._run("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
+
+    def fsck(self) -> bool:
+        """True when the repository is intact (or does not exist yet / versioning is off)."""
+        if not self.available or not self.initialized:
+            return True
+        return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
+
+    # -- internals -------------------------------------------------------------------------------------------
+
+    def _ensure_repository(self) -> None:
+        ignore = self.root / ".gitignore"
+        if self.initialized and ignore.exists():
+            return
+        if not self.initialized:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._run("init", "-q", "-b", "main")
+            log.info("memory_repository_created", root=str(self.root))
+        if not ignore.exists():  # also repairs a crash between init and the setup commit, or a deleted .gitignore
+            ignore.write_text(GITIGNORE, encoding="utf-8")
+        # The setup gets a commit of its own so that undoing the first memory change never drops the .gitignore.
+        self._run("add", "--", ".gitignore")
+        self._commit_staged(_SETUP_MESSAGE if not self._has_commits() else "restore the memory .gitignore")
+
+    def _commit_staged(self, message: str) -> str | None:
+        """Commit the index; None when it holds no change (git exits 1 and says so, which saves a diff call)."""
+        message = message.strip() or "update memory"
+        result = self._run("commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1))
+        if result.returncode == 1:
+            if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
+                return None
+            reason = _first_error_line(result.stderr) or "exit code 1"
+            raise MemoryStoreError(f"git commit failed in {self.root}: {reason}")
+        return self._run("rev-parse", "HEAD").stdout.strip()
+
+    def _abandon_revert(self, short: str, subject: str, result: subprocess.CompletedProcess[str]) -> None:
+        """Undo a failed ``git revert`` so that every file is exactly as before, then raise the reason."""
+        conflicted = self._run("diff", "--name-only", "--diff-filter=U", "-z", ok_codes=None).stdout
+        files = sorted(f for f in conflicted.split("\x00") if f)
+        if (self.root / ".git" / "REVERT_HEAD").exists() or files:
+            self._run("revert", "--abort", ok_codes=None)
+        if files:
+            raise RevertConflict(
+                f"Cannot undo {short} '{subject}': a later change also edited {', '.join(files)}. Nothing was "
+                "changed; undo the later change first, or edit those memories by hand.",
+                files,
+            )
+        reason = _first_error_line(result.stderr) or "git revert failed"
+        raise MemoryStoreError(f"Cannot undo {short} '{subject}': {reason}")
+
+    def _resolve(self, commit: str) -> str:
+        bad = MemoryStoreError(
+            f"No memory change '{commit}'; list the changes with /memory log and use one of their ids"
+        )
+        if not _REVISION.fullmatch(commit):
+            raise bad
+        sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
+        if not sha.strip():
+            raise bad
+        return sha.strip()
+
+    def _require_history(self) -> None:
+        if not self.available:
+            raise MemoryStoreError(self._warning)
+        if not self.initialized or not self._has_commits():
+            raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
+
+    def _has_commits(self) -> bool:
+        return bool(self._run("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
+
+    def _files(self, sha: str) -> list[FileChange]:
+        out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
+        return _parse_name_status(out.stdout)
+
+    def _relative(self, path: Path) -> str:
+        path = Path(path)
+        absolute = path if path.is_absolute() else self.root / path
+        try:
+            relative = Path(os.path.normpath(absolute)).relative_to(os.path.normpath(self.root))
+        except ValueError:
+            try:  # the same place reached through a symlink, e.g. /tmp vs /private/tmp
+                relative = Path(os.path.realpath(absolute)).relative_to(os.path.realpath(self.root))
+            except ValueError:
+                raise MemoryStoreError(f"{path} is outside the memory directory {self.root}") from None
+        if relative.parts[:1] == (".git",):
+            raise MemoryStoreError(f"{path} is inside the memory repository's .git directory")
+        return relative.as_posix()
+
+    def _env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
+        env.update(
+            GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
+            GIT_EDITOR="true", GIT_PAGER="cat", LC_ALL="C", LANGUAGE="C",
+        )  # fmt: skip
+        return env
+
+    def _run(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), retried: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code."""
+        assert self._git is not None
+        command = [self._git, *_ISOLATION, *args]
+        try:
+            result = subprocess.run(
+                command, cwd=self.root, env=self._env(), capture_output=True, text=True, encoding="utf-8",
+                errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise MemoryStoreError(f"git {args[0]} took longer than {self.timeout:.0f}s in {self.root}") from None
+        except OSError as err:
+            raise MemoryStoreError(f"Could not run git in {self.root}: {err.strerror or err}") from None
+        stale = _STALE_LOCK.search(result.stderr) if result.returncode and not retried else None
+        if stale and Path(stale.group(1)).is_relative_to(self.root / ".git"):
+            # The caller holds catcode's own lock, so no other catcode is running git here: a killed process left it.
+            log.warning("stale_git_lock_removed", lock=stale.group(1))
+            Path(stale.group(1)).unlink(missing_ok=True)
+            return self._run(*args, ok_codes=ok_codes, retried=True)
+        if ok_codes is None or result.returncode in ok_codes:
+            return result
+        reason = _first_error_line(result.stderr) or f"exit code {result.returncode}"
+        raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
+
+
+def _parse_name_status(text: str) -> list[FileChange]:
+    """Parse ``--name-status -z`` output: status and path alternate, NUL-separated."""
+    tokens = [t for t in text.lstrip("\x00\n").split("\x00") if t]
+    return [
+        FileChange(status="M" if status[0] == "T" else status[0], path=path)
+        for status, path in zip(tokens[::2], tokens[1::2], strict=False)
+    ]
+
+
+def _first_error_line(stderr: str) -> str:
+    for line in stderr.splitlines():
+        line = line.strip()
+        if line and not line.startswith("hint:"):
+            return line.removeprefix("fatal: ").removeprefix("error: ")
+    return ""
