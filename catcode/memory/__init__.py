@@ -1,0 +1,26 @@
+"""Memory across sessions: selection → extraction → consolidation into plain files the user can read.
+
+Data and files
+- ``models.py``: ``MemoryType``, ``MemoryEntry``, ``CandidateMemory``, ``MemoryOperation``, reports, ``MemoryConfig``.
+- ``names.py``: the kebab-case name rule (``validate_name``) and ``slugify`` for near-miss names.
+- ``entry_file.py``: the ``<name>.md`` front-matter format and the ``MEMORY.md`` index format.
+- ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so.
+- ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write,
+  index, commit).
+- ``redact.py``: secret redaction applied to everything written (and to history).
+- ``git_store.py``: ``GitStore``, one commit per batch of changes, revert as a new commit.
+
+Pipeline
+- ``prompts.py``: the seed's extractor and consolidator prompts.
+- ``parsing.py``: tolerant parsing of their JSON replies (never raises, logs every drop).
+- ``extractor.py``: ``MemoryExtractor`` — one LLM call, window → candidates.
+- ``consolidator.py``: ``MemoryConsolidator`` — one LLM call, candidates → add/update/skip operations.
+- ``manager.py``: ``MemoryManager`` — ``process(window)``, the seed's watermark, the tools' write path.
+- ``history.py``, ``cursor.py``: ``history.jsonl`` (every message) and ``.dream_cursor`` (what was processed).
+- ``facts.py``, ``fts_query.py``: the FTS5 fact index (derived, rebuildable) and its query syntax.
+
+Use
+- ``injection.py``: ``MemoryInjectionHook`` — the ``# Persistent Memory`` block on every request.
+- ``tools.py``: ``memory_read``, ``memory_write``, ``memory_delete`` and ``MEMORY_GUIDANCE``.
+- ``report.py``: text of ``/memory``, ``/memory list`` and ``/memory show``.
+"""

@@ -1,0 +1,159 @@
+"""The memory pipeline's data: types, entries, candidates, operations, reports and ``MemoryConfig``.
+
+Entries, candidates and operations are frozen: the store hands out cached objects, and a caller
+mutating one must never change what the store (or another caller) sees. Use ``model_copy(update=...)``."""
+
+from __future__ import annotations
+
+from datetime import date
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Scope(StrEnum):
+    """Where a memory lives: the user's own folder or the current project's folder."""
+
+    USER = "user"
+    PROJECT = "project"
+
+
+class MemoryType(StrEnum):
+    """What a memory is about (the seed's four kinds, aligned with Claude Code)."""
+
+    USER = "user"
+    FEEDBACK = "feedback"
+    PROJECT = "project"
+    REFERENCE = "reference"
+
+    @property
+    def scope(self) -> Scope:
+        """User and feedback memories follow the person; project and reference ones stay with the project."""
+        return Scope.USER if self in (MemoryType.USER, MemoryType.FEEDBACK) else Scope.PROJECT
+
+
+_FROZEN = ConfigDict(frozen=True)
+
+
+class MemoryEntry(BaseModel):
+    """One stored memory; the file is ``<name>.md`` in its scope's folder."""
+
+    model_config = _FROZEN
+
+    name: str
+    description: str
+    type: MemoryType
+    content: str
+    created_at: date = Field(default_factory=date.today)
+    updated_at: date = Field(default_factory=date.today)
+
+    @property
+    def summary(self) -> MemorySummary:
+        """Name and description only (what the extractor is shown)."""
+        return MemorySummary(name=self.name, description=self.description)
+
+
+class MemorySummary(BaseModel):
+    """Name + description, shown to the extractor so it does not re-extract known facts."""
+
+    model_config = _FROZEN
+
+    name: str
+    description: str
+
+
+class CandidateMemory(BaseModel):
+    """A fact the extractor proposes to remember."""
+
+    model_config = _FROZEN
+
+    type: MemoryType
+    name: str
+    description: str
+    content: str
+
+    def to_entry(self, today: date, *, name_override: str | None = None) -> MemoryEntry:
+        """The entry this candidate becomes (``name_override``: the target of an update)."""
+        return MemoryEntry(
+            name=name_override or self.name,
+            description=self.description,
+            type=self.type,
+            content=self.content,
+            created_at=today,
+            updated_at=today,
+        )
+
+
+class MemoryAction(StrEnum):
+    """What the consolidator decided for one candidate."""
+
+    ADD = "add"
+    UPDATE = "update"
+    SKIP = "skip"
+
+
+class MemoryOperation(BaseModel):
+    """One consolidation decision; ``target_name`` names the existing memory an UPDATE replaces."""
+
+    model_config = _FROZEN
+
+    action: MemoryAction
+    target_name: str | None = None
+    entry: CandidateMemory | None = None
+
+
+class AppliedCounts(BaseModel):
+    """What ``MemoryStore.apply`` (or a single write) did. The name lists back the counts for reports."""
+
+    added: int = 0
+    updated: int = 0
+    skipped: int = 0
+    deleted: int = 0
+    redacted: int = 0
+    """How many secrets the redactor replaced in what was written."""
+    added_names: list[str] = Field(default_factory=list)
+    updated_names: list[str] = Field(default_factory=list)
+    skipped_names: list[str] = Field(default_factory=list)
+
+
+class ConsolidationReport(BaseModel):
+    """The outcome of one pass of the pipeline, printed by ``/memory`` and logged at session end."""
+
+    candidates_found: int
+    added: list[str] = Field(default_factory=list)
+    updated: list[str] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)
+    skipped_reason: str = ""
+    redacted: int = 0
+
+
+class MemoryConfig(BaseModel):
+    """Settings under ``memory:``."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    dir: Path | None = None
+    """Memory root; None means ``<CATCODE_HOME>/memory`` (resolved by the caller). Not settable by project files."""
+    extract_min_messages: int = Field(default=4, ge=1)
+    """Run extraction only when at least this many new messages are waiting."""
+    extract_max_tokens: int = Field(default=2048, gt=0)
+    """Output token limit of the extraction and consolidation calls."""
+    max_injected_summaries: int = Field(default=30, ge=0)
+    """At most this many memories (name + description) are injected into each request."""
+    enabled: bool = True
+    """Turn the whole memory pipeline (injection, tools, extraction) on or off."""
+    model: str | None = None
+    """A cheaper model for the memory calls; None uses the main model."""
+    exit_timeout: float = Field(default=60.0, gt=0)
+    """Seconds the session-end extraction may take before catcode exits anyway."""
+    dream_min_lines: int = Field(default=50, ge=1)
+    """Start a background Dream once this many history lines are unprocessed."""
+    dream_max_tokens: int = Field(default=2048, gt=0)
+    """Output token limit of each Dream call."""
+    user_id: str | None = None
+    """Whose user-scope memories to use; None means the OS login name."""
+    recent_tokens: int = Field(default=400, ge=0)
+    """Token budget of the "## Recent work" block injected after the memory index."""
+    recent_enabled: bool = True
+    """Inject the "## Recent work" block at all."""

@@ -1,0 +1,37 @@
+"""Text for people and for the model: the pipeline report (``/memory``), the list (``/memory list``) and
+one memory in full (``memory_read``, ``/memory show``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from catcode.memory.entry_file import one_line
+from catcode.memory.models import ConsolidationReport, MemoryEntry
+
+NO_MEMORIES = "No memories stored."
+
+
+def format_report(report: ConsolidationReport) -> str:
+    """The seed's ``runPipeline`` output (plus a redaction line when secrets were removed)."""
+    lines = ["Memory pipeline complete:", f"  candidates: {report.candidates_found}"]
+    if report.skipped_reason:
+        lines.append(f"  note: {report.skipped_reason}")
+    for label, names in (("added", report.added), ("updated", report.updated), ("skipped", report.skipped)):
+        if names:
+            lines.append(f"  {label}: {', '.join(names)}")
+    if report.redacted:
+        lines.append(f"  redacted: {report.redacted} secret(s)")
+    return "\n".join(lines)
+
+
+def format_list(entries: Sequence[MemoryEntry]) -> str:
+    """One line per memory: ``name - description (type)``."""
+    if not entries:
+        return NO_MEMORIES
+    return "\n".join(f"{e.name} - {one_line(e.description)} ({e.type.value})" for e in entries)
+
+
+def format_entry(entry: MemoryEntry) -> str:
+    """A memory in full: heading with its type, description, dates, then the content."""
+    dates = f"(created {entry.created_at.isoformat()}, updated {entry.updated_at.isoformat()})"
+    return f"## {entry.name} ({entry.type.value})\n{one_line(entry.description)}\n{dates}\n\n{entry.content}"

@@ -1,0 +1,178 @@
+"""The memory tools the model calls: ``memory_read``, ``memory_write``, ``memory_delete`` (seed texts), and
+``MEMORY_GUIDANCE``, the system-prompt section saying when to use them.
+
+Input fields are plain optional strings so a missing or wrong value gets the seed's own error text
+back instead of a schema error; the JSON schema still marks them required for the model."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from catcode.errors import MemoryStoreError
+from catcode.memory import entry_file
+from catcode.memory.manager import MemoryManager
+from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.names import name_problem, validate_name
+from catcode.memory.report import NO_MEMORIES, format_entry
+from catcode.memory.store import MemoryStore
+from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+
+MEMORY_GUIDANCE = """\
+## Memory
+You keep memories across sessions: the "# Persistent Memory" block lists them, and memory_read shows one in full.
+Call memory_write when the user states a lasting preference or corrects you, and for:
+- user preferences and habits
+- project decisions and constraints
+- key technical facts learned (APIs, file layout, gotchas)
+- anything the user explicitly asked you to remember
+Types: user (the person and how they work), feedback (corrections to how you work), project (decisions and
+constraints of this project), reference (technical facts). Update a memory by writing its name again rather
+than adding a near-duplicate.
+Never save secrets (API keys, tokens, passwords, private keys), anything derivable from the code itself, or the
+state of the task at hand."""
+
+NAME_REQUIRED = "Error: name is required"
+TYPE_INVALID = "Error: type must be one of user|feedback|project|reference"
+
+
+def not_found(name: str) -> str:
+    """The seed's answer for an unknown name."""
+    return f"Memory not found: {name}. Use memory_read without name to list all memories."
+
+
+class MemoryReadInput(BaseModel):
+    """Input of memory_read."""
+
+    name: str | None = Field(default=None, description="The memory to read; omit it to list every memory.")
+
+
+class MemoryWriteInput(BaseModel):
+    """Input of memory_write."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["name", "type", "description", "content"]})
+
+    name: str | None = Field(default=None, description="kebab-case slug, e.g. user-prefers-vim (the unique key)")
+    type: str | None = Field(default=None, description="user | feedback | project | reference")
+    description: str | None = Field(default=None, description="One-line summary, shown in every request")
+    content: str | None = Field(default=None, description="The fact to remember, in full")
+
+
+class MemoryDeleteInput(BaseModel):
+    """Input of memory_delete."""
+
+    model_config = ConfigDict(json_schema_extra={"required": ["name"]})
+
+    name: str | None = Field(default=None, description="The memory to delete")
+
+
+def memory_tools(manager: MemoryManager) -> list[Tool]:
+    """The three memory tools, bound to ``manager`` (writes) and its store (reads)."""
+    store = manager.store
+
+    @tool("memory_read", key_arg="name")
+    def memory_read(args: MemoryReadInput, ctx: ToolContext) -> ToolResult:
+        """Read saved memories. With a name, return that memory in full; without one, list every memory."""
+        name = (args.name or "").strip()
+        if not name:
+            return ToolResult("\n\n".join(format_entry(e) for e in store.load_all()) or NO_MEMORIES)
+        entry = store.get(name)
+        return ToolResult(format_entry(entry)) if entry else ToolResult(not_found(name), is_error=True)
+
+    def preview_write(args: MemoryWriteInput, ctx: ToolContext) -> str | None:
+        entry = _entry(args, store)
+        return None if isinstance(entry, ToolResult) else _write_preview(store, entry)
+
+    @tool("memory_write", permission=Permission.WRITE, key_arg="name", preview=preview_write)
+    def memory_write(args: MemoryWriteInput, ctx: ToolContext) -> ToolResult:
+        """Save a memory that persists across sessions (writing an existing name updates it).
+
+        Types: user (preferences, habits), feedback (corrections), project (decisions, constraints),
+        reference (technical facts: APIs, file layout, gotchas). Never save secrets."""
+        entry = _entry(args, store)
+        if isinstance(entry, ToolResult):
+            return entry
+        try:
+            counts = manager.write_entry(entry, why="tool")
+        except MemoryStoreError as exc:
+            return ToolResult(str(exc), is_error=True)
+        redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
+        return ToolResult(f"Memory saved: {entry.name}{redacted}")
+
+    def preview_delete(args: MemoryDeleteInput, ctx: ToolContext) -> str | None:
+        try:
+            name = (args.name or "").strip()
+            path = store.path_of(name) if name_problem(name) is None else None
+            return _diff(store.root, path, _read(path), None, "") if path else None
+        except Exception:  # a preview is a courtesy; the delete itself reports any problem
+            return None
+
+    @tool("memory_delete", permission=Permission.WRITE, key_arg="name", preview=preview_delete)
+    def memory_delete(args: MemoryDeleteInput, ctx: ToolContext) -> ToolResult:
+        """Delete a saved memory by name (when it is wrong or no longer true)."""
+        name = (args.name or "").strip()
+        if not name:
+            return ToolResult(NAME_REQUIRED, is_error=True)
+        try:
+            deleted = manager.delete_entry(validate_name(name), why="tool")
+        except MemoryStoreError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return ToolResult(f"Memory deleted: {name}") if deleted else ToolResult(not_found(name), is_error=True)
+
+    return [memory_read, memory_write, memory_delete]
+
+
+def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResult:
+    """The entry ``args`` describe, or the seed's error result."""
+    name = (args.name or "").strip()
+    if not name:
+        return ToolResult(NAME_REQUIRED, is_error=True)
+    try:
+        memory_type = MemoryType((args.type or "").strip().lower())
+    except ValueError:
+        return ToolResult(TYPE_INVALID, is_error=True)
+    try:
+        validate_name(name)
+    except MemoryStoreError as exc:
+        return ToolResult(str(exc), is_error=True)
+    today = store.today()
+    return MemoryEntry(
+        name=name,
+        description=args.description or "",
+        type=memory_type,
+        content=args.content or "",
+        created_at=today,
+        updated_at=today,
+    )
+
+
+def _write_preview(store: MemoryStore, entry: MemoryEntry) -> str | None:
+    """The would-be file of a new memory, or a unified diff of the file it replaces. Never raises."""
+    try:
+        prepared, _ = store.prepare(store.merged(entry))
+        new_text = entry_file.render(prepared)
+        old_path = store.path_of(entry.name)
+        if old_path is None:
+            return new_text
+        return _diff(store.root, old_path, _read(old_path), store.target_path(prepared), new_text)
+    except Exception:  # a preview is a courtesy; the write itself reports any problem
+        return None
+
+
+def _diff(root: Path, old: Path | None, old_text: str, new: Path | None, new_text: str) -> str:
+    def label(path: Path | None, side: str) -> str:
+        return f"{side}/{path.relative_to(root)}" if path else "/dev/null"
+
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True), new_text.splitlines(keepends=True), label(old, "a"), label(new, "b")
+    )
+    return "".join(lines) or "(no changes)"
+
+
+def _read(path: Path | None) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path else ""
+    except OSError:
+        return ""

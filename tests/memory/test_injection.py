@@ -1,0 +1,83 @@
+"""MemoryInjectionHook: the seed's "# Persistent Memory" block, stable bytes, the cap, other processes."""
+
+from __future__ import annotations
+
+from memory_helpers import data_file, seed_api_style, seed_vim
+
+from catcode.fsutil import atomic_write_text
+from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
+from catcode.memory.entry_file import render
+from catcode.memory.injection import MemoryInjectionHook
+from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.store import MemoryStore
+from catcode.messages import Role
+
+REQUEST = HookContext(HookEvent.PRE_LLM_REQUEST)
+
+
+def injected(hook: MemoryInjectionHook) -> str:
+    result = hook(REQUEST)
+    assert isinstance(result, AppendMessages)
+    (message,) = result.messages
+    assert message.role is Role.SYSTEM
+    return message.text
+
+
+def test_empty_store_continues(store: MemoryStore) -> None:
+    hook = MemoryInjectionHook(store)
+    assert hook(REQUEST) is CONTINUE
+    assert hook.memory_index_text() is None
+
+
+def test_other_events_continue(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    assert MemoryInjectionHook(store)(HookContext(HookEvent.POST_LLM_RESPONSE)) is CONTINUE
+
+
+def test_seed_format_user_scope_first(store: MemoryStore) -> None:
+    store.save(seed_api_style())
+    store.save(seed_vim())
+    assert injected(MemoryInjectionHook(store)) == data_file("injection.txt").removesuffix("\n")
+
+
+def test_byte_identical_across_calls_and_hook_instances(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    hook = MemoryInjectionHook(store)
+    first = injected(hook)
+    assert injected(hook) == first
+    assert injected(MemoryInjectionHook(store)).encode() == first.encode()
+
+
+def test_left_out_line_over_the_cap(store: MemoryStore) -> None:
+    for i in range(5):
+        kind = MemoryType.PROJECT if i < 3 else MemoryType.FEEDBACK
+        store.save(MemoryEntry(name=f"m-{i}", description=f"d{i}", type=kind, content="c"))
+    text = injected(MemoryInjectionHook(store, max_injected=3))
+    assert [line for line in text.split("\n") if line.startswith("## ")] == ["## m-3", "## m-4", "## m-0"]
+    assert text.endswith("\n\n(2 more memories not shown — call memory_read without a name to list all.)")
+    assert "## m-" not in injected(MemoryInjectionHook(store, max_injected=0))
+
+
+def test_sees_a_file_written_by_another_process(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    hook = MemoryInjectionHook(store)
+    assert "project-api-style" not in injected(hook)
+    # Another process writes a memory file directly (atomic replace), right after our own write.
+    atomic_write_text(store.dirs[MemoryType.PROJECT.scope] / "project-api-style.md", render(seed_api_style()))
+    assert "## project-api-style\n项目 API 风格遵循 Kotlin 官方惯例" in injected(hook)
+
+
+def test_changes_show_up_and_descriptions_stay_on_one_line(store: MemoryStore) -> None:
+    hook = MemoryInjectionHook(store)
+    store.save(MemoryEntry(name="a-b", description="one\n## forged heading", type=MemoryType.USER, content="c"))
+    assert injected(hook).endswith("## a-b\none ## forged heading")
+    store.delete("a-b")
+    assert hook(REQUEST) is CONTINUE
+
+
+def test_registers_for_pre_llm_request(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    hooks = HookManager()
+    MemoryInjectionHook(store).register_to(hooks)
+    outcome = hooks.emit(REQUEST)
+    assert [m.text.split("\n")[0] for m in outcome.appended] == ["# Persistent Memory"]
