@@ -91,6 +91,7 @@ def build_session(
     events: AgentEvents | None = None,
     provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
+    interactive: bool = True,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent."""
     from catcode.tools.builtin import builtin_tools
@@ -99,13 +100,48 @@ def build_session(
     provider = provider or make_provider(settings, env)
     hooks = HookManager()
     tools = ToolRegistry(builtin_tools())
+    register_commands: list[Callable[[Any], None]] = []
+    prompt_sections: list[str] = []
+    read_only_dirs: list[Path] = []
+    notices: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    memory = None
+    if settings.memory.enabled:
+        from catcode.memory.wiring import MemoryRuntime
+
+        memory = MemoryRuntime(settings, paths, provider=provider, notices=notices)
+        memory.register(hooks, tools)
+        register_commands.append(memory.register_commands)
+        prompt_sections.append(memory.guidance)
+
+    skill_set = None
+    if settings.skills_enabled:
+        from catcode.commands.misc import register_skills
+        from catcode.skills import SkillsIndexHook, discover_skills, load_skill_tool
+
+        skill_set = discover_skills(paths.home, paths.project_root)
+        for warning in skill_set.warnings:
+            notices.put(warning)
+        if skill_set.skills:
+            # Registered after the memory hook so the injected blocks keep one order (prompt caching).
+            hooks.on(HookEvent.PRE_LLM_REQUEST, SkillsIndexHook(skill_set))
+            tools.register(load_skill_tool(skill_set))
+            read_only_dirs.extend(skill_set.folders())
+        register_commands.append(lambda registry: register_skills(registry, skill_set))
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
-    context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs)
+    context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=read_only_dirs)
+    from catcode.commands.misc import register_compact
+    from catcode.compaction import Compactor
     from catcode.prompts import system_prompt
+    from catcode.tokens import TokenCounter, estimate_request_overhead
 
+    system = system_prompt(paths.project_root, *prompt_sections)
+    overhead = estimate_request_overhead(system, tools.specs())
+    compactor = Compactor(provider, settings.compact, flush=memory.flush if memory else None, system_tokens=overhead)
+    register_commands.append(lambda registry: register_compact(registry, compactor))
     agent = Agent(
         provider,
         tools,
@@ -113,11 +149,16 @@ def build_session(
         policy,
         approver,
         context,
-        system_prompt=system_prompt(paths.project_root),
+        system_prompt=system,
         options=ChatOptions(max_tokens=settings.max_tokens),
         max_tool_rounds=settings.max_tool_rounds,
+        compactor=compactor,
+        counter=TokenCounter(overhead),
         events=events,
     )
-    session = Session(settings, paths, provider, hooks, tools, policy, agent, context)
+    session = Session(settings, paths, provider, hooks, tools, policy, agent, context, notices=notices)
+    session.extras.update(register_commands=register_commands, memory=memory, skills=skill_set, compactor=compactor)
+    if memory is not None:
+        memory.attach(session, interactive=interactive)
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session

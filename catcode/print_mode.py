@@ -31,7 +31,7 @@ def run_print(settings: Any, paths: Any, prompt: str) -> int:
     from catcode.app import build_session
 
     events = PrintEvents()
-    session = build_session(settings, paths, approver=NoTerminalApprover(), events=events)
+    session = build_session(settings, paths, approver=NoTerminalApprover(), events=events, interactive=False)
     try:
         result = session.agent.run_turn(prompt)
     finally:
