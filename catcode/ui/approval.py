@@ -1,0 +1,126 @@
+"""The permission prompt: ``TerminalApprover`` shows a tool call (its arguments and, for file writes, the
+coloured diff) and reads a typed answer through an injected ``read(message) -> str`` function.
+
+Answers, confirmed with Enter: ``y`` yes; ``n`` no; ``n <reason>`` no, and the reason goes back to the model;
+``a`` always allow this tool for the rest of the session. Empty, Ctrl+C or Ctrl+D mean no; anything else
+asks again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from catcode.permissions import ApprovalRequest, Decision
+from catcode.ui.render import clip
+
+Reader = Callable[[str], str]
+"""Shows ``message`` and returns the line typed (raises KeyboardInterrupt/EOFError on Ctrl+C/Ctrl+D)."""
+
+REASK = "Answer y (yes), n (no), n <reason> (no, and tell the model why) or a (always allow this session)."
+
+
+def parse_answer(answer: str) -> Decision | None:
+    """The decision a typed answer means, or None when it means nothing (ask again)."""
+    word, _, rest = answer.strip().partition(" ")
+    word, reason = word.lower(), rest.strip()
+    if not word:
+        return Decision(False)
+    if word in ("y", "yes") and not reason:
+        return Decision(True)
+    if word in ("a", "always") and not reason:
+        return Decision(True, always=True)
+    if word in ("n", "no"):
+        return Decision(False, reason=reason)
+    return None
+
+
+def is_diff(preview: str) -> bool:
+    """Does ``preview`` look like a unified diff?"""
+    return preview.startswith(("--- ", "diff ")) or "\n@@ " in preview
+
+
+def diff_text(diff: str) -> Text:
+    """A unified diff with additions green, removals red and hunk headers cyan."""
+    out = Text()
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        elif line.startswith(("\\", "…")):
+            style = "dim"
+        else:
+            style = ""
+        out.append(line + "\n", style=style)
+    out.rstrip()
+    return out
+
+
+def argument_lines(tool_input: dict[str, Any], skip: set[str] | None = None) -> Text:
+    """``  key: value`` per argument; long or multi-line values are cut to one line with their size."""
+    out = Text()
+    for key, value in tool_input.items():
+        if skip and key in skip:
+            continue
+        text = value if isinstance(value, str) else repr(value)
+        lines = text.count("\n") + 1
+        shown = clip(text.splitlines()[0] if text.strip() else text, 160)
+        size = f"  ({lines} lines)" if lines > 1 else ""
+        out.append(f"  {key}: ", style="dim")
+        out.append(shown)
+        out.append(size + "\n", style="dim")
+    out.rstrip()
+    return out
+
+
+def ask_yes_no(read: Reader, question: str) -> bool:
+    """A y/N question; anything but yes (including Ctrl+C) is no."""
+    try:
+        answer = read(f"{question} [y/N] ")
+    except (KeyboardInterrupt, EOFError):
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+class TerminalApprover:
+    """An ``Approver`` that asks the person at the terminal."""
+
+    def __init__(self, console: Console, read: Reader) -> None:
+        self.console = console
+        self.read = read
+
+    def ask(self, request: ApprovalRequest) -> Decision:
+        """Show the call, then read answers until one means something."""
+        self.show(request)
+        name = request.tool.name
+        while True:
+            try:
+                answer = self.read(f"Allow {name}? [y/n/a] ")
+            except (KeyboardInterrupt, EOFError):
+                self.console.print(Text("Not allowed.", style="yellow"))
+                return Decision(False)
+            decision = parse_answer(answer)
+            if decision is not None:
+                return decision
+            self.console.print(Text(REASK, style="yellow"))
+
+    def show(self, request: ApprovalRequest) -> None:
+        """The tool, its arguments and, when it has one, the diff it would make."""
+        tool = request.tool
+        self.console.print(Text.assemble(("? ", "yellow bold"), (tool.name, "bold"), " wants to run:"))
+        preview = request.preview
+        diff = preview is not None and is_diff(preview)
+        # The diff already shows new content; repeating it as an argument would only push the diff off-screen.
+        skip = {"content", "old_string", "new_string"} if diff else set()
+        self.console.print(argument_lines(request.input, skip))
+        if preview is not None and diff:
+            self.console.print(diff_text(preview))
+        elif preview:
+            self.console.print(Text(preview, style="dim"))

@@ -1,0 +1,115 @@
+"""The permission prompt: what it shows and how each typed answer is understood."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from catcode.permissions import ApprovalRequest, Decision
+from catcode.tools.base import ToolContext
+from catcode.tools.files import WriteFileInput, preview_write, write_file
+from catcode.tools.shell import bash
+from catcode.ui.approval import REASK, TerminalApprover, ask_yes_no
+
+
+class Answers:
+    """An input function replaying typed answers; an exception instance is raised instead."""
+
+    def __init__(self, *answers: str | BaseException) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def __call__(self, message: str) -> str:
+        self.prompts.append(message)
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+def approver(*answers: str | BaseException, color: bool = False) -> tuple[TerminalApprover, Answers, StringIO]:
+    out = StringIO()
+    con = Console(file=out, width=100, force_terminal=color, color_system="standard" if color else None)
+    reader = Answers(*answers)
+    return TerminalApprover(con, reader), reader, out
+
+
+def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
+    return ApprovalRequest(bash, {"command": command})
+
+
+@pytest.mark.parametrize(
+    ("answer", "decision"),
+    [
+        ("y", Decision(True)),
+        ("Yes", Decision(True)),
+        ("  y  ", Decision(True)),
+        ("n", Decision(False)),
+        ("no", Decision(False)),
+        ("n use the Makefile instead", Decision(False, reason="use the Makefile instead")),
+        ("a", Decision(True, always=True)),
+        ("always", Decision(True, always=True)),
+        ("", Decision(False)),
+        ("   ", Decision(False)),
+    ],
+)
+def test_answers(answer: str, decision: Decision) -> None:
+    ask, reader, _ = approver(answer)
+    assert ask.ask(bash_request()) == decision
+    assert reader.prompts == ["Allow bash? [y/n/a] "]
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), EOFError()])
+def test_ctrl_c_or_ctrl_d_means_no(interrupt: BaseException) -> None:
+    ask, _, out = approver(interrupt)
+    assert ask.ask(bash_request()) == Decision(False)
+    assert "Not allowed." in out.getvalue()
+
+
+def test_garbage_asks_again_until_an_answer_means_something() -> None:
+    ask, reader, out = approver("maybe", "yy", "y please", "n 理由: 不要")
+    assert ask.ask(bash_request()) == Decision(False, reason="理由: 不要")
+    assert len(reader.prompts) == 4
+    assert out.getvalue().count(REASK) == 3
+
+
+def test_shows_tool_and_arguments() -> None:
+    ask, _, out = approver("y")
+    ask.ask(ApprovalRequest(bash, {"command": "pytest -q\necho done", "timeout": 30}))
+    text = out.getvalue()
+    assert "? bash wants to run:" in text
+    assert "  command: pytest -q  (2 lines)" in text
+    assert "  timeout: 30" in text
+
+
+def test_write_shows_the_diff_coloured_instead_of_the_content(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("old line\nsame\n")
+    args = WriteFileInput(path="notes.txt", content="new line\nsame\n")
+    preview = preview_write(args, ToolContext(project_root=tmp_path))
+    ask, _, out = approver("n", color=True)
+    ask.ask(ApprovalRequest(write_file, args.model_dump(), preview))
+    text = out.getvalue()
+    assert "\x1b[31m-old line" in text and "\x1b[32m+new line" in text and "\x1b[36m@@" in text
+    assert "content:" not in text and "notes.txt" in text
+
+
+def test_non_diff_preview_is_shown_plain() -> None:
+    ask, _, out = approver("n")
+    ask.ask(ApprovalRequest(write_file, {"path": "b.bin", "content": "x"}, "(overwrites the binary file b.bin)"))
+    assert "(overwrites the binary file b.bin)" in out.getvalue() and "content: x" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"), [("y", True), ("yes", True), ("", False), ("n", False), ("whatever", False)]
+)
+def test_yes_no_question(answer: str, expected: bool) -> None:
+    reader = Answers(answer)
+    assert ask_yes_no(reader, "Delete 3 memories?") is expected
+    assert reader.prompts == ["Delete 3 memories? [y/N] "]
+
+
+def test_yes_no_question_ctrl_c_is_no() -> None:
+    assert ask_yes_no(Answers(KeyboardInterrupt()), "Sure?") is False
