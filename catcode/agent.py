@@ -9,16 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import structlog
-
 from catcode.errors import ProviderError
 from catcode.hooks import HookContext, HookEvent, HookManager
+from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
 
@@ -148,7 +147,7 @@ class Agent:
         self._streaming = False
         self.usage.add(response.usage)
         if self.counter is not None:
-            self.counter.record(response.usage, len(self.messages))
+            self.counter.record(response.usage, self.messages)
         self.events.on_response(response)
         self.hooks.emit(HookContext(HookEvent.POST_LLM_RESPONSE, messages=self.messages, response=response))
         return response

@@ -11,17 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from catcode.agent import Agent, AgentEvents
 from catcode.config import Paths, Settings
 from catcode.errors import MissingApiKeyError
 from catcode.hooks import HookContext, HookEvent, HookManager
+from catcode.log import get_logger
 from catcode.permissions import Approver, PermissionPolicy
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.tools.base import ToolContext, ToolRegistry
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MISSING_KEY = (
     "No API key. Set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-...) or point ANTHROPIC_BASE_URL at an "

@@ -10,8 +10,14 @@ from catcode import __version__
 
 def main() -> None:
     """Run catcode."""
-    if sys.argv[1:] in (["--version"], ["-V"]):
+    args = sys.argv[1:]
+    if args in (["--version"], ["-V"]):
         sys.stdout.write(f"catcode {__version__}\n")
+        return
+    if not args:  # the common case: the interactive prompt, without the argument parser's imports
+        from catcode.launch import guarded, start
+
+        guarded(start)
         return
     from catcode.cli_app import run
 

@@ -5,45 +5,30 @@ Parses arguments, loads settings and hands over to ``app.build_session``. Errors
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-from typing import Any
-
-import structlog
 import typer
 
 from catcode import __version__
-from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
+from catcode.launch import guarded, load, start, state
+from catcode.log import get_logger
+from catcode.memory_cli import memory_app
 
-log = structlog.get_logger(__name__)
-
-app = typer.Typer(add_completion=False, no_args_is_help=False, help="catcode: a coding agent that remembers.")
-state: dict[str, Any] = {"debug": False}
-
-
-def load(model: str | None = None, permission_mode: str | None = None) -> tuple[Any, Any]:
-    """Settings and paths for the current directory, with logging configured."""
-    from catcode import log as logsetup
-    from catcode.config import catcode_home, find_project_root, load_settings, resolve_paths
-
-    home = catcode_home()
-    root = find_project_root(Path.cwd())
-    overrides: dict[str, Any] = {}
-    if model:
-        overrides["model"] = model
-    if permission_mode:
-        overrides["permissions"] = {"mode": permission_mode}
-    settings = load_settings(home, root, dict(os.environ), overrides)
-    paths = resolve_paths(settings, home, root)
-    logsetup.configure(paths.logs, debug=state["debug"])
-    return settings, paths
+log = get_logger(__name__)
+__all__ = ["app", "fail", "load", "run", "state"]
 
 
 def fail(message: str, code: int) -> None:
-    """One readable line on stderr, then exit."""
-    sys.stderr.write(f"catcode: {message}\n")
+    """One readable line on stderr, then exit with ``code``."""
+    typer.echo(f"catcode: {message}", err=True)
     raise typer.Exit(code)
+
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=False,
+    pretty_exceptions_enable=False,
+    help="catcode: a coding agent that remembers.",
+)
+app.add_typer(memory_app, name="memory")
 
 
 @app.callback(invoke_without_command=True)
@@ -64,37 +49,9 @@ def root(
         raise typer.Exit(0)
     if ctx.invoked_subcommand is not None:
         return
-    try:
-        settings, paths = load(model, permission_mode)
-        if prompt is not None:
-            from catcode.print_mode import run_print
-
-            raise typer.Exit(run_print(settings, paths, prompt))
-        from catcode.ui.repl import run_interactive
-
-        raise typer.Exit(run_interactive(settings, paths))
-    except MissingApiKeyError as exc:
-        fail(str(exc), 2)
-    except ConfigError as exc:
-        fail(str(exc), 2)
-    except CatcodeError as exc:
-        if debug:
-            raise
-        fail(str(exc), 1)
+    raise typer.Exit(start(prompt, model, permission_mode))
 
 
 def run() -> None:
-    """Run the typer app; unexpected errors become one line unless ``--debug``."""
-    try:
-        app(prog_name="catcode", standalone_mode=True)
-    except KeyboardInterrupt:
-        sys.stderr.write("\n")
-        sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as exc:
-        if state["debug"]:
-            raise
-        log.exception("unexpected_error")
-        sys.stderr.write(f"catcode: unexpected error: {exc} (details in the log; rerun with --debug)\n")
-        sys.exit(1)
+    """Run the typer app; typer exits with the command's code, ``guarded`` turns surprises into one line."""
+    guarded(lambda: app(prog_name="catcode"))

@@ -20,14 +20,14 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
-import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
+from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SUMMARY_MARKER = "[Conversation Summary]"
 SUMMARY_ACK = "Understood. I have the summary of our earlier conversation and will continue from it."

@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import structlog
-
+from catcode.log import get_logger
 from catcode.messages import Message
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class HookEvent(StrEnum):

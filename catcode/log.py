@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 _SECRET_KEYS = re.compile(r"(api[_-]?key|authorization|x-api-key|password|secret|token)$", re.I)
 _SECRET_VALUES = re.compile(r"(sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
 
@@ -33,8 +31,31 @@ def scrub_secrets(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str
     return _mask(event)
 
 
+class LazyLogger:
+    """A structlog logger created on first use: importing structlog costs ~100 ms (its dev module loads rich
+    tracebacks), which the interactive prompt must not pay before it appears."""
+
+    __slots__ = ("_logger", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._logger: Any = None
+
+    def __getattr__(self, attr: str) -> Any:
+        import structlog
+
+        return getattr(structlog.get_logger(self._name), attr)
+
+
+def get_logger(name: str) -> LazyLogger:
+    """The logger for module ``name`` (use at module level: ``log = get_logger(__name__)``)."""
+    return LazyLogger(name)
+
+
 def configure(log_file: Path, *, debug: bool = False) -> None:
     """Route structlog and stdlib logging to ``log_file`` (and stderr when ``debug``)."""
+    import structlog
+
     handlers: list[logging.Handler] = []
     try:
         log_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -13,16 +13,16 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import structlog
 import yaml
 from pydantic import BaseModel, Field
 
 from catcode.errors import CatcodeError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookResult
+from catcode.log import get_logger
 from catcode.messages import Message
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256 * 1024  # instructions, not data: anything larger is almost surely a mistake

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-import structlog
-
+from catcode.log import get_logger
 from catcode.memory import entry_file
 from catcode.memory.entry_file import INDEX_NAME, EntryParseError
 from catcode.memory.models import MemoryEntry, Scope
 from catcode.memory.names import name_problem
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MAX_FILE_BYTES = 256 * 1024
 _FINE_TICK_NS = 50_000_000  # generous bound on a fine-grained filesystem clock tick (jiffies)

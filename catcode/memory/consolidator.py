@@ -6,8 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import structlog
-
+from catcode.log import get_logger
 from catcode.memory.extractor import memory_options
 from catcode.memory.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryEntry, MemoryOperation
 from catcode.memory.parsing import parse_operations
@@ -15,7 +14,7 @@ from catcode.memory.prompts import build_consolidate_prompt
 from catcode.messages import Message
 from catcode.providers.base import LLMProvider
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MAX_EXISTING_SHOWN = 200  # beyond this the prompt shows the memories most related to the candidates
 _WORD = re.compile(r"\w+")

@@ -13,13 +13,13 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 
-import structlog
 from pydantic import BaseModel
 
 from catcode.fsutil import atomic_write_bytes, atomic_write_text, locked
+from catcode.log import get_logger
 from catcode.memory.history import HistoryError, HistoryLog, HistoryRecord, parse_line, split_lines, utc_stamp
 
-logger = structlog.get_logger(__name__)
+logger = get_logger(__name__)
 
 Summarizer = Callable[[list[HistoryRecord]], str]
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import structlog
-
+from catcode.log import get_logger
 from catcode.memory.models import CandidateMemory, MemoryConfig, MemorySummary
 from catcode.memory.parsing import parse_candidates
 from catcode.memory.prompts import build_extract_prompt
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 TEMPERATURE = 0.3
 

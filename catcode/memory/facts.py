@@ -21,14 +21,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
-import structlog
-
 from catcode.errors import CatcodeError
+from catcode.log import get_logger
 from catcode.memory.fts_query import ParsedQuery, like_pattern, make_snippet, parse_query, spaced_cjk, split_facts
 
 __all__ = ["FactSource", "FactsIndex", "FactsIndexError", "Hit", "SyncResult", "split_facts"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 T = TypeVar("T")
 
 SCHEMA_VERSION = "1"

@@ -17,12 +17,12 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
-import structlog
 from pydantic import BaseModel
 
 from catcode.errors import MemoryStoreError
+from catcode.log import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 GITIGNORE = """\
 # catcode memory: only memory content is versioned; history, cursors and indexes are derived or transient.

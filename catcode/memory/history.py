@@ -16,14 +16,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import structlog
 from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import CatcodeError
 from catcode.fsutil import ensure_private_dir, locked
+from catcode.log import get_logger
 from catcode.messages import Message
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 Redactor = Callable[[str], tuple[str, list[str]]]
 RESERVED_TYPES = frozenset({"message", "compacted_summary"})

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import structlog
-
+from catcode.log import get_logger
 from catcode.memory.consolidator import MemoryConsolidator
 from catcode.memory.extractor import MemoryExtractor
 from catcode.memory.models import AppliedCounts, ConsolidationReport, MemoryConfig, MemoryEntry, MemorySummary
 from catcode.memory.store import MemoryStore
 from catcode.messages import Message
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 NOTHING_WORTH_REMEMBERING = "nothing worth remembering"
 MAX_KNOWN_SHOWN = 500  # "## Already Known" lists at most this many (the most recently updated) memories

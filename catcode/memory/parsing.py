@@ -13,12 +13,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import structlog
-
+from catcode.log import get_logger
 from catcode.memory.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
 from catcode.memory.names import name_problem, slugify
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 PREVIEW_CHARS = 500
 MAX_OBJECTS_TRIED = 100  # a reply of a million "{}" must not cost a million parses

@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import structlog
 from filelock import FileLock, Timeout
 
+from catcode.log import get_logger
 from catcode.memory.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
 from catcode.memory.history import HistoryConfig, HistoryLog, HistoryRecord
 from catcode.memory.manager import MemoryManager
 from catcode.memory.models import ConsolidationReport, MemoryConfig
 from catcode.messages import Message
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MESSAGE_KINDS = {"message"}
 WINDOW_MAX_MESSAGES = 400  # one run reviews at most this many messages; the rest waits for the next run

@@ -17,10 +17,9 @@ from datetime import date
 from pathlib import Path
 from typing import Protocol
 
-import structlog
-
 from catcode.errors import CatcodeError, MemoryStoreError
 from catcode.fsutil import atomic_write_text, ensure_private_dir, locked
+from catcode.log import get_logger
 from catcode.memory import entry_file
 from catcode.memory.cache import MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
 from catcode.memory.entry_file import INDEX_NAME
@@ -29,7 +28,7 @@ from catcode.memory.names import validate_name
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 Redactor = Callable[[str], tuple[str, list[str]]]
 """Returns the text with secrets replaced and the kinds of secret found (one item per redaction)."""

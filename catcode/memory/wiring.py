@@ -10,10 +10,9 @@ import threading
 import uuid
 from typing import Any
 
-import structlog
-
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.hooks import HookEvent, HookManager
+from catcode.log import get_logger
 from catcode.memory.cursor import DreamCursor
 from catcode.memory.git_store import GitStore, RevertResult
 from catcode.memory.history import HistoryLog, HistoryRecord
@@ -25,7 +24,7 @@ from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.tools.base import ToolRegistry
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SUMMARY_PROMPT = """Summarise these earlier lines of a coding session for the session log, in at most 10 short
 bullet points: the user's goals and instructions, decisions, files touched, and outcomes. No preamble.

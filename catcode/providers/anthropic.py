@@ -15,13 +15,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from catcode.errors import ProviderError
+from catcode.log import get_logger
 from catcode.messages import ContentBlock, Message, Role, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 PLACEHOLDER_API_KEY = "catcode-local-no-key"  # a local Anthropic-compatible server needs *a* key header
 CACHE = {"type": "ephemeral"}

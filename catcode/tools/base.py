@@ -13,12 +13,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, get_type_hints
 
-import structlog
 from pydantic import BaseModel, ValidationError
 
 from catcode.errors import CatcodeError
+from catcode.log import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class Permission(StrEnum):

@@ -11,15 +11,15 @@ import subprocess
 import threading
 from pathlib import Path
 
-import structlog
 from pydantic import BaseModel, Field
 
 from catcode.errors import ToolError
+from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
 from catcode.tools.files import BINARY_SNIFF_BYTES
 from catcode.tools.paths import display_path, resolve_path
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
 MAX_LISTED = 500

@@ -15,12 +15,12 @@ import threading
 import time
 from typing import IO
 
-import structlog
 from pydantic import BaseModel, Field
 
+from catcode.log import get_logger
 from catcode.tools.base import Permission, ToolContext, ToolResult, tool
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 OUTPUT_HALF = 15_000  # characters kept from the start and from the end of the output
 POLL_S = 0.1

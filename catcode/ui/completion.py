@@ -9,13 +9,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-import structlog
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
+from catcode.log import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 AT_WORD = re.compile(r"(?:^|\s)@(\S*)$")
 MAX_PATHS = 200  # a huge directory should not freeze the prompt

@@ -12,16 +12,16 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import structlog
 from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.log import get_logger
 from catcode.ui.completion import ReplCompleter
 from catcode.ui.render import usage_summary
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def prompt_bindings() -> KeyBindings:

@@ -17,7 +17,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import structlog
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app, run_in_terminal
 from rich.console import Console
@@ -28,11 +27,12 @@ from catcode.agent import TurnResult
 from catcode.commands.builtins import register_builtins
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.errors import CatcodeError
+from catcode.log import get_logger
 from catcode.ui.approval import TerminalApprover, ask_yes_no
 from catcode.ui.keys import AnswerReader, make_prompt, prompt_marker
 from catcode.ui.render import ReplEvents, error_text
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command
 NOTICE_POLL = 0.2  # seconds between looks at session.notices while the prompt waits

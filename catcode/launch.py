@@ -1,0 +1,73 @@
+"""Loading settings and starting a session, without typer: a bare ``catcode`` starts here directly so the
+prompt does not wait for the argument parser's imports."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
+
+state: dict[str, Any] = {"debug": False}
+
+
+def load(model: str | None = None, permission_mode: str | None = None) -> tuple[Any, Any]:
+    """Settings and paths for the current directory, with logging configured."""
+    from catcode import log as logsetup
+    from catcode.config import catcode_home, find_project_root, load_settings, resolve_paths
+
+    home = catcode_home()
+    root = find_project_root(Path.cwd())
+    overrides: dict[str, Any] = {}
+    if model:
+        overrides["model"] = model
+    if permission_mode:
+        overrides["permissions"] = {"mode": permission_mode}
+    settings = load_settings(home, root, dict(os.environ), overrides)
+    paths = resolve_paths(settings, home, root)
+    logsetup.configure(paths.logs, debug=state["debug"])
+    return settings, paths
+
+
+def start(prompt: str | None = None, model: str | None = None, permission_mode: str | None = None) -> int:
+    """Run print mode (``prompt`` given) or the interactive session; setup problems are one line and exit 2."""
+    try:
+        settings, paths = load(model, permission_mode)
+        if prompt is not None:
+            from catcode.print_mode import run_print
+
+            return run_print(settings, paths, prompt)
+        from catcode.ui.repl import run_interactive
+
+        return run_interactive(settings, paths)
+    except (MissingApiKeyError, ConfigError) as exc:
+        sys.stderr.write(f"catcode: {exc}\n")
+        return 2
+    except CatcodeError as exc:
+        if state["debug"]:
+            raise
+        sys.stderr.write(f"catcode: {exc}\n")
+        return 1
+
+
+def guarded(run: Any) -> None:
+    """Run ``run()``; Ctrl+C exits 130 and unexpected errors become one line unless ``--debug``."""
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:
+        if state["debug"]:
+            raise
+        from catcode.log import get_logger
+
+        get_logger(__name__).exception("unexpected_error")
+        sys.stderr.write(f"catcode: unexpected error: {exc} (details in the log; rerun with --debug)\n")
+        sys.exit(1)
+    if isinstance(code, int):
+        sys.exit(code)
