@@ -1,0 +1,108 @@
+"""Memory changes as people and the model see them: the change list (``/memory log``, ``catcode memory log``),
+what an undo did, and the ``memory_revert`` tool that lets the model undo a change under the permission prompt.
+
+The text lives here so that the slash command, the offline CLI and the tool say the same thing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from catcode.errors import MemoryStoreError
+from catcode.memory.entry_file import INDEX_NAME
+from catcode.memory.git_store import Change, FileChange, RevertResult
+from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+
+PREVIEW_MAX_LINES = 80
+PREVIEW_MAX_CHARS = 6000
+NO_CHANGES = "No memory changes recorded yet."
+_HIDDEN = {INDEX_NAME, ".gitignore"}  # derived or set-up files: not memories
+_VERBS = {"A": "restored", "D": "removed", "M": "changed back"}
+
+
+def file_label(change: FileChange) -> str:
+    """A memory file as a name (``users/ab12/user-prefers-vim.md`` → ``user-prefers-vim``); other paths as
+    they are (a quarantined file keeps its folder, so it is recognisable)."""
+    path = PurePosixPath(change.path)
+    if path.suffix == ".md" and len(path.parts) == 3 and path.parts[0] in ("users", "projects"):
+        return path.stem
+    return change.path
+
+
+def memory_files(files: Sequence[FileChange]) -> list[FileChange]:
+    """``files`` without the index and set-up files, which every change touches."""
+    return [f for f in files if PurePosixPath(f.path).name not in _HIDDEN]
+
+
+def format_changes(changes: Sequence[Change]) -> str:
+    """Newest first: ``<id>  <when>  <why>`` then one ``A|M|D name`` per memory the change touched."""
+    if not changes:
+        return NO_CHANGES
+    lines = []
+    for change in changes:
+        when = change.date.astimezone().strftime("%Y-%m-%d %H:%M")
+        lines.append(f"{change.short_sha}  {when}  {change.subject}")
+        lines.extend(f"    {f.status} {file_label(f)}" for f in memory_files(change.files))
+    return "\n".join(lines)
+
+
+def describe_revert(result: RevertResult) -> str:
+    """What an undo did: the change undone, the new change, and each memory restored, removed or changed back."""
+    undone = result.message.split(": undo ", 1)[-1]
+    lines = [f"Undid {undone} (new change {result.short_sha})."]
+    for f in memory_files(result.files):
+        lines.append(f"  {_VERBS.get(f.status, 'changed')}: {file_label(f)}")
+    return "\n".join(lines)
+
+
+def cap(text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_MAX_CHARS) -> str:
+    """``text`` cut to ``max_lines`` lines and ``max_chars`` characters, saying how much was left out."""
+    lines = text.rstrip("\n").split("\n")
+    kept = "\n".join(lines[:max_lines])
+    if len(kept) > max_chars:
+        kept = kept[:max_chars]
+        kept = kept.rsplit("\n", 1)[0] if "\n" in kept else kept  # whole lines, unless the first is too long
+    if kept == text.rstrip("\n"):
+        return text
+    hidden = len(lines) - kept.count("\n") - 1
+    return kept + (f"\n… ({hidden} more lines)" if hidden else "…")
+
+
+class MemoryRevertInput(BaseModel):
+    """Input of memory_revert."""
+
+    commit: str | None = Field(
+        default=None, description="Id of the change to undo (from the memory log); omit it to undo the last change."
+    )
+
+
+def memory_revert_tool(runtime: Any) -> Tool:
+    """``memory_revert`` bound to ``runtime`` (a ``MemoryRuntime``): asks before it writes, previews the diff."""
+
+    def preview(args: MemoryRevertInput, ctx: ToolContext) -> str | None:
+        try:
+            text = runtime.git.diff(_commit(args))
+        except Exception:  # a preview is a courtesy; the revert itself reports any problem
+            return None
+        return f"This change would be undone:\n{cap(text)}" if text else None
+
+    @tool("memory_revert", permission=Permission.WRITE, key_arg="commit", preview=preview)
+    def memory_revert(args: MemoryRevertInput, ctx: ToolContext) -> ToolResult:
+        """Undo a change to saved memories (default: the last change) by recording a new change.
+
+        Use it when the user says a memory that was just saved, updated or deleted is wrong. Nothing is lost:
+        the undo can itself be undone."""
+        try:
+            result = runtime.revert(_commit(args))
+        except MemoryStoreError as exc:
+            return ToolResult(str(exc), is_error=True)
+        return ToolResult(describe_revert(result))
+
+    return memory_revert
+
+
+def _commit(args: MemoryRevertInput) -> str | None:
+    return (args.commit or "").strip() or None

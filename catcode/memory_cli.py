@@ -1,0 +1,177 @@
+"""``catcode memory ...``: offline memory commands (no API key, no model): list, show, clear, path, log, diff,
+revert, doctor. Plain text on stdout so it pipes well; an error is one line on stderr and exit code 1."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+
+from catcode.log import get_logger
+
+log = get_logger(__name__)
+
+memory_app = typer.Typer(
+    name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
+)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Every failure becomes one line on stderr and exit 1 (a traceback only with --debug)."""
+    from catcode.cli_app import fail, state
+    from catcode.errors import CatcodeError
+
+    try:
+        yield
+    except (typer.Exit, typer.Abort):
+        raise
+    except CatcodeError as exc:
+        fail(str(exc), 1)
+    except Exception as exc:
+        if state["debug"]:
+            raise
+        log.exception("memory_cli_failed")
+        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
+
+
+def _runtime() -> Any:
+    """The offline memory runtime (store and git history; no provider) for the current directory."""
+    from catcode.cli_app import load
+    from catcode.memory.wiring import MemoryRuntime
+
+    settings, paths = load()
+    return MemoryRuntime(settings, paths)
+
+
+def _with_runtime(body: Callable[[Any], None]) -> None:
+    with _errors():
+        body(_runtime())
+
+
+@memory_app.command("list")
+def list_memories() -> None:
+    """List memories (name - description (type)), user scope first."""
+    from catcode.commands.memory import sorted_by_scope, unreadable_line
+    from catcode.memory.report import format_list
+
+    def body(runtime: Any) -> None:
+        typer.echo(format_list(sorted_by_scope(runtime.store.load_all())))
+        problems = runtime.store.problems()
+        if problems:
+            typer.echo(unreadable_line(len(problems)), err=True)
+
+    _with_runtime(body)
+
+
+@memory_app.command("show")
+def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
+    """Show one memory in full."""
+    from catcode.errors import CatcodeError
+    from catcode.memory.report import format_entry
+
+    def body(runtime: Any) -> None:
+        entry = runtime.store.get(name.strip())
+        if entry is None:
+            raise CatcodeError(f"Memory not found: {name}. List them with `catcode memory list`.")
+        typer.echo(format_entry(entry))
+
+    _with_runtime(body)
+
+
+@memory_app.command("clear")
+def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
+    """Delete every memory (one change that `catcode memory revert` undoes)."""
+    from catcode.commands.memory import cleared_line
+    from catcode.errors import CatcodeError
+
+    def body(runtime: Any) -> None:
+        store, versioned = runtime.store, runtime.git.available
+        count = len(store.load_all())
+        if count == 0:
+            typer.echo("No memories stored.")
+            return
+        if not yes:
+            if not sys.stdin.isatty():
+                raise CatcodeError(f"Refusing to delete {count} memories without --yes (no terminal to ask on)")
+            undo = "It is one change you can revert." if versioned else "Versioning is off: it cannot be undone."
+            if not typer.confirm(f"Delete all {count} memories? {undo}", default=False):
+                typer.echo("Kept every memory.")
+                return
+        typer.echo(cleared_line(store.clear(why="clear"), versioned, "`catcode memory revert`"))
+
+    _with_runtime(body)
+
+
+@memory_app.command("path")
+def path() -> None:
+    """Print where memories live: the memory root, both scopes, the history log."""
+    from catcode.cli_app import load
+    from catcode.memory.wiring import memory_path_summary
+
+    with _errors():
+        typer.echo(memory_path_summary(load()[1]))
+
+
+@memory_app.command("log")
+def log_changes(limit: int = typer.Argument(10, help="How many changes to show.")) -> None:
+    """Recent memory changes, newest first: id, when, why, and A/M/D per memory."""
+    from catcode.memory.revert_tool import format_changes
+
+    def body(runtime: Any) -> None:
+        _require_versioning(runtime)
+        typer.echo(format_changes(runtime.git.log(limit)))
+
+    _with_runtime(body)
+
+
+@memory_app.command("diff")
+def diff(commit: str = typer.Argument(None, help="Change id from `catcode memory log` (default: the last).")) -> None:
+    """Show what a memory change did, as a diff."""
+    from catcode.memory.revert_tool import NO_CHANGES
+
+    def body(runtime: Any) -> None:
+        _require_versioning(runtime)
+        typer.echo(runtime.git.diff(commit).rstrip("\n") or NO_CHANGES)
+
+    _with_runtime(body)
+
+
+@memory_app.command("revert")
+def revert(commit: str = typer.Argument(None, help="Change id from `catcode memory log` (default: the last).")) -> None:
+    """Undo a memory change as a new change (a later change to the same memory makes it refuse)."""
+    from catcode.memory.revert_tool import describe_revert
+
+    def body(runtime: Any) -> None:
+        _require_versioning(runtime)
+        typer.echo(describe_revert(runtime.revert(commit)))
+
+    _with_runtime(body)
+
+
+@memory_app.command("doctor")
+def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable files, rebuild indexes.")) -> None:
+    """Check memory files, indexes and versioning; list each problem with its fix. Exit 1 if problems remain."""
+    from catcode.memory.doctor import run_doctor
+
+    healthy = True
+
+    def body(runtime: Any) -> None:
+        nonlocal healthy
+        report = run_doctor(runtime, fix=fix)
+        typer.echo(report.text())
+        healthy = report.healthy
+
+    _with_runtime(body)
+    if not healthy:
+        raise typer.Exit(1)
+
+
+def _require_versioning(runtime: Any) -> None:
+    from catcode.errors import CatcodeError
+
+    if not runtime.git.available:
+        raise CatcodeError(runtime.git.warning)

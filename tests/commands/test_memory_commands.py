@@ -1,0 +1,249 @@
+"""/memory and /dream through the registry, on a real store and git history in tmp_path: seed report texts,
+list/show/clear/log/diff/revert/status, failures as one line, and the subcommand extension point."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from catcode.commands.memory import add_memory_subcommand, register_memory_commands
+from catcode.commands.registry import Command, CommandContext, CommandRegistry
+from catcode.config import load_settings, resolve_paths
+from catcode.errors import ProviderError
+from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.report import format_entry
+from catcode.memory.service import Busy
+from catcode.memory.wiring import MemoryRuntime
+from catcode.messages import Message
+from catcode.providers.scripted import ScriptedProvider, text_response
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "用户偏好 vim"}
+API = MemoryEntry(name="project-api-style", description="项目 API 风格遵循 Kotlin 官方惯例", type=MemoryType.PROJECT,
+                  content="API 调用、命名、注释都遵循 Kotlin 官方风格指南")  # fmt: skip
+USER = MemoryEntry(name="user-prefers-vim", description="用户偏好 vim 编辑器", type=MemoryType.USER, content="vim")
+
+
+def extraction(*candidates: dict) -> object:
+    return text_response(json.dumps({"candidates": list(candidates)}, ensure_ascii=False))
+
+
+def consolidation(*entries: dict) -> object:
+    ops = [{"action": "add", "targetName": None, "entry": e} for e in entries]
+    return text_response(json.dumps({"operations": ops}, ensure_ascii=False))
+
+
+def make_runtime(tmp_path: Path, *responses: object) -> MemoryRuntime:
+    home, root = tmp_path / "home", tmp_path / "project"
+    root.mkdir(exist_ok=True)
+    settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
+    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider(*responses))
+
+
+def record_exchanges(runtime: MemoryRuntime, n: int) -> None:
+    for i in range(n):
+        runtime.history.append(Message.user(f"use vim {i}"))
+        runtime.history.append(Message.assistant(f"ok {i}"))
+
+
+class Repl:
+    """Dispatches lines like the REPL does and returns what was printed."""
+
+    def __init__(self, runtime: MemoryRuntime) -> None:
+        self.registry = CommandRegistry()
+        self.memory = register_memory_commands(self.registry, runtime)
+        self.questions: list[str] = []
+
+    def __call__(self, line: str, *, answer: bool = False, color: bool = False) -> str:
+        out = StringIO()
+        console = Console(file=out, width=400, force_terminal=color, color_system="truecolor" if color else None)
+
+        def confirm(question: str) -> bool:
+            self.questions.append(question)
+            return answer
+
+        self.registry.dispatch(line, CommandContext(None, console, confirm))
+        return out.getvalue()
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> MemoryRuntime:
+    return make_runtime(tmp_path)
+
+
+@pytest.fixture
+def repl(runtime: MemoryRuntime) -> Repl:
+    return Repl(runtime)
+
+
+def test_memory_runs_the_pipeline_and_prints_the_seed_report(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path, extraction(VIM), consolidation(VIM))
+    record_exchanges(runtime, 2)
+    assert Repl(runtime)("/memory") == "Memory pipeline complete:\n  candidates: 1\n  added: user-prefers-vim\n"
+    assert runtime.store.get("user-prefers-vim") is not None
+    assert runtime.service.pending() == 0
+    runtime.provider.assert_complete()
+
+
+def test_memory_with_nothing_pending_or_too_little_reports_candidates_zero_with_a_note(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    repl = Repl(runtime)
+    expected = "Memory pipeline complete:\n  candidates: 0\n  note: no new messages since the last run\n"
+    assert repl("/memory") == expected
+    record_exchanges(runtime, 1)
+    assert repl("/memory") == ("Memory pipeline complete:\n  candidates: 0\n  note: not enough new messages (2 < 4)\n")
+    assert runtime.provider.requests == []
+
+
+def test_memory_failure_is_one_line_and_keeps_the_cursor(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path, ProviderError("API overloaded (529) after 4 retries"))
+    record_exchanges(runtime, 2)
+    repl = Repl(runtime)
+    assert repl("/memory") == "Memory pipeline failed: API overloaded (529) after 4 retries\n"
+    assert runtime.cursor.get() == 0 and runtime.service.pending() == 4
+    assert repl("/memory list") == "No memories stored.\n"  # the session goes on
+
+
+def test_memory_busy(runtime: MemoryRuntime, repl: Repl, monkeypatch: pytest.MonkeyPatch) -> None:
+    def busy(**kwargs: object) -> None:
+        raise Busy("another memory run is in progress")
+
+    monkeypatch.setattr(runtime.service, "process_pending", busy)
+    expected = "Memory pipeline failed: another memory run is in progress — try again in a moment\n"
+    assert repl("/memory") == expected
+
+
+def test_dream_runs_in_the_foreground_and_status_shows_it(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path, extraction(VIM), consolidation(VIM), ProviderError("down"))
+    repl = Repl(runtime)
+    assert "last Dream:     none this session" in repl("/memory status")
+    assert repl("/dream") == "Dream: nothing new to review.\n"
+    record_exchanges(runtime, 2)
+    assert repl("/dream") == "Dream: reviewed 4 messages — added user-prefers-vim.\n"
+    assert re.search(
+        r"last Dream: +\d{4}-\d\d-\d\d \d\d:\d\d \(dream\) changed user-prefers-vim", repl("/memory status")
+    )
+    record_exchanges(runtime, 2)
+    assert repl("/dream") == "Dream failed: down\n"
+    assert "(dream) failed: down" in repl("/memory status")
+
+
+def test_list_user_scope_first_and_counts_unreadable_files(runtime: MemoryRuntime, repl: Repl) -> None:
+    assert repl("/memory list") == "No memories stored.\n"
+    runtime.store.save(API)
+    runtime.store.save(USER)
+    (runtime.paths.user_memory / "broken.md").write_text("no front matter", encoding="utf-8")
+    (runtime.paths.project_memory / "other.md").write_bytes(b"\xff\xfe")
+    assert repl("/memory list") == (
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n"
+        "project-api-style - 项目 API 风格遵循 Kotlin 官方惯例 (project)\n"
+        "2 unreadable memory files skipped — run catcode memory doctor\n"
+    )
+
+
+def test_show_and_completion(runtime: MemoryRuntime, repl: Repl) -> None:
+    runtime.store.save(USER)
+    assert repl("/memory show user-prefers-vim") == format_entry(runtime.store.get("user-prefers-vim")) + "\n"
+    assert repl("/memory show nope") == ("Memory not found: nope. Use memory_read without name to list all memories.\n")
+    assert repl("/memory show") == "Usage: /memory show <name>\n"
+    command = repl.registry.resolve("memory")
+    assert isinstance(command, Command) and command.complete is not None
+    assert command.complete(None, "show us") == ["show user-prefers-vim"]
+    assert command.complete(None, "l") == ["list", "log"]
+    assert set(command.subcommands) == {"list", "show", "clear", "log", "diff", "revert", "status"}
+
+
+def test_clear_asks_and_no_keeps_everything(runtime: MemoryRuntime, repl: Repl) -> None:
+    runtime.store.save(API)
+    runtime.store.save(USER)
+    commits = len(runtime.git.log(50))
+    assert repl("/memory clear", answer=False) == "Kept every memory.\n"
+    assert repl.questions == ["Delete all 2 memories? This is a git commit you can revert. [y/N]"]
+    assert len(runtime.store.load_all()) == 2 and len(runtime.git.log(50)) == commits
+
+
+def test_revert_of_a_clear_restores_every_file(runtime: MemoryRuntime, repl: Repl) -> None:
+    runtime.store.save(API)
+    runtime.store.save(USER)
+    files = {p: p.read_bytes() for d in runtime.store.dirs.values() for p in d.glob("*.md")}
+    assert repl("/memory clear", answer=True) == "Deleted 2 memories. Undo with /memory revert.\n"
+    assert runtime.store.load_all() == []
+    out = repl("/memory revert")
+    assert re.match(
+        r"Undid [0-9a-f]{7} 'clear: delete project-api-style, user-prefers-vim' \(new change [0-9a-f]{7}\)\.", out
+    )
+    assert "  restored: project-api-style\n" in out and "  restored: user-prefers-vim\n" in out
+    assert {p: p.read_bytes() for p in files} == files
+    assert [e.name for e in runtime.store.load_all()] == ["project-api-style", "user-prefers-vim"]
+
+
+def test_log_lists_changes_newest_first(runtime: MemoryRuntime, repl: Repl) -> None:
+    runtime.store.save(USER)
+    runtime.store.update(USER.model_copy(update={"content": "neovim"}), why="tool")
+    runtime.store.delete("user-prefers-vim", why="tool")
+    lines = repl("/memory log").splitlines()
+    stamp = r"[0-9a-f]{7}  \d{4}-\d\d-\d\d \d\d:\d\d  "
+    assert re.fullmatch(stamp + "tool: delete user-prefers-vim", lines[0])
+    assert lines[1] == "    D user-prefers-vim"
+    assert re.fullmatch(stamp + "tool: update user-prefers-vim", lines[2]) and lines[3] == "    M user-prefers-vim"
+    assert re.fullmatch(stamp + "save: add user-prefers-vim", lines[4]) and lines[5] == "    A user-prefers-vim"
+    assert re.fullmatch(stamp + "initialize memory versioning", lines[6]) and len(lines) == 7
+    assert len(repl("/memory log 1").splitlines()) == 2
+    assert repl("/memory log many") == "Usage: /memory log [N]\n"
+
+
+def test_diff_of_a_change_plain_and_coloured(runtime: MemoryRuntime, repl: Repl) -> None:
+    assert repl("/memory diff") == "No memory changes recorded yet.\n"
+    runtime.store.save(USER)
+    plain = repl("/memory diff")
+    assert "save: add user-prefers-vim" in plain and "+name: user-prefers-vim" in plain and "\x1b[" not in plain
+    assert "\x1b[" in repl("/memory diff", color=True)
+    first = runtime.git.log(5)[-1].short_sha
+    assert "initialize memory versioning" in repl(f"/memory diff {first}")
+    assert repl("/memory diff nope").startswith("No memory change 'nope'")
+
+
+def test_revert_conflict_is_one_red_line_and_changes_nothing(runtime: MemoryRuntime, repl: Repl) -> None:
+    runtime.store.save(USER)
+    added = runtime.git.log(1)[0].short_sha
+    runtime.store.update(USER.model_copy(update={"content": "neovim"}))
+    before = runtime.store.path_of("user-prefers-vim").read_bytes()
+    out = repl(f"/memory revert {added}", color=True)
+    assert "Cannot undo" in out and "\x1b[31m" in out and len(out.strip().splitlines()) == 1
+    assert runtime.store.path_of("user-prefers-vim").read_bytes() == before
+    assert runtime.store.get("user-prefers-vim").content == "neovim"
+
+
+def test_status_lines(runtime: MemoryRuntime, repl: Repl) -> None:
+    runtime.store.save(USER)
+    record_exchanges(runtime, 2)
+    (runtime.paths.user_memory / "broken.md").write_text("nope", encoding="utf-8")
+    out = repl("/memory status")
+    assert f"user scope:     {runtime.paths.user_memory} (1 memory)" in out
+    assert f"project scope:  {runtime.paths.project_memory} (0 memories)" in out
+    assert "cursor:         history.jsonl processed through seq 0\n" in out
+    assert "unprocessed:    4 message lines\n" in out
+    assert "versioning:     on (git)\n" in out
+    assert "unreadable:     1 file — run catcode memory doctor\n" in out
+
+
+def test_unknown_subcommand_and_extension_point(runtime: MemoryRuntime, repl: Repl) -> None:
+    assert repl("/memory frobnicate").startswith("Unknown subcommand /memory frobnicate — choose one of: list, show")
+    seen: list[str] = []
+
+    def handler(ctx: CommandContext, args: str) -> None:
+        seen.append(args)
+
+    add_memory_subcommand(repl.registry, "search", "search memories: /memory search <words>", handler)
+    repl("/memory search vim editor")
+    assert seen == ["vim editor"]
+    command = repl.registry.resolve("memory")
+    assert isinstance(command, Command) and command.subcommands["search"].startswith("search memories")
+    assert "search" in command.complete(None, "se")

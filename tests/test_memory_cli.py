@@ -1,0 +1,138 @@
+"""``catcode memory ...`` offline, with no API key: list/show/path/log/diff/clear/revert/doctor through typer's
+CliRunner, errors as one line on stderr with exit 1, and one real run of the installed console script."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+from typer.testing import CliRunner
+
+from catcode.cli_app import app
+from catcode.config import catcode_home, load_settings, resolve_paths
+from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.wiring import MemoryRuntime
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+VIM = MemoryEntry(name="user-prefers-vim", description="用户偏好 vim 编辑器", type=MemoryType.USER, content="vim")
+API = MemoryEntry(name="project-api-style", description="Kotlin style", type=MemoryType.PROJECT, content="Kotlin")
+
+
+@pytest.fixture(autouse=True)
+def _keep_logging() -> Iterator[None]:
+    """The CLI configures logging for the process; put the test configuration back afterwards."""
+    saved, handlers = structlog.get_config(), logging.getLogger().handlers[:]
+    yield
+    structlog.configure(**saved)
+    for handler in logging.getLogger().handlers:
+        if handler not in handlers:
+            handler.close()
+    logging.getLogger().handlers[:] = handlers
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("CATCODE_USER_ID", "tester")
+    return root
+
+
+def runtime(project: Path) -> MemoryRuntime:
+    """The same memory the CLI sees from ``project``."""
+    home = catcode_home()
+    settings = load_settings(home, project, dict(os.environ), {})
+    return MemoryRuntime(settings, resolve_paths(settings, home, project))
+
+
+def cli(*args: str) -> object:
+    return CliRunner().invoke(app, ["memory", *args])
+
+
+def test_list_show_and_path(project: Path) -> None:
+    result = cli("list")
+    assert (result.exit_code, result.stdout) == (0, "No memories stored.\n")
+    memory = runtime(project)
+    memory.store.save(API)
+    memory.store.save(VIM)
+    (memory.paths.user_memory / "broken.md").write_text("not a memory", encoding="utf-8")
+    result = cli("list")
+    assert result.exit_code == 0
+    assert (
+        result.stdout == "user-prefers-vim - 用户偏好 vim 编辑器 (user)\nproject-api-style - Kotlin style (project)\n"
+    )
+    assert result.stderr == "1 unreadable memory file skipped — run catcode memory doctor\n"
+    shown = cli("show", "user-prefers-vim")
+    assert shown.exit_code == 0 and shown.stdout.startswith("## user-prefers-vim (user)\n用户偏好 vim 编辑器\n")
+    missing = cli("show", "nope")
+    assert missing.exit_code == 1 and missing.stdout == ""
+    assert missing.stderr == "catcode: Memory not found: nope. List them with `catcode memory list`.\n"
+    path = cli("path")
+    assert path.exit_code == 0
+    assert f"user scope:    {memory.paths.user_memory}\n" in path.stdout
+    assert f"project scope: {memory.paths.project_memory}\n" in path.stdout
+
+
+def test_log_diff_clear_and_revert(project: Path) -> None:
+    memory = runtime(project)
+    memory.store.save(VIM)
+    memory.store.save(API)
+    log = cli("log", "2")
+    assert log.exit_code == 0
+    lines = log.stdout.splitlines()
+    assert re.fullmatch(r"[0-9a-f]{7}  \d{4}-\d\d-\d\d \d\d:\d\d  save: add project-api-style", lines[0])
+    assert lines[1] == "    A project-api-style" and lines[2].endswith("  save: add user-prefers-vim")
+    assert lines[3:] == ["    A user-prefers-vim"]
+    diff = cli("diff")
+    assert diff.exit_code == 0 and "+name: project-api-style" in diff.stdout and "\x1b[" not in diff.stdout
+
+    refused = cli("clear")
+    assert refused.exit_code == 1
+    assert refused.stderr == "catcode: Refusing to delete 2 memories without --yes (no terminal to ask on)\n"
+    assert len(memory.store.load_all()) == 2
+    cleared = cli("clear", "--yes")
+    assert cleared.exit_code == 0
+    assert cleared.stdout == "Deleted 2 memories. Undo with `catcode memory revert`.\n"
+    assert memory.store.load_all() == []
+    undone = cli("revert")
+    assert undone.exit_code == 0 and undone.stdout.startswith("Undid ")
+    assert [e.name for e in memory.store.load_all()] == ["project-api-style", "user-prefers-vim"]
+    bad = cli("revert", "nope")
+    assert bad.exit_code == 1 and bad.stderr.startswith("catcode: No memory change 'nope'")
+    assert len(bad.stderr.splitlines()) == 1
+
+
+def test_doctor_exit_codes(project: Path) -> None:
+    healthy = cli("doctor")
+    assert healthy.exit_code == 0 and healthy.stdout.endswith("Memory is healthy.\n")
+    memory = runtime(project)
+    memory.store.save(VIM)
+    bad = memory.paths.user_memory / "broken.md"
+    bad.write_text("---\nname: broken\n", encoding="utf-8")
+    sick = cli("doctor")
+    assert sick.exit_code == 1 and "users/" in sick.stdout and "broken.md: broken front matter" in sick.stdout
+    assert bad.exists()
+    fixed = cli("doctor", "--fix")
+    assert fixed.exit_code == 0 and "quarantined users/" in fixed.stdout
+    assert not bad.exists()
+    assert cli("doctor").exit_code == 0
+
+
+def test_real_console_script_lists_memories_without_an_api_key(project: Path, tmp_path: Path) -> None:
+    runtime(project).store.save(VIM)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    script = Path(sys.executable).parent / "catcode"
+    done = subprocess.run(
+        [str(script), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n", "")
