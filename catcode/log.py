@@ -69,6 +69,8 @@ def configure(log_file: Path, *, debug: bool = False) -> None:
     if not handlers:
         handlers.append(logging.NullHandler())
     root = logging.getLogger()
+    for old in root.handlers:
+        old.close()
     root.handlers[:] = handlers
     root.setLevel(logging.DEBUG if debug else logging.INFO)
     for noisy in ("httpx", "httpx2", "httpcore", "anthropic"):

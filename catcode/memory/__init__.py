@@ -18,9 +18,13 @@ Pipeline
 - ``manager.py``: ``MemoryManager`` — ``process(window)``, the seed's watermark, the tools' write path.
 - ``history.py``, ``cursor.py``: ``history.jsonl`` (every message) and ``.dream_cursor`` (what was processed).
 - ``facts.py``, ``fts_query.py``: the FTS5 fact index (derived, rebuildable) and its query syntax.
+- ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the cursor.
+- ``journal.py``, ``recall.py``: daily → weekly → long-term summaries, search, the recent-work block.
+- ``wiring.py``: ``MemoryRuntime`` — the memory objects of one session and its exit step.
 
 Use
 - ``injection.py``: ``MemoryInjectionHook`` — the ``# Persistent Memory`` block on every request.
 - ``tools.py``: ``memory_read``, ``memory_write``, ``memory_delete`` and ``MEMORY_GUIDANCE``.
 - ``report.py``: text of ``/memory``, ``/memory list`` and ``/memory show``.
+- ``revert_tool.py``: ``memory_revert``; ``doctor.py``: ``catcode memory doctor [--fix]``.
 """

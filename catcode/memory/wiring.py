@@ -99,7 +99,9 @@ class MemoryRuntime:
         """Injection hook and memory tools."""
         hooks.on(HookEvent.PRE_LLM_REQUEST, MemoryInjectionHook(self.store, self.config.max_injected_summaries))
         if self.manager is not None:
-            for tool in memory_tools(self.manager):
+            from catcode.memory.revert_tool import memory_revert_tool
+
+            for tool in [*memory_tools(self.manager), memory_revert_tool(self)]:
                 tools.register(tool)
 
     def attach(self, session: Any, *, interactive: bool = True) -> None:
