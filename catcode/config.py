@@ -28,7 +28,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 class Section(BaseModel):
     """Base for settings sections: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
 
 
 class PermissionsSettings(Section):
@@ -68,8 +68,6 @@ class Settings(Section):
     """Seconds before one API request is abandoned."""
     bash_timeout: int = Field(120, ge=1, le=600)
     """Default timeout of the bash tool, in seconds."""
-    user_id: str | None = None
-    """Who you are, for the user memory scope (default: the OS login name)."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     """Permission mode and rules."""
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
@@ -87,7 +85,7 @@ class Settings(Section):
 ENV_VARS: dict[str, tuple[str, ...]] = {
     "CATCODE_MODEL": ("model",),
     "CATCODE_PERMISSION_MODE": ("permissions", "mode"),
-    "CATCODE_USER_ID": ("user_id",),
+    "CATCODE_USER_ID": ("memory", "user_id"),
     "CATCODE_MEMORY_ENABLED": ("memory", "enabled"),
     "CATCODE_MEMORY_MODEL": ("memory", "model"),
     "CATCODE_MAX_RETRIES": ("max_retries",),
@@ -270,5 +268,5 @@ def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:
         project_root=project_root,
         project_key=project_key(project_root),
         memory_root=memory_root,
-        user_id=settings.user_id or settings.memory.user_id or default_user_id(),
+        user_id=settings.memory.user_id or default_user_id(),
     )

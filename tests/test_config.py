@@ -90,3 +90,24 @@ def test_paths_and_keys(tmp_path: Path) -> None:
     assert paths.user_memory == tmp_path / "home" / "memory" / "users" / user_hash("alice")
     assert len(user_hash("alice")) == 16 and user_hash("alice") != user_hash("bob")
     assert paths.project_memory.parent == tmp_path / "home" / "memory" / "projects"
+
+
+def test_example_settings_are_valid_and_complete(tmp_path: Path) -> None:
+    """The shipped example loads, and documents every setting there is."""
+    from catcode.config import Settings
+
+    example = Path(__file__).parent.parent / ".cat-code.example" / "settings.yaml"
+    home = tmp_path / "home"
+    write(home / "settings.yaml", example.read_text())
+    load_settings(home, tmp_path / "proj", {}, {})
+    text = example.read_text()
+
+    def keys(model: type, prefix: str = "") -> list[str]:
+        out = []
+        for name, field in model.model_fields.items():
+            sub = field.annotation
+            out += keys(sub, f"{prefix}{name}.") if hasattr(sub, "model_fields") else [name]
+        return out
+
+    missing = [k for k in keys(Settings) if f"{k}:" not in text]
+    assert missing == []

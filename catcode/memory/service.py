@@ -67,8 +67,11 @@ class MemoryService:
         summarize: Callable[[list[HistoryRecord]], str] | None = None,
         notify: Callable[[str], None] = lambda line: None,
         clock: Callable[[], float] = time.monotonic,
+        background_manager: MemoryManager | None = None,
     ) -> None:
         self.manager, self.history, self.cursor = manager, history, cursor
+        # Dream and recovery runs use their own output bound (memory.dream_max_tokens).
+        self.background_manager = background_manager or manager
         self.config, self.history_config = config, history_config
         self._run_lock = FileLock(str(run_lock))
         self._summarize = summarize
@@ -104,7 +107,8 @@ class MemoryService:
             records = _window(unprocessed(self.history, self.cursor, MESSAGE_KINDS))
             result = RunResult(why, messages=len(records))
             if records:
-                result.report, result.reviewed = self.manager.review([r.message() for r in records], why=why)
+                manager = self.background_manager if why in ("dream", "recovery") else self.manager
+                result.report, result.reviewed = manager.review([r.message() for r in records], why=why)
                 if result.reviewed:
                     self.cursor.advance(records[-1].seq)
             self.last_run = result

@@ -70,9 +70,14 @@ class MemoryRuntime:
         from catcode.memory.service import MemoryService
 
         paths = self.paths
-        self.manager = MemoryManager(
-            self.store, MemoryExtractor(provider, self.config), MemoryConsolidator(provider, self.config), self.config
-        )
+
+        def manager_for(config: Any) -> MemoryManager:
+            return MemoryManager(
+                self.store, MemoryExtractor(provider, config), MemoryConsolidator(provider, config), config
+            )
+
+        self.manager = manager_for(self.config)
+        background = manager_for(self.config.model_copy(update={"extract_max_tokens": self.config.dream_max_tokens}))
         self.cursor = DreamCursor(paths.cursor_file, lock_path=paths.project_memory / ".history.lock")
         self.history = HistoryLog(
             paths.history_file,
@@ -91,6 +96,7 @@ class MemoryRuntime:
             run_lock=paths.project_memory / ".dream.lock",
             summarize=self._summarize,
             notify=self.notices.put,
+            background_manager=background,
         )
 
     # -- session wiring -------------------------------------------------------------------------------------------

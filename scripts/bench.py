@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Every catcode figure in one run: medians, and ratios against the naive way where there is one.
+
+    .venv/bin/python scripts/bench.py            # all figures
+    .venv/bin/python scripts/bench.py startup    # only sections whose name contains "startup"
+
+Figures live here, never in timed tests: machines are shared and noisy. Each section is a function returning
+a dict of numbers; a section that fails prints its error and the run goes on."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+CATCODE = str(Path(sys.executable).parent / "catcode")
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), **extra)
+    return env
+
+
+def bench_cli(runs: int = 11) -> dict[str, float]:
+    """``catcode --version`` wall time and ``catcode -p`` time to first byte against the fake server."""
+    from tests.fakes import FakeAnthropicServer, text
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir(parents=True)
+        version, bare = [], []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([CATCODE, "--version"], env=_env(home), capture_output=True, check=True)
+            version.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], capture_output=True, check=True)
+            bare.append(time.perf_counter() - start)
+        first_byte, total = [], []
+        with FakeAnthropicServer() as server:
+            env = _env(home, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="bench")
+            for _ in range(max(3, runs // 2)):
+                server.enqueue(text("The answer streams here."))
+                start = time.perf_counter()
+                proc = subprocess.Popen([CATCODE, "-p", "hi"], cwd=project, env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
+                assert proc.stdout is not None
+                proc.stdout.read(1)
+                first_byte.append(time.perf_counter() - start)
+                proc.communicate()
+                total.append(time.perf_counter() - start)
+    return {
+        "version_ms": statistics.median(version) * 1000,
+        "python_startup_ms": statistics.median(bare) * 1000,
+        "print_first_byte_ms": statistics.median(first_byte) * 1000,
+        "print_total_ms": statistics.median(total) * 1000,
+    }
+
+
+SECTIONS = [
+    ("cli: --version and -p first byte", "bench", "bench_cli"),
+    ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
+    ("startup: interactive prompt vs import anthropic", "bench_startup", "bench_startup"),
+    ("memory: injection per request vs re-reading files", "bench_memory", "bench_injection"),
+    ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
+    ("trust: git commit per write", "bench_trust", "bench_commit"),
+    ("trust: redactor per KB", "bench_trust", "bench_redact"),
+    ("trust: concurrent writers, apply with git", "bench_concurrency", "bench_concurrency"),
+    ("history: append and startup recovery check", "bench_history", "bench_history"),
+    ("compaction: 200 turns without the LLM, long session tokens", "bench_compaction", "bench_compaction"),
+    ("recall: search p50/p95", "bench_facts", "bench_search"),
+    ("recall: full rebuild of 10,000 memories", "bench_facts", "bench_rebuild"),
+]
+"""(title, module in scripts/, function) for every figure, in the order of the issues."""
+
+
+def _resolve(module: str, function: str) -> Callable[[], dict[str, float]]:
+    if module == "bench":
+        return globals()[function]
+    return getattr(importlib.import_module(module), function)
+
+
+def main(argv: list[str]) -> int:
+    """Run the sections whose names contain any of ``argv`` (all when empty) and print their figures."""
+    failed = 0
+    for name, module, function in SECTIONS:
+        if argv and not any(word in name for word in argv):
+            continue
+        start = time.perf_counter()
+        try:
+            figures = _resolve(module, function)()
+        except Exception as exc:
+            failed += 1
+            print(f"\n## {name}\n  FAILED: {type(exc).__name__}: {exc}")
+            continue
+        print(f"\n## {name}  ({time.perf_counter() - start:.1f}s)")
+        for key, value in figures.items():
+            print(f"  {key:<42} {value:>12,.3f}" if isinstance(value, float) else f"  {key:<42} {value!s:>12}")
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
