@@ -151,12 +151,13 @@ def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResu
 def _write_preview(store: MemoryStore, entry: MemoryEntry) -> str | None:
     """The would-be file of a new memory, or a unified diff of the file it replaces. Never raises."""
     try:
-        prepared, _ = store.prepare(store.merged(entry))
+        prepared, redacted = store.prepare(store.merged(entry))
         new_text = entry_file.render(prepared)
         old_path = store.path_of(entry.name)
+        note = f"# {redacted} secret(s) will be redacted before saving\n" if redacted else ""
         if old_path is None:
-            return new_text
-        return _diff(store.root, old_path, _read(old_path), store.target_path(prepared), new_text)
+            return note + new_text
+        return note + _diff(store.root, old_path, _read(old_path), store.target_path(prepared), new_text)
     except Exception:  # a preview is a courtesy; the write itself reports any problem
         return None
 

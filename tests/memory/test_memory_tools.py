@@ -128,3 +128,22 @@ def test_previews_never_raise(tools: dict[str, Tool], tmp_path: Path) -> None:
 def test_guidance_covers_when_and_what_never() -> None:
     for phrase in ("memory_write", "preference", "decisions", "explicitly asked", "Never save secrets", "derivable"):
         assert phrase in MEMORY_GUIDANCE
+
+
+def test_write_preview_says_when_secrets_will_be_redacted(tmp_path) -> None:
+    from catcode.memory.redact import redact
+    from catcode.memory.store import MemoryStore
+    from catcode.memory.tools import memory_tools
+    from catcode.tools.base import ToolContext
+
+    class _Manager:
+        def __init__(self, store):
+            self.store = store
+
+    store = MemoryStore(tmp_path / "u", tmp_path / "p", lock_path=tmp_path / ".lock", redactor=redact)
+    write = next(t for t in memory_tools(_Manager(store)) if t.name == "memory_write")
+    args = write.parse({"name": "deploy-key", "type": "reference", "description": "how to deploy",
+                        "content": "use ANTHROPIC key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"})
+    preview = write.preview(args, ToolContext(project_root=tmp_path))
+    assert preview.startswith("# 1 secret(s) will be redacted before saving")
+    assert "sk-ant-api03" not in preview and "[REDACTED:anthropic_key]" in preview
