@@ -101,6 +101,7 @@ class Agent:
         """Answer one user message, running tools until the model ends its turn."""
         result = TurnResult()
         self.context.cancel.clear()
+        self._repair_after_interrupt()  # a second Ctrl+C can land while the previous repair ran
         created = self._add_user_text(text)
         start = len(self.messages) - 1
         try:

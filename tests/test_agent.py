@@ -299,3 +299,12 @@ def test_history_always_api_valid(tmp_path: Path, turns, approvals) -> None:
         assert history_problems(agent.messages) == [], agent.messages
         for request in provider.requests:
             assert history_problems([m for m in request.messages if m.role is not Role.SYSTEM]) == []
+
+
+def test_turn_heals_a_history_left_unpaired_by_a_second_interrupt(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text_response("ok"))
+    agent = make_agent(tmp_path, provider)
+    agent.messages = [Message.user("go"), Message(role=Role.ASSISTANT, content=[ToolUseBlock(id="x", name="echo")])]
+    assert agent.run_turn("again").text == "ok"
+    assert history_problems(agent.messages) == []
+    assert agent.messages[2].tool_results[0].content == INTERRUPTED
