@@ -86,7 +86,9 @@ class DiskCache:
         fp = self.stat_fingerprint()
         full = fp != self.scanned
         if not full and not self._racy(fp):
-            return set()
+            # Nothing changed on disk, but an index found stale by an earlier refresh is still stale: the write
+            # path refreshes again under the lock and must see it (signature-cached, so this is cheap).
+            return {scope for scope in Scope if self._index_stale(scope)}
         started = time.time_ns()
         changed = [scope for scope in Scope if self._scan(scope, full=full)]
         self.scanned, self._scan_started_ns = fp, started

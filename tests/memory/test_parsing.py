@@ -4,7 +4,6 @@ kept, every drop logged with its reason."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from structlog.testing import capture_logs
@@ -84,10 +83,8 @@ CANDIDATE_REPLIES = [
     ("case", "text", "names", "drops", "unparseable"), CANDIDATE_REPLIES, ids=[c[0] for c in CANDIDATE_REPLIES]
 )
 def test_candidate_replies(case: str, text: str, names: list[str], drops: int, unparseable: bool) -> None:
-    start = time.perf_counter()
     with capture_logs() as logs:
         candidates = parse_candidates(text)
-    assert time.perf_counter() - start < 2.0
     assert [c.name for c in candidates] == names
     dropped = [e for e in logs if e["event"] == "memory_item_dropped"]
     assert len(dropped) == drops

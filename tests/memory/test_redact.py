@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -130,15 +129,12 @@ def test_redact_json_walks_records_without_touching_the_input() -> None:
     assert redact_json(redacted) == (redacted, [])
 
 
-def test_one_megabyte_is_fast() -> None:
+def test_one_megabyte_redacts_every_copy() -> None:
+    """A large input is handled whole (its speed is a figure in scripts/bench.py, not a timed test)."""
     block = "\n".join(ORDINARY) + "\n" + "\n".join(t.replace("⟦", "").replace("⟧", "") for _, t in SECRETS) + "\n"
     text = block * (1_000_000 // len(block) + 1)
-    redactor = Redactor()
-    start = time.process_time()
-    _, kinds = redactor.redact(text)
-    elapsed = time.process_time() - start
+    _, kinds = Redactor().redact(text)
     assert len(kinds) >= len(SECRETS) * (len(text) // len(block))
-    assert elapsed < 0.5, f"1 MB took {elapsed * 1000:.0f} ms"  # ~40 ms on an idle laptop; generous for CI
 
 
 _FRAGMENTS = [t.replace("⟦", "").replace("⟧", "") for _, t in SECRETS] + ORDINARY + [
