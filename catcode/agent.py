@@ -128,13 +128,14 @@ class Agent:
         return result
 
     def query(self) -> ChatResponse:
-        """One request: hooks may append per-request system messages; compaction keeps it under budget."""
-        outcome = self.hooks.emit(HookContext(HookEvent.PRE_LLM_REQUEST, messages=self.messages))
+        """One request: compaction keeps it under budget; hooks may append per-request system messages."""
         if self.compactor is not None and self.counter is not None:
             compacted = self.compactor.maybe_compact(self.messages, self.counter)
             if compacted is not None:
                 self.replace_messages(compacted.messages)
                 self.events.on_notice(compacted.notice)
+        # After compaction: its memory flush may have added memories this request should already carry.
+        outcome = self.hooks.emit(HookContext(HookEvent.PRE_LLM_REQUEST, messages=self.messages))
         self._partial = []
         self._streaming = True
         self.events.on_request()

@@ -259,6 +259,8 @@ class Compactor:
         if not starts or everything:
             return starts[-1] if starts else None
         suffix = list(accumulate(reversed(sizes)))[::-1]
+        if all(is_synthetic(m) for m in work[: starts[-1]]) and suffix[starts[-1]] > room:
+            return None  # only an earlier summary before a latest turn that is over budget alone: nothing to gain
         target = (room - self.config.summary_max_tokens) // 2
         return next((i for i in starts if suffix[i] <= target), starts[-1])
 
@@ -282,7 +284,9 @@ class Compactor:
         eligible = [i for i in starts if 0 < i <= len(work) - self.config.snip_keep]
         start = eligible[-1] if eligible else (starts[-1] if starts else 0)
         result.snipped = True
-        if start == 0:
+        hopeless = overhead + estimate_messages_tokens(work[start:]) > self.budget
+        if start == 0 or (hopeless and all(is_synthetic(m) for m in work[:start])):
+            # Dropping an earlier summary in front of an oversized latest turn would lose context and gain nothing.
             result.notice = f"Context is {result.tokens_after:,} tokens, over budget, but only the latest turn is left"
             return result
         dropped = work[:start]

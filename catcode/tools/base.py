@@ -62,12 +62,15 @@ class Tool:
     permission: Permission = Permission.READ
     preview: PreviewFunction | None = None  # what would change (a unified diff) for the approval prompt
     key_arg: str | None = None  # the argument shown when the call is rendered compactly
+    _spec: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def spec(self) -> dict[str, Any]:
-        """The Messages API description of this tool."""
-        schema = self.input_model.model_json_schema()
-        schema.pop("title", None)
-        return {"name": self.name, "description": self.description, "input_schema": schema}
+        """The Messages API description of this tool (built once: it is sent with every request)."""
+        if self._spec is None:
+            schema = self.input_model.model_json_schema()
+            schema.pop("title", None)
+            self._spec = {"name": self.name, "description": self.description, "input_schema": schema}
+        return self._spec
 
     def parse(self, raw: dict[str, Any]) -> BaseModel:
         """Validate ``raw`` input; raises ``ToolError`` with a readable message."""
