@@ -4,41 +4,28 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-
+from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
-
-CATCODE = str(Path(sys.executable).parent / "catcode")
-
-
-@pytest.fixture
-def server():
-    with FakeAnthropicServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 def run(project: Path, server: FakeAnthropicServer | None, *args: str, extra_env: dict | None = None):
+    """``catcode *args`` as a plain subprocess (no terminal); ``server=None`` runs with no API settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
-    env.update(HOME=str(project.parent / "home"), CATCODE_HOME=str(project.parent / "home" / ".cat-code"),
-               CATCODE_MAX_RETRIES="1")
+    env.update(
+        HOME=str(project.parent / "home"),
+        CATCODE_HOME=str(project.parent / "home" / ".cat-code"),
+        CATCODE_MAX_RETRIES="1",
+    )
     if server is not None:
         env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
     env.update(extra_env or {})
-    return subprocess.run([CATCODE, *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
 
 
-def test_streams_answer_and_exits_zero(project: Path, server: FakeAnthropicServer) -> None:
+def test_streams_answer_and_exits_zero(project: Path, fake_server: FakeAnthropicServer) -> None:
+    server = fake_server
     server.enqueue(text("Hello from the fake model."))
     proc = run(project, server, "-p", "hi")
     assert proc.returncode == 0, proc.stderr
@@ -49,7 +36,8 @@ def test_streams_answer_and_exits_zero(project: Path, server: FakeAnthropicServe
     assert {t["name"] for t in body["tools"]} >= {"read_file", "write_file", "edit_file", "bash", "grep"}
 
 
-def test_tool_allowed_by_rule_runs(project: Path, server: FakeAnthropicServer) -> None:
+def test_tool_allowed_by_rule_runs(project: Path, fake_server: FakeAnthropicServer) -> None:
+    server = fake_server
     (project / ".cat-code").mkdir()
     (project / ".cat-code" / "settings.yaml").write_text("permissions:\n  allow:\n    - bash(echo *)\n")
     server.enqueue(tool_use("bash", {"command": "echo tool-ran"}), text("The command printed tool-ran."))
@@ -59,7 +47,8 @@ def test_tool_allowed_by_rule_runs(project: Path, server: FakeAnthropicServer) -
     assert result["type"] == "tool_result" and "tool-ran" in result["content"] and not result.get("is_error")
 
 
-def test_write_denied_when_nobody_can_be_asked(project: Path, server: FakeAnthropicServer) -> None:
+def test_write_denied_when_nobody_can_be_asked(project: Path, fake_server: FakeAnthropicServer) -> None:
+    server = fake_server
     server.enqueue(tool_use("write_file", {"path": "out.txt", "content": "x"}), text("I could not write it."))
     proc = run(project, server, "-p", "write a file")
     assert proc.returncode == 0, proc.stderr
@@ -68,7 +57,8 @@ def test_write_denied_when_nobody_can_be_asked(project: Path, server: FakeAnthro
     assert result["is_error"] and "no terminal" in result["content"]
 
 
-def test_api_failure_is_one_line_and_exit_one(project: Path, server: FakeAnthropicServer) -> None:
+def test_api_failure_is_one_line_and_exit_one(project: Path, fake_server: FakeAnthropicServer) -> None:
+    server = fake_server
     server.enqueue(status(529), status(529))
     proc = run(project, server, "-p", "hi")
     assert proc.returncode == 1
@@ -83,7 +73,8 @@ def test_missing_api_key_exit_two(project: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_bad_setting_names_file_and_key(project: Path, server: FakeAnthropicServer) -> None:
+def test_bad_setting_names_file_and_key(project: Path, fake_server: FakeAnthropicServer) -> None:
+    server = fake_server
     (project / ".cat-code").mkdir()
     (project / ".cat-code" / "settings.yaml").write_text("permissions:\n  moed: bypass\n")
     proc = run(project, server, "-p", "hi")
@@ -91,7 +82,8 @@ def test_bad_setting_names_file_and_key(project: Path, server: FakeAnthropicServ
     assert "settings.yaml" in proc.stderr and "permissions.moed" in proc.stderr and "unknown setting" in proc.stderr
 
 
-def test_project_may_not_redirect_memory_dir(project: Path, server: FakeAnthropicServer) -> None:
+def test_project_may_not_redirect_memory_dir(project: Path, fake_server: FakeAnthropicServer) -> None:
+    server = fake_server
     (project / ".cat-code").mkdir()
     (project / ".cat-code" / "settings.local.yaml").write_text("memory:\n  dir: /tmp/elsewhere\n")
     proc = run(project, server, "-p", "hi")
