@@ -74,6 +74,7 @@ class Session:
                 step(say)
             except KeyboardInterrupt:
                 say("Skipped; it will be done at the next start.")
+                break  # Ctrl+C skips every remaining exit step, not just the one it interrupted
             except Exception:
                 log.warning("exit_step_failed", exc_info=True)
         try:
@@ -104,13 +105,19 @@ def build_session(
     read_only_dirs: list[Path] = []
     notices: queue.SimpleQueue[str] = queue.SimpleQueue()
 
-    memory = None
+    memory = recall = None
     if settings.memory.enabled:
+        from catcode.commands.recall import register_recall_commands
+        from catcode.memory.recall import Recall, RecentWorkHook, memory_search_tool, today_from_env
         from catcode.memory.wiring import MemoryRuntime
 
         memory = MemoryRuntime(settings, paths, provider=provider, notices=notices)
-        memory.register(hooks, tools)
+        memory.register(hooks, tools)  # the memory index first, then recent work: one stable order for caching
+        recall = Recall.from_runtime(memory, today=today_from_env(env))
+        hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
+        tools.register(memory_search_tool(recall))
         register_commands.append(memory.register_commands)
+        register_commands.append(lambda registry: register_recall_commands(registry, recall))
         prompt_sections.append(memory.guidance)
 
     skill_set = None
@@ -156,8 +163,17 @@ def build_session(
         events=events,
     )
     session = Session(settings, paths, provider, hooks, tools, policy, agent, context, notices=notices)
-    session.extras.update(register_commands=register_commands, memory=memory, skills=skill_set, compactor=compactor)
+    session.extras.update(
+        register_commands=register_commands, memory=memory, recall=recall, skills=skill_set, compactor=compactor
+    )
     if memory is not None:
         memory.attach(session, interactive=interactive)
+    if recall is not None:
+        if interactive:
+            # After the capture step, and skipped when capture failed: the API is down, one line is enough.
+            session.exit_steps.append(
+                lambda say: None if memory.capture_failed else recall.summarize_session_at_exit(say)
+            )
+        recall.start_background(compile=interactive)
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session

@@ -1,5 +1,5 @@
-"""``catcode memory ...``: offline memory commands (no API key, no model): list, show, clear, path, log, diff,
-revert, doctor. Plain text on stdout so it pipes well; an error is one line on stderr and exit code 1."""
+"""``catcode memory ...``: offline memory commands (no API key, no model): list, show, search, recent, clear,
+path, log, diff, revert, doctor. Plain text on stdout so it pipes well; an error is one line on stderr, exit 1."""
 
 from __future__ import annotations
 
@@ -175,3 +175,30 @@ def _require_versioning(runtime: Any) -> None:
 
     if not runtime.git.available:
         raise CatcodeError(runtime.git.warning)
+
+
+@memory_app.command("search")
+def search(
+    query: list[str] = typer.Argument(..., help="Words, identifiers or a phrase, in any language."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most."),
+) -> None:
+    """Search every memory, session summary and compacted history of this project, best match first."""
+    from catcode.memory.recall import Recall, search_text
+
+    def body(runtime: Any) -> None:
+        with Recall.from_runtime(runtime) as recall:
+            typer.echo(search_text(recall, " ".join(query), limit))
+
+    _with_runtime(body)
+
+
+@memory_app.command("recent")
+def recent(count: int = typer.Argument(5, min=1, max=100, help="How many session summaries.")) -> None:
+    """Show the latest session summaries of this project's journal."""
+    from catcode.memory.recall import Recall, recent_text
+
+    def body(runtime: Any) -> None:
+        with Recall.from_runtime(runtime) as recall:
+            typer.echo(recent_text(recall, count))
+
+    _with_runtime(body)

@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+
+_REAL_CATCODE_HOME = Path(os.path.expanduser("~")) / ".cat-code"
+
+
+def _snapshot(path: Path) -> object:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _real_home_untouched():
+    """No test may create or change the real ``~/.cat-code``."""
+    before = _snapshot(_REAL_CATCODE_HOME)
+    yield
+    assert _snapshot(_REAL_CATCODE_HOME) == before, f"a test wrote to the real {_REAL_CATCODE_HOME}"
 
 
 @pytest.fixture(autouse=True)

@@ -39,7 +39,7 @@ def unreadable_line(count: int) -> str:
 def clear_question(count: int, versioned: bool) -> str:
     """What ``clear`` asks before deleting."""
     undo = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."
-    return f"Delete all {count} memories? {undo} [y/N]"
+    return f"Delete all {count} memories? {undo}"
 
 
 def cleared_line(count: int, versioned: bool, undo: str) -> str:

@@ -59,6 +59,7 @@ class MemoryRuntime:
             versioning=self.git if self.git.available else None,
         )
         self.session_id = uuid.uuid4().hex[:12]
+        self.capture_failed = False  # set by the exit step when the API failed or timed out
         self.manager = self.service = self.history = self.cursor = None
         if provider is not None:
             self._build_pipeline(provider)
@@ -171,10 +172,12 @@ class MemoryRuntime:
         worker.start()
         worker.join(timeout)
         if worker.is_alive():
+            self.capture_failed = True
             log.warning("session_end_memory_timeout", timeout=timeout)
             say(f"Memory capture timed out after {timeout:.0f}s; it will finish at the next start.")
             return
         if "error" in outcome:
+            self.capture_failed = True
             log.warning("Session-end memory extraction failed", error=repr(outcome["error"]))
             say(f"Memory capture failed ({_one_line(outcome['error'])}); it will be retried at the next start.")
             return

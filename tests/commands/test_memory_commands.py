@@ -165,7 +165,7 @@ def test_clear_asks_and_no_keeps_everything(runtime: MemoryRuntime, repl: Repl) 
     runtime.store.save(USER)
     commits = len(runtime.git.log(50))
     assert repl("/memory clear", answer=False) == "Kept every memory.\n"
-    assert repl.questions == ["Delete all 2 memories? This is a git commit you can revert. [y/N]"]
+    assert repl.questions == ["Delete all 2 memories? This is a git commit you can revert."]
     assert len(runtime.store.load_all()) == 2 and len(runtime.git.log(50)) == commits
 
 

@@ -46,7 +46,9 @@ def route_side_calls(body: dict[str, Any]) -> Step | None:
         return text("[]")
     if "You are a memory consolidator" in first or "You are a memory consolidator" in system:
         return text("[]")
-    if "Summarise these earlier lines of a coding session" in first:
+    if "Summarise these earlier lines of a coding session" in first or "Summarise this coding session" in first:
+        return text("- inspected data.txt")
+    if "You are compiling the" in first:
         return text("- inspected data.txt")
     return None
 

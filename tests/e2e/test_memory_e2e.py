@@ -1,0 +1,287 @@
+"""Cross-session memory end to end: the seed's walkthrough with the real ``catcode`` in a pseudo-terminal.
+
+Memory requests (extraction, consolidation) are routed by their prompt text through ``server.responder``;
+chat turns come from the queue. Every wait is on visible output or on the server's journal; nothing sleeps."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pexpect
+
+from tests.e2e.conftest import Catcode
+from tests.fakes import FakeAnthropicServer, status, text, tool_use
+from tests.fakes.anthropic_server import RecordedRequest, Step
+
+Spawn = Callable[..., Catcode]
+
+EXTRACTOR = "You are a memory extractor"
+CONSOLIDATOR = "You are a memory consolidator"
+SESSION_SUMMARY = "Summarise this coding session"
+COMPILER = "You are compiling the"
+MEMORY_ON = {"CATCODE_MEMORY_ENABLED": "true"}
+INDEX_HEADER = "# Persistent Memory"
+EXPECT = 15.0  # seconds; every wait returns as soon as the text shows
+
+VIM = {
+    "type": "user",
+    "name": "user-prefers-vim",
+    "description": "User edits with vim",
+    "content": "The user edits with vim and never wants the tests directory touched.",
+}
+VIM_FILE_HEAD = "---\nname: user-prefers-vim\ndescription: User edits with vim\nmetadata:\n  type: user\n"
+VIM_FILE = VIM_FILE_HEAD + f"  createdAt: 2026-08-06\n  updatedAt: 2026-08-06\n---\n{VIM['content']}\n"
+VIM_INDEX = "# Memory Index\n\n- [user-prefers-vim](user-prefers-vim.md) — User edits with vim\n"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def first_text(body: dict[str, Any]) -> str:
+    """The text of the first message of a request body."""
+    content = (body.get("messages") or [{}])[0].get("content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def kind_of(body: dict[str, Any]) -> str:
+    """``extract``, ``consolidate`` or ``chat``: what a request to the model is for."""
+    first = first_text(body)
+    if first.startswith(EXTRACTOR):
+        return "extract"
+    if first.startswith(CONSOLIDATOR):
+        return "consolidate"
+    if first.startswith(SESSION_SUMMARY):
+        return "summary"
+    if first.startswith(COMPILER):
+        return "compile"
+    return "chat"
+
+
+def candidates(*entries: dict[str, str]) -> Step:
+    """The extractor's reply proposing ``entries``."""
+    return text(json.dumps({"candidates": list(entries)}))
+
+
+def adds(*entries: dict[str, str]) -> Step:
+    """The consolidator's reply adding every entry."""
+    return text(json.dumps({"operations": [{"action": "add", "targetName": None, "entry": e} for e in entries]}))
+
+
+@dataclass
+class MemoryModel:
+    """``server.responder``: answers extraction, consolidation and journal (session summary, compile) requests
+    with the current steps (a test changes them between phases) and leaves chat turns to the queue."""
+
+    extract: Step = field(default_factory=lambda: candidates())
+    consolidate: Step = field(default_factory=lambda: adds())
+    summary: Step = field(default_factory=lambda: text("- Talked about editor preferences."))
+
+    def __call__(self, body: dict[str, Any]) -> Step | None:
+        kind = kind_of(body)
+        steps = {
+            "extract": self.extract,
+            "consolidate": self.consolidate,
+            "summary": self.summary,
+            "compile": self.summary,
+        }
+        return steps.get(kind)
+
+
+def of_kind(server: FakeAnthropicServer, kind: str) -> list[RecordedRequest]:
+    """The journal's requests of one kind."""
+    return [r for r in server.requests() if kind_of(r.body) == kind]
+
+
+def memory_blocks(request: RecordedRequest) -> list[str]:
+    """The injected ``# Persistent Memory`` system blocks of a request (the base prompt only mentions it)."""
+    return [b["text"] for b in request.system_blocks if b.get("text", "").startswith(INDEX_HEADER)]
+
+
+def conversation_lines(request: RecordedRequest) -> list[str]:
+    """The ``## Conversation`` lines of an extraction request."""
+    return first_text(request.body).split("\n## Conversation\n", 1)[1].splitlines()
+
+
+def memory_root(home_dir: Path) -> Path:
+    """CATCODE_HOME/memory."""
+    return home_dir / ".cat-code" / "memory"
+
+
+def user_scope(home_dir: Path) -> Path:
+    """The one user scope folder, ``memory/users/<16 hex>``."""
+    (folder,) = (memory_root(home_dir) / "users").iterdir()
+    assert re.fullmatch(r"[0-9a-f]{16}", folder.name)
+    return folder
+
+
+def project_scope(home_dir: Path) -> Path:
+    """The one project scope folder, ``memory/projects/<key>``."""
+    (folder,) = (memory_root(home_dir) / "projects").iterdir()
+    return folder
+
+
+def git_log(home_dir: Path) -> list[str]:
+    """Subjects of the memory repository's commits, newest first."""
+    out = subprocess.run(
+        ["git", "-C", str(memory_root(home_dir)), "log", "--format=%s"],
+        env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.splitlines()
+
+
+def chat(cat: Catcode, server: FakeAnthropicServer, line: str, answer: str) -> None:
+    """One exchange: queue the answer, type the line, wait for the answer and the next prompt."""
+    server.enqueue(text(answer))
+    cat.say(line)
+    cat.expect_text(answer, timeout=EXPECT)
+    cat.prompt()
+
+
+def ended(cat: Catcode) -> int:
+    """Wait for the process to end after Ctrl+D was pressed; its exit code."""
+    cat.child.expect(pexpect.EOF, timeout=EXPECT)
+    cat.child.close()
+    return cat.child.exitstatus if cat.child.exitstatus is not None else -(cat.child.signalstatus or 0)
+
+
+def plain(output: str) -> str:
+    """Terminal output without escape sequences and carriage returns."""
+    return ANSI.sub("", output).replace("\r", "")
+
+
+def test_walkthrough_capture_injection_tools_and_commands(
+    spawn_catcode: Spawn, fake_server: FakeAnthropicServer, home_dir: Path
+) -> None:
+    model = MemoryModel(extract=candidates(VIM), consolidate=adds(VIM))
+    fake_server.responder = model
+
+    # Session 1: an empty store injects nothing; the preferences are captured at Ctrl+D.
+    cat = spawn_catcode(env=MEMORY_ON)
+    cat.prompt()
+    chat(cat, fake_server, "用 vim 编辑，别动 tests 目录", "好的，记住了。")
+    assert memory_blocks(fake_server.requests()[0]) == []
+    chat(cat, fake_server, "And keep answers short.", "Understood.")
+    cat.send("\x04")
+    cat.expect_text("Saving memories… (Ctrl+C to skip)", timeout=EXPECT)
+    cat.expect_text("Memory: 1 added, 0 updated — /memory list shows them", timeout=EXPECT)
+    cat.expect_text("+ user-prefers-vim — User edits with vim", timeout=EXPECT)
+    assert ended(cat) == 0
+    assert len(of_kind(fake_server, "extract")) == 1 and len(of_kind(fake_server, "consolidate")) == 1
+    (extraction,) = of_kind(fake_server, "extract")
+    assert conversation_lines(extraction) == [
+        "USER: 用 vim 编辑，别动 tests 目录",
+        "ASSISTANT: 好的，记住了。",
+        "USER: And keep answers short.",
+        "ASSISTANT: Understood.",
+    ]
+    scope = user_scope(home_dir)
+    vim_file = scope / "user-prefers-vim.md"
+    assert vim_file.read_text().startswith(VIM_FILE_HEAD)
+    assert re.search(r"\n  createdAt: \d{4}-\d{2}-\d{2}\n  updatedAt: \d{4}-\d{2}-\d{2}\n---\n", vim_file.read_text())
+    assert vim_file.read_text().endswith("---\n" + VIM["content"] + "\n")
+    assert (scope / "MEMORY.md").read_text() == VIM_INDEX
+    newest, capture = git_log(home_dir)[:2]
+    assert newest.startswith("session-summary: ") and capture == "session-end: add user-prefers-vim"
+    chats_before = len(of_kind(fake_server, "chat"))
+
+    # Session 2: the index is injected; memory_write asks first and writes at once; the /memory commands.
+    model.extract = candidates()  # nothing new at this exit
+    cat = spawn_catcode(env=MEMORY_ON)
+    cat.prompt()
+    fake_server.enqueue(
+        tool_use(
+            "memory_write",
+            {
+                "name": "api-gotcha",
+                "type": "reference",
+                "description": "The billing API returns cents",
+                "content": "GET /billing returns amounts in cents, not euros.",
+            },
+        ),
+        text("Saved the gotcha."),
+    )
+    cat.say("Remember that billing returns cents.")
+    cat.expect_text("Allow memory_write? [y/n/a]", timeout=EXPECT)
+    first = of_kind(fake_server, "chat")[chats_before]
+    (index,) = memory_blocks(first)
+    assert index.startswith(f"{INDEX_HEADER}\n\nThe following memories were saved from previous sessions.")
+    assert "\n\n## user-prefers-vim\nUser edits with vim" in index
+    cat.say("y")
+    cat.expect_text("Saved the gotcha.", timeout=EXPECT)
+    cat.prompt()
+    gotcha = project_scope(home_dir) / "api-gotcha.md"
+    assert "GET /billing returns amounts in cents" in gotcha.read_text()  # written while the session runs
+
+    fake_server.enqueue(
+        tool_use("memory_write", {"name": "one-off", "type": "user", "description": "x", "content": "y"}),
+        text("Not saved."),
+    )
+    cat.say("Remember something trivial.")
+    cat.expect_text("Allow memory_write? [y/n/a]", timeout=EXPECT)
+    cat.say("n")
+    cat.expect_text("Not saved.", timeout=EXPECT)
+    cat.prompt()
+    assert not list(memory_root(home_dir).rglob("one-off.md"))
+
+    cat.say("/memory list")
+    cat.expect_text("user-prefers-vim - User edits with vim (user)", timeout=EXPECT)
+    cat.expect_text("api-gotcha - The billing API returns cents (reference)", timeout=EXPECT)
+    cat.prompt()
+    cat.say("/memory show user-prefers-vim")
+    cat.expect_text("## user-prefers-vim (user)", timeout=EXPECT)
+    cat.expect_text(VIM["content"], timeout=EXPECT)
+    cat.prompt()
+    files = {p: p.read_bytes() for p in (vim_file, gotcha)}
+    cat.say("/memory clear")
+    cat.expect_text("Delete all 2 memories? This is a git commit you can revert.", timeout=EXPECT)
+    cat.say("y")
+    cat.expect_text("Deleted 2 memories. Undo with /memory revert.", timeout=EXPECT)
+    cat.prompt()
+    assert not vim_file.exists() and not gotcha.exists()
+    cat.say("/memory revert")
+    cat.expect_text("Undid", timeout=EXPECT)
+    cat.prompt()
+    assert {p: p.read_bytes() for p in files} == files
+    assert "[y/N] [y/N]" not in cat.output, "the clear question shows its [y/N] once"
+    assert cat.exit() == 0
+    assert len(of_kind(fake_server, "extract")) == 2  # the second exit reviewed its messages once
+    assert len(of_kind(fake_server, "consolidate")) == 1  # ...and found nothing new
+    fake_server.assert_complete()
+
+
+def test_failing_capture_exits_cleanly_and_leaves_memory_alone(
+    spawn_catcode: Spawn, fake_server: FakeAnthropicServer, home_dir: Path
+) -> None:
+    # A memory written by hand in the seed's format: the store reads it, and nothing may rewrite it.
+    scope = memory_root(home_dir) / "users" / hashlib.sha256(b"tester").hexdigest()[:16]
+    scope.mkdir(parents=True)
+    (scope / "user-prefers-vim.md").write_text(VIM_FILE)
+    (scope / "MEMORY.md").write_text(VIM_INDEX)
+    before = {p: p.read_bytes() for p in scope.iterdir()}
+    failing = status(500)
+    fake_server.responder = MemoryModel(extract=failing, consolidate=failing)
+
+    cat = spawn_catcode(env={**MEMORY_ON, "CATCODE_USER_ID": "tester", "CATCODE_MAX_RETRIES": "0"})
+    cat.prompt()
+    chat(cat, fake_server, "The billing API is flaky today.", "Sorry to hear that.")
+    assert "\n\n## user-prefers-vim\nUser edits with vim" in memory_blocks(fake_server.requests()[0])[0]
+    chat(cat, fake_server, "Let's stop here.", "Bye.")
+    cat.send("\x04")
+    cat.expect_text("Saving memories… (Ctrl+C to skip)", timeout=EXPECT)
+    assert ended(cat) == 0
+    after_saving = plain(cat.output).split("Saving memories… (Ctrl+C to skip)", 1)[1]
+    lines = [line.strip() for line in after_saving.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Memory capture failed ("), lines
+    assert [r.status for r in of_kind(fake_server, "extract")] == [500] and not of_kind(fake_server, "consolidate")
+    assert {p: p.read_bytes() for p in scope.iterdir()} == before
