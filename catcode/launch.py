@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
 
@@ -41,7 +41,7 @@ def start(prompt: str | None = None, model: str | None = None, permission_mode: 
             return run_print(settings, paths, prompt)
         from catcode.ui.repl import run_interactive
 
-        return run_interactive(settings, paths)
+        return _exit_now(run_interactive(settings, paths))
     except (MissingApiKeyError, ConfigError) as exc:
         sys.stderr.write(f"catcode: {exc}\n")
         return 2
@@ -50,6 +50,17 @@ def start(prompt: str | None = None, model: str | None = None, permission_mode: 
             raise
         sys.stderr.write(f"catcode: {exc}\n")
         return 1
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process as soon as the session is over: memory is saved and every file is closed by now, and the
+    interpreter's own teardown (module and thread cleanup) would add about a second before the shell returns."""
+    import logging
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
 
 
 def guarded(run: Any) -> None:

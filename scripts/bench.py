@@ -79,6 +79,7 @@ SECTIONS = [
     ("compaction: 200 turns without the LLM, long session tokens", "bench_compaction", "bench_compaction"),
     ("recall: search p50/p95", "bench_facts", "bench_search"),
     ("recall: full rebuild of 10,000 memories", "bench_facts", "bench_rebuild"),
+    ("recall: freshness check, search, recent work on a simulated year", "bench_recall", "bench_recall"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 
