@@ -94,60 +94,31 @@ def build_session(
     interactive: bool = True,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent."""
+    from catcode.commands.misc import register_compact
+    from catcode.compaction import Compactor
+    from catcode.prompts import system_prompt
+    from catcode.tokens import TokenCounter, estimate_request_overhead
     from catcode.tools.builtin import builtin_tools
 
     env = dict(os.environ) if env is None else env
     provider = provider or make_provider(settings, env)
     hooks = HookManager()
     tools = ToolRegistry(builtin_tools())
-    register_commands: list[Callable[[Any], None]] = []
-    prompt_sections: list[str] = []
-    read_only_dirs: list[Path] = []
-    notices: queue.SimpleQueue[str] = queue.SimpleQueue()
-
-    memory = recall = None
+    parts = _Parts()
+    memory = recall = skill_set = None
     if settings.memory.enabled:
-        from catcode.commands.recall import register_recall_commands
-        from catcode.memory.recall import Recall, RecentWorkHook, memory_search_tool, today_from_env
-        from catcode.memory.wiring import MemoryRuntime
-
-        memory = MemoryRuntime(settings, paths, provider=provider, notices=notices)
-        memory.register(hooks, tools)  # the memory index first, then recent work: one stable order for caching
-        recall = Recall.from_runtime(memory, today=today_from_env(env))
-        hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
-        tools.register(memory_search_tool(recall))
-        register_commands.append(memory.register_commands)
-        register_commands.append(lambda registry: register_recall_commands(registry, recall))
-        prompt_sections.append(memory.guidance)
-
-    skill_set = None
+        memory, recall = _add_memory(settings, paths, provider, hooks, tools, parts, env)
     if settings.skills_enabled:
-        from catcode.commands.misc import register_skills
-        from catcode.skills import SkillsIndexHook, discover_skills, load_skill_tool
-
-        skill_set = discover_skills(paths.home, paths.project_root)
-        for warning in skill_set.warnings:
-            notices.put(warning)
-        if skill_set.skills:
-            # Registered after the memory hook so the injected blocks keep one order (prompt caching).
-            hooks.on(HookEvent.PRE_LLM_REQUEST, SkillsIndexHook(skill_set))
-            tools.register(load_skill_tool(skill_set))
-            read_only_dirs.extend(skill_set.folders())
-        register_commands.append(lambda registry: register_skills(registry, skill_set))
+        skill_set = _add_skills(paths, hooks, tools, parts)
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
-    context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=read_only_dirs)
-    from catcode.commands.misc import register_compact
-    from catcode.compaction import Compactor
-    from catcode.prompts import system_prompt
-    from catcode.tokens import TokenCounter, estimate_request_overhead
-
-    system = system_prompt(paths.project_root, *prompt_sections)
+    context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
+    system = system_prompt(paths.project_root, *parts.prompt_sections)
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(provider, settings.compact, flush=memory.flush if memory else None, system_tokens=overhead)
-    register_commands.append(lambda registry: register_compact(registry, compactor))
+    parts.register_commands.append(lambda registry: register_compact(registry, compactor))
     agent = Agent(
         provider,
         tools,
@@ -162,9 +133,9 @@ def build_session(
         counter=TokenCounter(overhead),
         events=events,
     )
-    session = Session(settings, paths, provider, hooks, tools, policy, agent, context, notices=notices)
+    session = Session(settings, paths, provider, hooks, tools, policy, agent, context, notices=parts.notices)
     session.extras.update(
-        register_commands=register_commands, memory=memory, recall=recall, skills=skill_set, compactor=compactor
+        register_commands=parts.register_commands, memory=memory, recall=recall, skills=skill_set, compactor=compactor
     )
     if memory is not None:
         memory.attach(session, interactive=interactive)
@@ -177,3 +148,55 @@ def build_session(
         recall.start_background(compile=interactive)
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+@dataclass
+class _Parts:
+    """What optional services contribute to a session while it is being built."""
+
+    register_commands: list[Callable[[Any], None]] = field(default_factory=list)
+    prompt_sections: list[str] = field(default_factory=list)
+    read_only_dirs: list[Path] = field(default_factory=list)
+    notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)
+
+
+def _add_memory(
+    settings: Settings,
+    paths: Paths,
+    provider: LLMProvider,
+    hooks: HookManager,
+    tools: ToolRegistry,
+    parts: _Parts,
+    env: dict[str, str],
+) -> tuple[Any, Any]:
+    """Memory runtime and recall: hooks (the memory index first, then recent work: one stable order for prompt
+    caching), tools, commands and the system-prompt guidance."""
+    from catcode.commands.recall import register_recall_commands
+    from catcode.memory.recall import Recall, RecentWorkHook, memory_search_tool, today_from_env
+    from catcode.memory.wiring import MemoryRuntime
+
+    memory = MemoryRuntime(settings, paths, provider=provider, notices=parts.notices)
+    memory.register(hooks, tools)
+    recall = Recall.from_runtime(memory, today=today_from_env(env))
+    hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
+    tools.register(memory_search_tool(recall))
+    parts.register_commands.append(memory.register_commands)
+    parts.register_commands.append(lambda registry: register_recall_commands(registry, recall))
+    parts.prompt_sections.append(memory.guidance)
+    return memory, recall
+
+
+def _add_skills(paths: Paths, hooks: HookManager, tools: ToolRegistry, parts: _Parts) -> Any:
+    """Discovered skills: index hook (after memory's, for a stable order), load_skill, readable skill folders."""
+    from catcode.commands.misc import register_skills
+    from catcode.skills import SkillsIndexHook, discover_skills, load_skill_tool
+
+    skill_set = discover_skills(paths.home, paths.project_root)
+    for warning in skill_set.warnings:
+        parts.notices.put(warning)
+    if skill_set.skills:
+        hooks.on(HookEvent.PRE_LLM_REQUEST, SkillsIndexHook(skill_set))
+        tools.register(load_skill_tool(skill_set))
+        parts.read_only_dirs.extend(skill_set.folders())
+    parts.register_commands.append(lambda registry: register_skills(registry, skill_set))
+    return skill_set
