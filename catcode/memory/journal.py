@@ -27,19 +27,19 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import structlog
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict
 
 from catcode.errors import CatcodeError
 from catcode.fsutil import atomic_write_text, locked
+from catcode.log import get_logger
 from catcode.memory.history import HistoryRecord
 from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, LLMProvider
 
 __all__ = ["MAX_COMPILE_STEPS", "CompileStep", "DailyEntry", "Journal", "JournalCompiler", "week_id"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 RACY_NS = 100_000_000
 """A folder modified less than this long ago is treated as changed on every look (see ``_listing``)."""

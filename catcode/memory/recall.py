@@ -22,12 +22,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-import structlog
 from pydantic import BaseModel, Field
 
 from catcode.errors import ConfigError
 from catcode.fsutil import locked
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.log import get_logger
 from catcode.memory.history import HistoryLog, HistoryRecord, parse_line
 from catcode.memory.journal import (
     MAX_COMPILE_STEPS,
@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first u
 
 __all__ = ["Recall", "RecentWorkHook", "memory_search_tool", "recent_text", "search_text", "today_from_env"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 RECENT_HEADER = """## Recent work
