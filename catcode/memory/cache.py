@@ -76,6 +76,7 @@ class DiskCache:
         self.snapshot: list[MemoryEntry] = []
         self.problems: list[MemoryProblem] = []
         self._index_ok: dict[Scope, tuple[object, ...]] = {}
+        self._stale: set[Scope] = set()  # scopes whose index the last scan found stale
 
     def stat_fingerprint(self) -> tuple[object, ...]:
         """The cheap part of the fingerprint: four ``os.stat`` calls."""
@@ -86,15 +87,17 @@ class DiskCache:
         fp = self.stat_fingerprint()
         full = fp != self.scanned
         if not full and not self._racy(fp):
-            # Nothing changed on disk, but an index found stale by an earlier refresh is still stale: the write
-            # path refreshes again under the lock and must see it (signature-cached, so this is cheap).
-            return {scope for scope in Scope if self._index_stale(scope)}
+            # Nothing changed on disk, but an index found stale by an earlier scan is still stale until written:
+            # the write path refreshes again under the lock and must see it. Only those scopes are re-checked.
+            self._stale = {scope for scope in self._stale if self._index_stale(scope)}
+            return set(self._stale)
         started = time.time_ns()
         changed = [scope for scope in Scope if self._scan(scope, full=full)]
         self.scanned, self._scan_started_ns = fp, started
         if changed or self.generation == 0:
             self.assemble()
-        return {scope for scope in Scope if self._index_stale(scope)}
+        self._stale = {scope for scope in Scope if self._index_stale(scope)}
+        return set(self._stale)
 
     def settle(self) -> None:
         """After our own writes (under the lock): the disk is what the cache says it is."""
