@@ -51,8 +51,9 @@ def bench_cli(runs: int = 11) -> dict[str, float]:
             for _ in range(max(3, runs // 2)):
                 server.enqueue(text("The answer streams here."))
                 start = time.perf_counter()
-                proc = subprocess.Popen([CATCODE, "-p", "hi"], cwd=project, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL)
+                proc = subprocess.Popen(
+                    [CATCODE, "-p", "hi"], cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+                )
                 assert proc.stdout is not None
                 proc.stdout.read(1)
                 first_byte.append(time.perf_counter() - start)

@@ -21,9 +21,11 @@ from types import SimpleNamespace
 
 import structlog
 
-from catcode.memory.journal import DailyEntry, JournalCompiler, digest, week_id
+from catcode.memory.compile import JournalCompiler
+from catcode.memory.journal import DailyEntry, digest, week_id
 from catcode.memory.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
-from catcode.memory.recall import Recall, RecentWorkHook
+from catcode.memory.recall import Recall
+from catcode.memory.recall_views import RecentWorkHook
 from catcode.memory.store import MemoryStore
 from catcode.providers.scripted import ScriptedProvider
 

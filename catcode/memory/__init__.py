@@ -7,7 +7,8 @@ Data and files
 - ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so.
 - ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write,
   index, commit).
-- ``redact.py``: secret redaction applied to everything written (and to history).
+- ``redact.py``: secret redaction applied to everything written (and to history); ``redact_rules.py``: its rule
+  table (what counts as a secret).
 - ``git_store.py``: ``GitStore``, one commit per batch of changes, revert as a new commit.
 
 Pipeline
@@ -17,9 +18,13 @@ Pipeline
 - ``consolidator.py``: ``MemoryConsolidator`` — one LLM call, candidates → add/update/skip operations.
 - ``manager.py``: ``MemoryManager`` — ``process(window)``, the seed's watermark, the tools' write path.
 - ``history.py``, ``cursor.py``: ``history.jsonl`` (every message) and ``.dream_cursor`` (what was processed).
-- ``facts.py``, ``fts_query.py``: the FTS5 fact index (derived, rebuildable) and its query syntax.
+- ``facts.py``: ``FactsIndex``, the FTS5 fact index (derived, rebuildable); ``facts_schema.py``: its tables and row
+  types; ``facts_search.py``: its ranking tiers; ``fts_query.py``: fact splitting, query syntax, snippets.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the cursor.
-- ``journal.py``, ``recall.py``: daily → weekly → long-term summaries, search, the recent-work block.
+- ``journal.py``: the daily/weekly/long-term journal files; ``compile.py``: ``JournalCompiler``, today → week →
+  long-term; ``session_summary.py``: the session summary written at exit.
+- ``recall.py``: ``Recall``, the fact index kept in step with its sources; ``recall_views.py``: ``memory_search``,
+  ``/memory search|recent`` text and ``RecentWorkHook`` (the recent-work block).
 - ``wiring.py``: ``MemoryRuntime`` — the memory objects of one session and its exit step.
 
 Use

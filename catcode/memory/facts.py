@@ -1,139 +1,43 @@
-"""Recall at scale: a SQLite FTS5 index of atomic facts (``facts.db`` per project).
+"""Recall at scale: ``FactsIndex``, the SQLite FTS5 index of atomic facts (``facts.db`` per project).
 
 The index is derived from the memory files, daily/weekly/long-term summaries and compacted history; it is
 never the source of truth. A missing, corrupt or outdated ``facts.db`` is recreated empty and refilled by the
-caller's next ``sync()``. Two FTS5 tables index the same rows: ``facts_word`` (unicode61, diacritics removed,
-``_`` kept inside words so ``user_service`` is one token; CJK characters spaced, see ``fts_query``) and
-``facts_tri`` (trigram: substrings such as ``c++``, ``Service`` inside ``UserService``, CJK words).
+caller's next ``sync()``. This module owns opening (and recreating) the database and keeping its rows in step
+with the sources; its tables and row types are ``facts_schema.py``, its ranking ``facts_search.py``, its text
+handling (facts, queries, snippets) ``fts_query.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
-from catcode.errors import CatcodeError
 from catcode.log import get_logger
-from catcode.memory.fts_query import ParsedQuery, like_pattern, make_snippet, parse_query, spaced_cjk, split_facts
+from catcode.memory.facts_schema import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    FactsIndexError,
+    FactSource,
+    Hit,
+    SyncResult,
+    is_corruption,
+)
+from catcode.memory.facts_search import search_facts
+from catcode.memory.fts_query import parse_query, spaced_cjk, split_facts
 
-__all__ = ["FactSource", "FactsIndex", "FactsIndexError", "Hit", "SyncResult", "split_facts"]
+__all__ = ["FactsIndex"]
 
 log = get_logger(__name__)
 T = TypeVar("T")
 
-SCHEMA_VERSION = "1"
-KINDS = frozenset({"memory", "daily", "weekly", "longterm", "compacted"})
-RANK_WINDOW = 100
-"""BM25 ranks at most the newest 100 matches of each pass: ranking costs microseconds a row, and a word found in
-half of 100,000 facts would cost 100+ ms. A query matching fewer rows (nearly every real one) is ranked in full."""
-LIKE_SCAN_ROWS = 2_000
-"""The LIKE fallback (queries under 3 characters) looks at the newest rows only, so it stays fast."""
 OPTIMIZE_AFTER = 5_000
 """After inserting this many facts in one sync, merge the FTS segments: later queries read one b-tree."""
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE sources(source_id TEXT PRIMARY KEY, kind TEXT NOT NULL, date TEXT NOT NULL, scope TEXT NOT NULL,
-                     hash TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE facts(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, text TEXT NOT NULL, words TEXT);
-CREATE INDEX facts_by_source ON facts(source_id);
-CREATE VIRTUAL TABLE facts_word USING fts5(words, content='',
-    tokenize="unicode61 remove_diacritics 2 tokenchars '_'");
-CREATE VIRTUAL TABLE facts_tri USING fts5(text, content='facts', content_rowid='id', tokenize='trigram');
-"""
-# Fact ids count down, so FTS5's natural ascending rowid order is newest first (reading a doclist backwards is
-# ~1.7x slower). A pass reads at most RANK_WINDOW matches; bm25 is computed only for those rows.
-_WORD_SQL = "SELECT rowid, -bm25(facts_word) FROM facts_word WHERE facts_word MATCH ? ORDER BY rowid LIMIT ?"
-_WORD_TEXT_SQL = """
-SELECT w.rowid, -bm25(facts_word), f.text FROM facts_word w JOIN facts f ON f.id = w.rowid
-WHERE facts_word MATCH ? ORDER BY w.rowid LIMIT ?
-"""
-_TRIGRAM_SQL = """
-SELECT t.rowid, f.text FROM facts_tri t JOIN facts f ON f.id = t.rowid WHERE facts_tri MATCH ? ORDER BY t.rowid LIMIT ?
-"""
-_LIKE_SQL = """
-SELECT id, 0.0 FROM facts WHERE id < (SELECT coalesce(min(id), 0) FROM facts) + ? AND text LIKE ? ESCAPE '\\'
-ORDER BY id LIMIT ?
-"""
-_ROWS_SQL = """
-SELECT f.id, f.source_id, s.kind, s.date, s.scope, f.text FROM facts f JOIN sources s ON s.source_id = f.source_id
-WHERE f.id IN ({marks})
-"""
-
-
-class FactsIndexError(CatcodeError):
-    """facts.db could not be used for a reason other than corruption (e.g. locked for longer than 5 s)."""
-
-
-@dataclass(frozen=True, slots=True)
-class FactSource:
-    """One indexed document: a memory, a daily/weekly/long-term summary or a compacted history summary."""
-
-    source_id: str
-    """``memory`` → the memory name; ``daily`` → ``daily/2026-11-30``; unique across the index."""
-    kind: str
-    """One of ``memory``, ``daily``, ``weekly``, ``longterm``, ``compacted``."""
-    date: str
-    """ISO date (YYYY-MM-DD), for display."""
-    text: str
-    """The text to cut into facts."""
-    scope: str = "project"
-    """``user`` or ``project``."""
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown fact source kind {self.kind!r}; expected one of {sorted(KINDS)}")
-
-    def digest(self) -> str:
-        """A hash of everything stored for this source: a changed digest means its rows must be replaced."""
-        raw = "\x1f".join((self.kind, self.date, self.scope, self.text))
-        return hashlib.blake2b(raw.encode("utf-8", "replace"), digest_size=16).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One search result, best first in the list ``search`` returns."""
-
-    source_id: str
-    kind: str
-    date: str
-    snippet: str
-    """The fact, or a window of at most ~200 characters around the match."""
-    score: float
-    """Relevance within its tier, higher is better: BM25 for word matches, occurrences per length for substring
-    matches, 0.0 for the plain scan of queries under 3 characters. The list is already in rank order."""
-    scope: str = "project"
-
-    @property
-    def label(self) -> str:
-        """Where the fact comes from, e.g. ``memory user-prefers-vim (2026-08-06)``."""
-        return f"{self.kind} {self.source_id} ({self.date})"
-
-
-@dataclass(frozen=True, slots=True)
-class SyncResult:
-    """What one ``sync`` changed, counted in sources."""
-
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-
-
-def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
-    """SQLITE_CORRUPT / SQLITE_NOTADB (any extended code), as opposed to a lock or a programming error."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None and code & 0xFF in (11, 26):
-        return True
-    return bool(re.search(r"malformed|not a database|corrupt", str(exc), re.IGNORECASE))
 
 
 class FactsIndex:
@@ -157,11 +61,11 @@ class FactsIndex:
                     problem = self._check(conn)
                 except sqlite3.DatabaseError as exc:
                     conn.close()
-                    if not _is_corruption(exc):
+                    if not is_corruption(exc):
                         raise FactsIndexError(f"cannot open the fact index {self.db_path}: {exc}") from exc
                     problem = f"corrupt: {exc}"
                 if problem == "empty":
-                    conn.executescript(_SCHEMA)
+                    conn.executescript(SCHEMA)
                     conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 if problem in (None, "empty"):
                     self._conn = conn
@@ -226,7 +130,7 @@ class FactsIndex:
             try:
                 return op(self._conn)
             except sqlite3.DatabaseError as exc:
-                if not _is_corruption(exc):
+                if not is_corruption(exc):
                     raise FactsIndexError(f"fact index {self.db_path}: {exc}") from exc
                 self._conn.close()
                 self._conn = None
@@ -305,7 +209,7 @@ class FactsIndex:
             [(s.source_id, s.kind, s.date, s.scope, digest) for s, digest in sources],
         )
         facts = [(s.source_id, fact) for s, _ in sources for fact in split_facts(s.text)]
-        # Below every existing id (newest first, see _WORD_SQL) but ascending within the batch: FTS5 flushes its
+        # Below every existing id (newest first, see facts_search) but ascending within the batch: FTS5 flushes its
         # pending terms whenever a rowid goes down, which made a bulk insert five times slower.
         first = conn.execute("SELECT coalesce(min(id), 0) FROM facts").fetchone()[0] - len(facts)
         rows = [(first + n, sid, fact, spaced_cjk(fact)) for n, (sid, fact) in enumerate(facts)]
@@ -344,51 +248,7 @@ class FactsIndex:
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
-        return self._guarded(lambda conn: self._search(conn, parsed, limit), lambda conn: [])
-
-    def _search(self, conn: sqlite3.Connection, parsed: ParsedQuery, limit: int) -> list[Hit]:
-        found: dict[int, float] = {}  # fact id → score, in rank order
-
-        def add(rows: list[tuple[int, float]]) -> None:
-            for fact_id, score in rows:
-                if len(found) < limit:
-                    found.setdefault(fact_id, score)
-
-        def words(op: str) -> None:
-            expr = parsed.word_expr(op)
-            if expr and len(found) < limit:
-                if not parsed.has_symbols:
-                    add(sorted(conn.execute(_WORD_SQL, (expr, RANK_WINDOW)), key=lambda row: -row[1]))
-                    return
-                # The tokenizer drops symbols ("c++" → "c"): facts holding the chunks as typed go first.
-                rows = conn.execute(_WORD_TEXT_SQL, (expr, RANK_WINDOW)).fetchall()
-                rows.sort(key=lambda row: (not parsed.contains_all(row[2]), -row[1]))
-                add([(fact_id, score) for fact_id, score, _ in rows])
-
-        def substrings(op: str) -> None:
-            expr = parsed.trigram_expr(op)
-            if expr and len(found) < limit:
-                rows = conn.execute(_TRIGRAM_SQL, (expr, RANK_WINDOW)).fetchall()
-                scored = ((fact_id, parsed.substring_score(text, op)) for fact_id, text in rows)
-                add(sorted(((i, score) for i, score in scored if score is not None), key=lambda row: -row[1]))
-
-        words("AND")
-        substrings("AND")
-        if not found and parsed.word_expr("OR") != parsed.word_expr("AND"):
-            words("OR")
-        if not found and len(parsed.substrings) > 1:
-            substrings("OR")
-        for chunk in parsed.short_chunks if not found else []:
-            add(conn.execute(_LIKE_SQL, (LIKE_SCAN_ROWS, like_pattern(chunk), limit - len(found))).fetchall())
-        if not found:
-            return []
-        rows = {r[0]: r[1:] for r in conn.execute(_ROWS_SQL.format(marks=",".join("?" * len(found))), [*found])}
-        needles = parsed.needles()
-        return [
-            Hit(source_id, kind, date, make_snippet(text, needles), score, scope)
-            for fact_id, score in found.items()
-            for source_id, kind, date, scope, text in [rows[fact_id]]
-        ]
+        return self._guarded(lambda conn: search_facts(conn, parsed, limit), lambda conn: [])
 
 
 @contextmanager

@@ -12,7 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catcode.memory.facts import FactsIndex, FactSource, Hit, SyncResult, split_facts
+from catcode.memory.facts import FactsIndex
+from catcode.memory.facts_schema import FactSource, Hit, SyncResult
+from catcode.memory.fts_query import split_facts
 
 DATA = Path(__file__).parent.parent / "data" / "facts"
 

@@ -142,8 +142,14 @@ def test_write_preview_says_when_secrets_will_be_redacted(tmp_path) -> None:
 
     store = MemoryStore(tmp_path / "u", tmp_path / "p", lock_path=tmp_path / ".lock", redactor=redact)
     write = next(t for t in memory_tools(_Manager(store)) if t.name == "memory_write")
-    args = write.parse({"name": "deploy-key", "type": "reference", "description": "how to deploy",
-                        "content": "use ANTHROPIC key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"})
+    args = write.parse(
+        {
+            "name": "deploy-key",
+            "type": "reference",
+            "description": "how to deploy",
+            "content": "use ANTHROPIC key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+        }
+    )
     preview = write.preview(args, ToolContext(project_root=tmp_path))
     assert preview.startswith("# 1 secret(s) will be redacted before saving")
     assert "sk-ant-api03" not in preview and "[REDACTED:anthropic_key]" in preview
