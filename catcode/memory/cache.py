@@ -123,6 +123,12 @@ class DiskCache:
         """Record a file we just deleted."""
         self._files[scope].pop(path.name, None)
 
+    def copies(self, name: str) -> list[Located]:
+        """Every valid file holding the memory ``name``: the one in ``entries`` plus a duplicate in the other scope
+        (a move to the other scope killed between writing the new file and removing the old one leaves two)."""
+        found = [(scope, self._files[scope].get(f"{name}.md")) for scope in Scope]
+        return [Located(f.entry, self.dirs[scope], scope) for scope, f in found if f is not None and f.entry]
+
     def scope_entries(self, scope: Scope) -> list[MemoryEntry]:
         """Valid memories whose file is in ``scope``'s folder, sorted by name."""
         return [loc.entry for loc in self.entries.values() if loc.scope is scope]

@@ -4,8 +4,13 @@ The memory root is its own repository, created on the first commit. Git runs iso
 setup: no global or system config, no hooks, no signing, no prompts, a fixed identity. Undo is ``git revert``
 (a new commit), never a reset. Without git installed versioning is off and ``commit`` returns None.
 
+Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never walks up into an enclosing
+repository (a home directory kept in git), even while ``.git`` is half made.
+
 Callers hold catcode's cross-process memory lock around every call, so a git lock file found here was left by a
-killed process: it is removed and the command retried once.
+killed process (or by its git, still finishing for a moment): once it is no longer fresh it is removed and the
+command retried, once per lock file — a ``git commit`` killed mid-way can leave index.lock, HEAD.lock and the
+branch's lock at once.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -55,6 +61,12 @@ _STALE_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 _SETUP_MESSAGE = "initialize memory versioning"
 _NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
+_VERSIONED = ("users", "projects", ".quarantine")  # the folders of memory content
+RECOVER_MESSAGE = "recover: commit changes left by an interrupted session"
+_LOCK_RETRIES = 5  # distinct stale lock files removed per command, at most
+_LOCK_GRACE = 1.0  # seconds since its creation a lock may still be held by a killed session's git (held for ms)
+_LOCK_POLL = 0.05
+_HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
 
 
 class FileChange(BaseModel):
@@ -124,8 +136,13 @@ class GitStore:
 
     @property
     def initialized(self) -> bool:
-        """True once the memory root is a repository (after the first commit)."""
-        return (self.root / ".git").is_dir()
+        """True once the memory root is a complete repository: a ``git init`` killed half-way is not one."""
+        git_dir = self.root / ".git"
+        try:
+            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        return bool(_HEAD.fullmatch(head)) and all((git_dir / d).is_dir() for d in ("objects", "refs"))
 
     # -- writing ---------------------------------------------------------------------------------------------
 
@@ -146,11 +163,33 @@ class GitStore:
             self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
         return self._commit_staged(message)
 
+    def commit_pending(self, message: str = RECOVER_MESSAGE) -> str | None:
+        """Commit whatever memory content is uncommitted (files a killed session wrote but did not commit, or
+        hand edits) as a commit of its own; its sha, or None when there was nothing (or versioning is off)."""
+        if not self.available:
+            return None
+        if not self.initialized and not any((self.root / folder).exists() for folder in _VERSIONED):
+            return None  # nothing to version yet: the first memory change creates the repository
+        self._ensure_repository()
+        status = self._run(
+            "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *_VERSIONED
+        ).stdout
+        # Only folders that are on disk or tracked appear here, so each is a pathspec git add accepts.
+        folders = sorted({entry[3:].split("/", 1)[0] for entry in status.split("\x00") if len(entry) > 3})
+        if not folders:
+            return None
+        self._run("add", "-A", "--", *folders, ok_codes=(0, 1))
+        sha = self._commit_staged(message)
+        if sha is not None:
+            log.info("memory_leftovers_committed", sha=sha, folders=folders)
+        return sha
+
     def revert(self, commit: str | None = None, *, message_prefix: str = "revert") -> RevertResult:
         """Undo ``commit`` (default: the last change) with a new commit; raise ``RevertConflict`` when a later
         change touched the same files, leaving every file as it was."""
         self._require_history()
-        sha = self._resolve(commit or "HEAD")
+        sha = self._resolve(commit or "HEAD")  # before committing leftovers: "the last change" is the one listed
+        self.commit_pending()  # git refuses to revert over uncommitted changes to the same files
         if not self._run("rev-parse", "--verify", "--quiet", f"{sha}^", ok_codes=(0, 1)).stdout.strip():
             raise MemoryStoreError("That change only set up memory versioning; there is nothing to undo")
         original = self._run("log", "-1", "--format=%h%x00%s", sha).stdout.rstrip("\n")
@@ -204,7 +243,7 @@ class GitStore:
         ignore = self.root / ".gitignore"
         if self.initialized and ignore.exists():
             return
-        if not self.initialized:
+        if not self.initialized:  # also completes a .git left half made by a killed ``git init``
             self.root.mkdir(parents=True, exist_ok=True)
             self._run("init", "-q", "-b", "main")
             log.info("memory_repository_created", root=str(self.root))
@@ -286,31 +325,58 @@ class GitStore:
         )  # fmt: skip
         return env
 
-    def _run(
-        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), retried: bool = False
-    ) -> subprocess.CompletedProcess[str]:
+    def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
         """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code."""
+        removed: set[Path] = set()
+        for _ in range(_LOCK_RETRIES + 1):
+            result = self._run_once(args)
+            lock = self._stale_lock(result)
+            if lock is None or lock in removed:
+                break
+            if self._released(lock):
+                continue  # the git of a just-killed session finished and removed it itself
+            # The caller holds catcode's own lock, so no other catcode is running git here: a killed process left it.
+            log.warning("stale_git_lock_removed", lock=str(lock))
+            lock.unlink(missing_ok=True)
+            removed.add(lock)
+        if ok_codes is None or result.returncode in ok_codes:
+            return result
+        reason = _first_error_line(result.stderr) or f"exit code {result.returncode}"
+        raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
+
+    def _run_once(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
         assert self._git is not None
-        command = [self._git, *_ISOLATION, *args]
+        # An explicit git dir and work tree: git never searches upwards, even while .git is half made.
+        pinned = (f"--git-dir={self.root / '.git'}", f"--work-tree={self.root}")
         try:
-            result = subprocess.run(
-                command, cwd=self.root, env=self._env(), capture_output=True, text=True, encoding="utf-8",
-                errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
+            return subprocess.run(
+                [self._git, *_ISOLATION, *pinned, *args], cwd=self.root, env=self._env(), capture_output=True,
+                text=True, encoding="utf-8", errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             raise MemoryStoreError(f"git {args[0]} took longer than {self.timeout:.0f}s in {self.root}") from None
         except OSError as err:
             raise MemoryStoreError(f"Could not run git in {self.root}: {err.strerror or err}") from None
-        stale = _STALE_LOCK.search(result.stderr) if result.returncode and not retried else None
-        if stale and Path(stale.group(1)).is_relative_to(self.root / ".git"):
-            # The caller holds catcode's own lock, so no other catcode is running git here: a killed process left it.
-            log.warning("stale_git_lock_removed", lock=stale.group(1))
-            Path(stale.group(1)).unlink(missing_ok=True)
-            return self._run(*args, ok_codes=ok_codes, retried=True)
-        if ok_codes is None or result.returncode in ok_codes:
-            return result
-        reason = _first_error_line(result.stderr) or f"exit code {result.returncode}"
-        raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
+
+    def _stale_lock(self, result: subprocess.CompletedProcess[str]) -> Path | None:
+        """The lock file git could not create, when it is one of this repository's."""
+        found = _STALE_LOCK.search(result.stderr) if result.returncode else None
+        lock = Path(found.group(1)) if found else None
+        return lock if lock is not None and lock.is_relative_to(self.root / ".git") else None
+
+    @staticmethod
+    def _released(lock: Path) -> bool:
+        """Wait while ``lock`` is fresh (its git may still be finishing); True when it went away meanwhile.
+
+        Bounded by the lock's age, so a lock left long ago is removed at once."""
+        while True:
+            try:
+                age = time.time() - lock.stat().st_mtime
+            except FileNotFoundError:
+                return True
+            if age >= _LOCK_GRACE or age < -_LOCK_GRACE:  # old, or a clock jump: do not wait on it
+                return False
+            time.sleep(min(_LOCK_POLL, _LOCK_GRACE - age))
 
 
 def _parse_name_status(text: str) -> list[FileChange]:

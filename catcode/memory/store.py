@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
@@ -35,11 +36,16 @@ Redactor = Callable[[str], tuple[str, list[str]]]
 Changes = dict[str, MemoryEntry | None]
 """name → the entry to write, or None to delete."""
 _WRITERS = 8
+_STALE_TEMP_SECONDS = 60.0  # an atomic write's temp file older than this was left by a killed process
 Decide = Callable[[Mapping[str, MemoryEntry]], tuple[Changes, AppliedCounts]]
 
 
 class Versioning(Protocol):
-    """Records each batch of memory changes (``GitStore``)."""
+    """Records each batch of memory changes (``GitStore``).
+
+    It may also offer ``commit_pending() -> str | None``: commit whatever is uncommitted, as a change of
+    its own. The store calls it before its first write, and again after a failed write or commit, so that files
+    a killed session wrote but never committed are recorded (and undo is not refused over them)."""
 
     def commit(self, message: str, paths: list[Path]) -> str | None:
         """Commit ``paths`` (written or deleted) with ``message``; the commit id, or None if nothing changed."""
@@ -69,6 +75,7 @@ class MemoryStore:
         self.today = today
         self._cache = DiskCache(self.dirs, self.root)
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
+        self._recover = True  # tidy up after a killed session: on the first write, and after a failed one
 
     # ----- reading -------------------------------------------------------------------------------------
     def fingerprint(self) -> tuple[object, ...]:
@@ -196,6 +203,8 @@ class MemoryStore:
     def _mutate(self, why: str, decide: Decide) -> AppliedCounts:
         """THE write path: lock, reload, decide, validate + redact everything, then write, index, commit."""
         with locked(self._lock_path), self._guard:
+            if self._recover:
+                self._recover_leftovers()
             stale = self._cache.refresh()
             current = {name: loc.entry for name, loc in self._cache.entries.items()}
             changes, counts = decide(current)
@@ -210,6 +219,7 @@ class MemoryStore:
                 paths += self._write_indexes(touched | stale)
             except OSError as exc:
                 self._cache.invalidate()  # whatever reached the disk is picked up by the next scan
+                self._recover = True  # and committed by the next write
                 raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
             self._cache.settle()
             counts.deleted = len(summary["delete"])
@@ -233,6 +243,10 @@ class MemoryStore:
                 summary["update" if name in current else "add"].append(name)
             if old is not None and old.path != target:
                 removals.append(old)  # deleted, or moved to the other scope
+            # A copy in the other scope left by an interrupted move would otherwise come back once this one goes.
+            removals += [
+                c for c in self._cache.copies(name) if c.path != target and (old is None or c.path != old.path)
+            ]
         for folder in {target.parent for target, _ in writes}:
             ensure_private_dir(folder)
         _write_all([(target, entry_file.render(entry)) for target, entry in writes])
@@ -262,7 +276,30 @@ class MemoryStore:
         try:
             self._versioning.commit(message, paths)  # type: ignore[union-attr]
         except Exception as exc:  # a versioning failure must not undo or hide a write that happened
+            self._recover = True  # the next write commits these files
             log.warning("memory_commit_failed", message=message, error=repr(exc))
+
+    def _recover_leftovers(self) -> None:
+        """Under the lock: remove old temp files of killed writes and commit what a killed session left
+        uncommitted, before this write's own changes so that each stays a change of its own."""
+        cutoff = time.time() - _STALE_TEMP_SECONDS
+        for folder in self.dirs.values():
+            try:
+                with os.scandir(folder) as listing:
+                    stale = [
+                        d.path for d in listing if _is_temp(d.name) and d.stat(follow_symlinks=False).st_mtime < cutoff
+                    ]
+            except OSError:  # a folder not made yet, or unreadable: nothing to tidy
+                stale = []
+            for path in stale:
+                Path(path).unlink(missing_ok=True)
+        commit_pending = getattr(self._versioning, "commit_pending", None)
+        try:
+            if commit_pending is not None:
+                commit_pending()
+            self._recover = False
+        except Exception as exc:  # like a failed commit: the write goes on, the next one tries again
+            log.warning("memory_recovery_commit_failed", error=repr(exc))
 
     def _sync(self) -> None:
         """Bring the cache up to date; repair a missing or stale index through the write path."""
@@ -288,6 +325,11 @@ def _write_all(files: list[tuple[Path, str]]) -> None:
         return
     with ThreadPoolExecutor(max_workers=min(_WRITERS, len(files))) as pool:
         list(pool.map(lambda item: atomic_write_text(*item), files))
+
+
+def _is_temp(fname: str) -> bool:
+    """A temp file of ``atomic_write_text``: ``.<name>.<random>.tmp``."""
+    return fname.startswith(".") and fname.endswith(".tmp")
 
 
 def _written_name(op: MemoryOperation) -> str | None:

@@ -263,3 +263,75 @@ def test_without_git_versioning_is_off_with_one_warning(root: Path) -> None:
 
 def test_versioning_on_has_no_warning(store: GitStore) -> None:
     assert store.available and store.warning == ""
+
+
+def test_every_lock_a_killed_commit_left_is_removed_and_the_commit_retried(store: GitStore, root: Path) -> None:
+    a = root / "a.md"
+    store.commit("add a", [write(a, "a\n")])
+    locks = [root / ".git" / name for name in ("index.lock", "HEAD.lock", "refs/heads/main.lock")]
+    for lock in locks:
+        lock.write_text("", encoding="utf-8")
+        os.utime(lock, (1, 1))  # left long ago: removed without waiting for a git that might still finish
+
+    with capture_logs() as logs:
+        sha = store.commit("edit a", [write(a, "b\n")])
+
+    assert sha is not None and store.log()[0].subject == "edit a"
+    assert not any(lock.exists() for lock in locks)
+    assert [entry["event"] for entry in logs] == ["stale_git_lock_removed"] * 3
+
+
+def test_commit_pending_records_leftover_changes_as_a_change_of_their_own(store: GitStore, root: Path) -> None:
+    kept, gone = root / "users" / "u1" / "kept.md", root / "projects" / "p1" / "gone.md"
+    store.commit("add two", [write(kept, "v1\n"), write(gone, "x\n")])
+    write(kept, "v2\n")
+    gone.unlink()
+    write(root / "users" / "u1" / "new.md", "n\n")
+    write(root / "users" / "u1" / ".new.md.abc.tmp", "ignored\n")
+
+    sha = store.commit_pending()
+
+    assert sha is not None
+    last = store.log(1)[0]
+    assert last.subject == "recover: commit changes left by an interrupted session"
+    assert sorted((f.status, f.path) for f in last.files) == [
+        ("A", "users/u1/new.md"), ("D", "projects/p1/gone.md"), ("M", "users/u1/kept.md")
+    ]  # fmt: skip
+    assert git(root, "status", "--porcelain", "--", "users", "projects") == ""
+    assert store.commit_pending() is None  # nothing left
+
+
+def test_commit_pending_before_any_memory_creates_nothing(store: GitStore, root: Path) -> None:
+    assert store.commit_pending() is None
+    assert not (root / ".git").exists()
+
+
+def test_revert_commits_leftovers_first_and_undoes_the_change_that_was_listed(store: GitStore, root: Path) -> None:
+    a, b = root / "users" / "u1" / "a.md", root / "users" / "u1" / "b.md"
+    store.commit("add a", [write(a, "a\n")])
+    listed = store.commit("add b", [write(b, "b\n")])
+    write(a, "a edited by a session killed before its commit\n")
+
+    result = store.revert()
+
+    assert result.reverted_sha == listed and not b.exists()
+    assert a.read_text() == "a edited by a session killed before its commit\n"
+    assert [c.subject for c in store.log()][:2] == [
+        "revert: undo " + listed[:7] + " 'add b'", "recover: commit changes left by an interrupted session"
+    ]  # fmt: skip
+
+
+def test_a_half_made_repository_is_completed_and_an_enclosing_one_never_used(tmp_path: Path, home: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(home)], check=True, env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull})
+    root = home / ".cat-code" / "memory"
+    (root / ".git").mkdir(parents=True)  # what a git init killed right after its first mkdir leaves
+    store = GitStore(root)
+    assert not store.initialized
+    assert store.log() == [] and store.diff() == "" and store.fsck()
+
+    sha = store.commit("add a", [write(root / "users" / "a.md", "a\n")])
+
+    assert sha is not None and store.initialized
+    assert [c.subject for c in store.log()] == ["add a", "initialize memory versioning"]
+    enclosing = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=home, capture_output=True)
+    assert enclosing.returncode != 0 and git(home, "ls-files") == ""  # nothing committed or staged there

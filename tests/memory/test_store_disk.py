@@ -157,3 +157,34 @@ def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
     assert len(store.load_all()) == 16
     assert (tmp_path / "u" / "MEMORY.md").read_text().count("\n- [") == 16
     assert not [n for n in os.listdir(tmp_path / "u") if n.startswith(".")]  # no temp file left behind
+
+
+@pytest.mark.parametrize("kind", [MemoryType.USER, MemoryType.PROJECT], ids=["same-scope", "other-scope"])
+def test_saving_a_memory_whose_move_was_interrupted_leaves_one_copy(
+    make_store: Callable[..., MemoryStore], kind: MemoryType
+) -> None:
+    store = make_store()
+    store.save(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"))
+    unfinished = MemoryEntry(name="tool-choice", description="tools", type=MemoryType.PROJECT, content="moving")
+    atomic_write_text(store.dirs[unfinished.type.scope] / "tool-choice.md", render(unfinished))  # old copy not removed
+
+    make_store().save(MemoryEntry(name="tool-choice", description="tools", type=kind, content="v3"))
+
+    reopened = make_store()
+    assert reopened.get("tool-choice").content == "v3"  # type: ignore[union-attr]
+    assert reopened.problems() == []
+    assert [p.name for d in reopened.dirs.values() for p in d.glob("tool-choice.md")] == ["tool-choice.md"]
+
+
+def test_temp_files_of_killed_writes_are_removed_once_old(make_store: Callable[..., MemoryStore]) -> None:
+    store = make_store()
+    store.save(seed_vim())
+    folder = store.dirs[seed_vim().type.scope]
+    old, fresh = folder / ".user-prefers-vim.md.a1b2.tmp", folder / ".MEMORY.md.c3d4.tmp"
+    for path in (old, fresh):
+        path.write_text("half written", encoding="utf-8")
+    os.utime(old, (1, 1))
+
+    make_store().save(seed_api_style())  # the next start tidies up before its first write
+
+    assert not old.exists() and fresh.exists()  # a fresh one may belong to a write in progress
