@@ -9,7 +9,8 @@ Data and files
   index, commit).
 - ``redact.py``: secret redaction applied to everything written (and to history); ``redact_rules.py``: its rule
   table (what counts as a secret).
-- ``git_store.py``: ``GitStore``, one commit per batch of changes, revert as a new commit.
+- ``git_store.py``: ``GitStore``, one commit per batch of changes, revert as a new commit; ``git_runner.py``: running
+  git isolated and pinned to the memory root, recovering stale lock files.
 
 Pipeline
 - ``prompts.py``: the seed's extractor and consolidator prompts.

@@ -7,10 +7,7 @@ setup: no global or system config, no hooks, no signing, no prompts, a fixed ide
 Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never walks up into an enclosing
 repository (a home directory kept in git), even while ``.git`` is half made.
 
-Callers hold catcode's cross-process memory lock around every call, so a git lock file found here was left by a
-killed process (or by its git, still finishing for a moment): once it is no longer fresh it is removed and the
-command retried, once per lock file — a ``git commit`` killed mid-way can leave index.lock, HEAD.lock and the
-branch's lock at once.
+Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +23,7 @@ from pydantic import BaseModel
 
 from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
+from catcode.memory.git_runner import GitRunner, first_error_line
 
 log = get_logger(__name__)
 
@@ -48,24 +45,11 @@ facts.db*
 .DS_Store
 __pycache__/
 """
-_ISOLATION = (
-    "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false",
-    "-c", "user.name=catcode", "-c", "user.email=catcode@localhost", "-c", "init.defaultBranch=main",
-    "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "core.fsmonitor=false",
-    "-c", "color.ui=false", "-c", "advice.addIgnoredFile=false",
-)  # fmt: skip
-# Variables that would point git at another repository or override the fixed identity.
-_SCRUBBED_ENV = re.compile(r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR"
-                           r"|NAMESPACE|CEILING_DIRECTORIES|AUTHOR_\w+|COMMITTER_\w+|CONFIG\w*|EXEC_PATH)")  # fmt: skip
-_STALE_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 _SETUP_MESSAGE = "initialize memory versioning"
 _NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
 _VERSIONED = ("users", "projects", ".quarantine")  # the folders of memory content
 RECOVER_MESSAGE = "recover: commit changes left by an interrupted session"
-_LOCK_RETRIES = 5  # distinct stale lock files removed per command, at most
-_LOCK_GRACE = 1.0  # seconds since its creation a lock may still be held by a killed session's git (held for ms)
-_LOCK_POLL = 0.05
 _HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
 
 
@@ -116,6 +100,7 @@ class GitStore:
         self.root = Path(root).absolute()
         self.timeout = timeout
         self._git = shutil.which(git_binary or "git")
+        self._runner = GitRunner(self.root, self._git, timeout) if self._git else None
         self._warning = ""
         if self._git is None:
             self._warning = (
@@ -260,7 +245,7 @@ class GitStore:
         if result.returncode == 1:
             if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
                 return None
-            reason = _first_error_line(result.stderr) or "exit code 1"
+            reason = first_error_line(result.stderr) or "exit code 1"
             raise MemoryStoreError(f"git commit failed in {self.root}: {reason}")
         return self._run("rev-parse", "HEAD").stdout.strip()
 
@@ -276,7 +261,7 @@ class GitStore:
                 "changed; undo the later change first, or edit those memories by hand.",
                 files,
             )
-        reason = _first_error_line(result.stderr) or "git revert failed"
+        reason = first_error_line(result.stderr) or "git revert failed"
         raise MemoryStoreError(f"Cannot undo {short} '{subject}': {reason}")
 
     def _resolve(self, commit: str) -> str:
@@ -317,66 +302,9 @@ class GitStore:
             raise MemoryStoreError(f"{path} is inside the memory repository's .git directory")
         return relative.as_posix()
 
-    def _env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
-        env.update(
-            GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
-            GIT_EDITOR="true", GIT_PAGER="cat", LC_ALL="C", LANGUAGE="C",
-        )  # fmt: skip
-        return env
-
     def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
-        """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code."""
-        removed: set[Path] = set()
-        for _ in range(_LOCK_RETRIES + 1):
-            result = self._run_once(args)
-            lock = self._stale_lock(result)
-            if lock is None or lock in removed:
-                break
-            if self._released(lock):
-                continue  # the git of a just-killed session finished and removed it itself
-            # The caller holds catcode's own lock, so no other catcode is running git here: a killed process left it.
-            log.warning("stale_git_lock_removed", lock=str(lock))
-            lock.unlink(missing_ok=True)
-            removed.add(lock)
-        if ok_codes is None or result.returncode in ok_codes:
-            return result
-        reason = _first_error_line(result.stderr) or f"exit code {result.returncode}"
-        raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
-
-    def _run_once(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-        assert self._git is not None
-        # An explicit git dir and work tree: git never searches upwards, even while .git is half made.
-        pinned = (f"--git-dir={self.root / '.git'}", f"--work-tree={self.root}")
-        try:
-            return subprocess.run(
-                [self._git, *_ISOLATION, *pinned, *args], cwd=self.root, env=self._env(), capture_output=True,
-                text=True, encoding="utf-8", errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired:
-            raise MemoryStoreError(f"git {args[0]} took longer than {self.timeout:.0f}s in {self.root}") from None
-        except OSError as err:
-            raise MemoryStoreError(f"Could not run git in {self.root}: {err.strerror or err}") from None
-
-    def _stale_lock(self, result: subprocess.CompletedProcess[str]) -> Path | None:
-        """The lock file git could not create, when it is one of this repository's."""
-        found = _STALE_LOCK.search(result.stderr) if result.returncode else None
-        lock = Path(found.group(1)) if found else None
-        return lock if lock is not None and lock.is_relative_to(self.root / ".git") else None
-
-    @staticmethod
-    def _released(lock: Path) -> bool:
-        """Wait while ``lock`` is fresh (its git may still be finishing); True when it went away meanwhile.
-
-        Bounded by the lock's age, so a lock left long ago is removed at once."""
-        while True:
-            try:
-                age = time.time() - lock.stat().st_mtime
-            except FileNotFoundError:
-                return True
-            if age >= _LOCK_GRACE or age < -_LOCK_GRACE:  # old, or a clock jump: do not wait on it
-                return False
-            time.sleep(min(_LOCK_POLL, _LOCK_GRACE - age))
+        assert self._runner is not None
+        return self._runner.run(*args, ok_codes=ok_codes)
 
 
 def _parse_name_status(text: str) -> list[FileChange]:
@@ -386,11 +314,3 @@ def _parse_name_status(text: str) -> list[FileChange]:
         FileChange(status="M" if status[0] == "T" else status[0], path=path)
         for status, path in zip(tokens[::2], tokens[1::2], strict=False)
     ]
-
-
-def _first_error_line(stderr: str) -> str:
-    for line in stderr.splitlines():
-        line = line.strip()
-        if line and not line.startswith("hint:"):
-            return line.removeprefix("fatal: ").removeprefix("error: ")
-    return ""
