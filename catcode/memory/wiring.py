@@ -195,6 +195,8 @@ class MemoryRuntime:
             if report and report.redacted:
                 say(f"  {report.redacted} secret(s) were redacted before saving")
             say("  Undo with /memory revert, or `catcode memory revert`.")
+        elif result.reviewed:
+            say("Nothing new to remember.")
 
     # -- git ----------------------------------------------------------------------------------------------------
 

@@ -153,3 +153,12 @@ def test_users_are_isolated(tmp_path: Path) -> None:
 def test_memory_dirs_are_private(tmp_path: Path, mode: int) -> None:
     runtime = make_runtime(tmp_path, None)
     assert (runtime.paths.memory_root.stat().st_mode & 0o777) == mode
+
+
+def test_exit_capture_says_when_nothing_was_new(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path, ScriptedProvider(extraction()))
+    record_exchanges(runtime, 2)
+    said: list[str] = []
+    runtime.capture_at_exit(said.append)
+    assert said == ["Saving memories… (Ctrl+C to skip)", "Nothing new to remember."]
+    assert runtime.service.pending() == 0
