@@ -19,11 +19,12 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+from bench_memory import median_apply_seconds
 from structlog.testing import capture_logs
 
 from catcode.memory import entry_file
 from catcode.memory.git_store import GitStore
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.models import MemoryEntry, MemoryType
 from catcode.memory.redact import redact
 from catcode.memory.store import MemoryStore
 
@@ -78,19 +79,7 @@ def _apply_into_1000(root: Path, repeat: int = 3) -> float:
         (store.dirs[entry.type.scope] / f"{entry.name}.md").write_text(entry_file.render(entry), encoding="utf-8")
     store.load_all()  # writes both indexes (and commits them)
     GitStore(root).commit("seed 1,000 memories", list(store.dirs.values()))
-    samples = []
-    for run in range(repeat):
-        ops = []
-        for i in range(50):
-            fresh = CandidateMemory(type="project", name=f"new-{run}-{i}", description="new", content="added")
-            ops.append(MemoryOperation(action=MemoryAction.ADD, entry=fresh))
-            target = f"memory-{run * 50 + i:05d}"
-            changed = CandidateMemory(type="reference", name=target, description="updated", content=f"run {run}")
-            ops.append(MemoryOperation(action=MemoryAction.UPDATE, target_name=target, entry=changed))
-        start = time.perf_counter()
-        store.apply(ops, why="bench")
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    return median_apply_seconds(store, repeat=repeat)
 
 
 def _seconds_for(root: Path, processes: int, total: int) -> float:

@@ -88,18 +88,28 @@ def bench_injection() -> dict[str, float]:
 
 def bench_apply() -> dict[str, float]:
     """Median seconds of one apply of 100 operations (50 adds, 50 updates) into a 10,000-memory store."""
-    samples = []
     with tempfile.TemporaryDirectory() as tmp:
-        store = _populate(Path(tmp), 10_000)
-        for run in range(5):
-            ops = []
-            for i in range(50):
-                fresh = CandidateMemory(type="project", name=f"new-{run}-{i}", description="d", content="c")
-                ops.append(MemoryOperation(action=MemoryAction.ADD, entry=fresh))
-                target = f"memory-{run * 50 + i:05d}"
-                changed = CandidateMemory(type="reference", name=target, description="updated", content=f"run {run}")
-                ops.append(MemoryOperation(action=MemoryAction.UPDATE, target_name=target, entry=changed))
-            start = time.perf_counter()
-            store.apply(ops, why="bench")
-            samples.append(time.perf_counter() - start)
-    return {"apply_100_ops_into_10000_s": statistics.median(samples)}
+        return {"apply_100_ops_into_10000_s": median_apply_seconds(_populate(Path(tmp), 10_000), repeat=5)}
+
+
+def apply_batch(run: int) -> list[MemoryOperation]:
+    """100 operations: 50 adds of new memories and 50 updates of ``memory-NNNNN`` (distinct for each ``run``)."""
+    ops = []
+    for i in range(50):
+        fresh = CandidateMemory(type="project", name=f"new-{run}-{i}", description="new", content="added")
+        ops.append(MemoryOperation(action=MemoryAction.ADD, entry=fresh))
+        target = f"memory-{run * 50 + i:05d}"
+        changed = CandidateMemory(type="reference", name=target, description="updated", content=f"run {run}")
+        ops.append(MemoryOperation(action=MemoryAction.UPDATE, target_name=target, entry=changed))
+    return ops
+
+
+def median_apply_seconds(store: MemoryStore, *, repeat: int) -> float:
+    """Median seconds of ``store.apply(apply_batch(run))`` over ``repeat`` runs."""
+    samples = []
+    for run in range(repeat):
+        ops = apply_batch(run)
+        start = time.perf_counter()
+        store.apply(ops, why="bench")
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
