@@ -33,3 +33,9 @@ class MemoryStoreError(CatcodeError):
 
 class InvalidMemoryName(MemoryStoreError):
     """A memory name is not a kebab-case slug; the message says why."""
+
+
+def one_line(exc: BaseException) -> str:
+    """What to show a person about ``exc``: the first line of its message, else its type's name."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
-from catcode.errors import CatcodeError
+from catcode.errors import CatcodeError, one_line
 from catcode.memory.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.memory.report import format_entry, format_list, format_report
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes
@@ -135,7 +135,7 @@ class MemoryCommand:
             ctx.console.print(f"{failed}: {BUSY}", style="red", markup=False, highlight=False)
             return None
         except Exception as exc:  # fail-open: the REPL goes on
-            message = _one_line(exc)
+            message = one_line(exc)
         if why == "dream" and service is not None:
             from catcode.memory.service import RunResult
 
@@ -253,11 +253,6 @@ def _dream_text(run: Any) -> str:
 
 def _memories(n: int) -> str:
     return f"{n} memory" if n == 1 else f"{n} memories"
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def register_memory_commands(registry: CommandRegistry, runtime: Any) -> MemoryCommand:

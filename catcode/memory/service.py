@@ -16,6 +16,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from catcode.errors import one_line
 from catcode.log import get_logger
 from catcode.memory.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
 from catcode.memory.history import HistoryConfig, HistoryLog, HistoryRecord
@@ -161,7 +162,7 @@ class MemoryService:
         except Exception as exc:
             self._backoff = min(BACKOFF_MAX, self._backoff * 2 or BACKOFF_START)
             self._next_dream = self._clock() + self._backoff
-            self.last_dream = RunResult(why, error=_one_line(exc))
+            self.last_dream = RunResult(why, error=one_line(exc))
             log.warning("memory_background_failed", why=why, retry_in=self._backoff, exc_info=True)
             return
         self._backoff = 0.0
@@ -184,11 +185,6 @@ def _window(records: list[HistoryRecord]) -> list[HistoryRecord]:
 
 def _no_summary(records: list[HistoryRecord]) -> str:
     raise RuntimeError("no summariser configured")  # compact_history then writes its stub with counts
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def _background_line(why: str, result: RunResult) -> str:

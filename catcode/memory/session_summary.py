@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catcode.errors import one_line
 from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.history import HistoryLog, HistoryRecord
@@ -112,7 +113,7 @@ def summarize_session_at_exit(recall: Recall, say: Callable[[str], None]) -> Non
         say(f"The session summary timed out after {timeout:.0f}s and was skipped.")
     elif "error" in outcome:
         log.warning("session_summary_failed", error=repr(outcome["error"]))
-        say(f"The session summary failed ({_one_line(outcome['error'])}) and was skipped.")
+        say(f"The session summary failed ({one_line(outcome['error'])}) and was skipped.")
     else:
         log.info("session_summary_written", path=str(outcome["path"]))
         say("Session summary saved to the journal — /memory recent shows it.")
@@ -137,8 +138,3 @@ def append_summary(recall: Recall, text: str) -> Path:
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__

@@ -10,6 +10,7 @@ import threading
 import uuid
 from typing import Any
 
+from catcode.errors import one_line
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
@@ -179,7 +180,7 @@ class MemoryRuntime:
         if "error" in outcome:
             self.capture_failed = True
             log.warning("Session-end memory extraction failed", error=repr(outcome["error"]))
-            say(f"Memory capture failed ({_one_line(outcome['error'])}); it will be retried at the next start.")
+            say(f"Memory capture failed ({one_line(outcome['error'])}); it will be retried at the next start.")
             return
         result = outcome["result"]
         report = result.report
@@ -217,11 +218,6 @@ class MemoryRuntime:
         prompt = SUMMARY_PROMPT.format(transcript="\n".join(lines)[-60_000:])
         options = ChatOptions(max_tokens=1024, temperature=0.3, purpose="memory")
         return self.provider.chat([Message.user(prompt)], "", [], options).text.strip()
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def memory_path_summary(paths: Any) -> str:
