@@ -120,16 +120,25 @@ class MemoryRuntime:
         self.history.append_event("session_start")
         if self.git.warning:
             self.notices.put(self.git.warning)
-        problems = self.store.problems()
+        # Reading every memory file takes a while in a large store: do it (it warms the cache the first request
+        # needs anyway) without holding up the prompt.
+        threading.Thread(target=self._report_problems, name="memory-check", daemon=True).start()
+        if interactive:
+            session.exit_steps.append(self.capture_at_exit)
+            if self.service.pending():
+                self.service.start_background("recovery")
+
+    def _report_problems(self) -> None:
+        try:
+            problems = self.store.problems()
+        except Exception:
+            log.warning("memory_check_failed", exc_info=True)
+            return
         if problems:
             self.notices.put(
                 f"{len(problems)} memory file(s) could not be read and were skipped — run "
                 "`catcode memory doctor` to see why"
             )
-        if interactive:
-            session.exit_steps.append(self.capture_at_exit)
-            if self.service.pending():
-                self.service.start_background("recovery")
 
     def register_commands(self, registry: Any) -> None:
         """The /memory and /dream commands."""
