@@ -162,3 +162,13 @@ def test_exit_capture_says_when_nothing_was_new(tmp_path: Path) -> None:
     runtime.capture_at_exit(said.append)
     assert said == ["Saving memories… (Ctrl+C to skip)", "Nothing new to remember."]
     assert runtime.service.pending() == 0
+
+
+def test_start_reports_unreadable_memory_files_in_the_background(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path, ScriptedProvider())
+    runtime.paths.user_memory.mkdir(parents=True, exist_ok=True)
+    (runtime.paths.user_memory / "broken.md").write_text("no front matter here\n")
+    runtime.attach(SimpleNamespace(agent=SimpleNamespace(listeners=[]), exit_steps=[]))
+    notice = runtime.notices.get(timeout=10)
+    assert notice.startswith("1 memory file(s) could not be read and were skipped")
+    assert (runtime.paths.user_memory / "broken.md").read_text() == "no front matter here\n"
