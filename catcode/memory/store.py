@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 from typing import Protocol
 
 from catcode.errors import CatcodeError, MemoryStoreError
-from catcode.fsutil import atomic_write_text, ensure_private_dir, locked
+from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
 from catcode.log import get_logger
 from catcode.memory import entry_file
 from catcode.memory.cache import MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
@@ -35,8 +33,6 @@ Redactor = Callable[[str], tuple[str, list[str]]]
 """Returns the text with secrets replaced and the kinds of secret found (one item per redaction)."""
 Changes = dict[str, MemoryEntry | None]
 """name → the entry to write, or None to delete."""
-_WRITERS = 8
-_STALE_TEMP_SECONDS = 60.0  # an atomic write's temp file older than this was left by a killed process
 Decide = Callable[[Mapping[str, MemoryEntry]], tuple[Changes, AppliedCounts]]
 
 
@@ -249,7 +245,7 @@ class MemoryStore:
             ]
         for folder in {target.parent for target, _ in writes}:
             ensure_private_dir(folder)
-        _write_all([(target, entry_file.render(entry)) for target, entry in writes])
+        atomic_write_many([(target, entry_file.render(entry)) for target, entry in writes])
         for target, entry in writes:
             self._cache.remember(entry.type.scope, target, entry)
         for old in removals:  # only once every new file is in place: a crash never loses a memory
@@ -282,17 +278,8 @@ class MemoryStore:
     def _recover_leftovers(self) -> None:
         """Under the lock: remove old temp files of killed writes and commit what a killed session left
         uncommitted, before this write's own changes so that each stays a change of its own."""
-        cutoff = time.time() - _STALE_TEMP_SECONDS
         for folder in self.dirs.values():
-            try:
-                with os.scandir(folder) as listing:
-                    stale = [
-                        d.path for d in listing if _is_temp(d.name) and d.stat(follow_symlinks=False).st_mtime < cutoff
-                    ]
-            except OSError:  # a folder not made yet, or unreadable: nothing to tidy
-                stale = []
-            for path in stale:
-                Path(path).unlink(missing_ok=True)
+            remove_stale_temp_files(folder)
         commit_pending = getattr(self._versioning, "commit_pending", None)
         try:
             if commit_pending is not None:
@@ -314,22 +301,6 @@ class MemoryStore:
             with self._guard:
                 for scope in stale:
                     self._cache.index_written(scope)  # do not retry on every read
-
-
-def _write_all(files: list[tuple[Path, str]]) -> None:
-    """Write each file atomically; a batch in parallel, because fsync latency (not CPU) is the cost and
-    the filesystem journal commits concurrent fsyncs together."""
-    if len(files) <= 2:
-        for path, text in files:
-            atomic_write_text(path, text)
-        return
-    with ThreadPoolExecutor(max_workers=min(_WRITERS, len(files))) as pool:
-        list(pool.map(lambda item: atomic_write_text(*item), files))
-
-
-def _is_temp(fname: str) -> bool:
-    """A temp file of ``atomic_write_text``: ``.<name>.<random>.tmp``."""
-    return fname.startswith(".") and fname.endswith(".tmp")
 
 
 def _written_name(op: MemoryOperation) -> str | None:
