@@ -6,6 +6,7 @@ like a secret is refused wherever a memory is written (``validate_new_name``), a
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from catcode.errors import InvalidMemoryName
 from catcode.memory.redact import redact
@@ -14,7 +15,7 @@ MAX_NAME_LENGTH = 64
 RESERVED = "memory"  # MEMORY.md is the index; "memory.md" would clash with it on case-insensitive disks
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
-_RANDOM_RUN = 20  # a name part this long with both letters and digits is a token, not a word
+_RANDOM_RUN = 20  # a name part this long, letters and digits mixed throughout, is a token, not a word
 SECRET_NAME = (
     "Refused memory name: it looks like a secret (an API key, token or password). A name becomes a file name, an "
     "index line and a commit message; choose a descriptive one such as user-prefers-vim."
@@ -53,10 +54,13 @@ def looks_like_secret(name: str) -> bool:
     token: ``ghp_AbC…`` becomes ``ghp-abc…``, which no vendor pattern matches any more)."""
     if redact(name)[1]:
         return True
-    return any(
-        len(part) >= _RANDOM_RUN and any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
-        for part in _NON_SLUG.split(name)
-    )
+    return any(len(part) >= _RANDOM_RUN and _switches(part) >= 3 for part in _NON_SLUG.split(name))
+
+
+def _switches(part: str) -> int:
+    """How often a run switches between letters and digits: a token's characters are mixed at random
+    (``4ft9klm2…``), a word with a version number is not (``python311compatibility``: 2)."""
+    return sum(a.isdigit() != b.isdigit() for a, b in pairwise(part))
 
 
 def validate_new_name(name: str) -> str:

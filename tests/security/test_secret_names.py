@@ -50,7 +50,9 @@ def test_secret_looking_names_are_recognised(name: str) -> None:
     assert looks_like_secret(name) and slugify(name) is None and slugify(name.upper().replace("-", "_")) is None
 
 
-@pytest.mark.parametrize("name", ["user-prefers-vim", "project-api-style", "sha256-check", "db-password-rotation"])
+@pytest.mark.parametrize(
+    "name", ["user-prefers-vim", "project-api-style", "db-password-rotation", "python311compatibility-notes"]
+)
 def test_ordinary_names_are_not(name: str) -> None:
     assert not looks_like_secret(name)
 
