@@ -90,3 +90,24 @@ def test_pipeline_candidates_with_secret_names_are_dropped_and_the_rest_kept(run
     assert [e.name for e in runtime.store.load_all()] == ["user-prefers-vim"]
     written = _everything_written(runtime)
     assert OPENAI not in written and "1A2B3C4D5E6F" not in written.upper()
+
+
+def test_the_seven_missed_formats_reach_no_memory_file_index_history_or_git_object(runtime: MemoryRuntime) -> None:
+    """Issue 18, defect 2: npm, Hugging Face, SendGrid, Azure, Slack webhook, "my password is", "数据库密码是"
+    reached the memory file, MEMORY.md, history.jsonl and git objects."""
+    from tests.security.test_typed_secrets import LINES, TYPED
+
+    write = next(t for t in memory_tools(runtime.manager) if t.name == "memory_write")
+    content = "\n".join(LINES)
+    raw = {"name": "deploy-notes", "type": "project", "description": LINES[0], "content": content}
+    ctx = ToolContext(project_root=runtime.paths.project_root)
+    result = ToolRegistry([write]).execute(write, write.parse(raw), ctx)
+    assert not result.is_error and "secret(s) redacted" in result.text
+    runtime.history.append(Message.user(content))
+    written = _everything_written(runtime)
+    objects = subprocess.run(
+        ["git", "-C", str(runtime.paths.memory_root), "cat-file", "--batch-all-objects", "--batch"],
+        capture_output=True, text=True, errors="replace",
+    ).stdout  # fmt: skip
+    assert "deploy-notes" in written and "[REDACTED:" in runtime.paths.history_file.read_text()
+    assert [name for name, secret in TYPED.items() if secret in written + objects] == []
