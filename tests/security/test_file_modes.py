@@ -107,3 +107,28 @@ def test_wider_modes_left_by_an_older_version_are_tightened_at_start_with_one_no
     assert wider_than_private(home, modes(home)) == []
     second = memory_list()
     assert "private (0600/0700)" not in second.stderr  # nothing left to tighten: no notice
+
+
+def test_tightening_never_follows_a_symlink_out_of_catcodes_folders(tmp_path: Path) -> None:
+    """A link in ~/.cat-code (or a memory.dir that is not only catcode's) must not make catcode chmod someone
+    else's files: links are skipped, and a memory root's unknown folders are not walked."""
+    from catcode.modes import tighten
+
+    outside = tmp_path / "shared"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("")
+    (outside / "notes.txt").chmod(0o644)
+    outside.chmod(0o755)
+    home = tmp_path / "home"
+    (home / "memory" / "unrelated").mkdir(parents=True)
+    (home / "memory" / "unrelated" / "file").write_text("")
+    (home / "memory" / "unrelated" / "file").chmod(0o644)
+    (home / "link").symlink_to(outside, target_is_directory=True)
+    (home / "file-link").symlink_to(outside / "notes.txt")
+    memory = home / "memory"
+    tighten([memory / ".git", memory / "users"], shallow=[memory])
+    assert stat.S_IMODE(os.stat(memory / "unrelated" / "file").st_mode) == 0o644
+    tighten([home])
+    assert stat.S_IMODE(os.stat(outside).st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(outside / "notes.txt").st_mode) == 0o644
+
