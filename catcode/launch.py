@@ -53,15 +53,19 @@ def _make_private(paths: Any) -> int:
     from catcode.modes import tighten
 
     memory = paths.memory_root
-    roots = [paths.home] + [memory / name for name in (".git", "users", "projects")]
-    # Never walk the person's home directory (CATCODE_HOME=~) or anything above it.
-    roots = [root for root in roots if not Path.home().resolve().is_relative_to(root.resolve())]
-    changed = tighten(roots, shallow=[memory] if not Path.home().resolve().is_relative_to(memory.resolve()) else [])
+    try:
+        person = Path.home().resolve()
+    except (RuntimeError, OSError):
+        person = Path("/")
+
+    def catcodes(folder: Path) -> bool:
+        return not person.is_relative_to(folder.resolve())  # never the person's home (CATCODE_HOME=~) or above
+
+    roots = [root for root in (paths.home, memory / ".git", memory / "users", memory / "projects") if catcodes(root)]
+    changed = tighten(roots, shallow=[memory] if catcodes(memory) else [])
     if changed:
-        _say(
-            f"made {changed} file(s) and folder(s) under {paths.home} private (0600/0700): other users could read "
-            "or change them"
-        )
+        where = paths.home if memory.is_relative_to(paths.home) else f"{paths.home} and {memory}"
+        _say(f"made {changed} file(s) and folder(s) in {where} private (0600/0700): other users could read them")
     return changed
 
 
