@@ -95,6 +95,7 @@ def rule_needs_consent(rule: str) -> bool:
 def consent_items(project_layers: list[Layer], base_mode: str, mode_fixed: bool, root: Path) -> list[ConsentItem]:
     """The items the project layers ask for, in file order, each once (the local file's mode wins)."""
     from catcode.consent import ConsentItem
+
     items: dict[str, ConsentItem] = {}
     mode_item: ConsentItem | None = None
     for source, data in project_layers:
@@ -113,7 +114,8 @@ def consent_items(project_layers: list[Layer], base_mode: str, mode_fixed: bool,
                 items.setdefault(item.id, item)
         for folder in _strings(permissions.get("additional_dirs")):
             key = f"permissions.additional_dirs {folder}"
-            items.setdefault(key, ConsentItem("settings", key, f"additional directory {folder} ({where})", folder))
+            item = ConsentItem("settings", key, f"additional directory {folder} ({where})", folder)
+            items.setdefault(item.id, item)
     return ([mode_item] if mode_item else []) + list(items.values())
 
 
