@@ -25,8 +25,8 @@ from structlog.testing import capture_logs
 from catcode.memory import entry_file
 from catcode.memory.git_store import GitStore
 from catcode.memory.models import MemoryEntry, MemoryType
-from catcode.memory.redact import redact
 from catcode.memory.store import MemoryStore
+from catcode.redact import redact
 
 _WRITER_SCRIPT = Path(__file__).resolve().parent.parent / "tests" / "memory" / "writer_process.py"
 _TYPES = list(MemoryType)

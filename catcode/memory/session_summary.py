@@ -17,9 +17,9 @@ from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.history import HistoryLog, HistoryRecord
 from catcode.memory.journal import DailyEntry, clean_summary
-from catcode.memory.redact import redact
 from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions
+from catcode.redact import redact
 
 if TYPE_CHECKING:
     from catcode.memory.recall import Recall

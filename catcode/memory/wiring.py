@@ -18,11 +18,11 @@ from catcode.memory.cursor import DreamCursor
 from catcode.memory.git_store import GitStore, RevertResult
 from catcode.memory.history import HistoryLog, HistoryRecord
 from catcode.memory.injection import MemoryInjectionHook
-from catcode.memory.redact import redact
 from catcode.memory.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.redact import redact
 from catcode.tools.base import ToolRegistry
 
 log = get_logger(__name__)

@@ -131,9 +131,9 @@ def test_guidance_covers_when_and_what_never() -> None:
 
 
 def test_write_preview_says_when_secrets_will_be_redacted(tmp_path) -> None:
-    from catcode.memory.redact import redact
     from catcode.memory.store import MemoryStore
     from catcode.memory.tools import memory_tools
+    from catcode.redact import redact
     from catcode.tools.base import ToolContext
 
     class _Manager:

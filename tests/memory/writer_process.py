@@ -36,8 +36,8 @@ from catcode.memory import entry_file
 from catcode.memory.entry_file import INDEX_NAME, EntryParseError
 from catcode.memory.git_store import GitStore
 from catcode.memory.models import AppliedCounts, CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
-from catcode.memory.redact import redact
 from catcode.memory.store import MemoryStore
+from catcode.redact import redact
 
 SCRIPT = Path(__file__).resolve()
 USER = "u1"

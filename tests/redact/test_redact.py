@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catcode.memory.redact import Redactor, redact, redact_json
+from catcode.redact import Redactor, redact, redact_json
 
 DATA = Path(__file__).parent.parent / "data" / "redact"
 

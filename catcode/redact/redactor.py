@@ -12,7 +12,7 @@ import bisect
 import codecs
 from typing import Any
 
-from catcode.memory.redact_rules import (
+from catcode.redact.rules import (
     FLAG_ANCHOR,
     KEY_ANCHORS,
     MARKER_PREFIX,
