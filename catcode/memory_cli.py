@@ -155,7 +155,7 @@ def revert(commit: str = typer.Argument(None, help="Change id from `catcode memo
 @memory_app.command("doctor")
 def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable files, rebuild indexes.")) -> None:
     """Check memory files, indexes and versioning; list each problem with its fix. Exit 1 if problems remain."""
-    from catcode.memory.doctor import run_doctor
+    from catcode.memory.store.doctor import run_doctor
 
     healthy = True
 

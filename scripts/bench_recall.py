@@ -23,10 +23,10 @@ import structlog
 
 from catcode.memory.compile import JournalCompiler
 from catcode.memory.journal import DailyEntry, digest, week_id
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
 from catcode.memory.recall import Recall
 from catcode.memory.recall_views import RecentWorkHook
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
+from catcode.memory.store.store import MemoryStore
 from catcode.providers.scripted import ScriptedProvider
 
 FIRST_DAY = date(2025, 12, 1)

@@ -13,9 +13,9 @@ from rich.text import Text
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
-from catcode.memory.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.memory.report import format_entry, format_list, format_report
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes
+from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.memory.tools import not_found
 
 Handler = Callable[[CommandContext, str], None]

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from catcode.log import get_logger
 from catcode.memory.consolidator import MemoryConsolidator
 from catcode.memory.extractor import MemoryExtractor
-from catcode.memory.models import AppliedCounts, ConsolidationReport, MemoryConfig, MemoryEntry, MemorySummary
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.models import AppliedCounts, ConsolidationReport, MemoryConfig, MemoryEntry, MemorySummary
+from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message
 
 log = get_logger(__name__)

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from catcode.log import get_logger
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
-from catcode.memory.names import name_problem, slugify
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
+from catcode.memory.store.names import name_problem, slugify
 
 log = get_logger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.memory.entry_file import one_line
-from catcode.memory.models import CandidateMemory, MemoryEntry, MemorySummary
+from catcode.memory.store.entry_file import one_line
+from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
 from catcode.messages import Message, Role
 
 EXTRACTOR_INSTRUCTIONS = """\

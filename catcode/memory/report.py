@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.memory.entry_file import one_line
-from catcode.memory.models import ConsolidationReport, MemoryEntry
+from catcode.memory.store.entry_file import one_line
+from catcode.memory.store.models import ConsolidationReport, MemoryEntry
 
 NO_MEMORIES = "No memories stored."
 

@@ -21,7 +21,7 @@ from catcode.log import get_logger
 from catcode.memory.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
 from catcode.memory.history import HistoryConfig, HistoryLog, HistoryRecord
 from catcode.memory.manager import MemoryManager
-from catcode.memory.models import ConsolidationReport, MemoryConfig
+from catcode.memory.store.models import ConsolidationReport, MemoryConfig
 from catcode.messages import Message
 
 log = get_logger(__name__)

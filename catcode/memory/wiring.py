@@ -18,7 +18,7 @@ from catcode.memory.cursor import DreamCursor
 from catcode.memory.git_store import GitStore, RevertResult
 from catcode.memory.history import HistoryLog, HistoryRecord
 from catcode.memory.injection import MemoryInjectionHook
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider

@@ -8,7 +8,7 @@ from memory_helpers import seed_vim
 from structlog.testing import capture_logs
 
 from catcode.memory.consolidator import MemoryConsolidator, relevant
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryType
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryType
 from catcode.providers.scripted import ScriptedProvider, text_response
 
 

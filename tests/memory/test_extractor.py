@@ -8,7 +8,7 @@ import pytest
 
 from catcode.errors import ProviderError
 from catcode.memory.extractor import MemoryExtractor
-from catcode.memory.models import MemoryConfig, MemorySummary, MemoryType
+from catcode.memory.store.models import MemoryConfig, MemorySummary, MemoryType
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 

@@ -12,8 +12,8 @@ from catcode.errors import ProviderError
 from catcode.memory.consolidator import MemoryConsolidator
 from catcode.memory.extractor import MemoryExtractor
 from catcode.memory.manager import NOTHING_WORTH_REMEMBERING, MemoryManager
-from catcode.memory.models import MemoryConfig, MemoryEntry, MemoryType
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.models import MemoryConfig, MemoryEntry, MemoryType
+from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 

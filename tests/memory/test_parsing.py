@@ -8,8 +8,8 @@ import json
 import pytest
 from structlog.testing import capture_logs
 
-from catcode.memory.models import MemoryAction, MemoryType
 from catcode.memory.parsing import PREVIEW_CHARS, parse_candidates, parse_operations
+from catcode.memory.store.models import MemoryAction, MemoryType
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "vim, ~/.vimrc"}
 API = {"type": "project", "name": "project-api-style", "description": "Kotlin style", "content": "官方惯例"}

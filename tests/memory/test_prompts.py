@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
-from catcode.memory.models import CandidateMemory, MemorySummary
 from catcode.memory.prompts import (
     CONSOLIDATOR_INSTRUCTIONS,
     EXTRACTOR_INSTRUCTIONS,
@@ -12,6 +11,7 @@ from catcode.memory.prompts import (
     build_extract_prompt,
     render_conversation,
 )
+from catcode.memory.store.models import CandidateMemory, MemorySummary
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 
 

@@ -28,9 +28,16 @@ from catcode.errors import ConfigError, ProviderError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent
 from catcode.memory.history import HistoryLog
 from catcode.memory.journal import DailyEntry
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryEntry, MemoryOperation, MemoryType
 from catcode.memory.recall import Recall, today_from_env
 from catcode.memory.recall_views import RecentWorkHook, memory_search_tool, recent_text, search_text
+from catcode.memory.store.models import (
+    CandidateMemory,
+    MemoryAction,
+    MemoryConfig,
+    MemoryEntry,
+    MemoryOperation,
+    MemoryType,
+)
 from catcode.memory.wiring import MemoryRuntime
 from catcode.messages import Message, ToolResultBlock
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response

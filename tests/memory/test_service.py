@@ -142,7 +142,7 @@ def test_users_are_isolated(tmp_path: Path) -> None:
     for user in ("alice", "bob"):
         settings = load_settings(home, root, {"CATCODE_USER_ID": user}, {})
         stores[user] = MemoryRuntime(settings, resolve_paths(settings, home, root)).store
-    from catcode.memory.models import MemoryEntry, MemoryType
+    from catcode.memory.store.models import MemoryEntry, MemoryType
 
     stores["alice"].save(MemoryEntry(name="alice-likes-emacs", description="d", type=MemoryType.USER, content="c"))
     assert [e.name for e in stores["alice"].load_all()] == ["alice-likes-emacs"]

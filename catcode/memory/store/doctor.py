@@ -20,8 +20,8 @@ from typing import Any
 
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.log import get_logger
-from catcode.memory.cache import DiskCache
-from catcode.memory.entry_file import INDEX_NAME
+from catcode.memory.store.cache import DiskCache
+from catcode.memory.store.entry_file import INDEX_NAME
 
 log = get_logger(__name__)
 

@@ -15,8 +15,8 @@ from memory_helpers import SEED_DAY, Clock, RecordingVersioning, seed_api_style,
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
 from catcode.memory.git_store import GitStore
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.store.store import MemoryStore
 
 ADD, UPDATE, SKIP = MemoryAction.ADD, MemoryAction.UPDATE, MemoryAction.SKIP
 

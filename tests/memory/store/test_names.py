@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catcode.errors import InvalidMemoryName
-from catcode.memory.names import slugify, validate_name
+from catcode.memory.store.names import slugify, validate_name
 
 
 @pytest.mark.parametrize("name", ["user-prefers-vim", "a", "x1", "2fa-setup", "a-b-c-d", "a" * 64])

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from memory_helpers import SEED_DAY, data_file, seed_api_style, seed_vim
 
-from catcode.memory import entry_file
-from catcode.memory.entry_file import EntryParseError, parse, render, render_index
-from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.store import entry_file
+from catcode.memory.store.entry_file import EntryParseError, parse, render, render_index
+from catcode.memory.store.models import MemoryEntry, MemoryType
 
 
 def entry(description: str = "d", content: str = "c", **kw: object) -> MemoryEntry:

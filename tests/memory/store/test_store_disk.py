@@ -13,9 +13,9 @@ from structlog.testing import capture_logs
 
 from catcode.errors import MemoryStoreError
 from catcode.fsutil import atomic_write_text
-from catcode.memory.entry_file import render
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.entry_file import render
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.store.store import MemoryStore
 
 GOOD = render(seed_vim())
 BAD_FILES = {

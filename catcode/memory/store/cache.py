@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from catcode.log import get_logger
-from catcode.memory import entry_file
-from catcode.memory.entry_file import INDEX_NAME, EntryParseError
-from catcode.memory.models import MemoryEntry, Scope
-from catcode.memory.names import name_problem
+from catcode.memory.store import entry_file
+from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
+from catcode.memory.store.models import MemoryEntry, Scope
+from catcode.memory.store.names import name_problem
 
 log = get_logger(__name__)
 

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from catcode.errors import CatcodeError
-from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType
 
 INDEX_NAME = "MEMORY.md"
 INDEX_TITLE = "# Memory Index"

@@ -32,11 +32,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from catcode.memory import entry_file
-from catcode.memory.entry_file import INDEX_NAME, EntryParseError
 from catcode.memory.git_store import GitStore
-from catcode.memory.models import AppliedCounts, CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
-from catcode.memory.store import MemoryStore
+from catcode.memory.store import entry_file
+from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
+from catcode.memory.store.models import (
+    AppliedCounts,
+    CandidateMemory,
+    MemoryAction,
+    MemoryEntry,
+    MemoryOperation,
+    MemoryType,
+)
+from catcode.memory.store.store import MemoryStore
 from catcode.redact import redact
 
 SCRIPT = Path(__file__).resolve()

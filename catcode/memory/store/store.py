@@ -19,11 +19,11 @@ from typing import Protocol
 from catcode.errors import CatcodeError, MemoryStoreError
 from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
 from catcode.log import get_logger
-from catcode.memory import entry_file
-from catcode.memory.cache import MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
-from catcode.memory.entry_file import INDEX_NAME
-from catcode.memory.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
-from catcode.memory.names import validate_name
+from catcode.memory.store import entry_file
+from catcode.memory.store.cache import MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
+from catcode.memory.store.entry_file import INDEX_NAME
+from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
+from catcode.memory.store.names import validate_name
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
 
