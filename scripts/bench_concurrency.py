@@ -22,10 +22,10 @@ from types import ModuleType
 from bench_memory import median_apply_seconds
 from structlog.testing import capture_logs
 
-from catcode.memory.git_store import GitStore
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
 from catcode.redact import redact
 
 _WRITER_SCRIPT = Path(__file__).resolve().parent.parent / "tests" / "memory" / "store" / "writer_process.py"

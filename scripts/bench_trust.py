@@ -17,7 +17,7 @@ from structlog.testing import capture_logs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from catcode.memory.git_store import GitStore
+from catcode.memory.versioning.git_store import GitStore
 from catcode.redact import Redactor
 from catcode.redact.rules import RULES
 

@@ -15,11 +15,11 @@ from catcode.fsutil import ensure_private_dir, locked
 from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.memory.cursor import DreamCursor
-from catcode.memory.git_store import GitStore, RevertResult
 from catcode.memory.history import HistoryLog, HistoryRecord
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
+from catcode.memory.versioning.git_store import GitStore, RevertResult
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.redact import redact

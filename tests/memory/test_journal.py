@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from catcode.errors import ProviderError
 from catcode.memory import journal as journal_module
 from catcode.memory.compile import JournalCompiler
-from catcode.memory.git_store import GitStore
 from catcode.memory.journal import DailyEntry, Journal, clean_summary, week_id
+from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 
 START = date(2026, 11, 2)  # a Monday: ISO week 2026-W45

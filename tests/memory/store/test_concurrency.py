@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from writer_process import USER, Writer, consistency_problems, open_store
 
-from catcode.memory.git_store import GitStore
+from catcode.memory.versioning.git_store import GitStore
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from writer_process import Writer, consistency_problems, open_store
 
-from catcode.memory.git_store import GitStore
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

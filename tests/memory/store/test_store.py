@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from memory_helpers import SEED_DAY, Clock, RecordingVersioning, seed_api_style, seed_vim
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
-from catcode.memory.git_store import GitStore
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
 
 ADD, UPDATE, SKIP = MemoryAction.ADD, MemoryAction.UPDATE, MemoryAction.SKIP
 

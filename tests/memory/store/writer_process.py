@@ -32,7 +32,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from catcode.memory.git_store import GitStore
 from catcode.memory.store import entry_file
 from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
 from catcode.memory.store.models import (
@@ -44,6 +43,7 @@ from catcode.memory.store.models import (
     MemoryType,
 )
 from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
 from catcode.redact import redact
 
 SCRIPT = Path(__file__).resolve()

@@ -12,7 +12,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from catcode.errors import MemoryStoreError
-from catcode.memory.git_store import FileChange, GitStore, RevertConflict
+from catcode.memory.versioning.git_store import FileChange, GitStore, RevertConflict
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
-from catcode.memory.git_runner import GitRunner, first_error_line
+from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 
 log = get_logger(__name__)
 
