@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
-from catcode.memory.history import HistoryConfig
+from catcode.memory.pipeline.history import HistoryConfig
 from catcode.memory.store.models import MemoryConfig
 
 DEFAULT_MODEL = "claude-sonnet-5-5"

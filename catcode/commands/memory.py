@@ -124,7 +124,7 @@ class MemoryCommand:
         ctx.console.print(line, markup=False, highlight=False)
 
     def _process(self, ctx: CommandContext, why: str, failed: str) -> Any:
-        from catcode.memory.service import Busy
+        from catcode.memory.pipeline.service import Busy
 
         service = self.runtime.service
         try:
@@ -137,7 +137,7 @@ class MemoryCommand:
         except Exception as exc:  # fail-open: the REPL goes on
             message = one_line(exc)
         if why == "dream" and service is not None:
-            from catcode.memory.service import RunResult
+            from catcode.memory.pipeline.service import RunResult
 
             service.last_dream = RunResult(why, error=message)
         ctx.console.print(f"{failed}: {message}", style="red", markup=False, highlight=False)

@@ -25,8 +25,8 @@ from catcode.errors import ConfigError
 from catcode.log import get_logger
 from catcode.memory import session_summary
 from catcode.memory.compile import MAX_COMPILE_STEPS, JournalCompiler
-from catcode.memory.history import HistoryLog, parse_line
 from catcode.memory.journal import Journal
+from catcode.memory.pipeline.history import HistoryLog, parse_line
 from catcode.providers.base import LLMProvider
 
 if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first use, off the startup path

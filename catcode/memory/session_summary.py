@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from catcode.errors import one_line
 from catcode.fsutil import locked
 from catcode.log import get_logger
-from catcode.memory.history import HistoryLog, HistoryRecord
 from catcode.memory.journal import DailyEntry, clean_summary
+from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
 from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions
 from catcode.redact import redact

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
-from catcode.memory.manager import MemoryManager
+from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import NO_MEMORIES, format_entry
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType

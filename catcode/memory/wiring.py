@@ -14,9 +14,9 @@ from catcode.errors import one_line
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
-from catcode.memory.cursor import DreamCursor
-from catcode.memory.history import HistoryLog, HistoryRecord
 from catcode.memory.injection import MemoryInjectionHook
+from catcode.memory.pipeline.cursor import DreamCursor
+from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.git_store import GitStore, RevertResult
@@ -66,10 +66,10 @@ class MemoryRuntime:
             self._build_pipeline(provider)
 
     def _build_pipeline(self, provider: LLMProvider) -> None:
-        from catcode.memory.consolidator import MemoryConsolidator
-        from catcode.memory.extractor import MemoryExtractor
-        from catcode.memory.manager import MemoryManager
-        from catcode.memory.service import MemoryService
+        from catcode.memory.pipeline.consolidator import MemoryConsolidator
+        from catcode.memory.pipeline.extractor import MemoryExtractor
+        from catcode.memory.pipeline.manager import MemoryManager
+        from catcode.memory.pipeline.service import MemoryService
 
         paths = self.paths
 
@@ -148,7 +148,7 @@ class MemoryRuntime:
 
     def flush(self, messages: list[Message]) -> None:
         """Compaction is about to discard ``messages``: they are in history.jsonl, so process what is pending."""
-        from catcode.memory.service import Busy
+        from catcode.memory.pipeline.service import Busy
 
         if self.service is None:
             return

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from memory_helpers import seed_vim
 
-from catcode.memory.consolidator import MemoryConsolidator
-from catcode.memory.extractor import MemoryExtractor
-from catcode.memory.manager import MemoryManager
+from catcode.memory.pipeline.consolidator import MemoryConsolidator
+from catcode.memory.pipeline.extractor import MemoryExtractor
+from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import format_entry
 from catcode.memory.store.models import MemoryType
 from catcode.memory.store.store import MemoryStore

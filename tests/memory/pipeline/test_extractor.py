@@ -7,7 +7,7 @@ import json
 import pytest
 
 from catcode.errors import ProviderError
-from catcode.memory.extractor import MemoryExtractor
+from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.store.models import MemoryConfig, MemorySummary, MemoryType
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response

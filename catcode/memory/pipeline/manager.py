@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.log import get_logger
-from catcode.memory.consolidator import MemoryConsolidator
-from catcode.memory.extractor import MemoryExtractor
+from catcode.memory.pipeline.consolidator import MemoryConsolidator
+from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.store.models import AppliedCounts, ConsolidationReport, MemoryConfig, MemoryEntry, MemorySummary
 from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message

@@ -9,9 +9,9 @@ import pytest
 from memory_helpers import RecordingVersioning, seed_vim
 
 from catcode.errors import ProviderError
-from catcode.memory.consolidator import MemoryConsolidator
-from catcode.memory.extractor import MemoryExtractor
-from catcode.memory.manager import NOTHING_WORTH_REMEMBERING, MemoryManager
+from catcode.memory.pipeline.consolidator import MemoryConsolidator
+from catcode.memory.pipeline.extractor import MemoryExtractor
+from catcode.memory.pipeline.manager import NOTHING_WORTH_REMEMBERING, MemoryManager
 from catcode.memory.store.models import MemoryConfig, MemoryEntry, MemoryType
 from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message

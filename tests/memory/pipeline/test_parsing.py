@@ -8,7 +8,7 @@ import json
 import pytest
 from structlog.testing import capture_logs
 
-from catcode.memory.parsing import PREVIEW_CHARS, parse_candidates, parse_operations
+from catcode.memory.pipeline.parsing import PREVIEW_CHARS, parse_candidates, parse_operations
 from catcode.memory.store.models import MemoryAction, MemoryType
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "vim, ~/.vimrc"}

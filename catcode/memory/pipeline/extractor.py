@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.log import get_logger
-from catcode.memory.parsing import parse_candidates
-from catcode.memory.prompts import build_extract_prompt
+from catcode.memory.pipeline.parsing import parse_candidates
+from catcode.memory.pipeline.prompts import build_extract_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryConfig, MemorySummary
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
-from catcode.memory.prompts import (
+from catcode.memory.pipeline.prompts import (
     CONSOLIDATOR_INSTRUCTIONS,
     EXTRACTOR_INSTRUCTIONS,
     build_consolidate_prompt,

@@ -7,7 +7,7 @@ import json
 from memory_helpers import seed_vim
 from structlog.testing import capture_logs
 
-from catcode.memory.consolidator import MemoryConsolidator, relevant
+from catcode.memory.pipeline.consolidator import MemoryConsolidator, relevant
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryType
 from catcode.providers.scripted import ScriptedProvider, text_response
 
