@@ -172,8 +172,8 @@ def _add_memory(
     """Memory runtime and recall: hooks (the memory index first, then recent work: one stable order for prompt
     caching), tools, commands and the system-prompt guidance."""
     from catcode.commands.recall import register_recall_commands
-    from catcode.memory.recall import Recall, today_from_env
-    from catcode.memory.recall_views import RecentWorkHook, memory_search_tool
+    from catcode.memory.recall.recall import Recall, today_from_env
+    from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
     from catcode.memory.wiring import MemoryRuntime
 
     memory = MemoryRuntime(settings, paths, provider=provider, notices=parts.notices)

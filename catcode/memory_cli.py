@@ -183,8 +183,8 @@ def search(
     limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most."),
 ) -> None:
     """Search every memory, session summary and compacted history of this project, best match first."""
-    from catcode.memory.recall import Recall
-    from catcode.memory.recall_views import search_text
+    from catcode.memory.recall.recall import Recall
+    from catcode.memory.recall.views import search_text
 
     def body(runtime: Any) -> None:
         with Recall.from_runtime(runtime) as recall:
@@ -196,8 +196,8 @@ def search(
 @memory_app.command("recent")
 def recent(count: int = typer.Argument(5, min=1, max=100, help="How many session summaries.")) -> None:
     """Show the latest session summaries of this project's journal."""
-    from catcode.memory.recall import Recall
-    from catcode.memory.recall_views import recent_text
+    from catcode.memory.recall.recall import Recall
+    from catcode.memory.recall.views import recent_text
 
     def body(runtime: Any) -> None:
         with Recall.from_runtime(runtime) as recall:

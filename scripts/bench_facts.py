@@ -18,9 +18,9 @@ from pathlib import Path
 
 import structlog
 
-from catcode.memory.facts import FactsIndex
-from catcode.memory.facts_schema import FactSource
-from catcode.memory.fts_query import split_facts
+from catcode.memory.recall.facts import FactsIndex
+from catcode.memory.recall.facts_schema import FactSource
+from catcode.memory.recall.fts_query import split_facts
 
 _ENGLISH_TEXT = """
 the a to of and in is for on with that it as be this by we use from not run user test file config build server client

@@ -21,10 +21,10 @@ from types import SimpleNamespace
 
 import structlog
 
-from catcode.memory.compile import JournalCompiler
-from catcode.memory.journal import DailyEntry, digest, week_id
-from catcode.memory.recall import Recall
-from catcode.memory.recall_views import RecentWorkHook
+from catcode.memory.recall.compile import JournalCompiler
+from catcode.memory.recall.journal import DailyEntry, digest, week_id
+from catcode.memory.recall.recall import Recall
+from catcode.memory.recall.views import RecentWorkHook
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
 from catcode.memory.store.store import MemoryStore
 from catcode.providers.scripted import ScriptedProvider

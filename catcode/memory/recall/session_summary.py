@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from catcode.errors import one_line
 from catcode.fsutil import locked
 from catcode.log import get_logger
-from catcode.memory.journal import DailyEntry, clean_summary
 from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
+from catcode.memory.recall.journal import DailyEntry, clean_summary
 from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions
 from catcode.redact import redact
 
 if TYPE_CHECKING:
-    from catcode.memory.recall import Recall
+    from catcode.memory.recall.recall import Recall
 
 __all__ = ["append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
 

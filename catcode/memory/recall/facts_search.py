@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from catcode.memory.facts_schema import Hit
-from catcode.memory.fts_query import ParsedQuery, like_pattern, make_snippet
+from catcode.memory.recall.facts_schema import Hit
+from catcode.memory.recall.fts_query import ParsedQuery, like_pattern, make_snippet
 
 __all__ = ["LIKE_SCAN_ROWS", "RANK_WINDOW", "search_facts"]
 

@@ -20,7 +20,7 @@ from filelock import FileLock, Timeout
 
 from catcode.fsutil import locked
 from catcode.log import get_logger
-from catcode.memory.journal import CompileError, DailyEntry, Journal, clean_summary, digest, week_id, week_span
+from catcode.memory.recall.journal import CompileError, DailyEntry, Journal, clean_summary, digest, week_id, week_span
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
 

@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from catcode.log import get_logger
-from catcode.memory.facts_schema import (
+from catcode.memory.recall.facts_schema import (
     SCHEMA,
     SCHEMA_VERSION,
     FactsIndexError,
@@ -28,8 +28,8 @@ from catcode.memory.facts_schema import (
     SyncResult,
     is_corruption,
 )
-from catcode.memory.facts_search import search_facts
-from catcode.memory.fts_query import parse_query, spaced_cjk, split_facts
+from catcode.memory.recall.facts_search import search_facts
+from catcode.memory.recall.fts_query import parse_query, spaced_cjk, split_facts
 
 __all__ = ["FactsIndex"]
 

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
-from catcode.memory.journal import Journal
-from catcode.memory.recall import Recall
+from catcode.memory.recall.journal import Journal
+from catcode.memory.recall.recall import Recall
 from catcode.messages import Message
 from catcode.tokens import estimate_tokens
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
-    from catcode.memory.facts_schema import Hit
+    from catcode.memory.recall.facts_schema import Hit
 
 __all__ = ["RecentWorkHook", "memory_search_tool", "recent_text", "search_text"]
 
@@ -33,7 +33,7 @@ def format_hit(hit: Hit) -> str:
 
 def search_text(recall: Recall, query: str, limit: int = 10) -> str:
     """The answer to a search: one hit a line, best first, or ``No memories match <query>.``"""
-    from catcode.memory.fts_query import clean_text
+    from catcode.memory.recall.fts_query import clean_text
 
     hits = recall.search(query, limit)
     if hits:

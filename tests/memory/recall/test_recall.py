@@ -26,10 +26,10 @@ from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.config import Paths, Settings
 from catcode.errors import ConfigError, ProviderError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent
-from catcode.memory.journal import DailyEntry
 from catcode.memory.pipeline.history import HistoryLog
-from catcode.memory.recall import Recall, today_from_env
-from catcode.memory.recall_views import RecentWorkHook, memory_search_tool, recent_text, search_text
+from catcode.memory.recall.journal import DailyEntry
+from catcode.memory.recall.recall import Recall, today_from_env
+from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, recent_text, search_text
 from catcode.memory.store.models import (
     CandidateMemory,
     MemoryAction,

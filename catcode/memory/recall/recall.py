@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.errors import ConfigError
 from catcode.log import get_logger
-from catcode.memory import session_summary
-from catcode.memory.compile import MAX_COMPILE_STEPS, JournalCompiler
-from catcode.memory.journal import Journal
 from catcode.memory.pipeline.history import HistoryLog, parse_line
+from catcode.memory.recall import session_summary
+from catcode.memory.recall.compile import MAX_COMPILE_STEPS, JournalCompiler
+from catcode.memory.recall.journal import Journal
 from catcode.providers.base import LLMProvider
 
 if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first use, off the startup path
-    from catcode.memory.facts import FactsIndex
-    from catcode.memory.facts_schema import FactSource, Hit, SyncResult
+    from catcode.memory.recall.facts import FactsIndex
+    from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
 
 __all__ = ["Recall", "today_from_env"]
 
@@ -110,7 +110,7 @@ class Recall:
     @property
     def index(self) -> FactsIndex:
         """The fact index, opened on first use and reopened when facts.db was deleted or replaced."""
-        from catcode.memory.facts import FactsIndex
+        from catcode.memory.recall.facts import FactsIndex
 
         with self._lock:
             current = _file_id(self.paths.facts_db)
@@ -129,7 +129,7 @@ class Recall:
 
     def sources(self) -> list[FactSource]:
         """Every document the index should hold, read now."""
-        from catcode.memory.facts_schema import FactSource
+        from catcode.memory.recall.facts_schema import FactSource
 
         found = [
             FactSource(

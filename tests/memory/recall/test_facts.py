@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catcode.memory.facts import FactsIndex
-from catcode.memory.facts_schema import FactSource, Hit, SyncResult
-from catcode.memory.fts_query import split_facts
+from catcode.memory.recall.facts import FactsIndex
+from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
+from catcode.memory.recall.fts_query import split_facts
 
-DATA = Path(__file__).parent.parent / "data" / "facts"
+DATA = Path(__file__).parents[2] / "data" / "facts"
 
 VIM = FactSource("user-prefers-vim", "memory", "2026-08-06", "用户偏好 vim 作为编辑器，配置在 ~/.vimrc。", "user")
 CODE = FactSource(

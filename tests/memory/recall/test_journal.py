@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catcode.errors import ProviderError
-from catcode.memory import journal as journal_module
-from catcode.memory.compile import JournalCompiler
-from catcode.memory.journal import DailyEntry, Journal, clean_summary, week_id
+from catcode.memory.recall import journal as journal_module
+from catcode.memory.recall.compile import JournalCompiler
+from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary, week_id
 from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 
