@@ -174,7 +174,7 @@ def _add_memory(
     from catcode.commands.recall import register_recall_commands
     from catcode.memory.recall.recall import Recall, today_from_env
     from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
-    from catcode.memory.wiring import MemoryRuntime
+    from catcode.memory.runtime import MemoryRuntime
 
     memory = MemoryRuntime(settings, paths, provider=provider, notices=parts.notices)
     memory.register(hooks, tools)

@@ -41,7 +41,7 @@ def _errors() -> Iterator[None]:
 def _runtime() -> Any:
     """The offline memory runtime (store and git history; no provider) for the current directory."""
     from catcode.cli_app import load
-    from catcode.memory.wiring import MemoryRuntime
+    from catcode.memory.runtime import MemoryRuntime
 
     settings, paths = load()
     return MemoryRuntime(settings, paths)
@@ -110,7 +110,7 @@ def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) ->
 def path() -> None:
     """Print where memories live: the memory root, both scopes, the history log."""
     from catcode.cli_app import load
-    from catcode.memory.wiring import memory_path_summary
+    from catcode.memory.runtime import memory_path_summary
 
     with _errors():
         typer.echo(memory_path_summary(load()[1]))

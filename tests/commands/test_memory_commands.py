@@ -18,8 +18,8 @@ from catcode.config import load_settings, resolve_paths
 from catcode.errors import ProviderError
 from catcode.memory.pipeline.service import Busy
 from catcode.memory.report import format_entry
+from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
-from catcode.memory.wiring import MemoryRuntime
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 

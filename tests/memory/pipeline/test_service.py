@@ -10,7 +10,7 @@ import pytest
 
 from catcode.config import load_settings, resolve_paths
 from catcode.errors import ProviderError
-from catcode.memory.wiring import MemoryRuntime
+from catcode.memory.runtime import MemoryRuntime
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 

@@ -30,6 +30,7 @@ from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
 from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, recent_text, search_text
+from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import (
     CandidateMemory,
     MemoryAction,
@@ -38,7 +39,6 @@ from catcode.memory.store.models import (
     MemoryOperation,
     MemoryType,
 )
-from catcode.memory.wiring import MemoryRuntime
 from catcode.messages import Message, ToolResultBlock
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.tokens import estimate_tokens

@@ -17,12 +17,12 @@ from catcode.commands.memory import register_memory_commands
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.config import load_settings, resolve_paths
 from catcode.memory.injection import MemoryInjectionHook
+from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store import entry_file
 from catcode.memory.store.doctor import run_doctor
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.tools import memory_tools
 from catcode.memory.versioning.git_store import GitStore
-from catcode.memory.wiring import MemoryRuntime
 from catcode.providers.scripted import ScriptedProvider
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
