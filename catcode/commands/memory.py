@@ -13,9 +13,17 @@ from rich.text import Text
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
-from catcode.memory.report import format_entry, format_list, format_report
+from catcode.memory.report import (
+    clear_question,
+    cleared_line,
+    format_entry,
+    format_list,
+    format_report,
+    sorted_by_scope,
+    unreadable_line,
+)
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes
-from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
+from catcode.memory.store.models import ConsolidationReport, Scope
 from catcode.memory.tools import not_found
 
 Handler = Callable[[CommandContext, str], None]
@@ -23,29 +31,6 @@ Handler = Callable[[CommandContext, str], None]
 NOTHING_PENDING = "no new messages since the last run"
 BUSY = "another memory run is in progress — try again in a moment"
 DEFAULT_LOG = 10
-
-
-def sorted_by_scope(entries: list[MemoryEntry]) -> list[MemoryEntry]:
-    """User scope first, then project scope, each by name (the order of ``/memory list`` and injection)."""
-    return sorted(entries, key=lambda e: (e.type.scope is not Scope.USER, e.name))
-
-
-def unreadable_line(count: int) -> str:
-    """The line under a list when files were skipped."""
-    noun = "file" if count == 1 else "files"
-    return f"{count} unreadable memory {noun} skipped — run catcode memory doctor"
-
-
-def clear_question(count: int, versioned: bool) -> str:
-    """What ``clear`` asks before deleting."""
-    undo = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."
-    return f"Delete all {count} memories? {undo}"
-
-
-def cleared_line(count: int, versioned: bool, undo: str) -> str:
-    """What ``clear`` says after deleting."""
-    noun = "memory" if count == 1 else "memories"
-    return f"Deleted {count} {noun}." + (f" Undo with {undo}." if versioned else " (versioning is off)")
 
 
 class MemoryCommand:
