@@ -9,22 +9,20 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from catcode.errors import one_line
 from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
-from catcode.memory.recall.journal import DailyEntry, clean_summary
+from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.providers.base import ChatOptions
+from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.redact import redact
 
-if TYPE_CHECKING:
-    from catcode.memory.recall.recall import Recall
-
-__all__ = ["append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
+__all__ = ["SummaryContext", "append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
 
 log = get_logger(__name__)
 
@@ -36,6 +34,24 @@ no heading.
 {transcript}"""
 TRANSCRIPT_CHARS = 40_000
 """The newest part of a session kept for its summary: long sessions are cut at the front."""
+
+
+class SummaryContext(Protocol):
+    """What the session summary works with: one project's journal and session (``Recall`` is one)."""
+
+    provider: LLMProvider | None
+    history: HistoryLog | None
+    session_id: str
+    config: Any  # the ``MemoryConfig``: ``exit_timeout``
+    paths: Any  # ``memory_lock``
+    journal: Journal
+    commit: Callable[[str, list[Path]], str | None] | None
+    today: Callable[[], date]
+    now: Callable[[], datetime]
+
+    def append_summary(self, text: str) -> Path:
+        """Add a session summary to today's daily file and commit it."""
+        ...
 
 
 def render_transcript(records: list[HistoryRecord], earlier: str | None = None) -> str:
@@ -70,7 +86,7 @@ def session_records(history: HistoryLog, session_id: str) -> tuple[list[HistoryR
     return mine, head.summary if swallowed and head is not None else None
 
 
-def summarize_session_at_exit(recall: Recall, say: Callable[[str], None]) -> None:
+def summarize_session_at_exit(recall: SummaryContext, say: Callable[[str], None]) -> None:
     """Append ONE summary of this session to today's daily file: one LLM call bounded by
     ``memory.exit_timeout``. Never raises; a failure is logged and is one line; sessions with fewer than 2
     user messages are skipped."""
@@ -119,7 +135,7 @@ def summarize_session_at_exit(recall: Recall, say: Callable[[str], None]) -> Non
         say("Session summary saved to the journal — /memory recent shows it.")
 
 
-def append_summary(recall: Recall, text: str) -> Path:
+def append_summary(recall: SummaryContext, text: str) -> Path:
     """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""
     summary = clean_summary(redact(text)[0])
     if not summary:
