@@ -140,12 +140,6 @@ class MemoryRuntime:
                 "`catcode memory doctor` to see why"
             )
 
-    def register_commands(self, registry: Any) -> None:
-        """The /memory and /dream commands."""
-        from catcode.commands.memory import register_memory_commands
-
-        register_memory_commands(registry, self)
-
     def flush(self, messages: list[Message]) -> None:
         """Compaction is about to discard ``messages``: they are in history.jsonl, so process what is pending."""
         from catcode.memory.pipeline.service import Busy
