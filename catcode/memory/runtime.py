@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 from catcode.errors import one_line
-from catcode.fsutil import ensure_private_dir, locked
+from catcode.fsutil import ensure_private_dir
 from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.memory.injection import MemoryInjectionHook
@@ -19,7 +19,7 @@ from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
-from catcode.memory.versioning.git_store import GitStore, RevertResult
+from catcode.memory.versioning.git_store import GitStore, RevertResult, revert_under_lock
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.redact import redact
@@ -206,8 +206,7 @@ class MemoryRuntime:
 
     def revert(self, commit: str | None = None) -> RevertResult:
         """Undo a change as a new commit, under the write lock so no session writes meanwhile."""
-        with locked(self.paths.memory_lock):
-            return self.git.revert(commit)
+        return revert_under_lock(self.git, self.paths.memory_lock, commit)
 
     def _summarize(self, records: list[HistoryRecord]) -> str:
         if self.provider is None:

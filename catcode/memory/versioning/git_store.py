@@ -22,6 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from catcode.errors import MemoryStoreError
+from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 
@@ -305,6 +306,13 @@ class GitStore:
     def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
         return self._runner.run(*args, ok_codes=ok_codes)
+
+
+def revert_under_lock(git: GitStore, lock_path: Path, commit: str | None = None) -> RevertResult:
+    """``git.revert(commit)`` under the memory write lock at ``lock_path``, so no session writes meanwhile
+    (``GitStore`` leaves locking to its callers; a revert has no caller that holds the lock already)."""
+    with locked(lock_path):
+        return git.revert(commit)
 
 
 def _parse_name_status(text: str) -> list[FileChange]:
