@@ -2,7 +2,7 @@
 and under ``if TYPE_CHECKING`` alike, relative imports resolved — is an edge, and the graph must be acyclic.
 
 A cycle hides which module is the lower layer; a lazy (function-level) import only hides the cycle from Python,
-not from the reader, so it counts too."""
+not from the reader, so it counts too. The same graph checks that the memory layers import downwards only."""
 
 from __future__ import annotations
 
@@ -18,6 +18,18 @@ ALLOWED: set[frozenset[str]] = {
     frozenset({"catcode.ui.piped", "catcode.ui.repl"}),
 }
 """Known cycles (each as the set of its modules) tolerated for now. Nothing may be added here."""
+
+LAYERS = [
+    ("catcode.fsutil", "catcode.redact"),
+    ("catcode.memory.versioning",),
+    ("catcode.memory.store",),
+    ("catcode.memory.pipeline",),
+    ("catcode.memory.recall",),
+    ("catcode.memory", "catcode.commands", "catcode.memory_cli", "catcode.app"),
+]
+"""The memory layers, lowest first (a package stands for its modules): a module imports from its own layer or
+lower ones only. Versioning knows nothing of memories, the store is versioned through a Protocol, recall reads
+the pipeline's history; the runtime, the model's tools and the commands use them all."""
 
 
 class Cycle(NamedTuple):
@@ -127,6 +139,48 @@ def test_every_allowed_cycle_still_exists() -> None:
     present = {cycle.group for cycle in find_cycles(import_graph(PACKAGE))}
     broken = ALLOWED - present
     assert not broken, f"no longer cycles, remove them from ALLOWED: {sorted(map(sorted, broken))}"
+
+
+def layer_of(module: str) -> int | None:
+    """The index in ``LAYERS`` of the most specific package holding ``module``; None outside the layers."""
+    found = [
+        (len(package), index)
+        for index, packages in enumerate(LAYERS)
+        for package in packages
+        if module == package or module.startswith(package + ".")
+    ]
+    return max(found)[1] if found else None
+
+
+def upward_imports(graph: Mapping[str, Iterable[str]]) -> list[str]:
+    """Every import from a lower layer into a higher one, as ``importer → imported``."""
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            low, high = layer_of(module), layer_of(target)
+            if low is not None and high is not None and high > low:
+                wrong.append(f"{module} → {target}")
+    return wrong
+
+
+def test_memory_layers_import_downwards_only() -> None:
+    assert upward_imports(import_graph(PACKAGE)) == []
+
+
+def test_upward_imports_are_found() -> None:
+    assert layer_of("catcode.memory.store.store") == 2
+    assert layer_of("catcode.memory.runtime") == 5
+    assert layer_of("catcode.memory_cli") == 5
+    assert layer_of("catcode.agent") is None
+    graph = {
+        "catcode.memory.store.store": {"catcode.fsutil", "catcode.memory.pipeline.history", "catcode.agent"},
+        "catcode.memory.pipeline.manager": {"catcode.memory.store.store"},
+        "catcode.memory.versioning.git_store": {"catcode.memory.store.models"},
+    }
+    assert upward_imports(graph) == [
+        "catcode.memory.store.store → catcode.memory.pipeline.history",
+        "catcode.memory.versioning.git_store → catcode.memory.store.models",
+    ]
 
 
 def test_the_walk_sees_the_modules_and_their_imports() -> None:
