@@ -1,4 +1,4 @@
-"""Figures for the fact index (catcode/memory/facts.py): search latency at 10k and 100k facts next to a naive
+"""Figures for the fact index (catcode/memory/recall/facts.py): search latency at 10k and 100k facts next to a naive
 linear ``in`` scan, and the time of a full sync of 10,000 memories.
 
 The corpus and the query mix are synthetic and deterministic (``random.Random(seed)``): English-like prose with a

@@ -1,4 +1,4 @@
-"""Figures for recall at scale (catcode/memory/recall.py, journal.py) on a project worked on for a year: 1,000
+"""Figures for recall at scale (catcode/memory/recall/: recall.py, journal.py) on a project worked on for a year: 1,000
 memories, 365 daily files (2 session summaries each), 52 compiled weeks and a long-term summary.
 
 - the freshness check every search and the recent-work block pay (fingerprint: a few stat/scandir calls), next to

@@ -1,7 +1,7 @@
 """Secret redaction: API keys, tokens, private keys and password assignments become ``[REDACTED:<kind>]``.
 
 Memory and history are plain files that live for years and may be synced or shared, so nothing that looks like
-a credential is ever written to them. What counts as a secret is the rule table in ``redact_rules.py``; this
+a credential is ever written to them. What counts as a secret is the rule table in ``rules.py``; this
 module applies it. Redaction is idempotent: the marker is never matched again, and a pass is repeated until it
 changes nothing (a replacement can bring a key and a value together).
 """

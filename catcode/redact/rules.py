@@ -4,7 +4,7 @@
 ``KEY_ANCHORS``/``FLAG_ANCHOR`` with ``assignment_span`` find the value of ``key = value``, ``key: "value"``,
 ``--key value`` and ``<key>value`` under a secret-named key; ``secret_field_kind`` does the same for JSON fields.
 The rules favour precision on ordinary developer text (git SHAs, digests, UUIDs, code such as
-``token = get_token()``, prose about passwords) while catching real-shaped secrets. ``redact.py`` applies them.
+``token = get_token()``, prose about passwords) while catching real-shaped secrets. ``redactor.py`` applies them.
 
 Speed: CPython's regex engine only skips through a megabyte at C speed when a pattern starts with a literal; a
 case-insensitive or alternation-led pattern costs tens of milliseconds. So every pattern starts with a literal,

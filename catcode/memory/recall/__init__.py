@@ -11,4 +11,4 @@
 - ``views.py``: ``memory_search`` (the tool), the text of ``/memory search`` and ``/memory recent``, and
   ``RecentWorkHook`` (the ``## Recent work`` block).
 
-Builds on ``memory.store`` and the pipeline's ``history.py``; ``facts.py`` (sqlite3) is imported on first use."""
+Reads the pipeline's ``history.py`` and the store it is given; ``facts.py`` (sqlite3) is imported on first use."""

@@ -5,7 +5,7 @@ journal files (``journal.py``) and the compacted-history summary — by a cheap 
 ``scandir`` calls and the first line of history.jsonl): the index is synced before a search only when something
 changed, whoever changed it (a write, a delete, another process, a git revert). It also writes the session
 summary at exit (``session_summary.py``) and compiles the journal at startup (``compile.py``). Its views — the
-``memory_search`` tool, ``/memory search`` and ``/memory recent``, ``RecentWorkHook`` — are ``recall_views.py``.
+``memory_search`` tool, ``/memory search`` and ``/memory recent``, ``RecentWorkHook`` — are ``views.py``.
 
 ``CATCODE_TODAY=YYYY-MM-DD`` (read by ``today_from_env``) is a testing/replay override of the journal's today."""
 

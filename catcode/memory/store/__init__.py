@@ -8,5 +8,5 @@
   commit).
 - ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health.
 
-Imports only ``catcode.fsutil``, ``catcode.errors`` and ``catcode.log``: redaction and versioning come in as
-callables and Protocols."""
+Of catcode it imports only ``fsutil``, ``errors`` and ``log``: redaction and versioning come in as a callable
+and a Protocol."""

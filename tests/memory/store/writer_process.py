@@ -1,8 +1,8 @@
 """A memory writer in a process of its own, for the crash and concurrency tests and scripts/bench_concurrency.py.
 
-    python tests/memory/writer_process.py <memory_root> <mode> [options]
+    python tests/memory/store/writer_process.py <memory_root> <mode> [options]
 
-It builds the store as wiring.py does (user ``u1``, ``--project``, ``redact``, ``GitStore`` on the root, lock
+It builds the store as memory/runtime.py does (user ``u1``, ``--project``, ``redact``, ``GitStore`` on the root, lock
 ``<root>/.write.lock``) and prints one line per event straight to the pipe, so a parent that kills it at any
 moment still knows what had finished: ``ready`` (with --barrier, then it waits for a line on stdin),
 ``child <pid>``, ``begin {"op", "why", "writes": {name: content or null}}``, ``done {"op", "changed",
@@ -55,7 +55,7 @@ _TYPES = list(MemoryType)
 
 # ----- shared by the writer and its parent ------------------------------------------------------------------
 def open_store(root: Path, project: str = "p1") -> MemoryStore:
-    """The store as wiring.py builds it: both scopes under ``root``, redaction, git versioning, one lock."""
+    """The store as memory/runtime.py builds it: both scopes under ``root``, redaction, git versioning, one lock."""
     return MemoryStore(
         root / "users" / USER,
         root / "projects" / project,
