@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.store.entry_file import INDEX_NAME
-from catcode.memory.versioning.git_store import Change, FileChange, RevertResult
+from catcode.memory.versioning.changes import Change, FileChange, RevertResult
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 PREVIEW_MAX_LINES = 80

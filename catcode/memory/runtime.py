@@ -19,7 +19,8 @@ from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
-from catcode.memory.versioning.git_store import GitStore, RevertResult, revert_under_lock
+from catcode.memory.versioning.changes import RevertResult
+from catcode.memory.versioning.git_store import GitStore, revert_under_lock
 from catcode.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.redact import redact

@@ -2,6 +2,7 @@
 
 - ``git_store.py``: ``GitStore`` — one commit per batch of changes, ``log``, ``diff``, revert as a new commit,
   leftovers of a killed session committed at the next start.
+- ``changes.py``: what it reports — ``Change`` and ``FileChange`` (``log``), ``RevertResult``, ``RevertConflict``.
 - ``git_runner.py``: ``GitRunner`` — git run isolated from the person's setup, pinned to ``<root>/.git``,
   recovering the lock files a killed git left behind.
 

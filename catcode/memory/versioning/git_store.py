@@ -7,7 +7,10 @@ setup: no global or system config, no hooks, no signing, no prompts, a fixed ide
 Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never walks up into an enclosing
 repository (a home directory kept in git), even while ``.git`` is half made.
 
-Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``.
+Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``; what ``log`` and
+``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 270 lines) because its steps share one
+repository's invariants: created on the first commit, the setup a commit of its own, leftovers committed before
+a revert.
 """
 
 from __future__ import annotations
@@ -19,11 +22,10 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from catcode.errors import MemoryStoreError
 from catcode.fsutil import locked
 from catcode.log import get_logger
+from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, RevertResult, parse_name_status
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 
 log = get_logger(__name__)
@@ -52,46 +54,6 @@ _NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no c
 _VERSIONED = ("users", "projects", ".quarantine")  # the folders of memory content
 RECOVER_MESSAGE = "recover: commit changes left by an interrupted session"
 _HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
-
-
-class FileChange(BaseModel):
-    """One file touched by a change: ``status`` is A (added), M (modified) or D (deleted)."""
-
-    status: str
-    path: str  # relative to the memory root, with forward slashes
-
-
-class Change(BaseModel):
-    """One commit of the memory repository, newest first in ``GitStore.log``."""
-
-    sha: str
-    short_sha: str
-    date: datetime
-    message: str  # the full message; ``subject`` is its first line
-    files: list[FileChange]
-
-    @property
-    def subject(self) -> str:
-        """First line of the message."""
-        return self.message.split("\n", 1)[0]
-
-
-class RevertResult(BaseModel):
-    """What an undo did: the new commit, the change it undid, and the files it changed (to rebuild indexes)."""
-
-    sha: str
-    short_sha: str
-    reverted_sha: str
-    message: str
-    files: list[FileChange]
-
-
-class RevertConflict(MemoryStoreError):
-    """A later change touched the same memory files, so the undo was abandoned and nothing was changed."""
-
-    def __init__(self, message: str, files: list[str]) -> None:
-        super().__init__(message)
-        self.files = files
 
 
 class GitStore:
@@ -205,7 +167,7 @@ class GitStore:
         changes = []
         for record in out.split("\x1e")[1:]:
             sha, short, date, body, rest = record.split("\x1f", 4)
-            files = _parse_name_status(rest)
+            files = parse_name_status(rest)
             when = datetime.fromisoformat(date)
             changes.append(Change(sha=sha, short_sha=short, date=when, message=body.strip(), files=files))
         return changes
@@ -287,7 +249,7 @@ class GitStore:
 
     def _files(self, sha: str) -> list[FileChange]:
         out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
-        return _parse_name_status(out.stdout)
+        return parse_name_status(out.stdout)
 
     def _relative(self, path: Path) -> str:
         path = Path(path)
@@ -313,12 +275,3 @@ def revert_under_lock(git: GitStore, lock_path: Path, commit: str | None = None)
     (``GitStore`` leaves locking to its callers; a revert has no caller that holds the lock already)."""
     with locked(lock_path):
         return git.revert(commit)
-
-
-def _parse_name_status(text: str) -> list[FileChange]:
-    """Parse ``--name-status -z`` output: status and path alternate, NUL-separated."""
-    tokens = [t for t in text.lstrip("\x00\n").split("\x00") if t]
-    return [
-        FileChange(status="M" if status[0] == "T" else status[0], path=path)
-        for status, path in zip(tokens[::2], tokens[1::2], strict=False)
-    ]

@@ -12,7 +12,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from catcode.errors import MemoryStoreError
-from catcode.memory.versioning.git_store import FileChange, GitStore, RevertConflict
+from catcode.memory.versioning.changes import FileChange, RevertConflict
+from catcode.memory.versioning.git_store import GitStore
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
