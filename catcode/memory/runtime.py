@@ -16,7 +16,8 @@ from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.pipeline.cursor import DreamCursor
-from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
+from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.changes import RevertResult

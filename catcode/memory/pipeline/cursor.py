@@ -17,7 +17,8 @@ from pydantic import BaseModel
 
 from catcode.fsutil import atomic_write_bytes, atomic_write_text, locked
 from catcode.log import get_logger
-from catcode.memory.pipeline.history import HistoryError, HistoryLog, HistoryRecord, parse_line, split_lines, utc_stamp
+from catcode.memory.pipeline.history import HistoryError, HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
 
 logger = get_logger(__name__)
 

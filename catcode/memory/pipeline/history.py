@@ -4,7 +4,8 @@ Each line carries a ``seq`` that only ever grows (across sessions, processes and
 ``.dream_cursor`` (see ``cursor.py``) can say exactly which lines extraction has processed. A line is
 written with ONE ``os.write`` on an ``O_APPEND`` descriptor under the cross-process lock, so lines never
 interleave. A crash can still leave a torn last line: readers skip it, and the next append first ends it
-with a newline so the fragment becomes its own (skipped) line instead of corrupting the next record."""
+with a newline so the fragment becomes its own (skipped) line instead of corrupting the next record. The line
+format itself (``HistoryRecord``, parsing, reading backwards) is ``history_format.py``."""
 
 from __future__ import annotations
 
@@ -21,13 +22,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from catcode.errors import CatcodeError
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.log import get_logger
+from catcode.memory.pipeline.history_format import (
+    HistoryRecord,
+    parse_line,
+    record_data,
+    reverse_lines,
+    split_lines,
+    utc_stamp,
+)
 from catcode.messages import Message
 
 log = get_logger(__name__)
 
 Redactor = Callable[[str], tuple[str, list[str]]]
 RESERVED_TYPES = frozenset({"message", "compacted_summary"})
-_CHUNK = 64 * 1024
 
 
 class HistoryError(CatcodeError):
@@ -45,78 +53,6 @@ class HistoryConfig(BaseModel):
     """The newest lines compaction always keeps verbatim, processed or not."""
     tool_result_cap: int = Field(default=8_000, gt=0)
     """Tool results longer than this many characters are truncated (with a marker) in the log."""
-
-
-class HistoryRecord(BaseModel):
-    """One parsed line. Session markers keep their extra fields (e.g. ``captured``) as attributes."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    seq: int
-    type: str
-    ts: str = ""
-    session: str | None = None
-    role: str | None = None
-    content: list[dict[str, Any]] | None = None
-    summary: str | None = None
-    """The summary text of a ``compacted_summary`` line."""
-    covers: tuple[int, int] | None = None
-    """First and last seq a ``compacted_summary`` stands for."""
-    count: int | None = None
-    """How many messages a ``compacted_summary`` stands for."""
-
-    def message(self) -> Message:
-        """The catcode ``Message`` of a ``type: "message"`` line."""
-        if self.type != "message":
-            raise ValueError(f"history line {self.seq} is a {self.type!r}, not a message")
-        return Message.model_validate({"role": self.role, "content": self.content or []})
-
-
-def parse_line(raw: bytes) -> HistoryRecord | None:
-    """The record on one line, or None when the line is not a valid record (torn, hand-edited)."""
-    data = _load(raw)
-    if data is None:
-        return None
-    try:
-        return HistoryRecord.model_validate(data)
-    except ValueError:
-        return None
-
-
-def _load(raw: bytes) -> dict[str, Any] | None:
-    """The JSON object of a line when it has an int ``seq`` and a str ``type``; cheaper than a full parse."""
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or type(data.get("seq")) is not int or not isinstance(data.get("type"), str):
-        return None
-    return data
-
-
-def split_lines(data: bytes) -> tuple[list[bytes], bytes]:
-    """Complete lines (each ending in ``\\n``) and the unterminated tail (``b""`` when there is none)."""
-    *lines, tail = data.split(b"\n")
-    return [line + b"\n" for line in lines], tail
-
-
-def reverse_lines(fd: int, size: int) -> Iterator[bytes]:
-    """Lines of the first ``size`` bytes of ``fd`` from the end, without ``\\n``.
-
-    The first item is the unterminated tail (``b""`` when the file ends with a newline)."""
-    pos, carry = size, b""
-    while pos > 0:
-        step = min(_CHUNK, pos)
-        pos -= step
-        parts = (os.pread(fd, step, pos) + carry).split(b"\n")
-        carry = parts[0]
-        yield from reversed(parts[1:])
-    yield carry
-
-
-def utc_stamp(clock: Callable[[], datetime]) -> str:
-    """ISO-8601 UTC with milliseconds, e.g. ``2026-08-06T10:00:00.000Z``."""
-    return clock().astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class HistoryLog:
@@ -203,7 +139,7 @@ class HistoryLog:
             next(lines)  # an unterminated tail is torn or still being written: never a record yet
             newest = True
             for raw in lines:
-                data = _load(raw)
+                data = record_data(raw)
                 if data is None:
                     continue
                 if data["seq"] <= after_seq:
@@ -280,9 +216,9 @@ class HistoryLog:
                 lines = reverse_lines(rfd, st.st_size)
                 fragment = next(lines)
                 # A fragment that is a whole record becomes valid once terminated: never reuse its seq.
-                last = (_load(fragment) or {}).get("seq", 0) if fragment else 0
+                last = (record_data(fragment) or {}).get("seq", 0) if fragment else 0
                 for raw in lines:
-                    data = _load(raw)
+                    data = record_data(raw)
                     if data is not None:
                         last = max(last, data["seq"])
                         break

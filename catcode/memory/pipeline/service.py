@@ -19,7 +19,8 @@ from filelock import FileLock, Timeout
 from catcode.errors import one_line
 from catcode.log import get_logger
 from catcode.memory.pipeline.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
-from catcode.memory.pipeline.history import HistoryConfig, HistoryLog, HistoryRecord
+from catcode.memory.pipeline.history import HistoryConfig, HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.store.models import ConsolidationReport, MemoryConfig
 from catcode.messages import Message

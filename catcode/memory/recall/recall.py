@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.errors import ConfigError
 from catcode.log import get_logger
-from catcode.memory.pipeline.history import HistoryLog, parse_line
+from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_format import parse_line
 from catcode.memory.recall import session_summary
 from catcode.memory.recall.compile import MAX_COMPILE_STEPS, JournalCompiler
 from catcode.memory.recall.journal import Journal

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from catcode.errors import one_line
 from catcode.fsutil import locked
 from catcode.log import get_logger
-from catcode.memory.pipeline.history import HistoryLog, HistoryRecord
+from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, LLMProvider

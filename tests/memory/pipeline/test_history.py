@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from catcode.memory.pipeline.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
-from catcode.memory.pipeline.history import HistoryConfig, HistoryError, HistoryLog, HistoryRecord, parse_line
+from catcode.memory.pipeline.history import HistoryConfig, HistoryError, HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord, parse_line
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 
 
