@@ -3,8 +3,8 @@
 - ``recall.py``: ``Recall`` — the fact index kept in step with its sources (memories, journal, compacted
   history), startup sync and compile, the session summary at exit.
 - ``facts.py``: ``FactsIndex``, the SQLite FTS5 fact index (derived, rebuildable); ``facts_schema.py``: its
-  tables and row types; ``facts_search.py``: its ranking tiers; ``fts_query.py``: fact splitting, query syntax,
-  snippets.
+  tables and row types; ``facts_write.py``: writing its rows; ``facts_search.py``: its ranking tiers;
+  ``fts_query.py``: fact splitting, query syntax, snippets.
 - ``journal.py``: the daily/weekly/long-term journal files; ``compile.py``: ``JournalCompiler``, days → week →
   long-term.
 - ``session_summary.py``: the session summary written to today's daily file at exit.

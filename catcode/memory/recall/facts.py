@@ -3,8 +3,8 @@
 The index is derived from the memory files, daily/weekly/long-term summaries and compacted history; it is
 never the source of truth. A missing, corrupt or outdated ``facts.db`` is recreated empty and refilled by the
 caller's next ``sync()``. This module owns opening (and recreating) the database and keeping its rows in step
-with the sources; its tables and row types are ``facts_schema.py``, its ranking ``facts_search.py``, its text
-handling (facts, queries, snippets) ``fts_query.py``.
+with the sources; its tables and row types are ``facts_schema.py``, writing its rows ``facts_write.py``, its
+ranking ``facts_search.py``, its text handling (facts, queries, snippets) ``fts_query.py``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
@@ -29,7 +28,8 @@ from catcode.memory.recall.facts_schema import (
     is_corruption,
 )
 from catcode.memory.recall.facts_search import search_facts
-from catcode.memory.recall.fts_query import parse_query, spaced_cjk, split_facts
+from catcode.memory.recall.facts_write import delete_rows, insert_rows, write_transaction
+from catcode.memory.recall.fts_query import parse_query
 
 __all__ = ["FactsIndex"]
 
@@ -148,12 +148,12 @@ class FactsIndex:
         def op(conn: sqlite3.Connection) -> SyncResult:
             if dict(conn.execute("SELECT source_id, hash FROM sources")) == {k: v[1] for k, v in wanted.items()}:
                 return SyncResult()
-            with _write(conn):
+            with write_transaction(conn):
                 have = dict(conn.execute("SELECT source_id, hash FROM sources"))
                 gone = [sid for sid in have if sid not in wanted]
                 fresh = [(s, digest) for sid, (s, digest) in wanted.items() if have.get(sid) != digest]
-                self._delete_rows(conn, [*gone, *(s.source_id for s, _ in fresh if s.source_id in have)])
-                inserted = self._insert_rows(conn, fresh)
+                delete_rows(conn, [*gone, *(s.source_id for s, _ in fresh if s.source_id in have)])
+                inserted = insert_rows(conn, fresh)
                 if inserted >= OPTIMIZE_AFTER:
                     conn.execute("INSERT INTO facts_word(facts_word) VALUES ('optimize')")
                     conn.execute("INSERT INTO facts_tri(facts_tri) VALUES ('optimize')")
@@ -171,11 +171,11 @@ class FactsIndex:
         digest = source.digest()
 
         def op(conn: sqlite3.Connection) -> None:
-            with _write(conn):
+            with write_transaction(conn):
                 row = conn.execute("SELECT hash FROM sources WHERE source_id = ?", (source.source_id,)).fetchone()
                 if row is None or row[0] != digest:
-                    self._delete_rows(conn, [source.source_id])
-                    self._insert_rows(conn, [(source, digest)])
+                    delete_rows(conn, [source.source_id])
+                    insert_rows(conn, [(source, digest)])
 
         self._guarded(op, op)
 
@@ -183,40 +183,10 @@ class FactsIndex:
         """Remove every fact of ``source_id`` (no-op when it is not indexed)."""
 
         def op(conn: sqlite3.Connection) -> None:
-            with _write(conn):
-                self._delete_rows(conn, [source_id])
+            with write_transaction(conn):
+                delete_rows(conn, [source_id])
 
         self._guarded(op, lambda conn: None)
-
-    @staticmethod
-    def _delete_rows(conn: sqlite3.Connection, source_ids: list[str]) -> None:
-        # The FTS tables are kept in step here, not by triggers: a trigger runs each FTS write as a statement
-        # of its own, which made a bulk insert four times slower. 'delete' needs the indexed values back.
-        params = [(sid,) for sid in source_ids]
-        for sql in (
-            "INSERT INTO facts_word(facts_word, rowid, words) "
-            "SELECT 'delete', id, coalesce(words, text) FROM facts WHERE source_id = ?",
-            "INSERT INTO facts_tri(facts_tri, rowid, text) SELECT 'delete', id, text FROM facts WHERE source_id = ?",
-            "DELETE FROM facts WHERE source_id = ?",
-            "DELETE FROM sources WHERE source_id = ?",
-        ):
-            conn.executemany(sql, params)
-
-    @staticmethod
-    def _insert_rows(conn: sqlite3.Connection, sources: list[tuple[FactSource, str]]) -> int:
-        conn.executemany(
-            "INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
-            [(s.source_id, s.kind, s.date, s.scope, digest) for s, digest in sources],
-        )
-        facts = [(s.source_id, fact) for s, _ in sources for fact in split_facts(s.text)]
-        # Below every existing id (newest first, see facts_search) but ascending within the batch: FTS5 flushes its
-        # pending terms whenever a rowid goes down, which made a bulk insert five times slower.
-        first = conn.execute("SELECT coalesce(min(id), 0) FROM facts").fetchone()[0] - len(facts)
-        rows = [(first + n, sid, fact, spaced_cjk(fact)) for n, (sid, fact) in enumerate(facts)]
-        conn.executemany("INSERT INTO facts(id, source_id, text, words) VALUES (?, ?, ?, ?)", rows)
-        conn.executemany("INSERT INTO facts_word(rowid, words) VALUES (?, ?)", [(r[0], r[3] or r[2]) for r in rows])
-        conn.executemany("INSERT INTO facts_tri(rowid, text) VALUES (?, ?)", [(r[0], r[2]) for r in rows])
-        return len(rows)
 
     # -- freshness -------------------------------------------------------------------------------------------
 
@@ -249,17 +219,3 @@ class FactsIndex:
         if parsed.empty or limit <= 0:
             return []
         return self._guarded(lambda conn: search_facts(conn, parsed, limit), lambda conn: [])
-
-
-@contextmanager
-def _write(conn: sqlite3.Connection) -> Iterator[None]:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): the write lock is taken up front, so two
-    processes never deadlock upgrading a read transaction."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
