@@ -5,7 +5,10 @@ a name is unique across both. Every change (save, update, delete, apply, clear, 
 through ``_mutate``, which takes the cross-process lock, reloads from disk, validates names, redacts
 secrets, writes files atomically (0600, folders 0700), moves a memory whose type changed scope,
 rebuilds each touched ``MEMORY.md`` once and makes one versioning commit saying what changed and why.
-Reads come from ``DiskCache`` (see cache.py): a few ``os.stat`` calls while nothing changed."""
+Reads come from ``DiskCache`` (see cache.py): a few ``os.stat`` calls while nothing changed.
+
+Over the usual 250 lines on purpose: the one write path and the steps it orders under the lock (recover,
+reload, decide, prepare, write files, write indexes, commit) stay in one module, to be read and reviewed at once."""
 
 from __future__ import annotations
 
