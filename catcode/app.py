@@ -176,17 +176,18 @@ def _add_memory(
 ) -> tuple[Any, Any]:
     """Memory runtime and recall: hooks (the memory index first, then recent work: one stable order for prompt
     caching), tools, commands and the system-prompt guidance."""
+    from catcode.commands.memory import register_memory_commands
     from catcode.commands.recall import register_recall_commands
-    from catcode.memory.recall import Recall, today_from_env
-    from catcode.memory.recall_views import RecentWorkHook, memory_search_tool
-    from catcode.memory.wiring import MemoryRuntime
+    from catcode.memory.recall.recall import Recall, today_from_env
+    from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
+    from catcode.memory.runtime import MemoryRuntime
 
     memory = MemoryRuntime(settings, paths, provider=provider, notices=parts.notices)
     memory.register(hooks, tools)
     recall = Recall.from_runtime(memory, today=today_from_env(env))
     hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
     tools.register(memory_search_tool(recall))
-    parts.register_commands.append(memory.register_commands)
+    parts.register_commands.append(lambda registry: register_memory_commands(registry, memory))
     parts.register_commands.append(lambda registry: register_recall_commands(registry, recall))
     parts.prompt_sections.append(memory.guidance)
     return memory, recall

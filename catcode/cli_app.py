@@ -8,18 +8,12 @@ from __future__ import annotations
 import typer
 
 from catcode import __version__
-from catcode.launch import guarded, load, start, state
+from catcode.launch import guarded, start, state
 from catcode.log import get_logger
 from catcode.memory_cli import memory_app
 
 log = get_logger(__name__)
-__all__ = ["app", "fail", "load", "run", "state"]
-
-
-def fail(message: str, code: int) -> None:
-    """One readable line on stderr, then exit with ``code``."""
-    typer.echo(f"catcode: {message}", err=True)
-    raise typer.Exit(code)
+__all__ = ["app", "run"]
 
 
 app = typer.Typer(

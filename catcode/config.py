@@ -23,8 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
-from catcode.memory.history import HistoryConfig
-from catcode.memory.models import MemoryConfig
+from catcode.memory.pipeline.history import HistoryConfig
+from catcode.memory.store.models import MemoryConfig
 
 if TYPE_CHECKING:
     from catcode.consent import Asker

@@ -29,7 +29,7 @@ def _mask(value: Any) -> Any:
 
 
 def _redact(text: str) -> str:
-    from catcode.memory.redact import redact  # imported on first use: the prompt does not wait for its rules
+    from catcode.redact import redact  # imported on first use: the prompt does not wait for its rules
 
     return redact(text)[0]
 

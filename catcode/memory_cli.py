@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 
+from catcode.launch import load, state
 from catcode.log import get_logger
 
 log = get_logger(__name__)
@@ -20,11 +21,16 @@ memory_app = typer.Typer(
 )
 
 
+def fail(message: str, code: int) -> None:
+    """One readable line on stderr, then exit with ``code``."""
+    typer.echo(f"catcode: {message}", err=True)
+    raise typer.Exit(code)
+
+
 @contextmanager
 def _errors() -> Iterator[None]:
     """Every failure becomes one line on stderr and exit 1 — 2 for a setup problem (bad settings), like the rest of
     catcode — and a traceback only with --debug."""
-    from catcode.cli_app import fail, state
     from catcode.errors import CatcodeError, ConfigError
 
     try:
@@ -44,8 +50,7 @@ def _errors() -> Iterator[None]:
 
 def _runtime() -> Any:
     """The offline memory runtime (store and git history; no provider) for the current directory."""
-    from catcode.cli_app import load
-    from catcode.memory.wiring import MemoryRuntime
+    from catcode.memory.runtime import MemoryRuntime
 
     settings, paths = load()
     return MemoryRuntime(settings, paths)
@@ -59,8 +64,7 @@ def _with_runtime(body: Callable[[Any], None]) -> None:
 @memory_app.command("list")
 def list_memories() -> None:
     """List memories (name - description (type)), user scope first."""
-    from catcode.commands.memory import sorted_by_scope, unreadable_line
-    from catcode.memory.report import format_list
+    from catcode.memory.report import format_list, sorted_by_scope, unreadable_line
 
     def body(runtime: Any) -> None:
         typer.echo(format_list(sorted_by_scope(runtime.store.load_all())))
@@ -89,8 +93,8 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
 @memory_app.command("clear")
 def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
     """Delete every memory (one change that `catcode memory revert` undoes)."""
-    from catcode.commands.memory import cleared_line
     from catcode.errors import CatcodeError
+    from catcode.memory.report import cleared_line
 
     def body(runtime: Any) -> None:
         store, versioned = runtime.store, runtime.git.available
@@ -113,8 +117,7 @@ def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) ->
 @memory_app.command("path")
 def path() -> None:
     """Print where memories live: the memory root, both scopes, the history log."""
-    from catcode.cli_app import load
-    from catcode.memory.wiring import memory_path_summary
+    from catcode.memory.runtime import memory_path_summary
 
     with _errors():
         typer.echo(memory_path_summary(load()[1]))
@@ -159,7 +162,7 @@ def revert(commit: str = typer.Argument(None, help="Change id from `catcode memo
 @memory_app.command("doctor")
 def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable files, rebuild indexes.")) -> None:
     """Check memory files, indexes and versioning; list each problem with its fix. Exit 1 if problems remain."""
-    from catcode.memory.doctor import run_doctor
+    from catcode.memory.store.doctor import run_doctor
 
     healthy = True
 
@@ -187,8 +190,8 @@ def search(
     limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most."),
 ) -> None:
     """Search every memory, session summary and compacted history of this project, best match first."""
-    from catcode.memory.recall import Recall
-    from catcode.memory.recall_views import search_text
+    from catcode.memory.recall.recall import Recall
+    from catcode.memory.recall.views import search_text
 
     def body(runtime: Any) -> None:
         with Recall.from_runtime(runtime) as recall:
@@ -200,8 +203,8 @@ def search(
 @memory_app.command("recent")
 def recent(count: int = typer.Argument(5, min=1, max=100, help="How many session summaries.")) -> None:
     """Show the latest session summaries of this project's journal."""
-    from catcode.memory.recall import Recall
-    from catcode.memory.recall_views import recent_text
+    from catcode.memory.recall.recall import Recall
+    from catcode.memory.recall.views import recent_text
 
     def body(runtime: Any) -> None:
         with Recall.from_runtime(runtime) as recall:

@@ -81,6 +81,7 @@ SECTIONS = [
     ("recall: search p50/p95", "bench_facts", "bench_search"),
     ("recall: full rebuild of 10,000 memories", "bench_facts", "bench_rebuild"),
     ("recall: freshness check, search, recent work on a simulated year", "bench_recall", "bench_recall"),
+    ("retrieval: BM25 baseline on the recall corpus", "bench_retrieval", "bench_bm25_baseline"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

@@ -22,19 +22,19 @@ from types import ModuleType
 from bench_memory import median_apply_seconds
 from structlog.testing import capture_logs
 
-from catcode.memory import entry_file
-from catcode.memory.git_store import GitStore
-from catcode.memory.models import MemoryEntry, MemoryType
-from catcode.memory.redact import redact
-from catcode.memory.store import MemoryStore
+from catcode.memory.store import entry_file
+from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
+from catcode.redact import redact
 
-_WRITER_SCRIPT = Path(__file__).resolve().parent.parent / "tests" / "memory" / "writer_process.py"
+_WRITER_SCRIPT = Path(__file__).resolve().parent.parent / "tests" / "memory" / "store" / "writer_process.py"
 _TYPES = list(MemoryType)
 _WAIT = 600.0
 
 
 def _writer_module() -> ModuleType:
-    """tests/memory/writer_process.py, whose ``Writer`` runs and reads a writer process."""
+    """tests/memory/store/writer_process.py, whose ``Writer`` runs and reads a writer process."""
     spec = importlib.util.spec_from_file_location("writer_process", _WRITER_SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

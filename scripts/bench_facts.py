@@ -1,4 +1,4 @@
-"""Figures for the fact index (catcode/memory/facts.py): search latency at 10k and 100k facts next to a naive
+"""Figures for the fact index (catcode/memory/recall/facts.py): search latency at 10k and 100k facts next to a naive
 linear ``in`` scan, and the time of a full sync of 10,000 memories.
 
 The corpus and the query mix are synthetic and deterministic (``random.Random(seed)``): English-like prose with a
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import structlog
 
-from catcode.memory.facts import FactsIndex
-from catcode.memory.facts_schema import FactSource
-from catcode.memory.fts_query import split_facts
+from catcode.memory.recall.facts import FactsIndex
+from catcode.memory.recall.facts_schema import FactSource
+from catcode.memory.recall.fts_query import split_facts
 
 _ENGLISH_TEXT = """
 the a to of and in is for on with that it as be this by we use from not run user test file config build server client

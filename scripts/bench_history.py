@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from catcode.fsutil import locked
-from catcode.memory.cursor import DreamCursor, unprocessed_count
-from catcode.memory.history import HistoryLog
+from catcode.memory.pipeline.cursor import DreamCursor, unprocessed_count
+from catcode.memory.pipeline.history import HistoryLog
 from catcode.messages import Message, Role, ToolResultBlock, ToolUseBlock
 
 HISTORY_BYTES = 10 * 1024 * 1024

@@ -15,10 +15,10 @@ from datetime import date
 from pathlib import Path
 
 from catcode.hooks import HookContext, HookEvent
-from catcode.memory import entry_file
 from catcode.memory.injection import MemoryInjectionHook, build_memory_index_text
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
-from catcode.memory.store import MemoryStore
+from catcode.memory.store import entry_file
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.store.store import MemoryStore
 
 _TYPES = list(MemoryType)
 

@@ -1,4 +1,4 @@
-"""Figures for recall at scale (catcode/memory/recall.py, journal.py) on a project worked on for a year: 1,000
+"""Figures for recall at scale (catcode/memory/recall/: recall.py, journal.py) on a project worked on for a year: 1,000
 memories, 365 daily files (2 session summaries each), 52 compiled weeks and a long-term summary.
 
 - the freshness check every search and the recent-work block pay (fingerprint: a few stat/scandir calls), next to
@@ -21,12 +21,12 @@ from types import SimpleNamespace
 
 import structlog
 
-from catcode.memory.compile import JournalCompiler
-from catcode.memory.journal import DailyEntry, digest, week_id
-from catcode.memory.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
-from catcode.memory.recall import Recall
-from catcode.memory.recall_views import RecentWorkHook
-from catcode.memory.store import MemoryStore
+from catcode.memory.recall.compile import JournalCompiler
+from catcode.memory.recall.journal import DailyEntry, digest, week_id
+from catcode.memory.recall.recall import Recall
+from catcode.memory.recall.views import RecentWorkHook
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
+from catcode.memory.store.store import MemoryStore
 from catcode.providers.scripted import ScriptedProvider
 
 FIRST_DAY = date(2025, 12, 1)

@@ -17,9 +17,9 @@ from structlog.testing import capture_logs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from catcode.memory.git_store import GitStore
-from catcode.memory.redact import Redactor
-from catcode.memory.redact_rules import RULES
+from catcode.memory.versioning.git_store import GitStore
+from catcode.redact import Redactor
+from catcode.redact.rules import RULES
 
 _PROSE = (
     "I read the failing test and the traceback points at the session loader: it opens the history file before "

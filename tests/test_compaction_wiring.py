@@ -17,7 +17,7 @@ from catcode.compaction import SUMMARY_MARKER, CompactConfig, Compactor, is_synt
 from catcode.config import Settings, resolve_paths
 from catcode.hooks import HookManager
 from catcode.memory.injection import MemoryInjectionHook
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.permissions import NoTerminalApprover, PermissionPolicy
 from catcode.providers.base import ChatResponse, Usage

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from catcode.cli_app import app
 from catcode.config import catcode_home, load_settings, resolve_paths
-from catcode.memory.models import MemoryEntry, MemoryType
-from catcode.memory.wiring import MemoryRuntime
+from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.store.models import MemoryEntry, MemoryType
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -13,9 +13,17 @@ from rich.text import Text
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
-from catcode.memory.models import ConsolidationReport, MemoryEntry, Scope
-from catcode.memory.report import format_entry, format_list, format_report
+from catcode.memory.report import (
+    clear_question,
+    cleared_line,
+    format_entry,
+    format_list,
+    format_report,
+    sorted_by_scope,
+    unreadable_line,
+)
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes
+from catcode.memory.store.models import ConsolidationReport, Scope
 from catcode.memory.tools import not_found
 
 Handler = Callable[[CommandContext, str], None]
@@ -23,29 +31,6 @@ Handler = Callable[[CommandContext, str], None]
 NOTHING_PENDING = "no new messages since the last run"
 BUSY = "another memory run is in progress — try again in a moment"
 DEFAULT_LOG = 10
-
-
-def sorted_by_scope(entries: list[MemoryEntry]) -> list[MemoryEntry]:
-    """User scope first, then project scope, each by name (the order of ``/memory list`` and injection)."""
-    return sorted(entries, key=lambda e: (e.type.scope is not Scope.USER, e.name))
-
-
-def unreadable_line(count: int) -> str:
-    """The line under a list when files were skipped."""
-    noun = "file" if count == 1 else "files"
-    return f"{count} unreadable memory {noun} skipped — run catcode memory doctor"
-
-
-def clear_question(count: int, versioned: bool) -> str:
-    """What ``clear`` asks before deleting."""
-    undo = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."
-    return f"Delete all {count} memories? {undo}"
-
-
-def cleared_line(count: int, versioned: bool, undo: str) -> str:
-    """What ``clear`` says after deleting."""
-    noun = "memory" if count == 1 else "memories"
-    return f"Deleted {count} {noun}." + (f" Undo with {undo}." if versioned else " (versioning is off)")
 
 
 class MemoryCommand:
@@ -124,7 +109,7 @@ class MemoryCommand:
         ctx.console.print(line, markup=False, highlight=False)
 
     def _process(self, ctx: CommandContext, why: str, failed: str) -> Any:
-        from catcode.memory.service import Busy
+        from catcode.memory.pipeline.service import Busy
 
         service = self.runtime.service
         try:
@@ -137,7 +122,7 @@ class MemoryCommand:
         except Exception as exc:  # fail-open: the REPL goes on
             message = one_line(exc)
         if why == "dream" and service is not None:
-            from catcode.memory.service import RunResult
+            from catcode.memory.pipeline.service import RunResult
 
             service.last_dream = RunResult(why, error=message)
         ctx.console.print(f"{failed}: {message}", style="red", markup=False, highlight=False)

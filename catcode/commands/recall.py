@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from catcode.commands.memory import add_memory_subcommand
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.memory.recall import Recall
-from catcode.memory.recall_views import recent_text, search_text
+from catcode.memory.recall.recall import Recall
+from catcode.memory.recall.views import recent_text, search_text
 
 DEFAULT_RECENT = 5
 SEARCH_LIMIT = 10

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager, HookResult
-from catcode.memory.entry_file import one_line
-from catcode.memory.models import MemoryEntry, Scope
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.entry_file import one_line
+from catcode.memory.store.models import MemoryEntry, Scope
+from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message
 
 HEADER = """\

@@ -1,12 +1,13 @@
-"""Text for people and for the model: the pipeline report (``/memory``), the list (``/memory list``) and
-one memory in full (``memory_read``, ``/memory show``)."""
+"""Text for people and for the model: the pipeline report (``/memory``), the list (``/memory list``), one
+memory in full (``memory_read``, ``/memory show``) and the lines of ``clear``; shared by the slash commands and
+``catcode memory``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.memory.entry_file import one_line
-from catcode.memory.models import ConsolidationReport, MemoryEntry
+from catcode.memory.store.entry_file import one_line
+from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
 
 NO_MEMORIES = "No memories stored."
 
@@ -35,3 +36,26 @@ def format_entry(entry: MemoryEntry) -> str:
     """A memory in full: heading with its type, description, dates, then the content."""
     dates = f"(created {entry.created_at.isoformat()}, updated {entry.updated_at.isoformat()})"
     return f"## {entry.name} ({entry.type.value})\n{one_line(entry.description)}\n{dates}\n\n{entry.content}"
+
+
+def sorted_by_scope(entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    """User scope first, then project scope, each by name (the order of ``/memory list`` and injection)."""
+    return sorted(entries, key=lambda e: (e.type.scope is not Scope.USER, e.name))
+
+
+def unreadable_line(count: int) -> str:
+    """The line under a list when files were skipped."""
+    noun = "file" if count == 1 else "files"
+    return f"{count} unreadable memory {noun} skipped — run catcode memory doctor"
+
+
+def clear_question(count: int, versioned: bool) -> str:
+    """What ``clear`` asks before deleting."""
+    undo = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."
+    return f"Delete all {count} memories? {undo}"
+
+
+def cleared_line(count: int, versioned: bool, undo: str) -> str:
+    """What ``clear`` says after deleting."""
+    noun = "memory" if count == 1 else "memories"
+    return f"Deleted {count} {noun}." + (f" Undo with {undo}." if versioned else " (versioning is off)")

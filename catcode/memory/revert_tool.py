@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from catcode.errors import MemoryStoreError
-from catcode.memory.entry_file import INDEX_NAME
-from catcode.memory.git_store import Change, FileChange, RevertResult
+from catcode.memory.store.entry_file import INDEX_NAME
+from catcode.memory.versioning.changes import Change, FileChange, RevertResult
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 PREVIEW_MAX_LINES = 80

@@ -12,12 +12,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
-from catcode.memory import entry_file
-from catcode.memory.manager import MemoryManager
-from catcode.memory.models import MemoryEntry, MemoryType
-from catcode.memory.names import name_problem, validate_name, validate_new_name
+from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import NO_MEMORIES, format_entry
-from catcode.memory.store import MemoryStore
+from catcode.memory.store import entry_file
+from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.store.names import name_problem, validate_name, validate_new_name
+from catcode.memory.store.store import MemoryStore
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 MEMORY_GUIDANCE = """\

@@ -24,7 +24,7 @@ log = get_logger(__name__)
 
 
 def _redact(text: str) -> str:
-    from catcode.memory.redact import redact  # on first use: the prompt does not wait for the rule table
+    from catcode.redact import redact  # on first use: the prompt does not wait for the rule table
 
     return redact(text)[0]
 

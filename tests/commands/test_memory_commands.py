@@ -16,10 +16,10 @@ from catcode.commands.memory import add_memory_subcommand, register_memory_comma
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.config import load_settings, resolve_paths
 from catcode.errors import ProviderError
-from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.pipeline.service import Busy
 from catcode.memory.report import format_entry
-from catcode.memory.service import Busy
-from catcode.memory.wiring import MemoryRuntime
+from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from memory_helpers import Clock, RecordingVersioning
 
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.store import MemoryStore
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from catcode.memory.models import MemoryEntry, MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType
 
 SEED_DAY = date(2026, 8, 6)
 DATA = Path(__file__).parent.parent / "data" / "memory"

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from memory_helpers import seed_vim
 
-from catcode.memory.consolidator import MemoryConsolidator
-from catcode.memory.extractor import MemoryExtractor
-from catcode.memory.manager import MemoryManager
-from catcode.memory.models import MemoryType
+from catcode.memory.pipeline.consolidator import MemoryConsolidator
+from catcode.memory.pipeline.extractor import MemoryExtractor
+from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import format_entry
-from catcode.memory.store import MemoryStore
+from catcode.memory.store.models import MemoryType
+from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.providers.scripted import ScriptedProvider
 from catcode.tools.base import Permission, Tool, ToolContext, ToolRegistry, ToolResult
@@ -131,9 +131,9 @@ def test_guidance_covers_when_and_what_never() -> None:
 
 
 def test_write_preview_says_when_secrets_will_be_redacted(tmp_path) -> None:
-    from catcode.memory.redact import redact
-    from catcode.memory.store import MemoryStore
+    from catcode.memory.store.store import MemoryStore
     from catcode.memory.tools import memory_tools
+    from catcode.redact import redact
     from catcode.tools.base import ToolContext
 
     class _Manager:

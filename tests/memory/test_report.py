@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memory_helpers import seed_api_style, seed_vim
 
-from catcode.memory.models import ConsolidationReport
 from catcode.memory.report import format_entry, format_list, format_report
+from catcode.memory.store.models import ConsolidationReport
 
 
 def test_report_as_the_seed_prints_it() -> None:

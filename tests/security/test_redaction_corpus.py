@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catcode.memory.redact import redact
+from catcode.redact import redact
 from tests.security.corpus import lookalikes, score, secrets
 
 SECRETS = secrets()

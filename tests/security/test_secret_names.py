@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from catcode.config import load_settings, resolve_paths
-from catcode.memory.names import SECRET_NAME, looks_like_secret, slugify
+from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.store.names import SECRET_NAME, looks_like_secret, slugify
 from catcode.memory.tools import memory_tools
-from catcode.memory.wiring import MemoryRuntime
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.tools.base import ToolContext, ToolRegistry
@@ -68,7 +68,7 @@ def test_memory_write_refuses_a_secret_name_with_a_clear_message(runtime: Memory
 
 def test_the_store_refuses_it_whoever_writes(runtime: MemoryRuntime) -> None:
     from catcode.errors import InvalidMemoryName
-    from catcode.memory.models import MemoryEntry, MemoryType
+    from catcode.memory.store.models import MemoryEntry, MemoryType
 
     with pytest.raises(InvalidMemoryName, match="looks like a secret"):
         runtime.store.save(MemoryEntry(name=OPENAI, description="d", type=MemoryType.USER, content="c"))

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.tools import memory_tools
-from catcode.memory.wiring import MemoryRuntime
 from catcode.providers.scripted import ScriptedProvider
 from catcode.skills import discover_skills, load_skill_tool
 from catcode.tools.base import Tool, ToolContext, ToolRegistry, ToolResult

@@ -1,0 +1,15 @@
+"""The memory pipeline: what was said → candidate memories → add/update/skip decisions → the store.
+
+- ``prompts.py``: the seed's extractor and consolidator prompts.
+- ``parsing.py``: tolerant parsing of their JSON replies (never raises, logs every drop).
+- ``extractor.py``: ``MemoryExtractor`` — one LLM call, window → candidates.
+- ``consolidator.py``: ``MemoryConsolidator`` — one LLM call, candidates → add/update/skip operations.
+- ``manager.py``: ``MemoryManager`` — ``process(window)``, the seed's watermark, the tools' write path.
+- ``history.py``: ``HistoryLog``, ``history.jsonl`` (every message, appended as it happens); ``history_format.py``:
+  its line format (``HistoryRecord``, ``parse_line``) and reading lines backwards.
+- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed) and history compaction.
+- ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
+  cursor.
+
+Builds on ``memory.store`` (and ``catcode.redact`` through the callables it is given); nothing here imports
+recall, the runtime, commands or the UI."""

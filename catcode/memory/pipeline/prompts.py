@@ -1,0 +1,110 @@
+"""The extractor's and the consolidator's prompts: the seed's instruction texts word for word (plus one
+line forbidding secrets), then the sections the seed shows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from catcode.memory.store.entry_file import one_line
+from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
+from catcode.messages import Message, Role
+
+EXTRACTOR_INSTRUCTIONS = """\
+You are a memory extractor for an AI coding agent. Review the conversation below and
+identify facts worth remembering across sessions. Remember:
+- User preferences and habits
+- Project decisions and constraints
+- Key technical facts learned (APIs, file layout, gotchas)
+- Anything the user explicitly asked to remember
+Ignore: one-off instructions, temporary details, small talk.
+If the conversation contains a "[Conversation Summary]" system message, extract from it too.
+Do NOT re-extract facts already listed under "## Already Known", and ignore the "# Persistent Memory" index block.
+Respond with ONLY a JSON object, no markdown:
+{"candidates": [{"type": "user|feedback|project|reference", "name": "kebab-case-slug",
+"description": "one-line summary", "content": "the fact to remember"}]}
+If nothing is worth remembering, respond with {"candidates": []}
+Never save secrets (API keys, tokens, passwords, private keys) or anything derivable from the code itself."""
+
+CONSOLIDATOR_INSTRUCTIONS = """\
+You are a memory consolidator for an AI coding agent. Decide how to merge the candidate
+memories into the existing memory store.
+For each candidate decide:
+- "add": the fact is new and worth storing
+- "update": the fact updates an existing memory with the same or closely related topic;
+  set targetName to the existing memory's name
+- "skip": the fact duplicates an existing memory, is trivial, or is already known
+Existing memories are listed under "## Existing Memories" (name, type, content).
+Respond with ONLY a JSON object, no markdown:
+{"operations": [{"action": "add|update|skip", "targetName": "<existing name for update, else null>",
+"entry": {"type": "user|feedback|project|reference", "name": "kebab-case-slug",
+"description": "one-line summary", "content": "the fact"}}]}
+Every candidate must appear in exactly one operation. For skip, entry may be null."""
+
+MEMORY_BLOCK_HEADER = "# Persistent Memory"
+MAX_MESSAGE_CHARS = 8_000  # one pasted log must not crowd the rest of the window out of the prompt
+TOOL_RESULT_PREVIEW_CHARS = 200
+NONE = "(none)"
+
+
+def build_extract_prompt(messages: Sequence[Message], existing: Sequence[MemorySummary]) -> str:
+    """The extractor's prompt: instructions, ``## Already Known``, ``## Conversation``."""
+    known = [f"- {s.name}: {one_line(s.description)}" for s in existing] or [NONE]
+    conversation = render_conversation(messages) or NONE
+    return "\n".join([EXTRACTOR_INSTRUCTIONS, "", "## Already Known", *known, "", "## Conversation", conversation])
+
+
+def render_conversation(messages: Sequence[Message]) -> str:
+    """``USER:`` / ``ASSISTANT:`` lines with tool calls and short result previews, as the seed shows.
+
+    The per-request ``# Persistent Memory`` block is left out (it is what memory already holds)."""
+    lines: list[str] = []
+    for message in messages:
+        text = message.text
+        if message.role is Role.SYSTEM and text.lstrip().startswith(MEMORY_BLOCK_HEADER):
+            continue
+        if message.is_tool_result:
+            lines.append(f"  [Tool Results: {' | '.join(_preview(r.content) for r in message.tool_results)}]")
+            if text.strip():
+                lines.append(f"USER: {_cap(text)}")
+            continue
+        lines.append(f"{message.role.value.upper()}: {_cap(text)}".rstrip())
+        if message.tool_uses:
+            lines.append(f"  [Tool Calls: {', '.join(u.name for u in message.tool_uses)}]")
+    return "\n".join(lines)
+
+
+def build_consolidate_prompt(candidates: Sequence[CandidateMemory], existing: Sequence[MemoryEntry]) -> str:
+    """The consolidator's prompt: instructions, ``## Existing Memories``, ``## Candidates``."""
+    memories = [f"### {e.name} ({e.type.value})\n{one_line(e.description)}\n{e.content}" for e in existing]
+    numbered = [
+        f"{i}. [{c.type.value}] {c.name}: {one_line(c.description)}\n{_indent(c.content)}"
+        for i, c in enumerate(candidates, 1)
+    ]
+    return "\n".join(
+        [
+            CONSOLIDATOR_INSTRUCTIONS,
+            "",
+            "## Existing Memories",
+            "\n\n".join(memories) or NONE,
+            "",
+            "## Candidates",
+            "\n\n".join(numbered) or NONE,
+        ]
+    )
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"   {line}" if line.strip() else "" for line in text.split("\n"))
+
+
+def _preview(content: str) -> str:
+    flat = one_line(content)
+    if len(flat) <= TOOL_RESULT_PREVIEW_CHARS:
+        return flat
+    return flat[:TOOL_RESULT_PREVIEW_CHARS].rstrip() + "…"
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return f"{text[:MAX_MESSAGE_CHARS]}… [{len(text) - MAX_MESSAGE_CHARS} more characters]"

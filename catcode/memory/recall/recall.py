@@ -1,0 +1,241 @@
+"""Recall at scale: everything catcode ever remembered for a project, findable in milliseconds.
+
+``Recall`` keeps the FTS5 fact index (``facts.py``) in step with its sources — the memories of both scopes, the
+journal files (``journal.py``) and the compacted-history summary — by a cheap fingerprint (a few ``stat`` and
+``scandir`` calls and the first line of history.jsonl): the index is synced before a search only when something
+changed, whoever changed it (a write, a delete, another process, a git revert). It also writes the session
+summary at exit (``session_summary.py``) and compiles the journal at startup (``compile.py``). Its views — the
+``memory_search`` tool, ``/memory search`` and ``/memory recent``, ``RecentWorkHook`` — are ``views.py``.
+
+``CATCODE_TODAY=YYYY-MM-DD`` (read by ``today_from_env``) is a testing/replay override of the journal's today."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable, Mapping
+from datetime import date, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from catcode.errors import ConfigError
+from catcode.log import get_logger
+from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_format import parse_line
+from catcode.memory.recall import session_summary
+from catcode.memory.recall.compile import MAX_COMPILE_STEPS, JournalCompiler
+from catcode.memory.recall.journal import Journal
+from catcode.providers.base import LLMProvider
+
+if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first use, off the startup path
+    from catcode.memory.recall.facts import FactsIndex
+    from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
+
+__all__ = ["Recall", "today_from_env"]
+
+log = get_logger(__name__)
+
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+
+
+def today_from_env(env: Mapping[str, str] | None = None) -> Callable[[], date]:
+    """The journal's clock: ``date.today``, or the fixed day in ``CATCODE_TODAY`` (a testing/replay override)."""
+    raw = (os.environ if env is None else env).get("CATCODE_TODAY", "").strip()
+    if not raw:
+        return date.today
+    if not _ISO_DATE.fullmatch(raw):
+        raise ConfigError(f"CATCODE_TODAY={raw!r} is not a date; use YYYY-MM-DD or unset it")
+    try:
+        fixed = date.fromisoformat(raw)
+    except ValueError:
+        raise ConfigError(f"CATCODE_TODAY={raw!r} is not a valid date; use YYYY-MM-DD or unset it") from None
+    return lambda: fixed
+
+
+class Recall:
+    """The fact index of one project kept in step with what it indexes, the journal, and the session summary."""
+
+    def __init__(
+        self,
+        *,
+        store: Any,
+        paths: Any,
+        config: Any,
+        git: Any = None,
+        provider: LLMProvider | None = None,
+        history: HistoryLog | None = None,
+        session_id: str = "",
+        today: Callable[[], date] = date.today,
+        now: Callable[[], datetime] = lambda: datetime.now().astimezone(),
+        max_compile_steps: int = MAX_COMPILE_STEPS,
+    ) -> None:
+        """``store``: a ``MemoryStore``; ``paths``: ``project_memory``, ``facts_db``, ``history_file``,
+        ``memory_lock``; ``config``: the ``MemoryConfig``; ``git``: a ``GitStore`` (None: no commits)."""
+        self.store, self.paths, self.config = store, paths, config
+        self.provider, self.history, self.session_id = provider, history, session_id
+        self.today, self.now = today, now
+        self.max_compile_steps = max_compile_steps
+        self.journal = Journal(Path(paths.project_memory) / "journal")
+        self.commit = git.commit if git is not None and getattr(git, "available", True) else None
+        self.compiler = None
+        if provider is not None:
+            self.compiler = JournalCompiler(
+                self.journal, provider, today=today, lock_path=paths.memory_lock, commit=self.commit
+            )
+        self._index: FactsIndex | None = None
+        self._index_file: tuple[int, int] | None = None
+        self._synced: tuple[object, ...] | None = None  # the fingerprint this process last synced the index to
+        self._mark = ""  # its digest, recorded in facts.db: gone when the index had to be recreated
+        self._lock = threading.RLock()
+        self._background: threading.Thread | None = None
+
+    @classmethod
+    def from_runtime(cls, runtime: Any, *, today: Callable[[], date] | None = None) -> Recall:
+        """A ``Recall`` over a ``MemoryRuntime`` (offline runtimes too: then only search and the journal)."""
+        return cls(
+            store=runtime.store,
+            paths=runtime.paths,
+            config=runtime.config,
+            git=runtime.git,
+            provider=runtime.provider,
+            history=runtime.history,
+            session_id=runtime.session_id,
+            today=today or today_from_env(),
+        )
+
+    # -- the index ----------------------------------------------------------------------------------------------
+
+    @property
+    def index(self) -> FactsIndex:
+        """The fact index, opened on first use and reopened when facts.db was deleted or replaced."""
+        from catcode.memory.recall.facts import FactsIndex
+
+        with self._lock:
+            current = _file_id(self.paths.facts_db)
+            if self._index is not None and current != self._index_file:
+                log.info("facts_db_replaced", path=str(self.paths.facts_db))
+                self._index.close()
+                self._index, self._synced = None, None
+            if self._index is None:
+                self._index = FactsIndex(self.paths.facts_db)
+                self._index_file = _file_id(self.paths.facts_db)
+            return self._index
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """Changes whenever a memory, a journal file or the compacted history summary changes."""
+        return (self.store.fingerprint(), self.journal.fingerprint(), _first_line(self.paths.history_file))
+
+    def sources(self) -> list[FactSource]:
+        """Every document the index should hold, read now."""
+        from catcode.memory.recall.facts_schema import FactSource
+
+        found = [
+            FactSource(
+                e.name, "memory", e.updated_at.isoformat(), f"{e.description}\n\n{e.content}", e.type.scope.value
+            )
+            for e in self.store.load_all()
+        ]
+        found += [FactSource(sid, kind, day, text) for kind, sid, day, text in self.journal.documents()]
+        head = parse_line(_first_line(self.paths.history_file))
+        if head is not None and head.type == "compacted_summary" and head.summary:
+            first, last = head.covers or (head.seq, head.seq)
+            until = str((head.model_extra or {}).get("until") or head.ts)[:10]
+            day = until if _ISO_DATE.fullmatch(until) else ""
+            found.append(FactSource(f"compacted/{first}-{last}", "compacted", day, head.summary))
+        return found
+
+    def sync(self) -> SyncResult | None:
+        """Bring the index in step with its sources; None when the fingerprint says nothing changed."""
+        with self._lock:
+            index = self.index
+            fingerprint = self.fingerprint()
+            if fingerprint == self._synced:
+                return None
+            result = index.sync(self.sources())  # read after the fingerprint: a change meanwhile syncs again
+            self._mark = hashlib.blake2b(repr(fingerprint).encode(), digest_size=16).hexdigest()
+            index.mark_synced(self._mark)
+            self._synced = fingerprint
+            return result
+
+    def search(self, query: str, limit: int = 10) -> list[Hit]:
+        """The best ``limit`` facts for any text, BM25-ranked, after syncing what changed."""
+        self.sync()
+        hits = self.index.search(query, limit)
+        if not hits and self._synced and not self.index.is_fresh_for(self._mark):
+            self._synced = None  # the search found facts.db corrupt and recreated it empty: refill, ask again
+            self.sync()
+            hits = self.index.search(query, limit)
+        return hits
+
+    # -- background work at startup -----------------------------------------------------------------------------
+
+    def start_background(self, *, compile: bool = True) -> None:
+        """Sync the index, then (with a provider) compile up to ``max_compile_steps`` journal steps; a daemon
+        thread whose failures are logged."""
+        self._background = threading.Thread(target=self._startup, args=(compile,), name="recall-start", daemon=True)
+        self._background.start()
+
+    def wait_background(self, timeout: float | None = None) -> None:
+        """Wait for the startup work (tests)."""
+        if self._background is not None:
+            self._background.join(timeout)
+
+    def _startup(self, compile: bool) -> None:
+        try:
+            self.sync()
+        except Exception:
+            log.warning("facts_sync_failed", exc_info=True)
+        if compile:
+            try:
+                self.compile_pending()
+            except Exception:
+                log.warning("journal_compile_failed", exc_info=True)
+
+    def compile_pending(self, max_steps: int | None = None) -> int:
+        """Compile completed days into weeks and completed weeks into the long-term summary; steps done."""
+        if self.compiler is None:
+            return 0
+        return self.compiler.run(self.max_compile_steps if max_steps is None else max_steps)
+
+    # -- session end --------------------------------------------------------------------------------------------
+
+    def summarize_session_at_exit(self, say: Callable[[str], None]) -> None:
+        """Append ONE summary of this session to today's daily file (see ``session_summary``); never raises."""
+        session_summary.summarize_session_at_exit(self, say)
+
+    def append_summary(self, text: str) -> Path:
+        """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""
+        return session_summary.append_summary(self, text)
+
+    def close(self) -> None:
+        """Close facts.db (idempotent)."""
+        with self._lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    def __enter__(self) -> Recall:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+
+def _first_line(path: Path) -> bytes:
+    """The first line of history.jsonl: it changes only when history is compacted (or recreated)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.readline(4 * 1024 * 1024)
+    except OSError:
+        return b""
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)

@@ -1,0 +1,157 @@
+"""The session summary: at exit, ONE LLM call summarises the session into today's daily journal file.
+
+This module owns the summary's prompt (a compact transcript of the session's records in history.jsonl), the call
+bounded by ``memory.exit_timeout`` and the redacted, committed append. ``Recall.summarize_session_at_exit`` and
+``Recall.append_summary`` are its entry points."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from catcode.errors import one_line
+from catcode.fsutil import locked
+from catcode.log import get_logger
+from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord
+from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
+from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.redact import redact
+
+__all__ = ["SummaryContext", "append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
+
+log = get_logger(__name__)
+
+SESSION_PROMPT = """Summarise this coding session for the work journal of the project, so that a later session can
+continue where it stopped. At most 8 short bullet points: what was done (files, features, fixes), decisions and
+their reasons, and open threads (prefix them "Open:"). Use names and identifiers exactly as written. No preamble,
+no heading.
+
+{transcript}"""
+TRANSCRIPT_CHARS = 40_000
+"""The newest part of a session kept for its summary: long sessions are cut at the front."""
+
+
+class SummaryContext(Protocol):
+    """What the session summary works with: one project's journal and session (``Recall`` is one)."""
+
+    provider: LLMProvider | None
+    history: HistoryLog | None
+    session_id: str
+    config: Any  # the ``MemoryConfig``: ``exit_timeout``
+    paths: Any  # ``memory_lock``
+    journal: Journal
+    commit: Callable[[str, list[Path]], str | None] | None
+    today: Callable[[], date]
+    now: Callable[[], datetime]
+
+    def append_summary(self, text: str) -> Path:
+        """Add a session summary to today's daily file and commit it."""
+        ...
+
+
+def render_transcript(records: list[HistoryRecord], earlier: str | None = None) -> str:
+    """A session's messages, compactly: text in full up to 1,000 characters, tool calls and results shortened."""
+    lines = [f"EARLIER IN THE SESSION (summary): {earlier}"] if earlier else []
+    for record in records:
+        role = (record.role or "").upper()
+        for block in record.message().content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                lines.append(f"{role}: {_short(block.text, 1000)}")
+            elif isinstance(block, ToolUseBlock):
+                args = json.dumps(block.input, ensure_ascii=False, separators=(",", ":"))
+                lines.append(f"ASSISTANT called {block.name} {_short(args, 200)}")
+            elif isinstance(block, ToolResultBlock):
+                lines.append(f"TOOL {'ERROR' if block.is_error else 'RESULT'}: {_short(block.content, 300)}")
+    return "\n".join(lines)[-TRANSCRIPT_CHARS:]
+
+
+def session_prompt(records: list[HistoryRecord], earlier: str | None = None) -> str:
+    """The prompt of the one LLM call that summarises a session."""
+    return SESSION_PROMPT.format(transcript=render_transcript(records, earlier))
+
+
+def session_records(history: HistoryLog, session_id: str) -> tuple[list[HistoryRecord], str | None]:
+    """This session's message records, and the compacted summary at the head of history.jsonl when it swallowed
+    the session's start (a long session whose first lines were compacted)."""
+    records = history.read()
+    mine = [r for r in records if r.session == session_id and r.type == "message"]
+    started = any(r.session == session_id and r.type == "session_start" for r in records)
+    head = records[0] if records else None
+    swallowed = mine and not started and head is not None and head.type == "compacted_summary"
+    return mine, head.summary if swallowed and head is not None else None
+
+
+def summarize_session_at_exit(recall: SummaryContext, say: Callable[[str], None]) -> None:
+    """Append ONE summary of this session to today's daily file: one LLM call bounded by
+    ``memory.exit_timeout``. Never raises; a failure is logged and is one line; sessions with fewer than 2
+    user messages are skipped."""
+    provider = recall.provider
+    if provider is None or recall.history is None:
+        return
+    try:
+        records, earlier = session_records(recall.history, recall.session_id)
+    except Exception:
+        log.warning("session_summary_unreadable_history", exc_info=True)
+        return
+    asked = sum(1 for r in records if r.role == "user" and not r.message().is_tool_result)
+    if asked < 2 and earlier is None:
+        log.info("session_summary_skipped", user_messages=asked)
+        return
+    timeout = recall.config.exit_timeout
+    outcome: dict[str, Any] = {}
+    abandoned = threading.Event()  # after a timeout or Ctrl+C nothing is written any more
+
+    def work() -> None:
+        try:
+            options = ChatOptions(max_tokens=1024, temperature=0.3, purpose="memory")
+            reply = provider.chat([Message.user(session_prompt(records, earlier))], "", [], options)
+            if not abandoned.is_set():
+                outcome["path"] = recall.append_summary(reply.text)
+        except Exception as exc:
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="session-summary", daemon=True)
+    worker.start()
+    try:
+        worker.join(timeout)
+    except KeyboardInterrupt:
+        abandoned.set()
+        say("Skipped the session summary.")
+        return
+    if worker.is_alive():
+        abandoned.set()
+        log.warning("session_summary_timeout", timeout=timeout)
+        say(f"The session summary timed out after {timeout:.0f}s and was skipped.")
+    elif "error" in outcome:
+        log.warning("session_summary_failed", error=repr(outcome["error"]))
+        say(f"The session summary failed ({one_line(outcome['error'])}) and was skipped.")
+    else:
+        log.info("session_summary_written", path=str(outcome["path"]))
+        say("Session summary saved to the journal — /memory recent shows it.")
+
+
+def append_summary(recall: SummaryContext, text: str) -> Path:
+    """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""
+    summary = clean_summary(redact(text)[0])
+    if not summary:
+        raise ValueError("the model returned an empty summary")
+    entry = DailyEntry(day=recall.today(), time=recall.now().strftime("%H:%M"), session=recall.session_id, text=summary)
+    with locked(recall.paths.memory_lock):
+        path = recall.journal.append(entry)
+        if recall.commit is not None:
+            try:
+                recall.commit(f"session-summary: {entry.day}", [recall.journal.root])
+            except Exception as exc:  # the summary is on disk; the next commit of the journal picks it up
+                log.warning("session_summary_commit_failed", error=repr(exc))
+    return path
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"

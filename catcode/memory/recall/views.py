@@ -1,0 +1,126 @@
+"""The views of recall: the ``memory_search`` tool, the text of ``/memory search`` and ``/memory recent`` (also
+``catcode memory search|recent``), and ``RecentWorkHook``, the "## Recent work" block on every request."""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.memory.recall.journal import Journal
+from catcode.memory.recall.recall import Recall
+from catcode.messages import Message
+from catcode.tokens import estimate_tokens
+from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+
+if TYPE_CHECKING:
+    from catcode.memory.recall.facts_schema import Hit
+
+__all__ = ["RecentWorkHook", "memory_search_tool", "recent_text", "search_text"]
+
+RECENT_HEADER = """## Recent work
+
+Summaries of the latest sessions in this project, newest first. Call memory_search to find older work."""
+
+
+def format_hit(hit: Hit) -> str:
+    """``source, date: snippet`` on one line, e.g. ``memory user-prefers-vim, 2026-08-06: ...``."""
+    source = f"memory {hit.source_id}" if hit.kind == "memory" else hit.source_id
+    return f"{source}, {hit.date or 'undated'}: {' '.join(hit.snippet.split())}"
+
+
+def search_text(recall: Recall, query: str, limit: int = 10) -> str:
+    """The answer to a search: one hit a line, best first, or ``No memories match <query>.``"""
+    from catcode.memory.recall.fts_query import clean_text
+
+    hits = recall.search(query, limit)
+    if hits:
+        return "\n".join(format_hit(hit) for hit in hits)
+    shown = " ".join(clean_text(query).split())
+    shown = (shown[:80] + "…" if len(shown) > 80 else shown) or "(an empty query)"
+    return f"No memories match {shown}."
+
+
+def recent_text(recall: Recall, n: int = 5) -> str:
+    """The last ``n`` session summaries, newest first."""
+    entries = list(islice(recall.journal.recent_entries(), max(n, 0)))
+    if not entries:
+        return "No session summaries yet: one is written when a session with two or more of your messages ends."
+    return "\n\n".join(f"{e.day} {e.time} · session {e.session}\n{e.text}" for e in entries)
+
+
+class MemorySearchInput(BaseModel):
+    """Input of ``memory_search``."""
+
+    query: str = Field(description="What to look for: words, code identifiers or a phrase, in any language.")
+    limit: int = Field(default=10, ge=1, le=50, description="How many results at most.")
+
+
+def memory_search_tool(recall: Recall) -> Tool:
+    """The ``memory_search`` tool over ``recall``."""
+
+    @tool("memory_search", permission=Permission.READ, key_arg="query")
+    def memory_search(args: MemorySearchInput, ctx: ToolContext) -> ToolResult:
+        """Search everything remembered about this project and its user: memories (also those not listed in the
+        memory index), session summaries by day, week and long-term, and summaries of older conversation.
+        Results are ranked by relevance, one per line: "source, date: snippet". Use it to find earlier decisions
+        and to pick up earlier work (e.g. "continue yesterday's refactor"); read a memory in full with
+        memory_read."""
+        return ToolResult(search_text(recall, args.query, args.limit))
+
+    return memory_search
+
+
+class RecentWorkHook:
+    """PRE_LLM_REQUEST: a "## Recent work" system block with the latest session summaries, newest first, at most
+    ``memory.recent_tokens`` tokens; byte-identical while the daily files are unchanged."""
+
+    def __init__(self, recall: Recall) -> None:
+        self.recall = recall
+        self._cached: tuple[tuple[object, ...], int, str | None] | None = None
+
+    def __call__(self, context: HookContext) -> HookResult:
+        """Answer one hook event."""
+        if context.event is not HookEvent.PRE_LLM_REQUEST or not self.recall.config.recent_enabled:
+            return CONTINUE
+        text = self.text()
+        return CONTINUE if text is None else AppendMessages([Message.system(text)])
+
+    def text(self) -> str | None:
+        """The block (cached on the daily files' fingerprint); None when there is nothing to show."""
+        budget = self.recall.config.recent_tokens
+        fingerprint = self.recall.journal.daily_fingerprint()
+        if self._cached is None or self._cached[:2] != (fingerprint, budget):
+            self._cached = (fingerprint, budget, recent_block(self.recall.journal, budget))
+        return self._cached[2]
+
+
+def recent_block(journal: Journal, budget: int) -> str | None:
+    """The "## Recent work" text: whole entries while they fit in ``budget`` tokens (the newest one cut to fit
+    when it alone is too long); None when there is no entry or not even the header fits."""
+    if budget <= 0 or estimate_tokens(RECENT_HEADER) >= budget:
+        return None
+    text = RECENT_HEADER
+    for count, entry in enumerate(journal.recent_entries()):
+        section = f"\n\n### {entry.day} {entry.time} · session {entry.session}\n{entry.text}"
+        if estimate_tokens(text + section) <= budget:
+            text += section
+            continue
+        if count == 0:
+            text += _cut_to(section, budget - estimate_tokens(text))
+        break
+    return text if text != RECENT_HEADER else None
+
+
+def _cut_to(section: str, tokens: int) -> str:
+    """The longest prefix of ``section`` (ending in "…") within ``tokens`` estimated tokens."""
+    low, high = 0, len(section)
+    while low < high:  # binary search: estimate_tokens grows with the prefix
+        mid = (low + high + 1) // 2
+        if estimate_tokens(section[:mid].rstrip() + "…") <= tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return section[:low].rstrip() + "…" if low else ""

@@ -1,0 +1,247 @@
+"""``DiskCache``: what the memory folders hold, re-read only when the filesystem says something changed.
+
+The fingerprint is the (inode, mtime, size) of both scope folders and both ``MEMORY.md`` files: an atomic
+``os.replace`` changes its folder's mtime, and every catcode write also replaces the index (new inode),
+so writes of other processes are seen even within one clock tick. When it changes, every file is
+stat'ed and only those whose (inode, mtime, size) changed are parsed again.
+
+For writes that bypass catcode within one timestamp tick of the last scan (a folder mtime can stay the
+same), a scan made less than one tick after the newest change is "racy", as in git: the next read
+compares the folder listing's (name, inode) pairs again, which catches created, deleted and atomically
+replaced files for the price of one ``scandir``. A file edited in place (no rename) is noticed once
+something else in its folder changes."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from catcode.log import get_logger
+from catcode.memory.store import entry_file
+from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
+from catcode.memory.store.models import MemoryEntry, Scope
+from catcode.memory.store.names import name_problem
+
+log = get_logger(__name__)
+
+MAX_FILE_BYTES = 256 * 1024
+_FINE_TICK_NS = 50_000_000  # generous bound on a fine-grained filesystem clock tick (jiffies)
+_COARSE_TICK_NS = 2_000_000_000  # filesystems with 1-2 s timestamps
+StatKey = tuple[int, ...]  # (inode, mtime_ns, device, size, mode, is_symlink)
+
+
+@dataclass(frozen=True)
+class MemoryProblem:
+    """A file in a memory folder that was skipped (never rewritten, never deleted) and why."""
+
+    path: Path
+    reason: str
+
+
+class _File(NamedTuple):
+    key: StatKey | None
+    listed_inode: int  # the inode the folder listing shows (the link's own for a symlink)
+    entry: MemoryEntry | None = None
+    problem: str | None = None
+
+
+class Located(NamedTuple):
+    """A valid memory and where its file is."""
+
+    entry: MemoryEntry
+    folder: Path
+    scope: Scope
+
+    @property
+    def path(self) -> Path:
+        """The memory's file."""
+        return self.folder / f"{self.entry.name}.md"
+
+
+class DiskCache:
+    """Parsed memory files of both scopes. Not thread-safe: ``MemoryStore`` serialises access."""
+
+    def __init__(self, dirs: dict[Scope, Path], root: Path) -> None:
+        self.dirs = dirs
+        self._root = root.resolve()
+        self._files: dict[Scope, dict[str, _File]] = {s: {} for s in Scope}
+        self.scanned: tuple[object, ...] | None = None
+        self._scan_started_ns = 0
+        self.generation = 0
+        self.entries: dict[str, Located] = {}
+        self.snapshot: list[MemoryEntry] = []
+        self.problems: list[MemoryProblem] = []
+        self._index_ok: dict[Scope, tuple[object, ...]] = {}
+        self._stale: set[Scope] = set()  # scopes whose index the last scan found stale
+
+    def stat_fingerprint(self) -> tuple[object, ...]:
+        """The cheap part of the fingerprint: four ``os.stat`` calls."""
+        return tuple(_stat_key(p) for d in self.dirs.values() for p in (d, d / INDEX_NAME))
+
+    def refresh(self) -> set[Scope]:
+        """Rescan when something changed (or the last scan was racy); the scopes whose index is stale."""
+        fp = self.stat_fingerprint()
+        full = fp != self.scanned
+        if not full and not self._racy(fp):
+            # Nothing changed on disk, but an index found stale by an earlier scan is still stale until written:
+            # the write path refreshes again under the lock and must see it. Only those scopes are re-checked.
+            self._stale = {scope for scope in self._stale if self._index_stale(scope)}
+            return set(self._stale)
+        started = time.time_ns()
+        changed = [scope for scope in Scope if self._scan(scope, full=full)]
+        self.scanned, self._scan_started_ns = fp, started
+        if changed or self.generation == 0:
+            self.assemble()
+        self._stale = {scope for scope in Scope if self._index_stale(scope)}
+        return set(self._stale)
+
+    def settle(self) -> None:
+        """After our own writes (under the lock): the disk is what the cache says it is."""
+        self.scanned, self._scan_started_ns = self.stat_fingerprint(), time.time_ns()
+
+    def invalidate(self) -> None:
+        """Forget the fingerprint so the next read rescans (after a write failed half-way)."""
+        self.scanned = None
+
+    def problem_at(self, path: Path) -> str | None:
+        """Why the file at ``path`` was skipped, if it was (such a file must never be overwritten)."""
+        for scope, folder in self.dirs.items():
+            if path.parent == folder and path.name in self._files[scope]:
+                return self._files[scope][path.name].problem
+        return None
+
+    def remember(self, scope: Scope, path: Path, entry: MemoryEntry) -> None:
+        """Record a file we just wrote (a regular file: atomic writes replace any link), without parsing it."""
+        key = _stat_key(path)
+        self._files[scope][path.name] = _File(key, key[0] if key else 0, entry)
+
+    def forget(self, scope: Scope, path: Path) -> None:
+        """Record a file we just deleted."""
+        self._files[scope].pop(path.name, None)
+
+    def copies(self, name: str) -> list[Located]:
+        """Every valid file holding the memory ``name``: the one in ``entries`` plus a duplicate in the other scope
+        (a move to the other scope killed between writing the new file and removing the old one leaves two)."""
+        found = [(scope, self._files[scope].get(f"{name}.md")) for scope in Scope]
+        return [Located(f.entry, self.dirs[scope], scope) for scope, f in found if f is not None and f.entry]
+
+    def scope_entries(self, scope: Scope) -> list[MemoryEntry]:
+        """Valid memories whose file is in ``scope``'s folder, sorted by name."""
+        return [loc.entry for loc in self.entries.values() if loc.scope is scope]
+
+    def index_written(self, scope: Scope) -> None:
+        """The index of ``scope`` matches its entries now (or cannot be fixed): stop checking it."""
+        self._index_ok[scope] = self._index_signature(scope)
+
+    def assemble(self) -> None:
+        """Rebuild the name index, the sorted snapshot and the problem list from the per-file cache."""
+        entries: dict[str, Located] = {}
+        problems = []
+        for scope in Scope:  # the user scope first: it wins a (hand-made) duplicate
+            folder = self.dirs[scope]
+            for fname, f in self._files[scope].items():
+                if f.entry is None:
+                    problems.append(MemoryProblem(folder / fname, f.problem or "unreadable"))
+                elif f.entry.name in entries:
+                    problems.append(MemoryProblem(folder / fname, f"duplicate of {entries[f.entry.name].path}"))
+                else:
+                    entries[f.entry.name] = Located(f.entry, folder, scope)
+        self.entries = {name: entries[name] for name in sorted(entries)}
+        self.snapshot = [loc.entry for loc in self.entries.values()]
+        self.problems = sorted(problems, key=lambda p: str(p.path))
+        self.generation += 1
+
+    def _racy(self, fp: tuple[object, ...]) -> bool:
+        mtimes = [key[1] for key in fp if isinstance(key, tuple)]
+        if not mtimes:
+            return False
+        newest = max(mtimes)
+        tick = _COARSE_TICK_NS if newest % 1_000_000_000 == 0 else _FINE_TICK_NS
+        return self._scan_started_ns - newest < tick
+
+    def _scan(self, scope: Scope, *, full: bool) -> bool:
+        """Re-read one folder's listing; parse only new or changed files. True when anything changed.
+
+        ``full``: stat every file; else trust a file whose listed inode is unchanged (racy re-check)."""
+        old, new = self._files[scope], {}
+        try:
+            with os.scandir(self.dirs[scope]) as listing:  # plain strings: pathlib would cost more than stat
+                found = [(d.name, d.path, d.inode(), d.is_symlink()) for d in listing if _is_entry_name(d.name)]
+        except (FileNotFoundError, NotADirectoryError):
+            found = []
+        for fname, path, inode, is_link in found:
+            previous = old.get(fname)
+            if previous is not None and not full and previous.listed_inode == inode:
+                new[fname] = previous
+                continue
+            key = _stat_key(path, link=is_link)
+            if previous is not None and key is not None and previous.key == key:
+                new[fname] = previous
+            else:
+                new[fname] = self._load(Path(path), key, inode)
+        self._files[scope] = new
+        return new.keys() != old.keys() or any(new[n] is not old[n] for n in new)
+
+    def _load(self, path: Path, key: StatKey | None, inode: int) -> _File:
+        problem = self._file_problem(path, key)
+        if problem is None:
+            try:
+                entry = entry_file.parse(path.read_bytes())
+                if entry.name == path.stem:
+                    return _File(key, inode, entry)
+                problem = f"its name field {entry.name!r} does not match the file name"
+            except EntryParseError as exc:
+                problem = exc.reason
+            except OSError as exc:
+                problem = f"unreadable: {exc.strerror or exc}"
+        log.warning("memory_file_skipped", path=str(path), reason=problem)
+        return _File(key, inode, problem=problem)
+
+    def _file_problem(self, path: Path, key: StatKey | None) -> str | None:
+        if key is None:
+            return "unreadable (a dangling symlink?)"
+        if key[5] and not path.resolve().is_relative_to(self._root):
+            return "a symlink pointing outside the memory folder"
+        if not stat.S_ISREG(key[4]):
+            return "not a regular file"
+        if key[3] > MAX_FILE_BYTES:
+            return f"larger than {MAX_FILE_BYTES // 1024} KB ({key[3]} bytes)"
+        problem = name_problem(path.stem)
+        return f"the file name is not a valid memory name: it {problem}" if problem else None
+
+    def _index_signature(self, scope: Scope) -> tuple[object, ...]:
+        files = self._files[scope]
+        return (_stat_key(self.dirs[scope] / INDEX_NAME), frozenset((name, f.key) for name, f in files.items()))
+
+    def _index_stale(self, scope: Scope) -> bool:
+        signature = self._index_signature(scope)
+        if self._index_ok.get(scope) == signature:
+            return False
+        index = self.dirs[scope] / INDEX_NAME
+        entries = self.scope_entries(scope)
+        try:
+            stale = index.read_text(encoding="utf-8") != entry_file.render_index(entries)
+        except FileNotFoundError:
+            stale = bool(entries)
+        except (OSError, UnicodeDecodeError):
+            stale = True
+        if not stale:
+            self._index_ok[scope] = signature
+        return stale
+
+
+def _is_entry_name(fname: str) -> bool:
+    # Temp files of atomic writes start with "."; the index is derived, not an entry.
+    return fname.endswith(".md") and not fname.startswith(".") and fname != INDEX_NAME
+
+
+def _stat_key(path: Path | str, *, link: bool = False) -> StatKey | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_dev, st.st_size, st.st_mode, int(link))

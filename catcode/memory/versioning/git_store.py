@@ -1,0 +1,278 @@
+"""Git versioning of the memory root: every memory change is a commit that can be listed, shown and undone.
+
+The memory root is its own repository, created on the first commit. Git runs isolated from the person's own
+setup: no global or system config, no hooks, no signing, no prompts, a fixed identity. Undo is ``git revert``
+(a new commit), never a reset. Without git installed versioning is off and ``commit`` returns None.
+
+Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never walks up into an enclosing
+repository (a home directory kept in git), even while ``.git`` is half made.
+
+Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``; what ``log`` and
+``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 270 lines) because its steps share one
+repository's invariants: created on the first commit, the setup a commit of its own, leftovers committed before
+a revert.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+from catcode.errors import MemoryStoreError
+from catcode.fsutil import atomic_write_text, locked
+from catcode.log import get_logger
+from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, RevertResult, parse_name_status
+from catcode.memory.versioning.git_runner import GitRunner, first_error_line
+from catcode.modes import private_dir
+
+log = get_logger(__name__)
+
+GITIGNORE = """\
+# catcode memory: only memory content is versioned; history, cursors and indexes are derived or transient.
+history.jsonl
+*.jsonl
+.dream_cursor
+facts.db
+facts.db*
+*.db-journal
+*.db-wal
+*.db-shm
+*.lock
+.*.tmp
+*.tmp
+*.swp
+*~
+.DS_Store
+__pycache__/
+"""
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
+_SETUP_MESSAGE = "initialize memory versioning"
+_NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
+_VERSIONED = ("users", "projects", ".quarantine")  # the folders of memory content
+RECOVER_MESSAGE = "recover: commit changes left by an interrupted session"
+_HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
+
+
+class GitStore:
+    """Versions the memory directory ``root`` with the git CLI. Not thread-safe: callers hold the memory lock."""
+
+    def __init__(self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0) -> None:
+        self.root = Path(root).absolute()
+        self.timeout = timeout
+        self._git = shutil.which(git_binary or "git")
+        self._runner = GitRunner(self.root, self._git, timeout) if self._git else None
+        self._warning = ""
+        if self._git is None:
+            self._warning = (
+                f"git is not installed ({git_binary or 'git'} not found): memory versioning is off, so memory "
+                "changes cannot be listed or undone. Install git to turn it on."
+            )
+            log.warning("memory_versioning_off", reason="git not found", git=git_binary or "git")
+
+    @property
+    def available(self) -> bool:
+        """True when git was found and memory changes are versioned."""
+        return self._git is not None
+
+    @property
+    def warning(self) -> str:
+        """One line for the UI to print once when versioning is off; empty when it is on."""
+        return self._warning
+
+    @property
+    def initialized(self) -> bool:
+        """True once the memory root is a complete repository: a ``git init`` killed half-way is not one."""
+        git_dir = self.root / ".git"
+        try:
+            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        return bool(_HEAD.fullmatch(head)) and all((git_dir / d).is_dir() for d in ("objects", "refs"))
+
+    # -- writing ---------------------------------------------------------------------------------------------
+
+    def commit(self, message: str, paths: list[Path]) -> str | None:
+        """Stage exactly ``paths`` (added, modified or deleted files or directories) and commit them.
+
+        Returns the new commit's sha, or None when nothing changed or versioning is off. Paths ignored by the
+        repository's .gitignore (history, cursors, indexes) are never committed."""
+        if not self.available:
+            return None
+        self._ensure_repository()
+        relative = [self._relative(p) for p in paths]
+        present = [p for p in relative if (self.root / p).exists()]
+        missing = [p for p in relative if not (self.root / p).exists()]
+        if present:
+            self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
+        if missing:
+            self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
+        return self._commit_staged(message)
+
+    def commit_pending(self, message: str = RECOVER_MESSAGE) -> str | None:
+        """Commit whatever memory content is uncommitted (files a killed session wrote but did not commit, or
+        hand edits) as a commit of its own; its sha, or None when there was nothing (or versioning is off)."""
+        if not self.available:
+            return None
+        if not self.initialized and not any((self.root / folder).exists() for folder in _VERSIONED):
+            return None  # nothing to version yet: the first memory change creates the repository
+        self._ensure_repository()
+        status = self._run(
+            "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *_VERSIONED
+        ).stdout
+        # Only folders that are on disk or tracked appear here, so each is a pathspec git add accepts.
+        folders = sorted({entry[3:].split("/", 1)[0] for entry in status.split("\x00") if len(entry) > 3})
+        if not folders:
+            return None
+        self._run("add", "-A", "--", *folders, ok_codes=(0, 1))
+        sha = self._commit_staged(message)
+        if sha is not None:
+            log.info("memory_leftovers_committed", sha=sha, folders=folders)
+        return sha
+
+    def revert(self, commit: str | None = None, *, message_prefix: str = "revert") -> RevertResult:
+        """Undo ``commit`` (default: the last change) with a new commit; raise ``RevertConflict`` when a later
+        change touched the same files, leaving every file as it was."""
+        self._require_history()
+        sha = self._resolve(commit or "HEAD")  # before committing leftovers: "the last change" is the one listed
+        self.commit_pending()  # git refuses to revert over uncommitted changes to the same files
+        if not self._run("rev-parse", "--verify", "--quiet", f"{sha}^", ok_codes=(0, 1)).stdout.strip():
+            raise MemoryStoreError("That change only set up memory versioning; there is nothing to undo")
+        original = self._run("log", "-1", "--format=%h%x00%s", sha).stdout.rstrip("\n")
+        short, subject = original.split("\x00", 1)
+        result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128))
+        if result.returncode != 0:
+            self._abandon_revert(short, subject, result)
+        message = f"{message_prefix}: undo {short} '{subject}'"
+        new_sha = self._commit_staged(message)
+        if new_sha is None:
+            self._run("revert", "--quit", ok_codes=None)
+            raise MemoryStoreError(f"Change {short} '{subject}' is already undone; nothing to revert")
+        return RevertResult(
+            sha=new_sha, short_sha=new_sha[:7], reverted_sha=sha, message=message, files=self._files(new_sha)
+        )
+
+    # -- reading ---------------------------------------------------------------------------------------------
+
+    def log(self, limit: int = 20) -> list[Change]:
+        """The last ``limit`` changes, newest first; empty before the first commit or when versioning is off."""
+        if not self.available or not self.initialized or not self._has_commits():
+            return []
+        out = self._run(
+            "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
+            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f",
+        ).stdout  # fmt: skip
+        changes = []
+        for record in out.split("\x1e")[1:]:
+            sha, short, date, body, rest = record.split("\x1f", 4)
+            files = parse_name_status(rest)
+            when = datetime.fromisoformat(date)
+            changes.append(Change(sha=sha, short_sha=short, date=when, message=body.strip(), files=files))
+        return changes
+
+    def diff(self, commit: str | None = None) -> str:
+        """``git show --stat --patch`` text of ``commit`` (default: the last change); empty when there is none."""
+        if not self.available or not self.initialized or not self._has_commits():
+            return ""
+        sha = self._resolve(commit or "HEAD")
+        return self._run("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
+
+    def fsck(self) -> bool:
+        """True when the repository is intact (or does not exist yet / versioning is off)."""
+        if not self.available or not self.initialized:
+            return True
+        return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
+
+    # -- internals -------------------------------------------------------------------------------------------
+
+    def _ensure_repository(self) -> None:
+        ignore = self.root / ".gitignore"
+        if self.initialized and ignore.exists():
+            return
+        if not self.initialized:  # also completes a .git left half made by a killed ``git init``
+            private_dir(self.root)
+            self._run("init", "-q", "-b", "main")
+            log.info("memory_repository_created", root=str(self.root))
+        if not ignore.exists():  # also repairs a crash between init and the setup commit, or a deleted .gitignore
+            atomic_write_text(ignore, GITIGNORE)
+        # The setup gets a commit of its own so that undoing the first memory change never drops the .gitignore.
+        self._run("add", "--", ".gitignore")
+        self._commit_staged(_SETUP_MESSAGE if not self._has_commits() else "restore the memory .gitignore")
+
+    def _commit_staged(self, message: str) -> str | None:
+        """Commit the index; None when it holds no change (git exits 1 and says so, which saves a diff call)."""
+        message = message.strip() or "update memory"
+        result = self._run("commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1))
+        if result.returncode == 1:
+            if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
+                return None
+            reason = first_error_line(result.stderr) or "exit code 1"
+            raise MemoryStoreError(f"git commit failed in {self.root}: {reason}")
+        return self._run("rev-parse", "HEAD").stdout.strip()
+
+    def _abandon_revert(self, short: str, subject: str, result: subprocess.CompletedProcess[str]) -> None:
+        """Undo a failed ``git revert`` so that every file is exactly as before, then raise the reason."""
+        conflicted = self._run("diff", "--name-only", "--diff-filter=U", "-z", ok_codes=None).stdout
+        files = sorted(f for f in conflicted.split("\x00") if f)
+        if (self.root / ".git" / "REVERT_HEAD").exists() or files:
+            self._run("revert", "--abort", ok_codes=None)
+        if files:
+            raise RevertConflict(
+                f"Cannot undo {short} '{subject}': a later change also edited {', '.join(files)}. Nothing was "
+                "changed; undo the later change first, or edit those memories by hand.",
+                files,
+            )
+        reason = first_error_line(result.stderr) or "git revert failed"
+        raise MemoryStoreError(f"Cannot undo {short} '{subject}': {reason}")
+
+    def _resolve(self, commit: str) -> str:
+        bad = MemoryStoreError(
+            f"No memory change '{commit}'; list the changes with /memory log and use one of their ids"
+        )
+        if not _REVISION.fullmatch(commit):
+            raise bad
+        sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
+        if not sha.strip():
+            raise bad
+        return sha.strip()
+
+    def _require_history(self) -> None:
+        if not self.available:
+            raise MemoryStoreError(self._warning)
+        if not self.initialized or not self._has_commits():
+            raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
+
+    def _has_commits(self) -> bool:
+        return bool(self._run("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
+
+    def _files(self, sha: str) -> list[FileChange]:
+        out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
+        return parse_name_status(out.stdout)
+
+    def _relative(self, path: Path) -> str:
+        path = Path(path)
+        absolute = path if path.is_absolute() else self.root / path
+        try:
+            relative = Path(os.path.normpath(absolute)).relative_to(os.path.normpath(self.root))
+        except ValueError:
+            try:  # the same place reached through a symlink, e.g. /tmp vs /private/tmp
+                relative = Path(os.path.realpath(absolute)).relative_to(os.path.realpath(self.root))
+            except ValueError:
+                raise MemoryStoreError(f"{path} is outside the memory directory {self.root}") from None
+        if relative.parts[:1] == (".git",):
+            raise MemoryStoreError(f"{path} is inside the memory repository's .git directory")
+        return relative.as_posix()
+
+    def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
+        assert self._runner is not None
+        return self._runner.run(*args, ok_codes=ok_codes)
+
+
+def revert_under_lock(git: GitStore, lock_path: Path, commit: str | None = None) -> RevertResult:
+    """``git.revert(commit)`` under the memory write lock at ``lock_path``, so no session writes meanwhile
+    (``GitStore`` leaves locking to its callers; a revert has no caller that holds the lock already)."""
+    with locked(lock_path):
+        return git.revert(commit)

@@ -1,0 +1,213 @@
+"""Unreadable memory files (broken front matter, non-UTF-8 bytes, missing fields, an unknown type, a huge file, a
+symlink pointing outside the memory root) are skipped and counted everywhere, never overwritten; the doctor lists
+each with its fix, and ``--fix`` quarantines them in a commit that a revert undoes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from memory_helpers import DATA, seed_api_style, seed_vim
+from rich.console import Console
+
+from catcode.commands.memory import register_memory_commands
+from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.config import load_settings, resolve_paths
+from catcode.memory.injection import MemoryInjectionHook
+from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.store import entry_file
+from catcode.memory.store.doctor import run_doctor
+from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.tools import memory_tools
+from catcode.memory.versioning.git_store import GitStore
+from catcode.providers.scripted import ScriptedProvider
+from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+STORED = ["broken-front-matter", "missing-fields", "unknown-type"]
+REASONS = {
+    "broken-front-matter": "broken front matter: no closing '---' line",
+    "missing-fields": "missing field: description",
+    "unknown-type": "unknown type 'preference' (expected user|feedback|project|reference)",
+    "not-utf8": "not UTF-8 (byte 73)",
+    "huge": "larger than 256 KB (",
+    "outside-link": "a symlink pointing outside the memory folder",
+}
+
+
+def make_runtime(tmp_path: Path) -> MemoryRuntime:
+    home, root = tmp_path / "home", tmp_path / "project"
+    root.mkdir(exist_ok=True)
+    settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
+    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider())
+
+
+def valid(name: str, content: str = "x") -> str:
+    entry = MemoryEntry(name=name, description="d", type=MemoryType.USER, content=content)
+    return entry_file.render(entry)
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> MemoryRuntime:
+    """A store holding user-prefers-vim, and six unreadable files in the user scope."""
+    runtime = make_runtime(tmp_path)
+    runtime.store.save(seed_vim())
+    folder = runtime.paths.user_memory
+    for name in STORED:
+        shutil.copyfile(DATA / "badfiles" / f"{name}.md", folder / f"{name}.md")
+    (folder / "not-utf8.md").write_bytes(valid("not-utf8").encode()[:73] + b"\xff\xfe caf\xe9\n")
+    (folder / "huge.md").write_text(valid("huge", "x" * 300_000), encoding="utf-8")
+    outside = tmp_path / "outside.md"
+    outside.write_text(valid("outside-link", "a secret kept elsewhere"), encoding="utf-8")
+    (folder / "outside-link.md").symlink_to(outside)
+    return runtime
+
+
+def bad_files(runtime: MemoryRuntime) -> dict[str, bytes]:
+    folder = runtime.paths.user_memory
+    return {name: (folder / f"{name}.md").read_bytes() for name in REASONS}
+
+
+def test_store_skips_each_with_its_reason_and_list_counts_them(runtime: MemoryRuntime) -> None:
+    before = bad_files(runtime)
+    assert [e.name for e in runtime.store.load_all()] == ["user-prefers-vim"]
+    reasons = {p.path.stem: p.reason for p in runtime.store.problems()}
+    assert set(reasons) == set(REASONS)
+    for name, reason in REASONS.items():
+        assert reasons[name].startswith(reason), name
+    out = StringIO()
+    registry = CommandRegistry()
+    register_memory_commands(registry, runtime)
+    registry.dispatch("/memory list", CommandContext(None, Console(file=out, width=300)))
+    assert out.getvalue() == (
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n6 unreadable memory files skipped — run catcode memory doctor\n"
+    )
+    assert bad_files(runtime) == before
+
+
+def test_injection_and_memory_read_ignore_them(runtime: MemoryRuntime, tmp_path: Path) -> None:
+    text = MemoryInjectionHook(runtime.store).memory_index_text()
+    assert text is not None and "## user-prefers-vim" in text
+    assert not any(name in text for name in REASONS)
+    tools = ToolRegistry(memory_tools(runtime.manager))
+    read = tools.get("memory_read")
+    listed = tools.execute(read, read.parse({}), ToolContext(project_root=tmp_path))
+    assert listed.text.startswith("## user-prefers-vim (user)") and "unknown-type" not in listed.text
+    for name in REASONS:
+        result = tools.execute(read, read.parse({"name": name}), ToolContext(project_root=tmp_path))
+        assert result == ToolResult(
+            f"Memory not found: {name}. Use memory_read without name to list all memories.", is_error=True
+        )
+
+
+def test_memory_write_to_the_same_name_is_refused_and_the_file_untouched(
+    runtime: MemoryRuntime, tmp_path: Path
+) -> None:
+    before = bad_files(runtime)
+    commits = runtime.git.log(50)
+    tools = ToolRegistry(memory_tools(runtime.manager))
+    write = tools.get("memory_write")
+    for name in REASONS:
+        raw = {"name": name, "type": "user", "description": "replacement", "content": "new"}
+        result = tools.execute(write, write.parse(raw), ToolContext(project_root=tmp_path))
+        assert (
+            result.is_error and "exists but cannot be read" in result.text and "fix or remove it first" in result.text
+        )
+    assert bad_files(runtime) == before
+    assert (tmp_path / "outside.md").read_text(encoding="utf-8") == valid("outside-link", "a secret kept elsewhere")
+    assert runtime.git.log(50) == commits
+
+
+def test_doctor_lists_each_problem_with_its_fix_and_changes_nothing(runtime: MemoryRuntime) -> None:
+    before, commits = bad_files(runtime), runtime.git.log(50)
+    report = run_doctor(runtime)
+    text = report.text()
+    uid = runtime.paths.user_memory.name
+    assert text.startswith(f"Memory doctor: {runtime.paths.memory_root} (1 memory)\n6 problems:\n")
+    for name, reason in REASONS.items():
+        assert f"- users/{uid}/{name}.md: {reason}" in text
+        assert f"  fix: repair it by hand, or --fix moves it to .quarantine/users/{uid}/{name}.md" in text
+    assert not report.healthy
+    assert bad_files(runtime) == before and runtime.git.log(50) == commits
+
+
+def test_doctor_fix_quarantines_commits_rebuilds_the_index_and_revert_brings_them_back(
+    runtime: MemoryRuntime, tmp_path: Path
+) -> None:
+    before = bad_files(runtime)
+    root, folder = runtime.paths.memory_root, runtime.paths.user_memory
+    (folder / "MEMORY.md").unlink()
+    report = run_doctor(runtime, fix=True)
+    assert report.healthy and report.remaining == [], report.text()
+    uid = folder.name
+    quarantine = root / ".quarantine" / "users" / uid
+    for name in REASONS:
+        assert not os.path.lexists(folder / f"{name}.md")
+        assert f"quarantined users/{uid}/{name}.md → .quarantine/users/{uid}/{name}.md" in report.fixed
+    assert {name: (quarantine / f"{name}.md").read_bytes() for name in REASONS} == before
+    assert (quarantine / "outside-link.md").is_symlink()
+    assert (tmp_path / "outside.md").exists()  # a link's target is never touched
+    assert f"rebuilt users/{uid}/MEMORY.md" in report.fixed
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([seed_vim()])
+    assert report.text().endswith("Memory is healthy now.")
+    subjects = [c.subject for c in runtime.git.log(5)]
+    assert any(s.startswith("doctor: quarantine ") for s in subjects)
+    assert runtime.store.problems() == []
+
+    assert report.quarantine_commit is not None
+    assert f"Bring quarantined files back with `catcode memory revert {report.quarantine_commit[:7]}`." in report.text()
+    runtime.revert(report.quarantine_commit[:7])
+    assert bad_files(runtime) == before
+    assert not any(quarantine.glob("*.md"))
+    assert {p.path.stem for p in runtime.store.problems()} == set(REASONS)
+
+
+def test_stale_index_name_clash_and_old_temp_files(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    runtime.store.save(seed_api_style())
+    user, project = runtime.paths.user_memory, runtime.paths.project_memory
+    user.mkdir()
+    (project / "MEMORY.md").write_text("# Memory Index\n\n- [gone](gone.md) — stale\n", encoding="utf-8")
+    shutil.copyfile(project / "project-api-style.md", user / "project-api-style.md")  # the same name in both scopes
+    old_temp, fresh_temp = user / ".a.md.x1.tmp", user / ".b.md.x2.tmp"
+    for temp in (old_temp, fresh_temp):
+        temp.write_text("partial", encoding="utf-8")
+    os.utime(old_temp, (1_000_000_000, 1_000_000_000))
+    (runtime.paths.memory_root / ".write.lock").write_text("", encoding="utf-8")
+
+    found = {(f.kind, f.subject) for f in run_doctor(runtime).found}
+    key = project.name
+    assert found == {
+        ("index", f"projects/{key}/MEMORY.md"),  # its copy is shadowed by the user scope's
+        ("index", f"users/{user.name}/MEMORY.md"),  # missing
+        ("name-clash", f"projects/{key}/project-api-style.md"),
+        ("temp-file", f"users/{user.name}/.a.md.x1.tmp"),
+    }
+    report = run_doctor(runtime, fix=True)
+    assert report.healthy, report.text()
+    assert not old_temp.exists() and fresh_temp.exists() and (runtime.paths.memory_root / ".write.lock").exists()
+    assert (user / "project-api-style.md").exists()
+    assert (runtime.paths.memory_root / ".quarantine" / "projects" / key / "project-api-style.md").exists()
+    assert (project / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([])
+    assert (user / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([seed_api_style()])
+
+
+def test_versioning_off_is_a_warning_and_a_damaged_repository_a_problem(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    runtime.store.save(seed_vim())
+    objects = runtime.paths.memory_root / ".git" / "objects"
+    loose = next(p for p in sorted(objects.glob("??/*")) if p.is_file())
+    loose.chmod(0o644)
+    loose.write_bytes(b"not a git object")
+    report = run_doctor(runtime)
+    assert [f.kind for f in report.remaining] == ["git"] and not report.healthy
+    assert "git fsck reports damage" in report.text()
+
+    runtime.git = GitStore(runtime.paths.memory_root, git_binary="no-such-git-binary")
+    report = run_doctor(runtime)
+    assert report.healthy and [f.kind for f in report.remaining] == ["versioning"]
+    assert "1 warning:\n- versioning: git is not installed" in report.text()

@@ -1,0 +1,237 @@
+"""MemoryStore's write path: round-trips, the apply rules, scopes, names, redaction and versioning."""
+
+from __future__ import annotations
+
+import stat
+import tempfile
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from memory_helpers import SEED_DAY, Clock, RecordingVersioning, seed_api_style, seed_vim
+
+from catcode.errors import InvalidMemoryName, MemoryStoreError
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
+
+ADD, UPDATE, SKIP = MemoryAction.ADD, MemoryAction.UPDATE, MemoryAction.SKIP
+
+
+def candidate(name: str, kind: str = "user", content: str = "c") -> CandidateMemory:
+    return CandidateMemory(type=MemoryType(kind), name=name, description=f"about {name}", content=content)
+
+
+def files(store: MemoryStore) -> dict[str, list[str]]:
+    return {s.value: sorted(p.name for p in d.glob("*") if not p.name.startswith(".")) for s, d in store.dirs.items()}
+
+
+def test_save_writes_each_scope_and_reloads(store: MemoryStore, make_store: Callable[..., MemoryStore]) -> None:
+    store.save(seed_vim())
+    store.save(seed_api_style())
+    assert files(store) == {
+        "user": ["MEMORY.md", "user-prefers-vim.md"],
+        "project": ["MEMORY.md", "project-api-style.md"],
+    }
+    assert make_store().load_all() == [seed_api_style(), seed_vim()]  # sorted by name, from disk
+    assert (store.dirs[seed_vim().type.scope] / "MEMORY.md").read_text(encoding="utf-8") == (
+        "# Memory Index\n\n- [user-prefers-vim](user-prefers-vim.md) — 用户偏好 vim 编辑器\n"
+    )
+
+
+def test_files_are_private(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    folder = store.dirs[seed_vim().type.scope]
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / "user-prefers-vim.md").stat().st_mode) == 0o600
+    assert stat.S_IMODE((folder / "MEMORY.md").stat().st_mode) == 0o600
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(description=st.text(max_size=300), content=st.text(max_size=2000), kind=st.sampled_from(list(MemoryType)))
+def test_any_text_round_trips_through_the_store(description: str, content: str, kind: MemoryType) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make = lambda: MemoryStore(root / "u", root / "p", lock_path=root / ".lock")  # noqa: E731
+        saved = MemoryEntry(name="any-text", description=description, type=kind, content=content)
+        make().save(saved)
+        assert make().load_all() == [saved]
+
+
+def test_load_all_is_a_snapshot(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    snapshot = store.load_all()
+    snapshot.clear()
+    assert store.load_all() == [seed_vim()]
+    with pytest.raises(Exception):  # noqa: B017 - entries are frozen: the cache cannot be changed from outside
+        store.load_all()[0].content = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("operations", "expected", "names"),
+    [
+        ([MemoryOperation(action=ADD, entry=candidate("new-one"))], (1, 0, 0), ["new-one", "old-one"]),
+        ([MemoryOperation(action=ADD)], (0, 0, 1), ["old-one"]),
+        ([MemoryOperation(action=ADD, target_name="old-one")], (0, 0, 1), ["old-one"]),
+        ([MemoryOperation(action=UPDATE, target_name="old-one", entry=candidate("renamed"))], (0, 1, 0), ["old-one"]),
+        ([MemoryOperation(action=UPDATE, entry=candidate("old-one"))], (0, 0, 1), ["old-one"]),
+        ([MemoryOperation(action=UPDATE, target_name="old-one")], (0, 0, 1), ["old-one"]),
+        ([MemoryOperation(action=SKIP, entry=candidate("dup"))], (0, 0, 1), ["old-one"]),
+        ([MemoryOperation(action=SKIP)], (0, 0, 1), ["old-one"]),
+        (
+            [
+                MemoryOperation(action=ADD, entry=candidate("a-one")),
+                MemoryOperation(action=UPDATE, target_name="old-one", entry=candidate("x", "project")),
+                MemoryOperation(action=SKIP, entry=candidate("b-one")),
+            ],
+            (1, 1, 1),
+            ["a-one", "old-one"],
+        ),
+    ],
+)
+def test_apply_rules(
+    store: MemoryStore, operations: list[MemoryOperation], expected: tuple[int, int, int], names: list[str]
+) -> None:
+    store.save(MemoryEntry(name="old-one", description="old", type=MemoryType.USER, content="old"))
+    counts = store.apply(operations, why="session-end")
+    assert (counts.added, counts.updated, counts.skipped) == expected
+    assert [e.name for e in store.load_all()] == names
+
+
+def test_update_writes_the_candidate_under_the_target(store: MemoryStore) -> None:
+    store.save(MemoryEntry(name="old-one", description="old", type=MemoryType.USER, content="old"))
+    store.apply(
+        [MemoryOperation(action=UPDATE, target_name="old-one", entry=candidate("other", content="new"))], why="t"
+    )
+    assert store.get("old-one").content == "new"  # type: ignore[union-attr]
+    assert store.get("other") is None
+
+
+def test_update_keeps_created_at_and_sets_updated_at(store: MemoryStore, clock: Clock) -> None:
+    store.save(seed_vim())
+    clock.day = date(2026, 9, 1)
+    store.update(seed_vim().model_copy(update={"content": "neovim now", "created_at": clock.day}))
+    stored = store.get("user-prefers-vim")
+    assert (stored.created_at, stored.updated_at, stored.content) == (SEED_DAY, clock.day, "neovim now")  # type: ignore[union-attr]
+    store.apply([MemoryOperation(action=ADD, entry=candidate("user-prefers-vim"))], why="t")
+    assert store.get("user-prefers-vim").created_at == SEED_DAY  # type: ignore[union-attr]
+
+
+def test_type_change_moves_the_memory_to_the_other_scope(store: MemoryStore) -> None:
+    store.save(seed_vim())
+    store.update(seed_vim().model_copy(update={"type": MemoryType.REFERENCE}))
+    assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md", "user-prefers-vim.md"]}
+    assert (store.dirs[MemoryType.USER.scope] / "MEMORY.md").read_text() == "# Memory Index\n\n"
+    assert [e.type for e in store.load_all()] == [MemoryType.REFERENCE]
+
+
+def test_name_is_unique_across_scopes(store: MemoryStore) -> None:
+    store.save(MemoryEntry(name="shared", description="u", type=MemoryType.FEEDBACK, content="u"))
+    store.save(MemoryEntry(name="shared", description="p", type=MemoryType.PROJECT, content="p"))
+    assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md", "shared.md"]}
+    assert [(e.name, e.description) for e in store.load_all()] == [("shared", "p")]
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "MEMORY", "Bad Name", "", "x" * 65])
+def test_invalid_names_are_refused_with_nothing_written(store: MemoryStore, memory_root: Path, name: str) -> None:
+    bad = MemoryEntry(name=name, description="d", type=MemoryType.USER, content="c")
+    for write in (store.save, store.update):
+        with pytest.raises(InvalidMemoryName):
+            write(bad)
+    with pytest.raises(InvalidMemoryName):
+        store.apply(
+            [MemoryOperation(action=ADD, entry=candidate("fine")), MemoryOperation(action=ADD, entry=candidate(name))],
+            why="t",
+        )  # type: ignore[arg-type]
+    with pytest.raises(InvalidMemoryName):
+        store.delete(name)
+    assert not memory_root.exists()
+
+
+def test_too_large_memory_is_refused(store: MemoryStore) -> None:
+    with pytest.raises(MemoryStoreError, match="too large"):
+        store.save(MemoryEntry(name="huge", description="d", type=MemoryType.USER, content="x" * 300_000))
+    assert store.load_all() == []
+
+
+def test_delete_and_clear(store: MemoryStore, versioning: RecordingVersioning) -> None:
+    store.save(seed_vim())
+    store.save(seed_api_style())
+    assert store.delete("nothing-here") is False
+    assert store.delete("user-prefers-vim") is True
+    assert store.clear(why="clear") == 1
+    assert store.load_all() == []
+    assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md"]}
+    assert versioning.messages[-2:] == ["delete: delete user-prefers-vim", "clear: delete project-api-style"]
+
+
+def test_one_commit_per_batch_saying_what_and_why(store: MemoryStore, versioning: RecordingVersioning) -> None:
+    store.save(MemoryEntry(name="project-api-style", description="d", type=MemoryType.PROJECT, content="c"))
+    versioning.commits.clear()
+    store.apply(
+        [
+            MemoryOperation(action=ADD, entry=candidate("user-prefers-vim")),
+            MemoryOperation(action=UPDATE, target_name="project-api-style", entry=candidate("x", "project")),
+            MemoryOperation(action=SKIP),
+        ],
+        why="session-end",
+    )
+    assert versioning.messages == ["session-end: add user-prefers-vim; update project-api-style"]
+    names = sorted(p.name for p in versioning.commits[0][1])
+    assert names == ["MEMORY.md", "MEMORY.md", "project-api-style.md", "user-prefers-vim.md"]
+    store.apply([MemoryOperation(action=SKIP)], why="session-end")
+    assert len(versioning.commits) == 1  # nothing changed: no commit
+
+
+def test_a_failing_commit_does_not_undo_the_write(make_store: Callable[..., MemoryStore]) -> None:
+    store = make_store(versioning=RecordingVersioning(fail=True))
+    store.save(seed_vim())
+    assert make_store().load_all() == [seed_vim()]
+
+
+def test_redactor_runs_on_description_and_content_not_name(make_store: Callable[..., MemoryStore]) -> None:
+    def redactor(text: str) -> tuple[str, list[str]]:
+        found = text.count("hunter2")
+        return text.replace("hunter2", "[REDACTED:password]"), ["password"] * found
+
+    store = make_store(redactor=redactor)
+    counts = store.save(
+        MemoryEntry(name="db-login", description="pw hunter2", type=MemoryType.PROJECT, content="hunter2 x hunter2")
+    )
+    assert counts.redacted == 3
+    stored = store.get("db-login")
+    assert (stored.description, stored.content) == (
+        "pw [REDACTED:password]",
+        "[REDACTED:password] x [REDACTED:password]",
+    )  # type: ignore[union-attr]
+    assert "hunter2" not in "".join(p.read_text() for p in store.root.rglob("*.md"))
+    ops = [
+        MemoryOperation(action=ADD, entry=CandidateMemory(type="user", name="n", description="d", content="hunter2"))
+    ]
+    assert store.apply(ops, why="t").redacted == 1
+
+
+def test_each_batch_is_one_git_commit(make_store: Callable[..., MemoryStore], memory_root: Path) -> None:
+    git = GitStore(memory_root)
+    if not git.available:
+        pytest.skip("git is not installed")
+    store = make_store(versioning=git)
+    store.save(MemoryEntry(name="project-api-style", description="d", type=MemoryType.PROJECT, content="c"))
+    store.apply(
+        [
+            MemoryOperation(action=ADD, entry=candidate("user-prefers-vim")),
+            MemoryOperation(action=UPDATE, target_name="project-api-style", entry=candidate("x", "project")),
+        ],
+        why="session-end",
+    )
+    last = git.log(1)[0]
+    assert last.subject == "session-end: add user-prefers-vim; update project-api-style"
+    assert sorted(f.path for f in last.files) == [
+        "projects/p1/MEMORY.md",
+        "projects/p1/project-api-style.md",
+        "users/u1/MEMORY.md",
+        "users/u1/user-prefers-vim.md",
+    ]

@@ -1,0 +1,338 @@
+"""GitStore against the real git CLI: creation, isolation from the person's git setup, log/diff, undo, recovery."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from structlog.testing import capture_logs
+
+from catcode.errors import MemoryStoreError
+from catcode.memory.versioning.changes import FileChange, RevertConflict
+from catcode.memory.versioning.git_store import GitStore
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty home with no git identity: git would refuse to commit if GitStore relied on one."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def root(tmp_path: Path, home: Path) -> Path:
+    return tmp_path / "memory"
+
+
+@pytest.fixture
+def store(root: Path) -> GitStore:
+    return GitStore(root)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def git(root: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "GIT_DIR"}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True).stdout
+
+
+def test_first_commit_creates_the_repository_and_its_gitignore(store: GitStore, root: Path) -> None:
+    entry = write(root / "users" / "ab12" / "user-prefers-vim.md", "vim\n")
+
+    sha = store.commit("remember: add user-prefers-vim", [entry])
+
+    assert sha is not None and re.fullmatch(r"[0-9a-f]{40}", sha)
+    assert (root / ".git").is_dir()
+    ignored = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
+    for pattern in ("history.jsonl", "*.jsonl", ".dream_cursor", "facts.db*", "*.lock", ".*.tmp"):
+        assert pattern in ignored
+    assert git(root, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert [c.subject for c in store.log()] == ["remember: add user-prefers-vim", "initialize memory versioning"]
+    assert git(root, "ls-files").split() == [".gitignore", "users/ab12/user-prefers-vim.md"]
+
+
+def test_ignored_and_unlisted_files_are_never_committed(store: GitStore, root: Path) -> None:
+    project = root / "projects" / "app-1234abcd"
+    entry = write(project / "build.md", "make\n")
+    derived = [
+        write(project / "history.jsonl", "{}\n"),
+        write(project / ".dream_cursor", "12\n"),
+        write(project / "facts.db", "sqlite"),
+        write(project / "facts.db-wal", "wal"),
+        write(root / "memory.lock", ""),
+        write(project / ".build.md.x1y2.tmp", "partial"),
+    ]
+    unlisted = write(project / "other.md", "not part of this change\n")
+
+    assert store.commit("add build", [entry, *derived]) is not None
+    assert store.commit("only derived files", derived) is None
+    assert store.commit("a whole directory", [project]) is not None  # brings other.md, still no derived file
+
+    files = git(root, "ls-files").split()
+    assert files == [".gitignore", "projects/app-1234abcd/build.md", "projects/app-1234abcd/other.md"]
+    assert unlisted.exists()
+
+
+def test_commit_with_nothing_changed_returns_none(store: GitStore, root: Path) -> None:
+    entry = write(root / "a.md", "a\n")
+    assert store.commit("add a", [entry]) is not None
+    assert store.commit("add a again", [entry]) is None
+    assert store.commit("nothing at all", []) is None
+    assert len(store.log()) == 2
+
+
+def test_global_and_system_git_setup_is_never_used(
+    store: GitStore, root: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hooks = home / "hooks"
+    marker = tmp_path / "hook-ran"
+    write(hooks / "pre-commit", f"#!/bin/sh\ntouch {marker}\nexit 1\n").chmod(0o755)
+    write(hooks / "commit-msg", f"#!/bin/sh\ntouch {marker}\nexit 1\n").chmod(0o755)
+    hostile = f"[core]\n\thooksPath = {hooks}\n[commit]\n\tgpgsign = true\n[user]\n\tuseConfigOnly = true\n"
+    write(home / ".gitconfig", hostile)
+    write(home / ".config" / "git" / "config", hostile)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(home / ".gitconfig"))
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    git(other, "init", "-q")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))  # as inside another repository's hook
+
+    sha = store.commit("add a", [write(root / "a.md", "a\n")])
+
+    assert sha is not None
+    assert not marker.exists()
+    assert git(root, "log", "-1", "--format=%an <%ae>").strip() == "catcode <catcode@localhost>"
+
+
+def test_log_lists_changes_with_file_statuses(store: GitStore, root: Path) -> None:
+    a, b = root / "users" / "u" / "a.md", root / "users" / "u" / "b.md"
+    store.commit("add a and b", [write(a, "one\n"), write(b, "two\n")])
+    store.commit("edit a", [write(a, "one, edited\n")])
+    b.unlink()
+    store.commit("forget b\n\nbecause the user asked", [b])
+
+    newest, edited, added, setup = store.log()
+
+    assert (newest.subject, newest.message) == ("forget b", "forget b\n\nbecause the user asked")
+    assert newest.files == [FileChange(status="D", path="users/u/b.md")]
+    assert edited.files == [FileChange(status="M", path="users/u/a.md")]
+    assert added.files == [FileChange(status="A", path="users/u/a.md"), FileChange(status="A", path="users/u/b.md")]
+    assert setup.files == [FileChange(status="A", path=".gitignore")]
+    assert newest.short_sha == newest.sha[:7] and newest.date.tzinfo is not None
+    assert newest.date >= added.date
+    assert [c.subject for c in store.log(limit=2)] == ["forget b", "edit a"]
+
+
+def test_diff_shows_stat_and_patch(store: GitStore, root: Path) -> None:
+    a = root / "a.md"
+    first = store.commit("add a", [write(a, "line one\n")])
+    store.commit("edit a", [write(a, "line one\nline two\n")])
+
+    last = store.diff()
+    assert "    edit a" in last and "Author: catcode <catcode@localhost>" in last
+    assert " a.md | 1 +" in last and "1 file changed, 1 insertion(+)" in last
+    assert "--- a/a.md\n+++ b/a.md" in last and "+line two" in last
+
+    older = store.diff(first[:7])
+    assert "    add a" in older and "new file mode" in older and "+line one" in older
+
+
+def test_revert_restores_a_deleted_file_as_a_new_commit(store: GitStore, root: Path) -> None:
+    a = write(root / "projects" / "p" / "api-style.md", "use snake_case\n")
+    store.commit("add api-style", [a])
+    a.unlink()
+    deleted = store.commit("forget api-style", [a])
+    assert deleted is not None
+
+    result = store.revert()
+
+    assert a.read_text(encoding="utf-8") == "use snake_case\n"
+    assert result.message == f"revert: undo {deleted[:7]} 'forget api-style'"
+    assert result.reverted_sha == deleted
+    assert result.files == [FileChange(status="A", path="projects/p/api-style.md")]
+    assert [c.subject for c in store.log()][:3] == [result.message, "forget api-style", "add api-style"]
+    assert store.log()[0].sha == result.sha
+    with pytest.raises(MemoryStoreError, match="already undone"):
+        store.revert(deleted)
+    assert git(root, "status", "--porcelain") == "" and store.log()[0].sha == result.sha
+
+
+def test_revert_of_a_revert_redoes_the_change(store: GitStore, root: Path) -> None:
+    a = write(root / "a.md", "a\n")
+    store.commit("add a", [a])
+    a.unlink()
+    store.commit("forget a", [a])
+    undo = store.revert()
+    assert a.exists()
+
+    redo = store.revert(undo.sha, message_prefix="undo")
+
+    assert not a.exists()
+    assert redo.message == f"undo: undo {undo.short_sha} '{undo.message}'"
+    assert redo.files == [FileChange(status="D", path="a.md")]
+
+
+def test_conflicting_revert_changes_nothing_and_names_the_files(store: GitStore, root: Path) -> None:
+    a = root / "users" / "u" / "editor.md"
+    store.commit("add editor", [write(a, "vim\n")])
+    middle = store.commit("editor is emacs", [write(a, "emacs\n")])
+    store.commit("editor is nano", [write(a, "nano\n")])
+    head = store.log()[0].sha
+
+    with pytest.raises(RevertConflict) as info:
+        store.revert(middle)
+
+    assert isinstance(info.value, MemoryStoreError)
+    assert "users/u/editor.md" in str(info.value) and "undo the later change first" in str(info.value)
+    assert info.value.files == ["users/u/editor.md"]
+    assert a.read_text(encoding="utf-8") == "nano\n"
+    assert git(root, "status", "--porcelain") == ""
+    assert not (root / ".git" / "REVERT_HEAD").exists()
+    assert store.log()[0].sha == head
+
+
+def test_bad_commit_ids_are_clear_errors(store: GitStore, root: Path) -> None:
+    store.commit("add a", [write(root / "a.md", "a\n")])
+    for bad in ("deadbeef", "--all", "HEAD~9", "no such thing"):
+        with pytest.raises(MemoryStoreError, match="No memory change"):
+            store.revert(bad)
+        with pytest.raises(MemoryStoreError, match="No memory change"):
+            store.diff(bad)
+    with pytest.raises(MemoryStoreError, match="nothing to undo"):
+        store.revert("HEAD~1")  # the setup commit
+
+
+def test_paths_outside_the_root_are_refused(store: GitStore, root: Path, tmp_path: Path) -> None:
+    with pytest.raises(MemoryStoreError, match="outside the memory directory"):
+        store.commit("escape", [write(tmp_path / "outside.md", "x\n")])
+
+
+def test_stale_index_lock_is_removed_and_the_commit_retried(store: GitStore, root: Path) -> None:
+    a = root / "a.md"
+    store.commit("add a", [write(a, "a\n")])
+    (root / ".git" / "index.lock").write_text("", encoding="utf-8")  # left by a killed git
+
+    with capture_logs() as logs:
+        sha = store.commit("edit a", [write(a, "b\n")])
+
+    assert sha is not None and store.log()[0].subject == "edit a"
+    assert not (root / ".git" / "index.lock").exists()
+    assert any(entry["event"] == "stale_git_lock_removed" for entry in logs)
+
+
+def test_fsck_detects_a_corrupted_object(store: GitStore, root: Path) -> None:
+    assert store.fsck()  # no repository yet
+    sha = store.commit("add a", [write(root / "a.md", "a\n")])
+    assert sha is not None and store.fsck()
+    blob = git(root, "rev-parse", "HEAD:a.md").strip()
+    obj = root / ".git" / "objects" / blob[:2] / blob[2:]
+    obj.chmod(0o644)
+    obj.write_bytes(b"garbage")
+    assert not store.fsck()
+
+
+def test_without_git_versioning_is_off_with_one_warning(root: Path) -> None:
+    with capture_logs() as logs:
+        store = GitStore(root, git_binary="git-that-does-not-exist")
+
+    assert not store.available
+    assert "memory versioning is off" in store.warning and "Install git" in store.warning
+    assert [entry["event"] for entry in logs] == ["memory_versioning_off"]
+    assert store.commit("add a", [write(root / "a.md", "a\n")]) is None
+    assert not (root / ".git").exists()
+    assert store.log() == [] and store.diff() == "" and store.fsck()
+    with pytest.raises(MemoryStoreError, match="memory versioning is off"):
+        store.revert()
+
+
+def test_versioning_on_has_no_warning(store: GitStore) -> None:
+    assert store.available and store.warning == ""
+
+
+def test_every_lock_a_killed_commit_left_is_removed_and_the_commit_retried(store: GitStore, root: Path) -> None:
+    a = root / "a.md"
+    store.commit("add a", [write(a, "a\n")])
+    locks = [root / ".git" / name for name in ("index.lock", "HEAD.lock", "refs/heads/main.lock")]
+    for lock in locks:
+        lock.write_text("", encoding="utf-8")
+        os.utime(lock, (1, 1))  # left long ago: removed without waiting for a git that might still finish
+
+    with capture_logs() as logs:
+        sha = store.commit("edit a", [write(a, "b\n")])
+
+    assert sha is not None and store.log()[0].subject == "edit a"
+    assert not any(lock.exists() for lock in locks)
+    assert [entry["event"] for entry in logs] == ["stale_git_lock_removed"] * 3
+
+
+def test_commit_pending_records_leftover_changes_as_a_change_of_their_own(store: GitStore, root: Path) -> None:
+    kept, gone = root / "users" / "u1" / "kept.md", root / "projects" / "p1" / "gone.md"
+    store.commit("add two", [write(kept, "v1\n"), write(gone, "x\n")])
+    write(kept, "v2\n")
+    gone.unlink()
+    write(root / "users" / "u1" / "new.md", "n\n")
+    write(root / "users" / "u1" / ".new.md.abc.tmp", "ignored\n")
+
+    sha = store.commit_pending()
+
+    assert sha is not None
+    last = store.log(1)[0]
+    assert last.subject == "recover: commit changes left by an interrupted session"
+    assert sorted((f.status, f.path) for f in last.files) == [
+        ("A", "users/u1/new.md"), ("D", "projects/p1/gone.md"), ("M", "users/u1/kept.md")
+    ]  # fmt: skip
+    assert git(root, "status", "--porcelain", "--", "users", "projects") == ""
+    assert store.commit_pending() is None  # nothing left
+
+
+def test_commit_pending_before_any_memory_creates_nothing(store: GitStore, root: Path) -> None:
+    assert store.commit_pending() is None
+    assert not (root / ".git").exists()
+
+
+def test_revert_commits_leftovers_first_and_undoes_the_change_that_was_listed(store: GitStore, root: Path) -> None:
+    a, b = root / "users" / "u1" / "a.md", root / "users" / "u1" / "b.md"
+    store.commit("add a", [write(a, "a\n")])
+    listed = store.commit("add b", [write(b, "b\n")])
+    write(a, "a edited by a session killed before its commit\n")
+
+    result = store.revert()
+
+    assert result.reverted_sha == listed and not b.exists()
+    assert a.read_text() == "a edited by a session killed before its commit\n"
+    assert [c.subject for c in store.log()][:2] == [
+        "revert: undo " + listed[:7] + " 'add b'", "recover: commit changes left by an interrupted session"
+    ]  # fmt: skip
+
+
+def test_a_half_made_repository_is_completed_and_an_enclosing_one_never_used(tmp_path: Path, home: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(home)], check=True, env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull})
+    root = home / ".cat-code" / "memory"
+    (root / ".git").mkdir(parents=True)  # what a git init killed right after its first mkdir leaves
+    store = GitStore(root)
+    assert not store.initialized
+    assert store.log() == [] and store.diff() == "" and store.fsck()
+
+    sha = store.commit("add a", [write(root / "users" / "a.md", "a\n")])
+
+    assert sha is not None and store.initialized
+    assert [c.subject for c in store.log()] == ["add a", "initialize memory versioning"]
+    enclosing = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=home, capture_output=True)
+    assert enclosing.returncode != 0 and git(home, "ls-files") == ""  # nothing committed or staged there
