@@ -13,6 +13,7 @@ from typing import Any
 
 from catcode.agent import Agent, AgentEvents
 from catcode.config import Paths, Settings
+from catcode.consent import Asker
 from catcode.errors import MissingApiKeyError
 from catcode.hooks import HookContext, HookEvent, HookManager
 from catcode.log import get_logger
@@ -92,8 +93,12 @@ def build_session(
     provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
     interactive: bool = True,
+    ask_consent: Asker | None = None,
 ) -> Session:
-    """Build a whole session: provider, tools, permissions, hooks and the agent."""
+    """Build a whole session: provider, tools, permissions, hooks and the agent.
+
+    ``ask_consent`` asks the person about what the project brings that needs consent (its skills); None asks
+    nobody (print mode, piped input): only what was allowed before is used."""
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
     from catcode.prompts import system_prompt
@@ -109,7 +114,7 @@ def build_session(
     if settings.memory.enabled:
         memory, recall = _add_memory(settings, paths, provider, hooks, tools, parts, env)
     if settings.skills_enabled:
-        skill_set = _add_skills(paths, hooks, tools, parts)
+        skill_set = _add_skills(paths, hooks, tools, parts, ask_consent)
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
@@ -188,12 +193,17 @@ def _add_memory(
     return memory, recall
 
 
-def _add_skills(paths: Paths, hooks: HookManager, tools: ToolRegistry, parts: _Parts) -> Any:
-    """Discovered skills: index hook (after memory's, for a stable order), load_skill, readable skill folders."""
+def _add_skills(
+    paths: Paths, hooks: HookManager, tools: ToolRegistry, parts: _Parts, ask_consent: Asker | None
+) -> Any:
+    """Discovered skills: index hook (after memory's, for a stable order), load_skill, readable skill folders.
+    Project skills are used only with the person's consent (``consented_skills``)."""
     from catcode.commands.misc import register_skills
+    from catcode.project_trust import consented_skills
     from catcode.skills import SkillsIndexHook, discover_skills, load_skill_tool
 
-    skill_set = discover_skills(paths.home, paths.project_root)
+    admit = consented_skills(paths.home, paths.project_root, ask_consent, parts.notices.put)
+    skill_set = discover_skills(paths.home, paths.project_root, admit=admit)
     for warning in skill_set.warnings:
         parts.notices.put(warning)
     if skill_set.skills:

@@ -2,16 +2,21 @@
 
 Layers, lowest first: defaults < ``$CATCODE_HOME/settings.yaml`` < ``<project>/.cat-code/settings.yaml`` <
 ``<project>/.cat-code/settings.local.yaml`` < ``CATCODE_*`` environment variables < command-line flags.
-An unknown key or a bad value is one ``ConfigError`` naming the file and the key."""
+An unknown key, a bad value (every number is bounded) or an invalid permission rule is one ``ConfigError`` naming
+the file and the key. Permission rule lists and ``additional_dirs`` add up across layers (a project cannot drop
+the user's deny rules), and what a project's files ask that would weaken the permission prompts is used only with
+the person's consent (``project_trust``, which also holds the checks made on each layer before the merge).
+Config is longer than most modules: it is the one place every setting is declared."""
 
 from __future__ import annotations
 
 import getpass
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,6 +25,9 @@ from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
 from catcode.memory.pipeline.history import HistoryConfig
 from catcode.memory.store.models import MemoryConfig
+
+if TYPE_CHECKING:
+    from catcode.consent import Asker
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Sonnet from the installed SDK's model list."""
@@ -35,13 +43,15 @@ class PermissionsSettings(Section):
     """What tools may do without asking."""
 
     mode: str = Field("default", pattern="^(default|accept-edits|read-only|bypass)$")
-    """default (ask before write and execute tools), accept-edits, read-only or bypass."""
+    """default (ask before write and execute tools), accept-edits, read-only or bypass. A project's file may set
+    accept-edits or bypass only with the person's consent."""
     allow: list[str] = Field(default_factory=list)
-    """Rules that never ask, e.g. ``bash(git status*)``, ``write_file(docs/**)``."""
+    """Rules that never ask, e.g. ``bash(git status*)``, ``write_file(docs/**)``; every layer adds its own. A
+    project's rules for bash, or for writes that may leave the project, are used only with the person's consent."""
     deny: list[str] = Field(default_factory=list)
-    """Rules that always refuse; a deny rule wins over everything."""
+    """Rules that always refuse; a deny rule wins over everything. Every layer adds its own."""
     additional_dirs: list[str] = Field(default_factory=list)
-    """Directories outside the project that file tools may read and write."""
+    """Directories outside the project that file tools may read and write; a project's need consent."""
 
 
 class UiSettings(Section):
@@ -56,16 +66,16 @@ class UiSettings(Section):
 class Settings(Section):
     """All settings. Every field can be set in any layer (project files may not set ``memory.dir``)."""
 
-    model: str = DEFAULT_MODEL
+    model: str = Field(DEFAULT_MODEL, min_length=1, max_length=200)
     """The Claude model id for the conversation (env ``CATCODE_MODEL``)."""
-    max_tokens: int = Field(8192, ge=1)
-    """Output token limit per response."""
-    max_tool_rounds: int = Field(50, ge=1)
+    max_tokens: int = Field(8192, ge=1, le=128_000)
+    """Output token limit per response (at most 128,000)."""
+    max_tool_rounds: int = Field(50, ge=1, le=1000)
     """How many tool rounds one turn may take before catcode stops it."""
     max_retries: int = Field(4, ge=0, le=20)
     """Retries of a failed API request (429, 529, 5xx, connection errors) before giving up."""
-    request_timeout: float = Field(600.0, gt=0)
-    """Seconds before one API request is abandoned."""
+    request_timeout: float = Field(600.0, gt=0, le=3600, allow_inf_nan=False)
+    """Seconds before one API request is abandoned (at most an hour)."""
     bash_timeout: int = Field(120, ge=1, le=600)
     """Default timeout of the bash tool, in seconds."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
@@ -78,6 +88,9 @@ class Settings(Section):
     """Context compaction (see ``CompactConfig``)."""
     skills_enabled: bool = True
     """Discover skills and offer them to the model."""
+    input_history: bool = True
+    """Keep the lines typed at the prompt (redacted) in ``$CATCODE_HOME/input-history/`` for Up to recall across
+    sessions; false keeps them in memory for this session only."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """Terminal settings."""
 
@@ -205,10 +218,20 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+ACCUMULATED = (("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"))
+"""Lists that every layer adds to instead of replacing."""
+
+
+def _merge(base: dict[str, Any], top: dict[str, Any], path: tuple[str, ...] = ()) -> dict[str, Any]:
     out = dict(base)
     for key, value in top.items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        here = (*path, key)
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value, here)
+        elif here in ACCUMULATED and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = out[key] + [item for item in value if item not in out[key]]
+        else:
+            out[key] = value
     return out
 
 
@@ -220,16 +243,34 @@ def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
 
 def _has(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     for part in loc:
+        if isinstance(data, list) and isinstance(part, int):
+            return True  # lists add up across layers: the layer that has the list is the one to name
         if not isinstance(data, dict) or part not in data:
             return False
         data = data[part]
     return True
 
 
-def load_settings(home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any]) -> Settings:
-    """Merge all layers and validate once; errors name the layer and key that caused them."""
+def load_settings(
+    home: Path,
+    project_root: Path,
+    env: dict[str, str],
+    overrides: dict[str, Any],
+    *,
+    ask_consent: Asker | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Settings:
+    """Merge all layers and validate once; errors name the layer and key that caused them.
+
+    What the project's files ask that needs consent (``project_trust``) is asked through ``ask_consent`` (None:
+    nobody is asked, only earlier answers count) and dropped when not given, with one line through ``notify``."""
+    from catcode.project_trust import anchor_memory_dir, check_rules, mode_of, trusted_layers
+
     project_dir = project_root / ".cat-code"
-    layers: list[tuple[str, dict[str, Any]]] = [(str(home / "settings.yaml"), _read_yaml(home / "settings.yaml"))]
+    user_file = home / "settings.yaml"
+    user = _read_yaml(user_file)
+    anchor_memory_dir(user, user_file)
+    project: list[tuple[str, dict[str, Any]]] = []
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
         data = _read_yaml(path)
@@ -238,13 +279,24 @@ def load_settings(home: Path, project_root: Path, env: dict[str, str], overrides
                 f"{path}: memory.dir may only be set in {home / 'settings.yaml'} (a project must not "
                 "redirect where memories are written)"
             )
-        layers.append((str(path), data))
+        project.append((str(path), data))
     env_layer: dict[str, Any] = {}
     for var, path in ENV_VARS.items():
         if var in env:
             _set(env_layer, path, env[var])
-    layers.append(("environment", env_layer))
-    layers.append(("command line", overrides))
+    for source, data in [(str(user_file), user), *project]:
+        check_rules(source, data)
+
+    project = trusted_layers(
+        project,
+        home=home,
+        root=project_root,
+        base_mode=mode_of(user),
+        mode_fixed=_has(env_layer, ("permissions", "mode")) or _has(overrides, ("permissions", "mode")),
+        ask=ask_consent,
+        notify=notify or (lambda line: None),
+    )
+    layers = [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
     merged: dict[str, Any] = {}
     for _, data in layers:
         merged = _merge(merged, data)

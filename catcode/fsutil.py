@@ -17,12 +17,12 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from catcode.errors import CatcodeError
+from catcode.modes import PRIVATE_FILE, private_dir, private_file
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) with mode 0700 for the parts we create."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    """Create ``path`` (and parents) with mode 0700 for the parts we create, whatever the umask."""
+    return private_dir(path)
 
 
 def fsync_dir(path: Path) -> None:
@@ -104,9 +104,9 @@ def locked(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
 
     Re-entrant within one thread; other threads of this process wait like other processes do. One
     ``FileLock`` per path is kept because a second instance in the same process would wait on itself."""
-    ensure_private_dir(lock_path.parent)
+    private_file(lock_path)  # filelock keeps an existing file's mode
     with _locks_guard:
-        lock = _locks.setdefault(str(lock_path), FileLock(str(lock_path)))
+        lock = _locks.setdefault(str(lock_path), FileLock(str(lock_path), mode=PRIVATE_FILE))
     try:
         with lock.acquire(timeout=timeout):
             yield

@@ -6,15 +6,23 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
+
+if TYPE_CHECKING:
+    from catcode.consent import Asker
 
 state: dict[str, Any] = {"debug": False}
 
 
-def load(model: str | None = None, permission_mode: str | None = None) -> tuple[Any, Any]:
-    """Settings and paths for the current directory, with logging configured."""
+def load(
+    model: str | None = None, permission_mode: str | None = None, *, ask_consent: Asker | None = None
+) -> tuple[Any, Any]:
+    """Settings and paths for the current directory, with logging configured and catcode's files made private.
+
+    ``ask_consent`` asks the person about what the project's settings want that needs consent (None: nobody is
+    asked; what was not allowed before is left out, with one line on stderr)."""
     from catcode import log as logsetup
     from catcode.config import catcode_home, find_project_root, load_settings, resolve_paths
 
@@ -25,23 +33,81 @@ def load(model: str | None = None, permission_mode: str | None = None) -> tuple[
         overrides["model"] = model
     if permission_mode:
         overrides["permissions"] = {"mode": permission_mode}
-    settings = load_settings(home, root, dict(os.environ), overrides)
+    settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=_say)
     paths = resolve_paths(settings, home, root)
+    tightened = _make_private(paths)
     logsetup.configure(paths.logs, debug=state["debug"])
+    if tightened:
+        from catcode.log import get_logger
+
+        get_logger(__name__).info("modes_tightened", count=tightened, home=str(paths.home))
     return settings, paths
 
 
-def start(prompt: str | None = None, model: str | None = None, permission_mode: str | None = None) -> int:
-    """Run print mode (``prompt`` given) or the interactive session; setup problems are one line and exit 2."""
+def _say(line: str) -> None:
+    sys.stderr.write(f"catcode: {line}\n")
+
+
+def _make_private(paths: Any) -> int:
+    """Tighten what an older version or a loose umask left readable by others (one line when anything was)."""
+    from catcode.modes import tighten
+
+    memory = paths.memory_root
     try:
-        settings, paths = load(model, permission_mode)
+        person = Path.home().resolve()
+    except (RuntimeError, OSError):
+        person = Path("/")
+
+    def catcodes(folder: Path) -> bool:
+        return not person.is_relative_to(folder.resolve())  # never the person's home (CATCODE_HOME=~) or above
+
+    roots = [root for root in (paths.home, memory / ".git", memory / "users", memory / "projects") if catcodes(root)]
+    changed = tighten(roots, shallow=[memory] if catcodes(memory) else [])
+    if changed:
+        where = paths.home if memory.is_relative_to(paths.home) else f"{paths.home} and {memory}"
+        _say(f"made {changed} file(s) and folder(s) in {where} private (0600/0700): other users could read them")
+    return changed
+
+
+def consent_asker() -> Asker | None:
+    """Who to ask about a project's settings, skills and servers: the person at the terminal, when catcode runs
+    interactively in one; None (nobody) for piped input or output."""
+    if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
+        return None
+
+    def ask(project_root: Path, items: Any) -> bool:
+        from catcode.consent import terminal_asker
+        from catcode.ui.keys import AnswerReader
+
+        def write(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+        return terminal_asker(AnswerReader(), write)(project_root, items)
+
+    return ask
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def start(prompt: str | None = None, model: str | None = None, permission_mode: str | None = None) -> int:
+    """Run print mode (``prompt`` given) or the interactive session; setup problems are one line and exit 2.
+    Only the interactive session asks for consent (before the prompt); print mode and piped input never ask."""
+    try:
+        ask = consent_asker() if prompt is None else None
+        settings, paths = load(model, permission_mode, ask_consent=ask)
         if prompt is not None:
             from catcode.print_mode import run_print
 
             return run_print(settings, paths, prompt)
         from catcode.ui.repl import run_interactive
 
-        return _exit_now(run_interactive(settings, paths))
+        return _exit_now(run_interactive(settings, paths, ask_consent=ask))
     except (MissingApiKeyError, ConfigError) as exc:
         sys.stderr.write(f"catcode: {exc}\n")
         return 2

@@ -1,12 +1,14 @@
-"""structlog setup: JSON lines to ``$CATCODE_HOME/logs/catcode.log``; the terminal only under ``--debug``.
+"""structlog setup: JSON lines to ``$CATCODE_HOME/logs/catcode.log`` (0600); the terminal only under ``--debug``.
 
-Called once, from ``cli.py``. API keys and Authorization headers never reach the log: a processor masks them
-in every event, whatever logged them."""
+Called once, from ``launch.py``. Nothing secret reaches the log or the terminal: every line, catcode's and third-party
+loggers' alike, passes the same redactor as memory and history (``RedactingFormatter``), and a processor masks
+values under secret-named keys in structlog events. Third-party loggers below WARNING (the SDK's "Request
+options" lines carry the whole request body, everything typed included) are kept out of the file altogether;
+under ``--debug`` they go to the terminal only, redacted."""
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 import sys
 from pathlib import Path
@@ -18,12 +20,31 @@ _SECRET_VALUES = re.compile(r"(sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|
 
 def _mask(value: Any) -> Any:
     if isinstance(value, str):
-        return _SECRET_VALUES.sub("[REDACTED]", value)
+        return _redact(_SECRET_VALUES.sub("[REDACTED]", value))
     if isinstance(value, dict):
         return {k: "[REDACTED]" if _SECRET_KEYS.search(str(k)) else _mask(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_mask(v) for v in value]
     return value
+
+
+def _redact(text: str) -> str:
+    from catcode.redact import redact  # imported on first use: the prompt does not wait for its rules
+
+    return redact(text)[0]
+
+
+class RedactingFormatter(logging.Formatter):
+    """Formats a record as usual, then redacts the whole line (message, arguments and traceback)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The redacted line."""
+        return _redact(super().format(record))
+
+
+def own_records_or_warnings(record: logging.LogRecord) -> bool:
+    """The log file's filter: catcode's own records, and other libraries' warnings and errors only."""
+    return record.name.startswith("catcode") or record.levelno >= logging.WARNING
 
 
 def scrub_secrets(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
@@ -56,16 +77,19 @@ def configure(log_file: Path, *, debug: bool = False) -> None:
     """Route structlog and stdlib logging to ``log_file`` (and stderr when ``debug``)."""
     import structlog
 
+    from catcode.modes import private_file
+
     handlers: list[logging.Handler] = []
     try:
-        log_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        os.chmod(log_file, 0o600)
+        file_handler = logging.FileHandler(private_file(log_file), encoding="utf-8")
+        file_handler.addFilter(own_records_or_warnings)
         handlers.append(file_handler)
     except OSError:
         pass  # an unwritable log never stops the agent
     if debug:
         handlers.append(logging.StreamHandler(sys.stderr))
+    for handler in handlers:
+        handler.setFormatter(RedactingFormatter())
     if not handlers:
         handlers.append(logging.NullHandler())
     root = logging.getLogger()

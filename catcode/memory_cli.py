@@ -1,5 +1,6 @@
 """``catcode memory ...``: offline memory commands (no API key, no model): list, show, search, recent, clear,
-path, log, diff, revert, doctor. Plain text on stdout so it pipes well; an error is one line on stderr, exit 1."""
+path, log, diff, revert, doctor. Plain text on stdout so it pipes well; an error is one line on stderr, exit 1
+(exit 2 when the settings are invalid)."""
 
 from __future__ import annotations
 
@@ -28,13 +29,16 @@ def fail(message: str, code: int) -> None:
 
 @contextmanager
 def _errors() -> Iterator[None]:
-    """Every failure becomes one line on stderr and exit 1 (a traceback only with --debug)."""
-    from catcode.errors import CatcodeError
+    """Every failure becomes one line on stderr and exit 1 — 2 for a setup problem (bad settings), like the rest of
+    catcode — and a traceback only with --debug."""
+    from catcode.errors import CatcodeError, ConfigError
 
     try:
         yield
     except (typer.Exit, typer.Abort):
         raise
+    except ConfigError as exc:
+        fail(str(exc), 2)
     except CatcodeError as exc:
         fail(str(exc), 1)
     except Exception as exc:

@@ -2,7 +2,8 @@
 
 A skill is a folder holding ``SKILL.md``: YAML front matter with ``name`` and ``description``, then Markdown
 instructions, plus any supporting files. User skills live in ``$CATCODE_HOME/skills/<name>/``, project skills
-in ``<project>/.cat-code/skills/<name>/``; a project skill replaces a user skill of the same name. Only the
+in ``<project>/.cat-code/skills/<name>/`` (used only with the person's consent, asked once per project and
+again when its SKILL.md changes); a project skill replaces a user skill of the same name. Only the
 one-line descriptions go with every request (``SkillsIndexHook``); the body is read from disk when the model
 calls ``load_skill``, so editing a skill's instructions takes effect without a restart."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,11 +98,15 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def discover_skills(catcode_home: Path, project_root: Path) -> SkillSet:
+def discover_skills(
+    catcode_home: Path, project_root: Path, *, admit: Callable[[list[Skill]], list[Skill]] | None = None
+) -> SkillSet:
     """Find user skills in ``<catcode_home>/skills`` and project skills in ``<project_root>/.cat-code/skills``.
 
     Invalid skills are skipped with one warning each (returned and logged); a project skill replaces a user
-    skill of the same name. Never raises for a bad skill or a missing directory."""
+    skill of the same name. ``admit`` picks the project skills that may be used (the person's consent); a project
+    skill whose folder or SKILL.md leads outside the project through a symlink is skipped. Never raises for a bad
+    skill or a missing directory."""
     user_dir = catcode_home / "skills"
     project_dir = project_root / ".cat-code" / "skills"
     roots = [("user", user_dir)]
@@ -110,7 +116,11 @@ def discover_skills(catcode_home: Path, project_root: Path) -> SkillSet:
     found: dict[str, Skill] = {}
     warnings: list[str] = []
     for source, root in roots:
-        for skill in _scan(root, source, warnings):
+        found_here = _scan(root, source, warnings)
+        if source == "project":
+            found_here = [skill for skill in found_here if _inside_project(skill, project_root, warnings)]
+            found_here = admit(found_here) if admit is not None and found_here else found_here
+        for skill in found_here:
             if skill.name in found:
                 log.info("skill_overridden", skill=skill.name, by=str(skill.path), hidden=str(found[skill.name].path))
             found[skill.name] = skill
@@ -137,6 +147,16 @@ def _scan(root: Path, source: str, warnings: list[str]) -> list[Skill]:
             continue
         skills.append(Skill(name, description, path, source))
     return skills
+
+
+def _inside_project(skill: Skill, project_root: Path, warnings: list[str]) -> bool:
+    """A project skill's folder and SKILL.md, symlinks followed, stay inside the project (its folder becomes
+    readable by read_file: a link to ~/.ssh must not make that readable)."""
+    real_root = Path(os.path.realpath(project_root))
+    if all(Path(os.path.realpath(p)).is_relative_to(real_root) for p in (skill.folder, skill.path)):
+        return True
+    _skip(skill.path, "it leads outside the project through a symlink", warnings)
+    return False
 
 
 def _skip(path: Path, reason: str, warnings: list[str]) -> None:

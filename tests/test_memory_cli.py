@@ -66,6 +66,7 @@ def test_list_show_and_path(project: Path) -> None:
     memory.store.save(API)
     memory.store.save(VIM)
     (memory.paths.user_memory / "broken.md").write_text("not a memory", encoding="utf-8")
+    (memory.paths.user_memory / "broken.md").chmod(0o600)  # a wider file would add the start-up notice about modes
     result = cli("list")
     assert result.exit_code == 0
     assert (

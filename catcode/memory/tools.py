@@ -16,7 +16,7 @@ from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import NO_MEMORIES, format_entry
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType
-from catcode.memory.store.names import name_problem, validate_name
+from catcode.memory.store.names import name_problem, validate_name, validate_new_name
 from catcode.memory.store.store import MemoryStore
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
@@ -134,7 +134,7 @@ def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResu
     except ValueError:
         return ToolResult(TYPE_INVALID, is_error=True)
     try:
-        validate_name(name)
+        validate_new_name(name)
     except MemoryStoreError as exc:
         return ToolResult(str(exc), is_error=True)
     today = store.today()

@@ -16,7 +16,9 @@ from catcode.redact.rules import (
     FLAG_ANCHOR,
     KEY_ANCHORS,
     MARKER_PREFIX,
+    PREFIX_FAMILIES,
     RULES,
+    PrefixFamily,
     Rule,
     assignment_span,
     secret_field_kind,
@@ -47,8 +49,15 @@ class _Spans:
 class Redactor:
     """Replaces secrets in text with ``[REDACTED:<kind>]``; stateless and safe to share between threads."""
 
-    def __init__(self, rules: tuple[Rule, ...] = RULES, *, max_passes: int = 4) -> None:
+    def __init__(
+        self,
+        rules: tuple[Rule, ...] = RULES,
+        *,
+        families: tuple[PrefixFamily, ...] = PREFIX_FAMILIES,
+        max_passes: int = 4,
+    ) -> None:
         self.rules = rules
+        self.families = families
         self.max_passes = max_passes
 
     def redact(self, text: str) -> tuple[str, list[str]]:
@@ -103,13 +112,17 @@ class Redactor:
         return obj
 
     def _find(self, text: str) -> _Spans:
-        # Rules only look for ASCII, and the regex engine scans an ASCII string about twice as fast as a wide one:
-        # match on a copy where each non-ASCII character is masked by one control character (positions unchanged).
+        # Rules only look for ASCII (but the few ``wide`` ones), and the regex engine scans an ASCII string about
+        # twice as fast as a wide one: match on a copy where each non-ASCII character is masked by one control
+        # character (positions unchanged).
+        original = text
         text = text if text.isascii() else text.encode("ascii", _MASK).decode("ascii")
         folded = text.lower()
         spans = _Spans()
         for rule in self.rules:
-            if rule.anchor is None:
+            if rule.wide:
+                candidates = rule.pattern.finditer(original) if text is not original else iter(())
+            elif rule.anchor is None:
                 candidates = rule.pattern.finditer(text)
             else:
                 candidates = (
@@ -120,6 +133,15 @@ class Redactor:
                 kind = m and (rule.accept(m) if rule.accept else rule.kind)
                 if kind:
                     spans.add(*m.span(rule.group), kind)
+        for family in self.families:
+            for a in family.anchor.finditer(text):
+                sep = a.start()
+                prefix = family.prefix.search(text, max(0, sep + 1 - family.reach), sep + 1)
+                if prefix:
+                    kind, body = family.bodies[prefix.group(1)]
+                    m = body.match(text, prefix.end(1))
+                    if m:
+                        spans.add(prefix.start(), m.end(), kind)
         key_ends = [a.end() for anchor in KEY_ANCHORS for a in anchor.finditer(folded)]
         for key_end in key_ends + [a.end() for a in FLAG_ANCHOR.finditer(text)]:
             found = assignment_span(text, key_end)

@@ -53,6 +53,16 @@ def resolve_path(raw: str, ctx: ToolContext, *, write: bool) -> Path:
     )
 
 
+def readable(path: Path, ctx: ToolContext) -> bool:
+    """Whether a file found by a search may be opened: ``read_file``'s rule for the file's real location. Only a
+    symlink can lead elsewhere here (git and the directory walk never descend into linked folders), so only
+    links pay for resolving."""
+    if not os.path.islink(path):
+        return True
+    roots = [real_path(d) for d in (ctx.project_root, *ctx.allowed_dirs, *ctx.read_only_dirs)]
+    return _within(real_path(path), roots)
+
+
 def display_path(path: Path, ctx: ToolContext) -> str:
     """``path`` relative to the project root when it is inside it (``.`` for the root), else absolute."""
     project = real_path(ctx.project_root)

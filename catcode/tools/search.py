@@ -1,7 +1,9 @@
 """``list_files`` (glob) and ``grep`` (regex) over the project's files.
 
 Both see the same files: in a git repository what ``git ls-files`` reports (tracked plus untracked, minus
-ignored), elsewhere a walk that skips the usual bulky directories. ``.git`` is never listed."""
+ignored), elsewhere a walk that skips the usual bulky directories. ``.git`` is never listed. A symlink whose real
+target lies outside what ``read_file`` may read (a link to ``~/.netrc`` in a cloned repository) is neither listed
+nor searched: both tools apply ``read_file``'s real-path confinement to every file."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from catcode.errors import ToolError
 from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
 from catcode.tools.files import BINARY_SNIFF_BYTES
-from catcode.tools.paths import display_path, resolve_path
+from catcode.tools.paths import display_path, readable, resolve_path
 
 log = get_logger(__name__)
 
@@ -127,13 +129,19 @@ def list_files(args: ListFilesInput, ctx: ToolContext) -> ToolResult:
     if not directory.is_dir():
         raise ToolError(f"{display_path(directory, ctx)} is a file, not a directory; use read_file to read it.")
     regex = glob_regex(args.pattern)
-    matched = [rel for rel in project_files(directory, ctx.cancel) if regex.fullmatch(rel)]
+    found = [rel for rel in project_files(directory, ctx.cancel) if regex.fullmatch(rel)]
+    matched = [rel for rel in found if readable(directory / rel, ctx)]
+    outside = _outside_note(len(found) - len(matched))
     if not matched:
-        return ToolResult(f"No files match {args.pattern} under {display_path(directory, ctx)}")
+        return ToolResult(f"No files match {args.pattern} under {display_path(directory, ctx)}{outside}")
     lines = [display_path(directory / rel, ctx) for rel in matched[:MAX_LISTED]]
     if len(matched) > MAX_LISTED:
         lines.append(f"… {len(matched) - MAX_LISTED} more; use a narrower pattern or path to see them")
-    return ToolResult("\n".join(lines))
+    return ToolResult("\n".join(lines) + outside)
+
+
+def _outside_note(count: int) -> str:
+    return f"\n({count} symlink(s) leading outside the project left out)" if count else ""
 
 
 class GrepInput(BaseModel):
@@ -180,9 +188,13 @@ def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
     target = _search_dir(args.path, ctx)
     hits: list[str] = []
     wanted = args.max_results + 1  # one more than shown, to know whether there are more
+    outside = 0
     for path in _grep_targets(target, args.glob, ctx):
         if ctx.cancel.is_set() or len(hits) >= wanted:
             break
+        if not readable(path, ctx):
+            outside += 1
+            continue
         text = _searchable_text(path)
         if text is None:
             continue
@@ -196,8 +208,8 @@ def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
                     break
     where = display_path(target, ctx)
     if not hits:
-        return ToolResult(f"No matches for {args.pattern!r} under {where}")
+        return ToolResult(f"No matches for {args.pattern!r} under {where}{_outside_note(outside)}")
     if len(hits) > args.max_results:
         del hits[args.max_results :]
         hits.append(f"… stopped at {args.max_results} matches; narrow the pattern, path or glob to see the rest")
-    return ToolResult("\n".join(hits))
+    return ToolResult("\n".join(hits) + _outside_note(outside))

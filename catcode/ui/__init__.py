@@ -10,5 +10,6 @@
 - ``completion.py``: ``ReplCompleter`` (slash commands with their help, subcommands, arguments, ``@path``).
 - ``keys.py``: reading input: ``make_prompt`` (the main prompt: key bindings — Ctrl+C clears or hints, Alt+Enter
   inserts a newline —, per-project history, completion, bottom toolbar) and ``AnswerReader`` (one-line answers).
+- ``history.py``: ``RedactedFileHistory``, the per-project typed-line history: redacted before it is written, 0600.
 - ``piped.py``: ``run_piped``: stdin lines as successive messages, plain output, no prompts.
 """

@@ -13,15 +13,12 @@ import sys
 from typing import Any
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.log import get_logger
 from catcode.ui.completion import ReplCompleter
 from catcode.ui.render import usage_summary
-
-log = get_logger(__name__)
 
 
 def prompt_bindings() -> KeyBindings:
@@ -56,14 +53,11 @@ def prompt_marker() -> str:
 
 
 def input_history(session: Any) -> History:
-    """The project's persistent typed-line history (in memory when its folder cannot be created)."""
-    path = session.paths.input_history
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        log.warning("input_history_unavailable", path=str(path), exc_info=True)
-        return InMemoryHistory()
-    return FileHistory(str(path))
+    """The project's typed-line history: redacted on disk, 0600 (``catcode.ui.history``), or only in memory with
+    ``input_history: false``."""
+    from catcode.ui.history import input_history as history_for
+
+    return history_for(session.paths.input_history, enabled=session.settings.input_history)
 
 
 def make_prompt(session: Any, registry: CommandRegistry, ctx: CommandContext, **io: Any) -> PromptSession[str]:

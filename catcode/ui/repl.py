@@ -217,11 +217,13 @@ def run_interactive(
     stdin: Any = None,
     env: dict[str, str] | None = None,
     warm: bool = True,
+    ask_consent: Any = None,
     **io: Any,
 ) -> int:
     """Run catcode interactively in the current project; the process exit code.
 
-    Tests inject ``provider``, a rich ``console`` and prompt_toolkit ``input``/``output`` through ``io``."""
+    Tests inject ``provider``, a rich ``console`` and prompt_toolkit ``input``/``output`` through ``io``.
+    ``ask_consent`` asks the person about what the project brings that needs consent (its skills)."""
     stdin = sys.stdin if stdin is None else stdin
     if "input" not in io and not (_isatty(stdin) and _isatty(sys.stdout)):
         from catcode.ui.piped import run_piped
@@ -233,7 +235,9 @@ def run_interactive(
     answers = AnswerReader(**io)
     events = ReplEvents(console, preview_lines=settings.ui.result_preview_lines)
     approver = TerminalApprover(console, answers)
-    session = build_session(settings, paths, approver=approver, events=events, provider=provider, env=env)
+    session = build_session(
+        settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent
+    )
     events.tools = session.tools
     registry = build_registry(session)
     conversation = Conversation(session, registry, console, events, lambda q: ask_yes_no(answers, q))

@@ -38,8 +38,9 @@ def test_streams_answer_and_exits_zero(project: Path, fake_server: FakeAnthropic
 
 def test_tool_allowed_by_rule_runs(project: Path, fake_server: FakeAnthropicServer) -> None:
     server = fake_server
-    (project / ".cat-code").mkdir()
-    (project / ".cat-code" / "settings.yaml").write_text("permissions:\n  allow:\n    - bash(echo *)\n")
+    # The user's own settings: a project's bash rule would need the person's consent, which print mode never asks.
+    (project.parent / "home" / ".cat-code").mkdir(parents=True)
+    (project.parent / "home" / ".cat-code" / "settings.yaml").write_text("permissions:\n  allow:\n    - bash(echo *)\n")
     server.enqueue(tool_use("bash", {"command": "echo tool-ran"}), text("The command printed tool-ran."))
     proc = run(project, server, "-p", "run echo")
     assert proc.returncode == 0, proc.stderr

@@ -1,6 +1,6 @@
 """Skills in the real ``catcode`` REPL against the fake Anthropic server: the index and ``load_skill`` go with
 the requests, a supporting file outside the project is readable because it is in a skill folder, ``/skills``
-lists and shows skills, and a project skill replaces the user skill of the same name."""
+lists and shows skills, and a project skill (once the person allows it) replaces the user skill of the same name."""
 
 from __future__ import annotations
 
@@ -96,6 +96,9 @@ def test_project_skill_replaces_the_user_skill(
     )
     fake_server.enqueue(tool_use("load_skill", {"name": SKILL}), text("Following the project's release steps."))
     cat = spawn_catcode()
+    cat.expect_text(f"skill {SKILL} (.cat-code/skills/{SKILL}/SKILL.md)")  # a project skill needs consent, once
+    cat.expect_text("Allow them? [y/N]")
+    cat.say("y")
     cat.prompt()
     cat.say("/skills")
     cat.expect(r"release-checklist\s+project\s+This project's own release steps\.")

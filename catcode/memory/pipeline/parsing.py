@@ -15,7 +15,7 @@ from typing import Any
 
 from catcode.log import get_logger
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
-from catcode.memory.store.names import name_problem, slugify
+from catcode.memory.store.names import looks_like_secret, name_problem, slugify
 
 log = get_logger(__name__)
 
@@ -103,6 +103,8 @@ def _operation(raw: Any, index: int) -> MemoryOperation | None:
 def _fixed_name(raw: str, where: str, index: int, *, field: str = "name") -> str | None:
     """``raw`` if valid, its slug if that is a safe repair, else None (logged)."""
     raw = raw.strip()
+    if looks_like_secret(raw):
+        return _drop(where, index, f"{field} looks like a secret")  # the name itself is not logged
     problem = name_problem(raw)
     if problem is None:
         return raw

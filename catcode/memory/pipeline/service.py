@@ -75,7 +75,7 @@ class MemoryService:
         # Dream and recovery runs use their own output bound (memory.dream_max_tokens).
         self.background_manager = background_manager or manager
         self.config, self.history_config = config, history_config
-        self._run_lock = FileLock(str(run_lock))
+        self._run_lock = FileLock(str(run_lock), mode=0o600)
         self._summarize = summarize
         self._notify = notify
         self._clock = clock

@@ -107,7 +107,7 @@ class JournalCompiler:
         another process compiling right now makes this a no-op."""
         if not self.journal.daily_dir.is_dir() or max_steps <= 0:
             return 0
-        guard = FileLock(str(self.journal.root / ".compile.lock"))
+        guard = FileLock(str(self.journal.root / ".compile.lock"), mode=0o600)
         try:
             guard.acquire(timeout=0)
         except Timeout:

@@ -30,6 +30,7 @@ from catcode.memory.recall.facts_schema import (
 from catcode.memory.recall.facts_search import search_facts
 from catcode.memory.recall.facts_write import delete_rows, insert_rows, write_transaction
 from catcode.memory.recall.fts_query import parse_query
+from catcode.modes import private_file
 
 __all__ = ["FactsIndex"]
 
@@ -54,8 +55,8 @@ class FactsIndex:
     def open(self) -> None:
         """Open facts.db, recreating it empty when it is unreadable, corrupt or of another schema version."""
         with self._lock:
-            self.db_path.parent.mkdir(parents=True, exist_ok=True)
             while self._conn is None:  # at most twice: a recreated file is empty
+                private_file(self.db_path)  # SQLite keeps its mode, and gives it to -wal and -shm
                 conn = sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None, check_same_thread=False)
                 try:
                     problem = self._check(conn)

@@ -135,25 +135,25 @@ class MemoryConfig(BaseModel):
 
     dir: Path | None = None
     """Memory root; None means ``<CATCODE_HOME>/memory`` (resolved by the caller). Not settable by project files."""
-    extract_min_messages: int = Field(default=4, ge=1)
+    extract_min_messages: int = Field(default=4, ge=1, le=10_000)
     """Run extraction only when at least this many new messages are waiting."""
-    extract_max_tokens: int = Field(default=2048, gt=0)
+    extract_max_tokens: int = Field(default=2048, gt=0, le=128_000)
     """Output token limit of the extraction and consolidation calls."""
-    max_injected_summaries: int = Field(default=30, ge=0)
+    max_injected_summaries: int = Field(default=30, ge=0, le=1000)
     """At most this many memories (name + description) are injected into each request."""
     enabled: bool = True
     """Turn the whole memory pipeline (injection, tools, extraction) on or off."""
-    model: str | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
     """A cheaper model for the memory calls; None uses the main model."""
-    exit_timeout: float = Field(default=60.0, gt=0)
-    """Seconds the session-end extraction may take before catcode exits anyway."""
-    dream_min_lines: int = Field(default=50, ge=1)
+    exit_timeout: float = Field(default=60.0, gt=0, le=600, allow_inf_nan=False)
+    """Seconds the session-end extraction may take before catcode exits anyway (at most 600)."""
+    dream_min_lines: int = Field(default=50, ge=1, le=100_000)
     """Start a background Dream once this many history lines are unprocessed."""
-    dream_max_tokens: int = Field(default=2048, gt=0)
+    dream_max_tokens: int = Field(default=2048, gt=0, le=128_000)
     """Output token limit of each Dream call."""
-    user_id: str | None = None
+    user_id: str | None = Field(default=None, min_length=1, max_length=200)
     """Whose user-scope memories to use; None means the OS login name."""
-    recent_tokens: int = Field(default=400, ge=0)
+    recent_tokens: int = Field(default=400, ge=0, le=100_000)
     """Token budget of the "## Recent work" block injected after the memory index."""
     recent_enabled: bool = True
     """Inject the "## Recent work" block at all."""

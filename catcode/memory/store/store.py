@@ -26,7 +26,7 @@ from catcode.memory.store import entry_file
 from catcode.memory.store.cache import MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
-from catcode.memory.store.names import validate_name
+from catcode.memory.store.names import validate_name, validate_new_name
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
 
@@ -112,7 +112,7 @@ class MemoryStore:
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
         """``entry`` exactly as it would be written (secrets redacted, text encodable) and the number of
         redactions. Raises ``MemoryStoreError`` when it cannot be written (bad name, too large...)."""
-        target = self.target_path(entry)
+        target = self.dirs[entry.type.scope] / f"{validate_new_name(entry.name)}.md"
         redacted = 0
         values = {}
         for field in ("description", "content"):

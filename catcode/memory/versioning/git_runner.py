@@ -16,6 +16,7 @@ from pathlib import Path
 
 from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
+from catcode.modes import GIT_UMASK
 
 log = get_logger(__name__)
 
@@ -74,6 +75,7 @@ class GitRunner:
             return subprocess.run(
                 [self.binary, *_ISOLATION, *pinned, *args], cwd=self.root, env=self.env(), capture_output=True,
                 text=True, encoding="utf-8", errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
+                umask=GIT_UMASK,  # objects, index, refs: private whatever the person's umask
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             raise MemoryStoreError(f"git {args[0]} took longer than {self.timeout:.0f}s in {self.root}") from None

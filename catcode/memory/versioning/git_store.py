@@ -23,10 +23,11 @@ from datetime import datetime
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
-from catcode.fsutil import locked
+from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
 from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, RevertResult, parse_name_status
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
+from catcode.modes import private_dir
 
 log = get_logger(__name__)
 
@@ -192,11 +193,11 @@ class GitStore:
         if self.initialized and ignore.exists():
             return
         if not self.initialized:  # also completes a .git left half made by a killed ``git init``
-            self.root.mkdir(parents=True, exist_ok=True)
+            private_dir(self.root)
             self._run("init", "-q", "-b", "main")
             log.info("memory_repository_created", root=str(self.root))
         if not ignore.exists():  # also repairs a crash between init and the setup commit, or a deleted .gitignore
-            ignore.write_text(GITIGNORE, encoding="utf-8")
+            atomic_write_text(ignore, GITIGNORE)
         # The setup gets a commit of its own so that undoing the first memory change never drops the .gitignore.
         self._run("add", "--", ".gitignore")
         self._commit_staged(_SETUP_MESSAGE if not self._has_commits() else "restore the memory .gitignore")
