@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
@@ -34,7 +34,7 @@ class Section(BaseModel):
 class PermissionsSettings(Section):
     """What tools may do without asking."""
 
-    mode: str = Field("default", pattern="^(default|accept-edits|read-only|bypass)$")
+    mode: str = "default"
     """default (ask before write and execute tools), accept-edits, read-only or bypass."""
     allow: list[str] = Field(default_factory=list)
     """Rules that never ask, e.g. ``bash(git status*)``, ``write_file(docs/**)``."""
@@ -42,6 +42,13 @@ class PermissionsSettings(Section):
     """Rules that always refuse; a deny rule wins over everything."""
     additional_dirs: list[str] = Field(default_factory=list)
     """Directories outside the project that file tools may read and write."""
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        from catcode.config_errors import check_permission_mode
+
+        return check_permission_mode(value)
 
 
 class UiSettings(Section):
@@ -226,10 +233,14 @@ def _has(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     return True
 
 
-def load_settings(home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any]) -> Settings:
-    """Merge all layers and validate once; errors name the layer and key that caused them."""
+Layer = tuple[str, dict[str, Any]]
+"""A settings layer: its name (a file path, ``environment`` or ``command line``) and its data."""
+
+
+def settings_layers(home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any]) -> list[Layer]:
+    """Every layer, lowest first, read and checked for keys a layer may not set (not yet validated)."""
     project_dir = project_root / ".cat-code"
-    layers: list[tuple[str, dict[str, Any]]] = [(str(home / "settings.yaml"), _read_yaml(home / "settings.yaml"))]
+    layers: list[Layer] = [(str(home / "settings.yaml"), _read_yaml(home / "settings.yaml"))]
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
         data = _read_yaml(path)
@@ -245,6 +256,13 @@ def load_settings(home: Path, project_root: Path, env: dict[str, str], overrides
             _set(env_layer, path, env[var])
     layers.append(("environment", env_layer))
     layers.append(("command line", overrides))
+    return layers
+
+
+def validate_layers(layers: list[Layer]) -> Settings:
+    """Merge ``layers`` and validate once; an error names the layer and key that caused it, in plain words."""
+    from catcode.config_errors import describe
+
     merged: dict[str, Any] = {}
     for _, data in layers:
         merged = _merge(merged, data)
@@ -255,8 +273,12 @@ def load_settings(home: Path, project_root: Path, env: dict[str, str], overrides
         loc = tuple(err["loc"])
         key = ".".join(str(p) for p in loc)
         source = next((name for name, data in reversed(layers) if _has(data, loc)), "settings")
-        reason = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
-        raise ConfigError(f"{source}: {key}: {reason}") from None
+        raise ConfigError(f"{source}: {key}: {describe(err)}") from None
+
+
+def load_settings(home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any]) -> Settings:
+    """Merge all layers and validate once; errors name the layer and key that caused them."""
+    return validate_layers(settings_layers(home, project_root, env, overrides))
 
 
 def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:

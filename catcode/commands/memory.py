@@ -49,9 +49,7 @@ def cleared_line(count: int, versioned: bool, undo: str) -> str:
 
 
 class MemoryCommand:
-    """Run the memory pipeline now over what is unprocessed, or manage memories: /memory [subcommand].
-
-    /memory list | show <name> | clear | log [N] | diff [id] | revert [id] | status"""
+    """Run the memory pipeline now over what is unprocessed, or manage memories: /memory [subcommand]."""
 
     def __init__(self, runtime: Any) -> None:
         self.runtime = runtime
