@@ -33,7 +33,10 @@ class _ToolView:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         progress = self.progress
         seconds = int(time.monotonic() - progress.started)
-        yield Text.assemble(("⏺ ", "cyan"), progress.label, (f"  {seconds}s · {INTERRUPT_HINT}", "dim"))
+        suffix = f"  {seconds}s · {INTERRUPT_HINT}"
+        room = max(10, options.max_width - len(suffix) - 2)  # one line: the clock and the hint never wrap away
+        label = progress.label if len(progress.label) <= room else progress.label[: room - 1] + "…"
+        yield Text.assemble(("⏺ ", "cyan"), label, (suffix, "dim"))
         width = max(20, options.max_width - 6)
         for line in progress.tail():
             yield Text("  │ " + line[:width], style="dim")
