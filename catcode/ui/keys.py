@@ -65,8 +65,7 @@ def prompt_bindings(
 
         @bindings.add("s-tab")
         def _cycle(event: KeyPressEvent) -> None:
-            cycle_mode()
-            event.app.invalidate()
+            run_in_terminal(cycle_mode)  # it says the new mode above the prompt; the toolbar shows it too
 
     if show_output is not None:
 
@@ -81,6 +80,16 @@ def _before_cursor() -> str:
     from prompt_toolkit.application import get_app
 
     return get_app().current_buffer.document.text_before_cursor
+
+
+def mode_cycler(session: Any, console: Any) -> Callable[[], None]:
+    """Shift+Tab: the next permission mode, and one dim line saying which."""
+
+    def cycle() -> None:
+        mode = session.policy.cycle_mode()
+        console.print(f"Permission mode: {mode.value} (Shift+Tab for the next)", style="dim", markup=False)
+
+    return cycle
 
 
 def pager_for(events: Any, console: Any) -> Callable[[], None]:
@@ -133,7 +142,7 @@ def make_prompt(
         history=input_history(session),
         completer=ReplCompleter(registry, session.paths.project_root, lambda: ctx),
         complete_while_typing=True,
-        key_bindings=prompt_bindings(session.policy.cycle_mode, pager_for(events, ctx.console)),
+        key_bindings=prompt_bindings(mode_cycler(session, ctx.console), pager_for(events, ctx.console)),
         bottom_toolbar=(lambda: toolbar(session)) if session.settings.ui.show_toolbar else None,
         prompt_continuation=lambda width, line_number, is_soft_wrap: " " * width,
         **io,
