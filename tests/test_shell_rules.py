@@ -91,7 +91,8 @@ def test_saving_an_always_allow_writes_local_settings_and_records_consent(tmp_pa
     assert data["permissions"]["allow"] == ["bash(make*)", "bash(git status*)"]
     assert ((root / ".cat-code" / "settings.local.yaml").stat().st_mode & 0o777) == 0o600
     item = rule_consent("bash(git status*)")
-    assert (item.kind, item.key, item.content) == ("settings", "permissions.allow bash(git status*)", "bash(git status*)")
+    assert (item.kind, item.key) == ("settings", "permissions.allow bash(git status*)")
+    assert item.content == "bash(git status*)"
     assert ConsentStore(home).decision(root, item) is True
 
 
