@@ -80,10 +80,12 @@ def rebuild(records: list[Any], session: str, before_seq: int | None = None, dep
     """The conversation of ``session`` as it stood (up to ``before_seq``), valid for the API."""
     own = [r for r in records if r.session == session and (before_seq is None or r.seq < before_seq)]
     messages: list[Message] = []
-    if own and own[0].type != "session_start":
+    if own and own[0].type != "session_start":  # its start was folded into a history summary
         summary = next((r for r in records if r.type == "compacted_summary" and r.seq < own[0].seq), None)
         if summary is not None and summary.summary:
             messages = [Message.user(f"{EARLIER}\n{summary.summary}"), Message.assistant(EARLIER_ACK)]
+        start = next((i for i, r in enumerate(own) if _turn_start(r)), len(own))
+        own = own[start:]  # what is left of a turn cut by the compaction is dropped with it
     for record in own:
         if record.type == "message":
             try:
@@ -93,7 +95,7 @@ def rebuild(records: list[Any], session: str, before_seq: int | None = None, dep
         elif record.type == RESUMED and depth < MAX_CHAIN:
             messages = rebuild(records, str(record.model_extra.get("resumes", "")), record.seq, depth + 1)
         elif record.type == COMPACTED:
-            messages = _compacted(messages, record.model_extra or {})
+            messages = _compacted(messages, record)
         elif record.type == CLEARED:
             messages = []
     return repair(messages)
@@ -107,11 +109,23 @@ def _append(messages: list[Message], message: Message) -> None:
         messages.append(message)
 
 
-def _compacted(messages: list[Message], data: dict[str, Any]) -> list[Message]:
-    kept = data.get("kept")
-    if not isinstance(kept, int) or kept < 0 or kept > len(messages):
+def _turn_start(record: Any) -> bool:
+    """A message of the person that is not tool results: where a conversation may begin."""
+    blocks = record.content or []
+    return (
+        record.type == "message"
+        and record.role == "user"
+        and any(b.get("type") == "text" for b in blocks)
+        and not any(b.get("type") == "tool_result" for b in blocks)
+    )
+
+
+def _compacted(messages: list[Message], record: Any) -> list[Message]:
+    extra = record.model_extra or {}
+    kept = extra.get("kept")
+    if not isinstance(kept, int) or kept < 0 or kept > len(messages) or not record.summary:
         return messages
-    head = [Message.user(str(data.get("summary", ""))), Message.assistant(str(data.get("ack", "")))]
+    head = [Message.user(record.summary), Message.assistant(str(extra.get("ack") or EARLIER_ACK))]
     return [*head, *messages[len(messages) - kept :]] if kept else head
 
 
