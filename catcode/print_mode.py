@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from catcode.agent import AgentEvents, TurnResult
 from catcode.messages import ToolUseBlock
 from catcode.permissions import NoTerminalApprover
+from catcode.providers.base import ChatResponse
 from catcode.stdin_input import combine, cut_note, read_piped
 from catcode.tools.base import ToolResult
 
@@ -46,9 +47,10 @@ class PrintEvents(AgentEvents):
             self.out.flush()
         self.emit({"type": "text", "text": text})
 
-    def on_tool_start(self, call: ToolUseBlock) -> None:
-        """A ``tool_use`` event."""
-        self.emit({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
+    def on_response(self, response: ChatResponse) -> None:
+        """A ``tool_use`` event per call the model asked for (run, refused or not)."""
+        for call in response.tool_uses:
+            self.emit({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
 
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
         """A ``tool_result`` event."""
