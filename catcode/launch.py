@@ -44,6 +44,9 @@ def start(
     """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
     ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
     problems are one line and exit 2."""
+    from catcode.startup import pause_gc
+
+    pause_gc()  # resumed once the SDK is imported (see catcode.startup)
     try:
         if permission_mode is not None:
             from catcode.config_errors import PERMISSION_MODES, unknown_mode

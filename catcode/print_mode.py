@@ -17,6 +17,7 @@ from catcode.agent import AgentEvents, TurnResult
 from catcode.messages import ToolUseBlock
 from catcode.permissions import NoTerminalApprover
 from catcode.providers.base import ChatResponse
+from catcode.startup import warm_now
 from catcode.stdin_input import combine, cut_note, read_piped
 from catcode.tools.base import ToolResult
 
@@ -98,6 +99,7 @@ def run_print(
         settings, paths, approver=approver, events=events, interactive=False, provider=provider, env=env
     )
     events.emit({"type": "init", "session_id": session.session_id, "model": session.provider.model})
+    warm_now(session.provider)
     if resume is not None:
         from rich.console import Console
 

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from catcode.permissions import NoTerminalApprover
+from catcode.startup import warm_now
 from catcode.stdin_input import combine, cut_note
 from catcode.ui.conversation import Conversation, build_registry
 from catcode.ui.render import ReplEvents
@@ -38,6 +39,7 @@ def run_piped(
     approver = NoTerminalApprover(report=lambda line: errors.print(f"catcode: {line}", markup=False))
     session = build_session(settings, paths, approver=approver, events=events, provider=provider, env=env)
     events.tools = session.tools
+    warm_now(session.provider)
     conversation = Conversation(session, build_registry(session), console, events, errors=errors, progress=errors)
     if more:
         errors.print(f"catcode: {cut_note()}", markup=False)

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from catcode import __version__
 from catcode.log import get_logger
+from catcode.startup import resume_gc
 from catcode.ui.approval import TerminalApprover, ask_yes_no
 from catcode.ui.conversation import Conversation, build_registry, drain
 from catcode.ui.keys import AnswerReader, make_prompt, prompt_marker
@@ -45,6 +46,8 @@ def warm_up(provider: Any) -> None:
                 importlib.import_module(module)
         except Exception:
             log.warning("warm_up_failed", exc_info=True)
+        finally:
+            resume_gc()
 
     threading.Thread(target=work, name="catcode-warm-up", daemon=True).start()
 
@@ -105,6 +108,8 @@ class Repl:
         if self._warm:
             self._warm = False
             warm_up(self.conversation.session.provider)
+        else:
+            resume_gc()
         notices = self.conversation.session.notices
         while True:
             await asyncio.sleep(NOTICE_POLL)
