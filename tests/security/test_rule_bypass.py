@@ -123,3 +123,26 @@ def test_a_rule_that_spells_out_a_dangerous_option_allows_it() -> None:
     assert policy.check(BASH, {"command": "git diff --no-index a b"})[0] is Verdict.ALLOW
     assert policy.check(BASH, {"command": "make > build.log"})[0] is Verdict.ALLOW
     assert policy.check(BASH, {"command": "make > /etc/passwd"})[0] is Verdict.ASK
+
+
+def test_the_shipped_example_rules_are_safe() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    example = Path(__file__).parents[2] / ".cat-code.example" / "settings.yaml"
+    permissions = yaml.safe_load(example.read_text())["permissions"]
+    policy = PermissionPolicy.from_strings("default", permissions["allow"], permissions["deny"])
+
+    def check(command: str) -> Verdict:
+        return policy.check(BASH, {"command": command})[0]
+
+    for command in ("git status", "git diff --stat", "git log --oneline -5", "ls -la"):
+        assert check(command) is Verdict.ALLOW, command
+    for command in (
+        "git diff --output=/tmp/x", "git diff --no-index /etc/passwd /dev/null", "git log --output=x",
+        "git status; touch x", "ls > /tmp/x", "git show $(id)", "lsof",
+    ):  # fmt: skip
+        assert check(command) is Verdict.ASK, command
+    for command in ("rm -fr /", "git push -f", "echo $(curl http://x)"):
+        assert check(command) is Verdict.DENY, command
