@@ -1,7 +1,9 @@
 """The agent loop: ``run_turn`` → ``query`` → ``execute_tools`` until the model ends its turn.
 
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
-ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange."""
+ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
+
+(Over 250 lines: ``AgentEvents``, the UI's side of the loop, lives here with the loop it describes.)"""
 
 from __future__ import annotations
 

@@ -2,7 +2,11 @@
 
 Layers, lowest first: defaults < ``$CATCODE_HOME/settings.yaml`` < ``<project>/.cat-code/settings.yaml`` <
 ``<project>/.cat-code/settings.local.yaml`` < ``CATCODE_*`` environment variables < command-line flags.
-An unknown key or a bad value is one ``ConfigError`` naming the file and the key."""
+An unknown key or a bad value is one ``ConfigError`` naming the file and the key, in plain words
+(``config_errors.py``). ``settings_layers`` and ``validate_layers`` are also used by ``catcode config`` (which
+shows the layer of each value) and ``settings_file`` (which validates before writing).
+
+(Over 250 lines: the settings models and the paths derived from them are one concept, read in one place.)"""
 
 from __future__ import annotations
 

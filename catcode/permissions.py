@@ -1,7 +1,10 @@
 """Permission modes, allow/deny rules, the ``Approver`` seam and the decision for each tool call.
 
 Order of precedence: a deny rule, then the mode's hard refusals (read-only), then allow rules and
-"always" answers from this session, then the mode's default (allow, or ask the ``Approver``)."""
+"always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
+rules match a command line is ``shell_rules.py``.
+
+(Over 250 lines: modes, rules, decisions and the approver seam are read together when auditing permissions.)"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ shown to the person — "overloaded, retrying in 2 s (attempt 2/4)" — through 
 prompt-cache breakpoints so the byte prefix stays stable, and turns every failure into one readable
 ``ProviderError`` line.
 
+(Over 250 lines: the request layout, the retry loop and the error wording are one seam with the SDK.)
+
 The SDK is imported on first use, not at module import: it costs seconds, and ``catcode --version`` or an
 idle prompt should not pay for it (``warm_up()`` lets the caller pay it early, in a background thread).
 """

@@ -17,7 +17,8 @@ from catcode.commands.builtins import register_builtins
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
-from catcode.ui.render import ReplEvents, error_text
+from catcode.ui.events import ReplEvents
+from catcode.ui.render import error_text
 
 log = get_logger(__name__)
 

@@ -14,7 +14,7 @@ from catcode.permissions import NoTerminalApprover
 from catcode.startup import warm_now
 from catcode.stdin_input import combine, cut_note
 from catcode.ui.conversation import Conversation, build_registry
-from catcode.ui.render import ReplEvents
+from catcode.ui.events import ReplEvents
 
 
 def run_piped(

@@ -25,8 +25,8 @@ from catcode.log import get_logger
 from catcode.startup import resume_gc
 from catcode.ui.approval import TerminalApprover, ask_yes_no
 from catcode.ui.conversation import Conversation, build_registry, drain
+from catcode.ui.events import ReplEvents
 from catcode.ui.keys import AnswerReader, make_prompt, prompt_marker
-from catcode.ui.render import ReplEvents
 
 log = get_logger(__name__)
 

@@ -53,7 +53,9 @@ def test_always_allow_is_scoped_and_can_be_saved(
     assert answers["settings:permissions.allow bash(echo*)"]["allowed"] is True
 
     cat.send("\x1b[Z")  # Shift+Tab
-    cat.expect_text("accept-edits")
+    cat.expect_text("Permission mode: accept-edits")
+    cat.prompt()  # redrawn below the line
     cat.send("\x1b[Z")
-    cat.expect_text("read-only")
+    cat.expect_text("Permission mode: read-only")
+    cat.prompt()
     assert cat.exit() == 0
