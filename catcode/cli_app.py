@@ -85,6 +85,8 @@ def root(
         raise typer.Exit(0)
     if ctx.invoked_subcommand is not None:
         return
+    if output_format is not OutputFormat.text and not print_mode:
+        fail("--output-format needs -p (print mode)", 2)
     how = "continue" if continue_ else resume
     raise typer.Exit(
         start(

@@ -19,7 +19,7 @@ from pathlib import Path
 import pexpect
 
 PROMPT = "❯"
-TARGET_MS = 250.0
+TARGET_MS = 200.0
 
 
 def catcode_argv() -> list[str]:

@@ -16,6 +16,8 @@ from catcode.stdin_input import combine, cut_note
 from catcode.ui.conversation import Conversation, build_registry
 from catcode.ui.events import ReplEvents
 
+NOTHING = 'nothing to send: pipe a message in (echo "question" | catcode) or give one (catcode "question")'
+
 
 def run_piped(
     settings: Any,
@@ -29,12 +31,16 @@ def run_piped(
     errors: Console | None = None,
     env: dict[str, str] | None = None,
 ) -> int:
-    """Answer ``text`` (what was piped in; ``more``: it was cut) as one message; 0 when the turn
-    succeeded, 1 when it failed or was interrupted."""
+    """Answer ``text`` (what was piped in; ``more``: it was cut) after ``prompt`` as one message; 0 when the turn
+    succeeded, 1 when it failed or was interrupted, 2 for a setup problem (nothing to send, a rejected API key)."""
     from catcode.app import build_session
 
-    console = console or Console(force_terminal=False, highlight=False, soft_wrap=True)
     errors = errors or Console(stderr=True, force_terminal=False, highlight=False, soft_wrap=True)
+    message = combine(prompt, text, more)
+    if not message.strip():
+        errors.print(f"catcode: {NOTHING}", markup=False)
+        return 2
+    console = console or Console(force_terminal=False, highlight=False, soft_wrap=True)
     events = ReplEvents(console, live=False, preview_lines=settings.ui.result_preview_lines, progress=errors)
     approver = NoTerminalApprover(report=lambda line: errors.print(f"catcode: {line}", markup=False))
     session = build_session(settings, paths, approver=approver, events=events, provider=provider, env=env)
@@ -43,12 +49,13 @@ def run_piped(
     conversation = Conversation(session, build_registry(session), console, events, errors=errors, progress=errors)
     if more:
         errors.print(f"catcode: {cut_note()}", markup=False)
-    failed = False
+    code = 0
     try:
         conversation.print_notices()
-        result = conversation.handle(combine(prompt, text, more))
-        failed = result is not None and bool(result.error or result.interrupted)
+        result = conversation.handle(message)
+        if result is not None and (result.error or result.interrupted):
+            code = 2 if result.status == 401 else 1  # a rejected API key is a setup problem
         conversation.print_notices()
     finally:
         conversation.shutdown()
-    return 1 if failed else 0
+    return code
