@@ -1,6 +1,6 @@
 """``catcode -p [PROMPT]``: one agent turn, non-interactively. The message is the prompt, the piped stdin, or
-both (``cat app.py | catcode -p "explain this"``). Nobody can be asked for permission: a refused tool is
-reported on stderr as well as to the model.
+both (``cat app.py | catcode -p "explain this"``); ``@path`` attaches a project file as in the REPL. Nobody can be
+asked for permission: a refused tool is reported on stderr as well as to the model.
 
 ``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one object at the end (result,
 usage, cost, session id); ``stream-json`` prints one JSON event per line as things happen (``init``, ``text``,
@@ -106,6 +106,11 @@ def run_print(
         from catcode.commands.resume import resume_at_start
 
         resume_at_start(CommandContext(session, Console(stderr=True, highlight=False)), resume or "continue")
+    from catcode.attachments import attach
+
+    message, attached = attach(message, session.paths.project_root)
+    for item in attached:
+        sys.stderr.write(f"catcode: {item.describe()}\n")
     try:
         result = session.agent.run_turn(message)
     finally:

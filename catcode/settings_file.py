@@ -51,7 +51,7 @@ def checked_write(
     target: Path, new_data: dict[str, Any], *, home: Path, project_root: Path, env: dict[str, str]
 ) -> Settings:
     """Validate the settings as they would be with ``target`` holding ``new_data``, then write it (0600)."""
-    if not _known_key_path(new_data):
+    if not isinstance(new_data, dict):
         raise ConfigError(f"{target}: settings must be a mapping")
     if target.resolve() != (home / "settings.yaml").resolve() and _sets_memory_dir(new_data):
         raise ConfigError(f"{target}: memory.dir may only be set in {home / 'settings.yaml'}")
@@ -63,10 +63,6 @@ def checked_write(
     ensure_private_dir(target.parent)
     atomic_write_text(target, yaml.safe_dump(new_data, sort_keys=False, allow_unicode=True))
     return settings
-
-
-def _known_key_path(data: Any) -> bool:
-    return isinstance(data, dict)
 
 
 def _sets_memory_dir(data: dict[str, Any]) -> bool:
