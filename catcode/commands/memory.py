@@ -258,7 +258,7 @@ def register_memory_commands(registry: CommandRegistry, runtime: Any) -> MemoryC
     memory = MemoryCommand(runtime)
     registry.command("memory", subcommands=memory.help, complete=memory.complete)(memory)
     if runtime.service is not None:
-        registry.command("dream")(memory.dream)
+        registry.command("dream", takes_args=False)(memory.dream)
     return memory
 
 
