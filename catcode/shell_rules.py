@@ -78,7 +78,7 @@ def allow_covers(patterns: list[str | None], line: str) -> bool:
     if any(p is None or p.strip() in ("*", "**") for p in patterns):
         return True
     flat = " ".join(line.split())
-    if any(says_so(p) and fnmatch.fnmatchcase(flat, " ".join(p.split())) for p in patterns if p):
+    if any(says_so(p) and _literal_glob(" ".join(p.split())).fullmatch(flat) for p in patterns if p):
         return True
     parsed = parse(line)
     if not parsed.plain or not parsed.commands:
@@ -105,11 +105,21 @@ def command_covered(pattern: str, command: SimpleCommand) -> bool:
     return not _dangerous(command.words, covered, pattern)
 
 
+def _literal_glob(pattern: str) -> re.Pattern[str]:
+    """A pattern that spells out shell punctuation, as a regex whose ``*``/``?`` never match punctuation: the rule
+    ``bash(cd * && make)`` must not cover ``cd x; rm -rf ~ && make``."""
+    free = r"[^;&|<>`$()\n]"
+    parts = [f"{free}*" if ch == "*" else free if ch == "?" else re.escape(ch) for ch in pattern]
+    return re.compile("".join(parts))
+
+
 def _prefix(pattern: str) -> str | None:
-    """``git status`` for ``git status*`` or ``git status *``; None for other patterns."""
+    """``git status`` for ``git status*``, ``git status *`` or Claude Code's ``git status:*``; None for other
+    patterns."""
     if not pattern.endswith("*") or pattern.endswith("**"):
         return None
-    head = pattern[:-1].rstrip()
+    head = pattern[:-2] if pattern.endswith(":*") else pattern[:-1]
+    head = head.rstrip()
     if not head or any(ch in head for ch in "*?["):
         return None
     return head

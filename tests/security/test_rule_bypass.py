@@ -118,6 +118,19 @@ def test_plain_commands_the_rules_name_are_allowed(command: str) -> None:
     assert verdict(command) is Verdict.ALLOW
 
 
+def test_a_wildcard_in_a_rule_with_punctuation_never_spans_punctuation() -> None:
+    policy = PermissionPolicy.from_strings("default", ["bash(cd * && make)"], [])
+    assert policy.check(BASH, {"command": "cd src && make"})[0] is Verdict.ALLOW
+    assert policy.check(BASH, {"command": "cd x; touch pwned && make"})[0] is Verdict.ASK
+    assert policy.check(BASH, {"command": "cd $(touch pwned) && make"})[0] is Verdict.ASK
+
+
+def test_claude_code_prefix_syntax_is_understood() -> None:
+    policy = PermissionPolicy.from_strings("default", ["bash(npm run test:*)"], [])
+    assert policy.check(BASH, {"command": "npm run test -- --watch=false"})[0] is Verdict.ALLOW
+    assert policy.check(BASH, {"command": "npm run testx"})[0] is Verdict.ASK
+
+
 def test_a_rule_that_spells_out_a_dangerous_option_allows_it() -> None:
     policy = PermissionPolicy.from_strings("default", ["bash(git diff --no-index*)", "bash(make > build.log)"], [])
     assert policy.check(BASH, {"command": "git diff --no-index a b"})[0] is Verdict.ALLOW
