@@ -1,7 +1,9 @@
 """The agent loop: ``run_turn`` → ``query`` → ``execute_tools`` until the model ends its turn.
 
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
-ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange."""
+ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
+
+(Over 250 lines: ``AgentEvents``, the UI's side of the loop, lives here with the loop it describes.)"""
 
 from __future__ import annotations
 
@@ -43,6 +45,13 @@ class AgentEvents:
     def on_notice(self, text: str) -> None:
         """A one-line notice for the person (compaction, limits)."""
 
+    def on_retry(self, text: str) -> None:
+        """A failed request is retried ("overloaded, retrying in 2 s (attempt 2/4)"); a notice by default."""
+        self.on_notice(text)
+
+    def on_tool_output(self, text: str) -> None:
+        """Live output of the running tool (called from the tool's reader thread)."""
+
 
 class Compactor(Protocol):
     """Keeps the conversation under the token budget (see ``catcode.compaction``)."""
@@ -60,6 +69,7 @@ class TurnResult:
     rounds: int = 0
     interrupted: bool = False
     error: str | None = None
+    status: int | None = None  # the HTTP status of a provider failure (401: the API key was rejected)
     usage: Usage = field(default_factory=Usage)
 
 
@@ -92,6 +102,8 @@ class Agent:
         self.messages: list[Message] = []
         self.usage = Usage()
         self.listeners: list[Callable[[Message], None]] = []  # told about every stored message (history.jsonl)
+        # told when the conversation is swapped (compaction) or emptied (/clear), so the log can say so
+        self.replace_listeners: list[Callable[[list[Message]], None]] = []
         self._partial: list[str] = []
         self._streaming = False
 
@@ -119,7 +131,7 @@ class Agent:
             result.interrupted = True
             self._repair_after_interrupt()
         except ProviderError as exc:
-            result.error = str(exc)
+            result.error, result.status = str(exc), exc.status
             self._streaming = False
             if created and len(self.messages) - 1 == start:
                 self.messages.pop()  # nothing answered it; the person re-sends it with Up
@@ -209,8 +221,7 @@ class Agent:
             if not decision.allowed:
                 why = f" Reason: {decision.reason}" if decision.reason else ""
                 return ToolResult(f"The user declined to run {call.name}.{why}", True)
-            if decision.always:
-                self.policy.session_allowed.add(tool.name)
+            self.policy.remember(tool, decision)
         self.events.on_tool_start(call)
         return self.tools.execute(tool, args, self.context)
 
@@ -271,11 +282,25 @@ class Agent:
                 log.warning("message_listener_failed", exc_info=True)
 
     def replace_messages(self, messages: list[Message]) -> None:
-        """Swap in a compacted conversation (already recorded, so listeners are not told)."""
+        """Swap in a compacted conversation (its messages are already recorded, so ``listeners`` are not told;
+        ``replace_listeners`` are)."""
         self.messages = list(messages)
+        self._replaced(self.messages)
 
     def clear(self) -> None:
         """Start a new conversation."""
-        self.messages = []
+        self.restore([])
+        self._replaced([])
+
+    def restore(self, messages: list[Message]) -> None:
+        """Take up an earlier conversation (resume): nothing is recorded again, nobody is told."""
+        self.messages = list(messages)
         if self.counter is not None and hasattr(self.counter, "reset"):
             self.counter.reset()
+
+    def _replaced(self, messages: list[Message]) -> None:
+        for listener in self.replace_listeners:
+            try:
+                listener(messages)
+            except Exception:
+                log.warning("replace_listener_failed", exc_info=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import queue
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +30,11 @@ MISSING_KEY = (
 )
 
 
-def make_provider(settings: Settings, env: dict[str, str]) -> LLMProvider:
-    """The Anthropic provider for these settings; raises ``MissingApiKeyError`` when nothing can be reached."""
+def make_provider(
+    settings: Settings, env: dict[str, str], on_retry: Callable[[str], None] | None = None
+) -> LLMProvider:
+    """The Anthropic provider for these settings; raises ``MissingApiKeyError`` when nothing can be reached.
+    ``on_retry`` hears each retry of a conversation request ("overloaded, retrying in 2 s (attempt 2/4)")."""
     api_key = env.get("ANTHROPIC_API_KEY") or None
     base_url = env.get("ANTHROPIC_BASE_URL") or None
     if not api_key and not base_url:
@@ -44,6 +48,7 @@ def make_provider(settings: Settings, env: dict[str, str]) -> LLMProvider:
         max_retries=settings.max_retries,
         timeout=settings.request_timeout,
         memory_model=settings.memory.model,
+        on_retry=on_retry,
     )
 
 
@@ -59,6 +64,7 @@ class Session:
     policy: PermissionPolicy
     agent: Agent
     context: ToolContext
+    session_id: str = ""  # the id its lines carry in history.jsonl (what --resume takes)
     extras: dict[str, Any] = field(default_factory=dict)  # optional services by name (memory, skills...)
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
     exit_steps: list[Callable[[Callable[[str], None]], None]] = field(default_factory=list)
@@ -94,19 +100,20 @@ def build_session(
     env: dict[str, str] | None = None,
     interactive: bool = True,
     ask_consent: Asker | None = None,
+    cwd: Path | None = None,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
     ``ask_consent`` asks the person about what the project brings that needs consent (its skills); None asks
-    nobody (print mode, piped input): only what was allowed before is used."""
+    nobody (print mode, piped input): only what was allowed before is used. ``cwd`` (default: the process's)
+    decides which project instruction files are read."""
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
-    from catcode.prompts import system_prompt
     from catcode.tokens import TokenCounter, estimate_request_overhead
     from catcode.tools.builtin import builtin_tools
 
     env = dict(os.environ) if env is None else env
-    provider = provider or make_provider(settings, env)
+    provider = provider or make_provider(settings, env, on_retry=events.on_retry if events else None)
     hooks = HookManager()
     tools = ToolRegistry(builtin_tools())
     parts = _Parts()
@@ -120,7 +127,8 @@ def build_session(
     )
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
     context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
-    system = system_prompt(paths.project_root, *parts.prompt_sections)
+    context.output = events.on_tool_output if events is not None else None
+    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts)
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(provider, settings.compact, flush=memory.flush if memory else None, system_tokens=overhead)
     parts.register_commands.append(lambda registry: register_compact(registry, compactor))
@@ -139,9 +147,12 @@ def build_session(
         events=events,
     )
     session = Session(settings, paths, provider, hooks, tools, policy, agent, context, notices=parts.notices)
+    session.session_id = memory.session_id if memory is not None else uuid.uuid4().hex[:12]
     session.extras.update(
         register_commands=parts.register_commands, memory=memory, recall=recall, skills=skill_set, compactor=compactor
     )
+    session.extras["reload_instructions"] = lambda: setattr(agent, "system_prompt", rebuild_system())
+    _add_resume(session, memory)
     if memory is not None:
         memory.attach(session, interactive=interactive)
     if recall is not None:
@@ -153,6 +164,40 @@ def build_session(
         recall.start_background(compile=interactive)
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:
+    """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
+    line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it)."""
+    from catcode import instructions
+    from catcode.commands.init import register_init
+    from catcode.prompts import system_prompt
+
+    loaded = instructions.load(paths.home, paths.project_root, cwd)
+    for warning in loaded.warnings:
+        parts.notices.put(warning)
+    line = instructions.loaded_line(loaded, paths.project_root, paths.home)
+    if line:
+        parts.notices.put(line)
+    parts.register_commands.append(register_init)
+
+    def rebuild() -> str:
+        again = instructions.load(paths.home, paths.project_root, cwd)
+        return system_prompt(paths.project_root, *parts.prompt_sections, again.section)
+
+    return system_prompt(paths.project_root, *parts.prompt_sections, loaded.section), rebuild
+
+
+def _add_resume(session: Session, memory: Any) -> None:
+    """Markers in history.jsonl for compaction and /clear (so a resumed conversation matches), and /resume."""
+    from catcode.commands.resume import register_resume
+    from catcode.resume import HistoryMarkers
+
+    history = getattr(memory, "history", None)
+    if history is not None:
+        session.extras["history"] = history
+        session.agent.replace_listeners.append(HistoryMarkers(history).replaced)
+    session.extras["register_commands"].append(register_resume)
 
 
 @dataclass

@@ -14,10 +14,11 @@ def main() -> None:
     if args in (["--version"], ["-V"]):
         sys.stdout.write(f"catcode {__version__}\n")
         return
-    if not args:  # the common case: the interactive prompt, without the argument parser's imports
+    if not args or (len(args) == 1 and not args[0].startswith("-") and args[0] not in ("memory", "config")):
+        # the common cases — the interactive prompt, or ``catcode "first message"`` — without the parser's imports
         from catcode.launch import guarded, start
 
-        guarded(start)
+        guarded(lambda: start(args[0] if args else None))
         return
     from catcode.cli_app import run
 

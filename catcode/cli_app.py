@@ -1,51 +1,133 @@
-"""The typer app: ``catcode`` (interactive), ``catcode -p PROMPT`` (print mode), ``catcode memory ...``.
+"""The typer app: ``catcode [PROMPT]`` (interactive, or one message when stdin is piped), ``catcode -p [PROMPT]``
+(print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``.
 
-Parses arguments, loads settings and hands over to ``app.build_session``. Errors reach the person as one line
-(exit 2 for setup problems, 1 for a failed turn); tracebacks only with ``--debug``."""
+Parses arguments, loads settings and hands over to ``launch.start``. Errors reach the person as one line
+(exit 2 for setup problems, 1 for a failed turn); tracebacks only with ``--debug``. Before typer sees them,
+``normalise`` turns the free-standing PROMPT into an option (a click group cannot take a positional argument
+next to its subcommands) and gives ``--resume`` its optional value."""
 
 from __future__ import annotations
+
+import re
+from enum import StrEnum
 
 import typer
 
 from catcode import __version__
+from catcode.config_cli import config_app
 from catcode.launch import guarded, start, state
 from catcode.log import get_logger
-from catcode.memory_cli import memory_app
+from catcode.memory_cli import fail, memory_app
 
 log = get_logger(__name__)
-__all__ = ["app", "run"]
+__all__ = ["app", "normalise", "run"]
+
+SUBCOMMANDS = {"memory", "config"}
+VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format"}
+SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
+PROMPT_OPTION = "--prompt-text"
+
+
+class OutputFormat(StrEnum):
+    """What ``-p`` prints."""
+
+    text = "text"
+    json = "json"
+    stream_json = "stream-json"
 
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
-    help="catcode: a coding agent that remembers.",
+    rich_markup_mode=None,
+    options_metavar="[OPTIONS] [PROMPT]",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="catcode: a coding agent that remembers.\n\nPROMPT starts the session with that message (with -p: the "
+    "one message to answer). Piped stdin is read as one message, after PROMPT.",
 )
 app.add_typer(memory_app, name="memory")
+app.add_typer(config_app, name="config")
 
 
 @app.callback(invoke_without_command=True)
 def root(
     ctx: typer.Context,
-    prompt: str | None = typer.Option(None, "-p", "--print", help="Run one turn non-interactively and print it."),
+    print_mode: bool = typer.Option(
+        False, "-p", "--print", help="Answer one message (PROMPT and/or piped stdin), print it and exit."
+    ),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--output-format", help="With -p: text, json (result, usage, cost, session id) or "
+        "stream-json (one event per line).", case_sensitive=False,
+    ),
+    continue_: bool = typer.Option(False, "--continue", "-c", help="Reopen this project's last session."),
+    resume: str | None = typer.Option(
+        None, "--resume", "-r", metavar="[ID]", help="Reopen a session by ID, or pick one of the recent ones."
+    ),
     model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
     permission_mode: str | None = typer.Option(
         None, "--permission-mode", help="default, accept-edits, read-only or bypass."
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
+    prompt: str | None = typer.Option(None, PROMPT_OPTION, hidden=True),
 ) -> None:
-    """Start an interactive session in the current project, or run one prompt with -p."""
+    """Start an interactive session in the current project, or answer one message with -p."""
     state["debug"] = debug
     if version:
         typer.echo(f"catcode {__version__}")
         raise typer.Exit(0)
     if ctx.invoked_subcommand is not None:
         return
-    raise typer.Exit(start(prompt, model, permission_mode))
+    if output_format is not OutputFormat.text and not print_mode:
+        fail("--output-format needs -p (print mode)", 2)
+    how = "continue" if continue_ else resume
+    raise typer.Exit(
+        start(
+            prompt, model, permission_mode, print_mode=print_mode, output_format=output_format.value, resume=how
+        )
+    )
 
 
-def run() -> None:
+def normalise(args: list[str]) -> list[str]:
+    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``."""
+    out: list[str] = []
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            words += args[i + 1 :]
+            break
+        if arg in ("--resume", "-r"):
+            following = args[i + 1] if i + 1 < len(args) else ""
+            if SESSION_ID.match(following):
+                out.append(f"--resume={following}")
+                i += 2
+            else:
+                out.append("--resume=")
+                i += 1
+            continue
+        if arg in VALUE_OPTIONS:
+            out += args[i : i + 2]
+            i += 2
+            continue
+        if arg.startswith("-") and arg != "-":
+            out.append(arg)
+            i += 1
+            continue
+        if not words and arg in SUBCOMMANDS:
+            return out + args[i:]  # a subcommand parses the rest itself
+        words.append(arg)
+        i += 1
+    if words:
+        out += [PROMPT_OPTION, " ".join(words)]
+    return out
+
+
+def run(args: list[str] | None = None) -> None:
     """Run the typer app; typer exits with the command's code, ``guarded`` turns surprises into one line."""
-    guarded(lambda: app(prog_name="catcode"))
+    import sys
+
+    argv = normalise(sys.argv[1:] if args is None else args)
+    guarded(lambda: app(args=argv, prog_name="catcode"))

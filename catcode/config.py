@@ -3,10 +3,13 @@
 Layers, lowest first: defaults < ``$CATCODE_HOME/settings.yaml`` < ``<project>/.cat-code/settings.yaml`` <
 ``<project>/.cat-code/settings.local.yaml`` < ``CATCODE_*`` environment variables < command-line flags.
 An unknown key, a bad value (every number is bounded) or an invalid permission rule is one ``ConfigError`` naming
-the file and the key. Permission rule lists and ``additional_dirs`` add up across layers (a project cannot drop
-the user's deny rules), and what a project's files ask that would weaken the permission prompts is used only with
-the person's consent (``project_trust``, which also holds the checks made on each layer before the merge).
-Config is longer than most modules: it is the one place every setting is declared."""
+the file and the key, in plain words (``config_errors.py``). Permission rule lists and ``additional_dirs`` add up
+across layers (a project cannot drop the user's deny rules), and what a project's files ask that would weaken the
+permission prompts is used only with the person's consent (``project_trust``, which also holds the checks made on
+each layer before the merge). ``settings_layers`` and ``validate_layers`` are also used by ``catcode config``
+(which shows the layer of each value) and ``settings_file`` (which validates before writing).
+
+(Over 250 lines: the settings models and the paths derived from them are one concept, read in one place.)"""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
@@ -42,7 +45,7 @@ class Section(BaseModel):
 class PermissionsSettings(Section):
     """What tools may do without asking."""
 
-    mode: str = Field("default", pattern="^(default|accept-edits|read-only|bypass)$")
+    mode: str = "default"
     """default (ask before write and execute tools), accept-edits, read-only or bypass. A project's file may set
     accept-edits or bypass only with the person's consent."""
     allow: list[str] = Field(default_factory=list)
@@ -52,6 +55,13 @@ class PermissionsSettings(Section):
     """Rules that always refuse; a deny rule wins over everything. Every layer adds its own."""
     additional_dirs: list[str] = Field(default_factory=list)
     """Directories outside the project that file tools may read and write; a project's need consent."""
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        from catcode.config_errors import check_permission_mode
+
+        return check_permission_mode(value)
 
 
 class UiSettings(Section):
@@ -251,7 +261,11 @@ def _has(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
     return True
 
 
-def load_settings(
+Layer = tuple[str, dict[str, Any]]
+"""A settings layer: its name (a file path, ``environment`` or ``command line``) and its data."""
+
+
+def settings_layers(
     home: Path,
     project_root: Path,
     env: dict[str, str],
@@ -259,8 +273,8 @@ def load_settings(
     *,
     ask_consent: Asker | None = None,
     notify: Callable[[str], None] | None = None,
-) -> Settings:
-    """Merge all layers and validate once; errors name the layer and key that caused them.
+) -> list[Layer]:
+    """Every layer, lowest first, read and checked for keys a layer may not set (not yet validated).
 
     What the project's files ask that needs consent (``project_trust``) is asked through ``ask_consent`` (None:
     nobody is asked, only earlier answers count) and dropped when not given, with one line through ``notify``."""
@@ -270,7 +284,7 @@ def load_settings(
     user_file = home / "settings.yaml"
     user = _read_yaml(user_file)
     anchor_memory_dir(user, user_file)
-    project: list[tuple[str, dict[str, Any]]] = []
+    project: list[Layer] = []
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
         data = _read_yaml(path)
@@ -286,7 +300,6 @@ def load_settings(
             _set(env_layer, path, env[var])
     for source, data in [(str(user_file), user), *project]:
         check_rules(source, data)
-
     project = trusted_layers(
         project,
         home=home,
@@ -296,7 +309,13 @@ def load_settings(
         ask=ask_consent,
         notify=notify or (lambda line: None),
     )
-    layers = [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
+    return [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
+
+
+def validate_layers(layers: list[Layer]) -> Settings:
+    """Merge ``layers`` and validate once; an error names the layer and key that caused it, in plain words."""
+    from catcode.config_errors import describe
+
     merged: dict[str, Any] = {}
     for _, data in layers:
         merged = _merge(merged, data)
@@ -307,8 +326,22 @@ def load_settings(
         loc = tuple(err["loc"])
         key = ".".join(str(p) for p in loc)
         source = next((name for name, data in reversed(layers) if _has(data, loc)), "settings")
-        reason = "unknown setting" if err["type"] == "extra_forbidden" else err["msg"]
-        raise ConfigError(f"{source}: {key}: {reason}") from None
+        raise ConfigError(f"{source}: {key}: {describe(err)}") from None
+
+
+def load_settings(
+    home: Path,
+    project_root: Path,
+    env: dict[str, str],
+    overrides: dict[str, Any],
+    *,
+    ask_consent: Asker | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Settings:
+    """Merge all layers and validate once; errors name the layer and key that caused them (consent: see
+    ``settings_layers``)."""
+    layers = settings_layers(home, project_root, env, overrides, ask_consent=ask_consent, notify=notify)
+    return validate_layers(layers)
 
 
 def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:

@@ -1,5 +1,6 @@
 """Loading settings and starting a session, without typer: a bare ``catcode`` starts here directly so the
-prompt does not wait for the argument parser's imports."""
+prompt does not wait for the argument parser's imports. ``start`` picks the front end: print mode (``-p``),
+piped input (stdin or stdout not a terminal: ``ui/piped.py``) or the interactive REPL (``ui/repl.py``)."""
 
 from __future__ import annotations
 
@@ -88,26 +89,43 @@ def consent_asker() -> Asker | None:
     return ask
 
 
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
+def start(
+    prompt: str | None = None,
+    model: str | None = None,
+    permission_mode: str | None = None,
+    *,
+    print_mode: bool = False,
+    output_format: str = "text",
+    resume: str | None = None,
+) -> int:
+    """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
+    ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
+    problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
+    mode and piped input never ask."""
+    from catcode.startup import pause_gc
 
-
-def start(prompt: str | None = None, model: str | None = None, permission_mode: str | None = None) -> int:
-    """Run print mode (``prompt`` given) or the interactive session; setup problems are one line and exit 2.
-    Only the interactive session asks for consent (before the prompt); print mode and piped input never ask."""
+    pause_gc()  # resumed once the SDK is imported (see catcode.startup)
     try:
-        ask = consent_asker() if prompt is None else None
+        if permission_mode is not None:
+            from catcode.config_errors import PERMISSION_MODES, unknown_mode
+
+            if permission_mode not in PERMISSION_MODES:
+                raise ConfigError(unknown_mode(permission_mode))
+        ask = None if print_mode else consent_asker()
         settings, paths = load(model, permission_mode, ask_consent=ask)
-        if prompt is not None:
+        if print_mode:
             from catcode.print_mode import run_print
 
-            return run_print(settings, paths, prompt)
+            return run_print(settings, paths, prompt, output_format=output_format, resume=resume)
+        if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
+            from catcode.stdin_input import read_piped
+            from catcode.ui.piped import run_piped
+
+            text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
+            return run_piped(settings, paths, text, prompt=prompt, more=more)
         from catcode.ui.repl import run_interactive
 
-        return _exit_now(run_interactive(settings, paths, ask_consent=ask))
+        return _exit_now(run_interactive(settings, paths, first_message=prompt, resume=resume, ask_consent=ask))
     except (MissingApiKeyError, ConfigError) as exc:
         sys.stderr.write(f"catcode: {exc}\n")
         return 2
@@ -116,6 +134,13 @@ def start(prompt: str | None = None, model: str | None = None, permission_mode: 
             raise
         sys.stderr.write(f"catcode: {exc}\n")
         return 1
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _exit_now(code: int) -> NoReturn:

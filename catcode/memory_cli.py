@@ -4,6 +4,7 @@ path, log, diff, revert, doctor. Plain text on stdout so it pipes well; an error
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,12 +41,18 @@ def _errors() -> Iterator[None]:
     except ConfigError as exc:
         fail(str(exc), 2)
     except CatcodeError as exc:
-        fail(str(exc), 1)
+        fail(for_shell(str(exc)), 1)
     except Exception as exc:
         if state["debug"]:
             raise
         log.exception("memory_cli_failed")
         fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
+
+
+def for_shell(message: str) -> str:
+    """A message written for the REPL, naming the shell command instead (``/memory log`` → ``catcode memory
+    log``): the same errors reach both."""
+    return re.sub(r"(?<![\w/`])/memory\b", "catcode memory", message)
 
 
 def _runtime() -> Any:

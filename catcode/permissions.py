@@ -1,13 +1,17 @@
 """Permission modes, allow/deny rules, the ``Approver`` seam and the decision for each tool call.
 
 Order of precedence: a deny rule, then the mode's hard refusals (read-only), then allow rules and
-"always" answers from this session, then the mode's default (allow, or ask the ``Approver``)."""
+"always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
+rules match a command line is ``shell_rules.py``.
+
+(Over 250 lines: modes, rules, decisions and the approver seam are read together when auditing permissions.)"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -73,14 +77,6 @@ def _glob(pattern: str, value: str) -> bool:
     return pattern.endswith("/**") and value == pattern[:-3]
 
 
-_SHELL_SEPARATORS = re.compile(r"\|\||&&|;|\||\n|&")
-_SHELL_UNSAFE = re.compile(r"[`<>]|\$\(")
-
-
-def command_parts(command: str) -> list[str]:
-    """The simple commands of a shell line (split on ``;``, ``&&``, ``||``, ``|``, ``&`` and newlines)."""
-    return [part.strip() for part in _SHELL_SEPARATORS.split(command) if part.strip()]
-
 
 @dataclass
 class ApprovalRequest:
@@ -97,7 +93,8 @@ class Decision:
 
     allowed: bool
     reason: str = ""  # why not, passed back to the model
-    always: bool = False  # allow this tool for the rest of the session
+    always: bool = False  # allow this for the rest of the session: ``rules`` when given, else the whole tool
+    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``bash(git status*)``
 
 
 class Approver(Protocol):
@@ -109,13 +106,33 @@ class Approver(Protocol):
 
 
 class NoTerminalApprover:
-    """Used when nobody can be asked (print mode, piped input): every ask is a no."""
+    """Used when nobody can be asked (print mode, piped input): every ask is a no. ``report`` (e.g. a line on
+    stderr) tells the person what was refused, since the model alone hears about it otherwise."""
+
+    def __init__(self, report: Callable[[str], None] | None = None) -> None:
+        self.report = report
 
     def ask(self, request: ApprovalRequest) -> Decision:
         """Refuse, telling the model how the user could allow it."""
-        return Decision(
-            False, f"no terminal to ask for permission; allow it with a rule such as {request.tool.name}(...)"
-        )
+        example = suggested_rules(request.tool, request.input) or [f"{request.tool.name}(...)"]
+        if self.report is not None:
+            key = key_argument(request.tool, request.input)
+            shown = f"{request.tool.name}({key})" if key else request.tool.name
+            self.report(
+                f"refused {shown}: no terminal to ask for permission — allow it with a rule such as "
+                f"{example[0]} or --permission-mode"
+            )
+        return Decision(False, f"no terminal to ask for permission; allow it with a rule such as {example[0]}")
+
+
+def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
+    """The scoped rules an "always" answer offers: ``bash(<prefix>*)`` per command for shell calls; none for
+    other tools (their "always" covers the tool for the session)."""
+    if tool.key_arg != "command":
+        return []
+    from catcode.shell_rules import suggest_rules
+
+    return suggest_rules(key_argument(tool, tool_input) or "")
 
 
 @dataclass
@@ -126,6 +143,7 @@ class PermissionPolicy:
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
     session_allowed: set[str] = field(default_factory=set)
+    session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
     project_root: Path | None = None  # path arguments are matched relative to it
 
@@ -137,49 +155,60 @@ class PermissionPolicy:
         try:
             parsed_mode = PermissionMode(mode)
         except ValueError:
-            choices = ", ".join(m.value for m in PermissionMode)
-            raise ConfigError(f"Unknown permission mode {mode!r}; choose one of: {choices}") from None
+            from catcode.config_errors import unknown_mode
+
+            raise ConfigError(unknown_mode(mode)) from None
         return cls(
             parsed_mode, [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], project_root=project_root
         )
 
     def check(self, tool: Tool, tool_input: dict[str, Any]) -> tuple[Verdict, str]:
         """The verdict for one call and, for a denial, the reason."""
-        keys = self._match_keys(tool, tool_input)
+        key = self._match_key(tool, tool_input)
+        shell = tool.key_arg == "command" and key is not None
         for rule in self.deny:
-            if any(rule.matches(tool.name, key) for key in keys):
+            if rule.tool == tool.name and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
+        if shell and any(r.tool == tool.name for r in self.deny) and _dynamic(key):
+            return Verdict.ASK, ""  # a command name from a variable cannot be checked against the deny rules
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
-        if self._allowed_by_rule(tool, tool_input, keys):
+        if self._allowed_by_rule(tool, key, shell):
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.ACCEPT_EDITS and tool.permission is Permission.WRITE:
             return Verdict.ALLOW, ""
         return Verdict.ASK, ""
 
-    def _match_keys(self, tool: Tool, tool_input: dict[str, Any]) -> list[str | None]:
+    def _match_key(self, tool: Tool, tool_input: dict[str, Any]) -> str | None:
         key = key_argument(tool, tool_input)
-        if key is None:
-            return [None]
-        if tool.key_arg == "path":
-            return [self._relative(key)]
-        if tool.key_arg == "command":
-            return [key, *command_parts(key)]
-        return [key]
+        if key is not None and tool.key_arg == "path":
+            return self._relative(key)
+        return key
 
-    def _allowed_by_rule(self, tool: Tool, tool_input: dict[str, Any], keys: list[str | None]) -> bool:
-        if tool.key_arg == "command" and keys[0] is not None:
-            # A compound line is allowed only when every simple command is; redirections and substitutions
-            # always ask, so ``bash(git status*)`` never lets ``git status && rm -rf x`` through.
-            if _SHELL_UNSAFE.search(keys[0]):
-                return False
-            parts = keys[1:] or [keys[0]]
-            return all(any(rule.matches(tool.name, part) for rule in self.allow) for part in parts)
-        return any(rule.matches(tool.name, keys[0]) for rule in self.allow)
+    def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
+        rules = [r for r in (*self.allow, *self.session_rules) if r.tool == tool.name]
+        if shell:
+            # Every simple command must be covered; substitutions and redirections never are (shell_rules).
+            from catcode.shell_rules import allow_covers
+
+            return bool(rules) and allow_covers([r.pattern for r in rules], key or "")
+        return any(rule.matches(tool.name, key) for rule in rules)
+
+    def remember(self, tool: Tool, decision: Decision) -> None:
+        """Apply an "always" answer: its scoped rules, or the whole tool when it carries none."""
+        if not decision.always:
+            return
+        if decision.rules:
+            for text in decision.rules:
+                rule = Rule.parse(text)
+                if rule not in self.session_rules:
+                    self.session_rules.append(rule)
+        else:
+            self.session_allowed.add(tool.name)
 
     def _relative(self, raw: str) -> str:
         path = Path(raw)
@@ -198,9 +227,32 @@ class PermissionPolicy:
         lines = [f"mode: {self.mode.value}"]
         lines.append("allow: " + (", ".join(map(str, self.allow)) or "(none)"))
         lines.append("deny: " + (", ".join(map(str, self.deny)) or "(none)"))
-        if self.session_allowed:
-            lines.append("allowed this session: " + ", ".join(sorted(self.session_allowed)))
+        session = sorted(self.session_allowed) + [str(r) for r in self.session_rules]
+        if session:
+            lines.append("allowed this session: " + ", ".join(session))
         return "\n".join(lines)
+
+    def cycle_mode(self) -> PermissionMode:
+        """The next mode in ``CYCLE`` (Shift+Tab); bypass is only ever chosen explicitly."""
+        order = list(CYCLE)
+        self.mode = order[(order.index(self.mode) + 1) % len(order)] if self.mode in order else order[0]
+        return self.mode
+
+
+CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY)
+"""The modes Shift+Tab steps through."""
+
+
+def _deny_shell(rule: Rule, line: str | None) -> bool:
+    from catcode.shell_rules import deny_matches
+
+    return deny_matches(rule.pattern, line or "")
+
+
+def _dynamic(line: str | None) -> bool:
+    from catcode.shell_parse import dynamic_command
+
+    return dynamic_command(line or "")
 
 
 def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:

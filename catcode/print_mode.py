@@ -1,47 +1,163 @@
-"""``catcode -p PROMPT``: one agent turn, the answer streamed to stdout; nobody can be asked for permission."""
+"""``catcode -p [PROMPT]``: one agent turn, non-interactively. The message is the prompt, the piped stdin, or
+both (``cat app.py | catcode -p "explain this"``); ``@path`` attaches a project file as in the REPL. Nobody can be
+asked for permission: a refused tool is reported on stderr as well as to the model.
+
+``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one object at the end (result,
+usage, cost, session id); ``stream-json`` prints one JSON event per line as things happen (``init``, ``text``,
+``tool_use``, ``tool_result``, ``notice``, then ``result``). Exit 0 ok, 1 the turn failed, 2 a setup problem
+(no or rejected API key, bad settings, nothing to send)."""
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import Any
+from typing import Any, TextIO
 
-from catcode.agent import AgentEvents
+from catcode.agent import AgentEvents, TurnResult
+from catcode.messages import ToolUseBlock
 from catcode.permissions import NoTerminalApprover
+from catcode.providers.base import ChatResponse
+from catcode.startup import warm_now
+from catcode.stdin_input import combine, cut_note, read_piped
+from catcode.tools.base import ToolResult
+
+FORMATS = ("text", "json", "stream-json")
+NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
 
 
 class PrintEvents(AgentEvents):
-    """Streams the answer to stdout; notices go to stderr."""
+    """Streams the answer to stdout (``text``) or JSON events (``stream-json``); notices go to stderr."""
 
-    def __init__(self) -> None:
+    def __init__(self, output_format: str = "text", out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.format = output_format
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
         self.wrote = False
+
+    def emit(self, event: dict[str, Any]) -> None:
+        """One JSON line (``stream-json`` only)."""
+        if self.format == "stream-json":
+            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+            self.out.flush()
 
     def on_text(self, text: str) -> None:
         """Write each delta as it arrives."""
-        sys.stdout.write(text)
-        sys.stdout.flush()
         self.wrote = True
+        if self.format == "text":
+            self.out.write(text)
+            self.out.flush()
+        self.emit({"type": "text", "text": text})
+
+    def on_response(self, response: ChatResponse) -> None:
+        """A ``tool_use`` event per call the model asked for (run, refused or not)."""
+        for call in response.tool_uses:
+            self.emit({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
+
+    def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
+        """A ``tool_result`` event."""
+        self.emit({"type": "tool_result", "tool_use_id": call.id, "content": result.text, "is_error": result.is_error})
 
     def on_notice(self, text: str) -> None:
-        """One line on stderr."""
-        sys.stderr.write(f"catcode: {text}\n")
+        """One line on stderr (and a ``notice`` event)."""
+        self.err.write(f"catcode: {text}\n")
+        self.err.flush()
+        self.emit({"type": "notice", "text": text})
 
 
-def run_print(settings: Any, paths: Any, prompt: str) -> int:
-    """Run ``prompt`` as one turn; 0 on success, 1 on failure (one line on stderr)."""
+def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
+    """The one message (prompt and/or piped stdin) and whether the piped part was cut."""
+    piped, more = ("", False)
+    if stdin is not None and not _isatty(stdin):
+        piped, more = read_piped(stdin)
+    return combine(prompt, piped, more), more
+
+
+def run_print(
+    settings: Any,
+    paths: Any,
+    prompt: str | None,
+    *,
+    output_format: str = "text",
+    stdin: Any = None,
+    resume: str | None = None,
+    provider: Any = None,
+    env: dict[str, str] | None = None,
+) -> int:
+    """Run one turn; the exit code (see the module docstring)."""
     from catcode.app import build_session
+    from catcode.commands.registry import CommandContext
 
-    events = PrintEvents()
-    session = build_session(settings, paths, approver=NoTerminalApprover(), events=events, interactive=False)
+    message, more = message_for(prompt, sys.stdin if stdin is None else stdin)
+    if not message.strip():
+        sys.stderr.write(f"catcode: {NO_PROMPT}\n")
+        return 2
+    if more:
+        sys.stderr.write(f"catcode: {cut_note()}\n")
+    events = PrintEvents(output_format)
+    approver = NoTerminalApprover(report=lambda line: sys.stderr.write(f"catcode: {line}\n"))
+    session = build_session(
+        settings, paths, approver=approver, events=events, interactive=False, provider=provider, env=env
+    )
+    events.emit({"type": "init", "session_id": session.session_id, "model": session.provider.model})
+    warm_now(session.provider)
+    if resume is not None:
+        from rich.console import Console
+
+        from catcode.commands.resume import resume_at_start
+
+        resume_at_start(CommandContext(session, Console(stderr=True, highlight=False)), resume or "continue")
+    from catcode.attachments import attach
+
+    message, attached = attach(message, session.paths.project_root)
+    for item in attached:
+        sys.stderr.write(f"catcode: {item.describe()}\n")
     try:
-        result = session.agent.run_turn(prompt)
+        result = session.agent.run_turn(message)
     finally:
         session.end()
-    if events.wrote:
+    return _finish(session, events, result)
+
+
+def _finish(session: Any, events: PrintEvents, result: TurnResult) -> int:
+    from catcode.pricing import cost_of, session_usage
+
+    error = result.error or ("interrupted" if result.interrupted else None)
+    code = 0 if error is None else (2 if _setup_problem(result) else 1)
+    total, unknown = cost_of(session_usage(session))
+    summary = {
+        "type": "result",
+        "is_error": error is not None,
+        "result": result.text,
+        "error": error,
+        "session_id": session.session_id,
+        "model": session.provider.model,
+        "num_rounds": result.rounds,
+        "usage": {
+            "input_tokens": result.usage.input_tokens,
+            "output_tokens": result.usage.output_tokens,
+            "cache_read_input_tokens": result.usage.cache_read_input_tokens,
+            "cache_creation_input_tokens": result.usage.cache_creation_input_tokens,
+        },
+        "cost_usd": None if total is None else round(total, 6),
+        "cost_unknown_models": unknown,
+    }
+    if events.format == "text" and events.wrote:
         sys.stdout.write("\n")
-    if result.error:
-        sys.stderr.write(f"catcode: {result.error}\n")
-        return 1
-    if result.interrupted:
-        sys.stderr.write("catcode: interrupted\n")
-        return 1
-    return 0
+    elif events.format == "json":
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    events.emit(summary)
+    if error is not None:
+        sys.stderr.write(f"catcode: {error}\n")
+    return code
+
+
+def _setup_problem(result: TurnResult) -> bool:
+    """A rejected API key is a setup problem like a missing one (exit 2)."""
+    return result.status == 401
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False

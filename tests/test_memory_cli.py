@@ -111,6 +111,7 @@ def test_log_diff_clear_and_revert(project: Path) -> None:
     bad = cli("revert", "nope")
     assert bad.exit_code == 1 and bad.stderr.startswith("catcode: No memory change 'nope'")
     assert len(bad.stderr.splitlines()) == 1
+    assert "catcode memory log" in bad.stderr and "/memory" not in bad.stderr  # the shell's command, named
 
 
 def test_doctor_exit_codes(project: Path) -> None:

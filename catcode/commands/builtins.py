@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.config_errors import unknown_mode
 from catcode.permissions import PermissionMode
+from catcode.pricing import cost_of, dollars, known_models, price_of, session_usage, unknown_reason
 
 MODES = [m.value for m in PermissionMode]
 
@@ -17,42 +19,56 @@ def register_builtins(registry: CommandRegistry) -> None:
         if args:
             found = registry.resolve(args.removeprefix("/"))
             if found is None or isinstance(found, list):
-                ctx.console.print(f"Unknown command /{args} — try /help.", style="red", markup=False)
+                off = " (memory is off: memory.enabled is false)" if args.removeprefix("/") == "memory" else ""
+                ctx.console.print(f"Unknown command /{args}{off} — try /help.", style="red", markup=False)
                 return
             ctx.console.print(f"/{found.name}\n{found.doc}", markup=False)
-            for sub, text in found.subcommands.items():
-                ctx.console.print(f"  /{found.name} {sub}  {text}", markup=False)
+            if found.subcommands:  # what is registered now, extensions included
+                width = max(len(sub) for sub in found.subcommands)
+                for sub, text in found.subcommands.items():
+                    ctx.console.print(f"  /{found.name} {sub:<{width}}  {text}", markup=False)
             return
         for cmd in registry.all():
             ctx.console.print(f"/{cmd.name:<12} {cmd.summary}", markup=False)
         ctx.console.print(
-            "Type a message to talk to the agent. @path completes files; Alt+Enter adds a line; "
-            "Ctrl+C cancels; Ctrl+D exits.",
+            "Type a message to talk to the agent. @path attaches a file; \\ or Alt+Enter adds a line; Shift+Tab "
+            "cycles the permission mode; Ctrl+O shows the last tool's output; Ctrl+C cancels; Ctrl+D exits.",
             style="dim",
             markup=False,
         )
 
-    @registry.command("exit")
+    @registry.command("exit", takes_args=False)
     def cmd_exit(ctx: CommandContext, args: str) -> None:
         """End the session (same as Ctrl+D): memories are saved first."""
         ctx.state["exit"] = True
 
-    @registry.command("clear")
+    @registry.command("clear", takes_args=False)
     def cmd_clear(ctx: CommandContext, args: str) -> None:
         """Start a new conversation (memory and settings stay)."""
         ctx.session.agent.clear()
         ctx.console.print("Started a new conversation.", style="dim", markup=False)
 
-    @registry.command("cost")
+    @registry.command("cost", takes_args=False)
     def cmd_cost(ctx: CommandContext, args: str) -> None:
-        """Show tokens used by this session: input, output and cache reads."""
-        usage = ctx.session.agent.usage
+        """Show what this session cost: dollars (from the model price list) and tokens, per model."""
+        by_model = session_usage(ctx.session)
+        if not by_model:
+            ctx.console.print("No requests yet: $0.", markup=False)
+            return
+        total, unknown = cost_of(by_model)
+        for model, usage in by_model.items():
+            price = price_of(model)
+            money = dollars(price.cost(usage)) if price is not None else "tokens only"
+            ctx.console.print(
+                f"{model}: {money} — {usage.input_tokens:,} input, {usage.output_tokens:,} output, "
+                f"{usage.cache_read_input_tokens:,} cache read, {usage.cache_creation_input_tokens:,} cache write",
+                markup=False,
+            )
+        if total is not None:
+            ctx.console.print(f"session total: {dollars(total)}", markup=False)
+        else:
+            ctx.console.print(f"session total: {unknown_reason(unknown)}", style="yellow", markup=False)
         last = ctx.state.get("last_turn_usage")
-        ctx.console.print(
-            f"session: {usage.input_tokens:,} input, {usage.output_tokens:,} output, "
-            f"{usage.cache_read_input_tokens:,} cache read, {usage.cache_creation_input_tokens:,} cache write",
-            markup=False,
-        )
         if last is not None:
             ctx.console.print(
                 f"last turn: {last.input_tokens:,} input, {last.output_tokens:,} output, "
@@ -60,15 +76,26 @@ def register_builtins(registry: CommandRegistry) -> None:
                 markup=False,
             )
 
-    @registry.command("model", complete=lambda ctx, text: [])
+    @registry.command("model", complete=lambda ctx, text: [m for m in known_models() if m.startswith(text)])
     def cmd_model(ctx: CommandContext, args: str) -> None:
-        """Show the model, or switch it for this session: /model [id]."""
+        """Show the model and the known ones, or switch it for this session: /model [id]."""
         provider = ctx.session.provider
         if args:
             provider.model = args
             ctx.console.print(f"Model: {args}", markup=False)
-        else:
-            ctx.console.print(f"Model: {provider.model}", markup=False)
+            if price_of(args) is None:
+                ctx.console.print(
+                    f"Warning: {args!r} is not a model catcode knows; requests may fail, and cost shows tokens "
+                    f"only. Known: {', '.join(known_models())}",
+                    style="yellow",
+                    markup=False,
+                )
+            return
+        ctx.console.print(f"Model: {provider.model}", markup=False)
+        ctx.console.print("Known models (input / output $ per million tokens):", markup=False)
+        for model, price in known_models().items():
+            mark = "*" if model == provider.model else " "
+            ctx.console.print(f" {mark} {model:<22} ${price.input:g} / ${price.output:g}", markup=False)
 
     @registry.command(
         "permissions",
@@ -80,9 +107,7 @@ def register_builtins(registry: CommandRegistry) -> None:
         policy = ctx.session.policy
         if args:
             if args not in MODES:
-                ctx.console.print(
-                    f"Unknown mode {args!r}; choose one of: {', '.join(MODES)}", style="red", markup=False
-                )
+                ctx.console.print(unknown_mode(args), style="red", markup=False)
                 return
             policy.mode = PermissionMode(args)
         ctx.console.print(policy.describe(), markup=False)

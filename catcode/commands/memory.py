@@ -34,9 +34,7 @@ DEFAULT_LOG = 10
 
 
 class MemoryCommand:
-    """Run the memory pipeline now over what is unprocessed, or manage memories: /memory [subcommand].
-
-    /memory list | show <name> | clear | log [N] | diff [id] | revert [id] | status"""
+    """Run the memory pipeline now over what is unprocessed, or manage memories: /memory [subcommand]."""
 
     def __init__(self, runtime: Any) -> None:
         self.runtime = runtime
@@ -245,7 +243,7 @@ def register_memory_commands(registry: CommandRegistry, runtime: Any) -> MemoryC
     memory = MemoryCommand(runtime)
     registry.command("memory", subcommands=memory.help, complete=memory.complete)(memory)
     if runtime.service is not None:
-        registry.command("dream")(memory.dream)
+        registry.command("dream", takes_args=False)(memory.dream)
     return memory
 
 

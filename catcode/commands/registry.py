@@ -18,6 +18,7 @@ class CommandContext:
     console: Console
     confirm: Callable[[str], bool] = lambda question: False  # no terminal → no
     state: dict[str, Any] = field(default_factory=dict)  # REPL-owned values (e.g. "exit": True)
+    ask: Callable[[str], str] = lambda question: ""  # one typed line (a choice); no terminal → empty
 
 
 CommandFunction = Callable[[CommandContext, str], None]
@@ -31,6 +32,7 @@ class Command:
     function: CommandFunction
     subcommands: dict[str, str] = field(default_factory=dict)  # name → one-line help
     complete: Callable[[CommandContext | None, str], list[str]] | None = None  # argument completion
+    takes_args: bool = True  # False: stray arguments get "/name takes no arguments"
 
     @property
     def doc(self) -> str:
@@ -55,12 +57,13 @@ class CommandRegistry:
         *,
         subcommands: dict[str, str] | None = None,
         complete: Callable[[CommandContext | None, str], list[str]] | None = None,
+        takes_args: bool = True,
     ) -> Callable[[CommandFunction], CommandFunction]:
         """Register the decorated ``fn(ctx, args)``; its docstring is the help."""
 
         def wrap(fn: CommandFunction) -> CommandFunction:
             cmd_name = name or fn.__name__.removeprefix("cmd_").replace("_", "-")
-            self._commands[cmd_name] = Command(cmd_name, fn, dict(subcommands or {}), complete)
+            self._commands[cmd_name] = Command(cmd_name, fn, dict(subcommands or {}), complete, takes_args)
             return fn
 
         return wrap
@@ -82,7 +85,12 @@ class CommandRegistry:
         """Run a ``/name args`` line, printing a one-line error for unknown or ambiguous names."""
         name, _, args = line.strip().removeprefix("/").partition(" ")
         found = self.resolve(name)
-        if isinstance(found, Command):
+        if isinstance(found, Command) and not found.takes_args and args.strip():
+            ctx.console.print(
+                f"/{found.name} takes no arguments (got {args.strip()!r}) — /help {found.name}", style="red",
+                markup=False,
+            )  # fmt: skip
+        elif isinstance(found, Command):
             found.function(ctx, args.strip())
         elif isinstance(found, list):
             ctx.console.print(f"Ambiguous command /{name}: " + ", ".join(f"/{m}" for m in found), markup=False)

@@ -1,8 +1,12 @@
 """``AnthropicProvider``: the ``LLMProvider`` over the official ``anthropic`` SDK.
 
-Streams every call (text deltas reach ``on_text`` as they arrive), lets the SDK retry 408/409/429/5xx
-(it honours ``retry-after-ms`` / ``retry-after``), lays out prompt-cache breakpoints so the byte prefix
-stays stable, and turns every failure into one readable ``ProviderError`` line.
+Streams every call (text deltas reach ``on_text`` as they arrive), retries 408/409/429/5xx and connection
+failures itself (``providers/retry.py``: the SDK client is built with ``max_retries=0`` so each retry can be
+shown to the person — "overloaded, retrying in 2 s (attempt 2/4)" — through ``on_retry``), lays out
+prompt-cache breakpoints so the byte prefix stays stable, and turns every failure into one readable
+``ProviderError`` line.
+
+(Over 250 lines: the request layout, the retry loop and the error wording are one seam with the SDK.)
 
 The SDK is imported on first use, not at module import: it costs seconds, and ``catcode --version`` or an
 idle prompt should not pay for it (``warm_up()`` lets the caller pay it early, in a background thread).
@@ -19,6 +23,7 @@ from catcode.errors import ProviderError
 from catcode.log import get_logger
 from catcode.messages import ContentBlock, Message, Role, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
+from catcode.providers.retry import retry_delay, retry_notice, retryable
 
 log = get_logger(__name__)
 
@@ -70,8 +75,11 @@ class AnthropicProvider:
         timeout: float = 600.0,
         memory_model: str | None = None,
         http_client: Any = None,
+        on_retry: Callable[[str], None] | None = None,
     ) -> None:
         self.model = model
+        self.on_retry = on_retry  # told about each retry of a conversation request (not of memory work)
+        self.usage_by_model: dict[str, Usage] = {}
         self.memory_model = memory_model
         self.max_retries = max_retries
         self.base_url = base_url
@@ -94,7 +102,7 @@ class AnthropicProvider:
                 import anthropic  # deferred: importing the SDK takes seconds
 
                 kwargs: dict[str, Any] = {
-                    "max_retries": self.max_retries,
+                    "max_retries": 0,  # retried in ``chat`` so that each retry can be shown
                     "timeout": anthropic.Timeout(self._timeout, connect=min(10.0, self._timeout)),
                 }
                 if self._api_key is not None:
@@ -122,28 +130,46 @@ class AnthropicProvider:
         options: ChatOptions,
         on_text: Callable[[str], None] | None = None,
     ) -> ChatResponse:
-        """Stream one request; return the whole reply. Raises ``ProviderError``; Ctrl+C propagates."""
+        """Stream one request; return the whole reply. Raises ``ProviderError``; Ctrl+C propagates.
+
+        A failure before anything streamed is retried up to ``max_retries`` times (``retry.py``); a stream that
+        fails midway is not (its text is already on screen)."""
         client = self._sdk_client()
         model = self.model_for(options)
         params = build_request(messages, system, tools)
         extra = {"temperature": options.temperature} if options.temperature is not None else None
-        started, streaming, saw_stop = time.monotonic(), False, False
-        try:
-            with client.messages.stream(model=model, max_tokens=options.max_tokens, extra_body=extra, **params) as s:
-                streaming = True
-                for event in s:
-                    if event.type == "text" and on_text is not None and event.text:
-                        on_text(event.text)
-                    elif event.type == "message_stop":
-                        saw_stop = True
-                final = s.get_final_message() if saw_stop else None
-        except KeyboardInterrupt:
-            log.info("provider.interrupted", model=model, purpose=options.purpose)
-            raise
-        except Exception as err:
-            error = self._error(err, streaming)
-            log.warning("provider.failed", model=model, purpose=options.purpose, status=error.status, error=str(error))
-            raise error from err
+        attempt = 0
+        while True:
+            started, streaming, saw_stop = time.monotonic(), False, False
+            try:
+                with client.messages.stream(
+                    model=model,
+                    max_tokens=options.max_tokens,
+                    extra_body=extra,
+                    extra_headers={"x-stainless-retry-count": str(attempt)},  # the SDK's own telemetry header
+                    **params,
+                ) as s:
+                    streaming = True
+                    for event in s:
+                        if event.type == "text" and on_text is not None and event.text:
+                            on_text(event.text)
+                        elif event.type == "message_stop":
+                            saw_stop = True
+                    final = s.get_final_message() if saw_stop else None
+                break
+            except KeyboardInterrupt:
+                log.info("provider.interrupted", model=model, purpose=options.purpose)
+                raise
+            except Exception as err:
+                if not streaming and attempt < self.max_retries and retryable(err):
+                    attempt += 1
+                    self._wait_before_retry(err, attempt, options.purpose)
+                    continue
+                error = self._error(err, streaming)
+                log.warning(
+                    "provider.failed", model=model, purpose=options.purpose, status=error.status, error=str(error)
+                )
+                raise error from err
         if final is None:  # a clean EOF before message_stop: the reply is incomplete
             error = ProviderError(
                 "Stream failed mid-response: the connection closed before the reply ended — try again"
@@ -154,17 +180,34 @@ class AnthropicProvider:
         self._record(response.usage, model, options.purpose, time.monotonic() - started)
         return response
 
+    def _wait_before_retry(self, err: Exception, attempt: int, purpose: str) -> None:
+        """Sleep before retry ``attempt`` (Ctrl+C interrupts it), telling ``on_retry`` for conversation calls."""
+        delay = retry_delay(err, attempt)
+        line = retry_notice(err, delay, attempt, self.max_retries)
+        log.info("provider.retry", purpose=purpose, attempt=attempt, delay=round(delay, 3), reason=line)
+        if purpose == "chat" and self.on_retry is not None:
+            try:
+                self.on_retry(line)
+            except Exception:
+                log.warning("retry_notice_failed", exc_info=True)
+        time.sleep(delay)
+
     def count_tokens(self, messages: list[Message], system: str, tools: list[ToolSpec]) -> int:
         """How many input tokens this request would take, from the API's count_tokens endpoint."""
         client = self._sdk_client()
-        try:
-            return int(
-                client.messages.count_tokens(model=self.model, **build_request(messages, system, tools)).input_tokens
-            )
-        except KeyboardInterrupt:
-            raise
-        except Exception as err:
-            raise self._error(err, False) from err
+        attempt = 0
+        while True:
+            try:
+                request = build_request(messages, system, tools)
+                return int(client.messages.count_tokens(model=self.model, **request).input_tokens)
+            except KeyboardInterrupt:
+                raise
+            except Exception as err:
+                if attempt < self.max_retries and retryable(err):
+                    attempt += 1
+                    self._wait_before_retry(err, attempt, "count")
+                    continue
+                raise self._error(err, False) from err
 
     def _convert(self, final: Any, model: str) -> ChatResponse:
         blocks: list[ContentBlock] = []
@@ -186,6 +229,7 @@ class AnthropicProvider:
         with self._lock:  # memory work runs on background threads
             self.last_usage = usage
             self.total_usage.add(usage)
+            self.usage_by_model.setdefault(model, Usage()).add(usage)
             self.calls += 1
         log.info(
             "provider.call",

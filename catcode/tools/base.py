@@ -45,6 +45,7 @@ class ToolContext:
     allowed_dirs: list[Path] = field(default_factory=list)  # readable/writable outside the project root
     read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
     cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
+    output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
 
 
 ToolFunction = Callable[[Any, ToolContext], ToolResult]

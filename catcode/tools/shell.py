@@ -13,6 +13,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from typing import IO
 
 from pydantic import BaseModel, Field
@@ -60,11 +61,17 @@ class CappedOutput:
             return f"{self.head}\n[… {omitted} characters omitted …]\n{tail}"
 
 
-def _drain(stream: IO[bytes], sink: CappedOutput) -> None:
+def _drain(stream: IO[bytes], sink: CappedOutput, live: Callable[[str], None] | None = None) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     with stream:
         while chunk := stream.read1(65536):  # type: ignore[attr-defined]
-            sink.add(decoder.decode(chunk))
+            text = decoder.decode(chunk)
+            sink.add(text)
+            if live is not None and text:
+                try:
+                    live(text)
+                except Exception:  # the screen must never stop the command's output from being read
+                    log.warning("live_output_failed", exc_info=True)
     sink.add(decoder.decode(b"", final=True))
 
 
@@ -120,7 +127,9 @@ def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     except OSError as exc:
         return ToolResult(f"Could not start the command: {exc}", is_error=True)
     output = CappedOutput()
-    reader = threading.Thread(target=_drain, args=(proc.stdout, output), name="bash-output", daemon=True)
+    reader = threading.Thread(
+        target=_drain, args=(proc.stdout, output, ctx.output), name="bash-output", daemon=True
+    )
     reader.start()
     deadline = time.monotonic() + args.timeout
     try:

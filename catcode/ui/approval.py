@@ -2,8 +2,9 @@
 coloured diff) and reads a typed answer through an injected ``read(message) -> str`` function.
 
 Answers, confirmed with Enter: ``y`` yes; ``n`` no; ``n <reason>`` no, and the reason goes back to the model;
-``a`` always allow this tool for the rest of the session. Empty, Ctrl+C or Ctrl+D mean no; anything else
-asks again."""
+``a`` always allow — for ``bash`` a scoped rule per command (``bash(git status*)``, see ``shell_rules``), for other
+tools the tool — for the rest of the session; ``s`` the same, also saved to ``.cat-code/settings.local.yaml``
+(through the injected ``save``). Empty (Enter), Ctrl+C or Ctrl+D mean no; anything else asks again."""
 
 from __future__ import annotations
 
@@ -13,13 +14,22 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from catcode.permissions import ApprovalRequest, Decision
+from catcode.permissions import ApprovalRequest, Decision, suggested_rules
 from catcode.ui.render import clip
 
 Reader = Callable[[str], str]
 """Shows ``message`` and returns the line typed (raises KeyboardInterrupt/EOFError on Ctrl+C/Ctrl+D)."""
 
 REASK = "Answer y (yes), n (no), n <reason> (no, and tell the model why) or a (always allow this session)."
+NO_RULE = (
+    "This command cannot be allowed by a rule ($(…), backticks, redirections and expansions always ask): "
+    "answer y or n."
+)
+NOT_OFFERED = "  a: not offered — $(…), backticks, redirections and expansions always ask"
+LOCAL_SETTINGS = ".cat-code/settings.local.yaml"
+
+Saver = Callable[[list[str]], str]
+"""Saves allow rules to the project's local settings (and records consent); returns a line to show."""
 
 
 def parse_answer(answer: str) -> Decision | None:
@@ -32,6 +42,8 @@ def parse_answer(answer: str) -> Decision | None:
         return Decision(True)
     if word in ("a", "always") and not reason:
         return Decision(True, always=True)
+    if word in ("s", "save") and not reason:
+        return Decision(True, always=True, rules=("save",))
     if word in ("n", "no"):
         return Decision(False, reason=reason)
     return None
@@ -92,24 +104,52 @@ def ask_yes_no(read: Reader, question: str) -> bool:
 class TerminalApprover:
     """An ``Approver`` that asks the person at the terminal."""
 
-    def __init__(self, console: Console, read: Reader) -> None:
+    def __init__(self, console: Console, read: Reader, save: Saver | None = None) -> None:
         self.console = console
         self.read = read
+        self.save = save
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """Show the call, then read answers until one means something."""
+        """Show the call and what "always" would allow, then read answers until one means something."""
         self.show(request)
         name = request.tool.name
+        shell = request.tool.key_arg == "command"
+        rules = suggested_rules(request.tool, request.input) if shell else [name]
+        self._explain_always(rules, shell)
+        keys = "y/n/a/s" if self.save is not None and rules else "y/n/a"
         while True:
             try:
-                answer = self.read(f"Allow {name}? [y/n/a] ")
+                answer = self.read(f"Allow {name}? [{keys}, Enter = no] ")
             except (KeyboardInterrupt, EOFError):
                 self.console.print(Text("Not allowed.", style="yellow"))
                 return Decision(False)
             decision = parse_answer(answer)
+            if decision is not None and decision.always and not rules:
+                self.console.print(Text(NO_RULE, style="yellow"))
+                continue
+            if decision is not None and decision.always:
+                return self._always(decision, rules if shell else [], rules)
             if decision is not None:
                 return decision
             self.console.print(Text(REASK, style="yellow"))
+
+    def _explain_always(self, rules: list[str], shell: bool) -> None:
+        if not rules:
+            self.console.print(Text(NOT_OFFERED, style="dim"))
+            return
+        line = f"  a: always allow {', '.join(rules)} this session"
+        if self.save is not None:
+            line += f" · s: and save to {LOCAL_SETTINGS}"
+        self.console.print(Text(line, style="dim"))
+
+    def _always(self, decision: Decision, scoped: list[str], shown: list[str]) -> Decision:
+        """The decision for "a"/"s": scoped rules (none: the whole tool), saved when asked."""
+        if decision.rules == ("save",) and self.save is not None:
+            try:
+                self.console.print(Text(self.save(shown), style="dim"))
+            except Exception as exc:  # the call still runs; only the saving failed
+                self.console.print(Text(f"Could not save the rule: {exc}", style="yellow"))
+        return Decision(True, always=True, rules=tuple(scoped))
 
     def show(self, request: ApprovalRequest) -> None:
         """The tool, its arguments and, when it has one, the diff it would make."""

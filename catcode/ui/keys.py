@@ -1,31 +1,45 @@
-"""Reading input at the terminal: the main prompt (key bindings, per-project history, completion, bottom
+r"""Reading input at the terminal: the main prompt (key bindings, per-project history, completion, bottom
 toolbar) and ``AnswerReader`` for one-line answers (permission prompt, y/N questions).
 
 Keys (they take precedence over prompt_toolkit's defaults):
 - Ctrl+C clears the line when it holds text; on an empty line it ends the prompt with ``KeyboardInterrupt``
-  (the REPL prints how to exit). Ctrl+D on an empty line is prompt_toolkit's default: ``EOFError``.
-- Alt+Enter, or Esc then Enter, inserts a newline; Enter sends. Pasted text (bracketed paste) is inserted
-  whole, newlines included, and sent as one message with Enter."""
+  (the REPL prints how to exit). During a Ctrl+R history search it only ends the search (ending the prompt
+  from inside the search left the terminal without a prompt). Ctrl+D on an empty line is prompt_toolkit's
+  default: ``EOFError``.
+- Alt+Enter, Esc then Enter, or ``\`` then Enter inserts a newline; Enter sends. Pasted text (bracketed paste)
+  is inserted whole, newlines included, and sent as one message with Enter.
+- Shift+Tab cycles the permission mode (default → accept-edits → read-only); the toolbar shows it.
+- Ctrl+O opens the full output of the last tool in a pager (``$PAGER``, else ``less``)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.search import stop_search
 
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.ui.completion import ReplCompleter
 from catcode.ui.render import usage_summary
 
 
-def prompt_bindings() -> KeyBindings:
-    """The REPL's own bindings."""
+def prompt_bindings(
+    cycle_mode: Callable[[], None] | None = None, show_output: Callable[[], None] | None = None
+) -> KeyBindings:
+    """The REPL's own bindings; ``cycle_mode`` runs on Shift+Tab, ``show_output`` (in the terminal) on Ctrl+O."""
     bindings = KeyBindings()
 
-    @bindings.add("c-c")
+    @bindings.add("c-c", filter=is_searching)
+    def _end_search(event: KeyPressEvent) -> None:
+        stop_search()
+
+    @bindings.add("c-c", filter=~is_searching)
     def _interrupt(event: KeyPressEvent) -> None:
         buffer = event.app.current_buffer
         if buffer.text:
@@ -37,13 +51,67 @@ def prompt_bindings() -> KeyBindings:
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
+    ends_in_backslash = Condition(lambda: _before_cursor().endswith("\\"))
+
+    @bindings.add("enter", filter=ends_in_backslash & ~is_searching)
+    def _continued(event: KeyPressEvent) -> None:
+        event.current_buffer.delete_before_cursor(1)
+        event.current_buffer.insert_text("\n")
+
+    if cycle_mode is not None:
+
+        @bindings.add("s-tab")
+        def _cycle(event: KeyPressEvent) -> None:
+            run_in_terminal(cycle_mode)  # it says the new mode above the prompt; the toolbar shows it too
+
+    if show_output is not None:
+
+        @bindings.add("c-o")
+        def _output(event: KeyPressEvent) -> None:
+            run_in_terminal(show_output)
+
     return bindings
 
 
+def _before_cursor() -> str:
+    from prompt_toolkit.application import get_app
+
+    return get_app().current_buffer.document.text_before_cursor
+
+
+def mode_cycler(session: Any, console: Any) -> Callable[[], None]:
+    """Shift+Tab: the next permission mode, and one dim line saying which."""
+
+    def cycle() -> None:
+        mode = session.policy.cycle_mode()
+        console.print(f"Permission mode: {mode.value} (Shift+Tab for the next)", style="dim", markup=False)
+
+    return cycle
+
+
+def pager_for(events: Any, console: Any) -> Callable[[], None]:
+    """Ctrl+O: the last tool's full output in a pager, or a line saying there is none yet."""
+
+    def show() -> None:
+        last = getattr(events, "last_output", None)
+        if last is None:
+            console.print("No tool output yet.", style="dim", markup=False)
+            return
+        call, text = last
+        with console.pager(styles=False):
+            console.print(f"{call}\n\n{text}", markup=False, highlight=False, soft_wrap=True)
+
+    return show
+
+
 def toolbar(session: Any) -> str:
-    """Model, permission mode and tokens used."""
+    """Model, permission mode, tokens used and, when every model used has a known price, dollars."""
+    from catcode.pricing import cost_of, dollars, session_usage
+
     mode = getattr(session.policy.mode, "value", session.policy.mode)
-    return f" {session.provider.model} · {mode} · {usage_summary(session.agent.usage)} · /help "
+    total, _ = cost_of(session_usage(session))
+    money = f" · {dollars(total)}" if total else ""
+    return f" {session.provider.model} · {mode} · {usage_summary(session.agent.usage)}{money} · /help "
 
 
 def prompt_marker() -> str:
@@ -60,13 +128,15 @@ def input_history(session: Any) -> History:
     return history_for(session.paths.input_history, enabled=session.settings.input_history)
 
 
-def make_prompt(session: Any, registry: CommandRegistry, ctx: CommandContext, **io: Any) -> PromptSession[str]:
+def make_prompt(
+    session: Any, registry: CommandRegistry, ctx: CommandContext, events: Any = None, **io: Any
+) -> PromptSession[str]:
     """The main prompt; ``io`` may hold prompt_toolkit ``input``/``output`` (tests pass a pipe)."""
     return PromptSession(
         history=input_history(session),
         completer=ReplCompleter(registry, session.paths.project_root, lambda: ctx),
         complete_while_typing=True,
-        key_bindings=prompt_bindings(),
+        key_bindings=prompt_bindings(mode_cycler(session, ctx.console), pager_for(events, ctx.console)),
         bottom_toolbar=(lambda: toolbar(session)) if session.settings.ui.show_toolbar else None,
         prompt_continuation=lambda width, line_number, is_soft_wrap: " " * width,
         **io,

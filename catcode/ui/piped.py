@@ -1,49 +1,61 @@
-"""Piped input (``echo "explain main.py" | catcode``): each line of stdin is one user message (or a slash
-command), answered in plain text — no prompt, no Live, no spinner, no colours; failures go to stderr. Nobody
-can be asked for permission, so asks are refused (``NoTerminalApprover``). The session is shut down at end of
-input."""
+"""Piped input (``git diff | catcode``, ``echo "explain main.py" | catcode``): everything on stdin is ONE user
+message (a single line that is a slash command runs as the command), with the ``catcode "prompt"`` argument in
+front when one was given. The answer goes to stdout in plain text — no prompt, no Live, no spinner, no colours;
+tool lines, notices, "Saving memories…" and failures go to stderr. Nobody can be asked for permission, so asks
+are refused (``NoTerminalApprover``) and each refusal is reported on stderr too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Console
 
 from catcode.permissions import NoTerminalApprover
-from catcode.ui.render import ReplEvents
-from catcode.ui.repl import Conversation, build_registry
+from catcode.startup import warm_now
+from catcode.stdin_input import combine, cut_note
+from catcode.ui.conversation import Conversation, build_registry
+from catcode.ui.events import ReplEvents
+
+NOTHING = 'nothing to send: pipe a message in (echo "question" | catcode) or give one (catcode "question")'
 
 
 def run_piped(
     settings: Any,
     paths: Any,
-    lines: Iterable[str],
+    text: str,
     *,
+    prompt: str | None = None,
+    more: bool = False,
     provider: Any = None,
     console: Console | None = None,
     errors: Console | None = None,
     env: dict[str, str] | None = None,
 ) -> int:
-    """Answer every line of ``lines``; 0 when every turn succeeded, 1 when one failed or was interrupted."""
+    """Answer ``text`` (what was piped in; ``more``: it was cut) after ``prompt`` as one message; 0 when the turn
+    succeeded, 1 when it failed or was interrupted, 2 for a setup problem (nothing to send, a rejected API key)."""
     from catcode.app import build_session
 
-    console = console or Console(force_terminal=False, highlight=False, soft_wrap=True)
-    events = ReplEvents(console, live=False, preview_lines=settings.ui.result_preview_lines)
-    session = build_session(settings, paths, approver=NoTerminalApprover(), events=events, provider=provider, env=env)
-    events.tools = session.tools
     errors = errors or Console(stderr=True, force_terminal=False, highlight=False, soft_wrap=True)
-    conversation = Conversation(session, build_registry(session), console, events, errors=errors)
-    failed = False
+    message = combine(prompt, text, more)
+    if not message.strip():
+        errors.print(f"catcode: {NOTHING}", markup=False)
+        return 2
+    console = console or Console(force_terminal=False, highlight=False, soft_wrap=True)
+    events = ReplEvents(console, live=False, preview_lines=settings.ui.result_preview_lines, progress=errors)
+    approver = NoTerminalApprover(report=lambda line: errors.print(f"catcode: {line}", markup=False))
+    session = build_session(settings, paths, approver=approver, events=events, provider=provider, env=env)
+    events.tools = session.tools
+    warm_now(session.provider)
+    conversation = Conversation(session, build_registry(session), console, events, errors=errors, progress=errors)
+    if more:
+        errors.print(f"catcode: {cut_note()}", markup=False)
+    code = 0
     try:
-        for line in lines:
-            conversation.print_notices()
-            result = conversation.handle(line)
-            if result is not None and (result.error or result.interrupted):
-                failed = True
-            if conversation.state.get("exit"):
-                break
+        conversation.print_notices()
+        result = conversation.handle(message)
+        if result is not None and (result.error or result.interrupted):
+            code = 2 if result.status == 401 else 1  # a rejected API key is a setup problem
         conversation.print_notices()
     finally:
         conversation.shutdown()
-    return 1 if failed else 0
+    return code

@@ -14,9 +14,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
-from catcode.agent import AgentEvents
-from catcode.messages import ToolUseBlock
-from catcode.providers.base import ChatResponse, Usage
+from catcode.providers.base import Usage
 from catcode.tools.base import ToolResult
 
 FENCES = ("```", "~~~")
@@ -130,9 +128,11 @@ class MarkdownStream:
         from rich.live import Live
         from rich.spinner import Spinner
 
+        from catcode.ui.progress import Waiting
+
         self.finish()
         self._live = Live(
-            Spinner("dots", Text("Thinking…", style="dim"), style="cyan"),
+            Spinner("dots", Waiting(), style="cyan"),
             console=self.console,
             transient=True,
             refresh_per_second=8,
@@ -196,59 +196,3 @@ class PlainStream:
             self.console.file.write("\n")
             self.console.file.flush()
         self._open = False
-
-
-class ReplEvents(AgentEvents):
-    """Turns agent events into screen output. ``tools`` (set once the session exists) gives each tool's key
-    argument; ``end_turn`` must be called after every turn (it stops the spinner after Ctrl+C or an error)."""
-
-    def __init__(self, console: Console, *, live: bool = True, preview_lines: int = 6) -> None:
-        self.console = console
-        self.stream: MarkdownStream | PlainStream = MarkdownStream(console) if live else PlainStream(console)
-        self.preview_lines = preview_lines
-        self.tools: Any = None
-        self._shown: set[str] = set()
-
-    def on_request(self) -> None:
-        """Spinner until the first token."""
-        self.stream.begin()
-
-    def on_text(self, text: str) -> None:
-        """Stream the delta."""
-        self.stream.feed(text)
-
-    def on_response(self, response: ChatResponse) -> None:
-        """The answer is complete."""
-        self.stream.finish()
-
-    def on_tool_start(self, call: ToolUseBlock) -> None:
-        """``⏺ tool(key argument)``."""
-        self.stream.finish()
-        self._show_call(call)
-
-    def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
-        """The result's first lines (also for calls that never started: refused, unknown, invalid)."""
-        if call.id not in self._shown:
-            self._show_call(call)
-        self._shown.discard(call.id)
-        self.console.print(result_text(result, self.preview_lines))
-
-    def on_notice(self, text: str) -> None:
-        """A dim line (compaction, limits)."""
-        self.console.print(Text(text, style="dim"))
-
-    def end_turn(self) -> None:
-        """Stop any spinner or Live and keep what streamed before an interrupt or a failure."""
-        self.stream.finish()
-        self._shown.clear()
-
-    def _show_call(self, call: ToolUseBlock) -> None:
-        self._shown.add(call.id)
-        self.console.print(tool_call_text(call.name, self.key_argument(call)))
-
-    def key_argument(self, call: ToolUseBlock) -> str | None:
-        """The argument that says what a call does: the tool's ``key_arg``, else its first string argument."""
-        tool = self.tools.get(call.name) if self.tools is not None else None
-        if tool is not None and tool.key_arg and tool.key_arg in call.input:
-            return str(call.input[tool.key_arg])
-        return next((v for v in call.input.values() if isinstance(v, str)), None)

@@ -91,19 +91,52 @@ def test_exit_sets_the_flag(registry: CommandRegistry, ctx: CommandContext) -> N
     assert ctx.state["exit"] is True
 
 
-def test_cost_shows_session_and_last_turn(registry: CommandRegistry, ctx: CommandContext) -> None:
+def test_cost_of_an_unknown_model_is_tokens_only_and_says_why(registry: CommandRegistry, ctx: CommandContext) -> None:
     ctx.state["last_turn_usage"] = Usage(12, 34, 56, 0)
     registry.dispatch("/cost", ctx)
     lines = output(ctx).splitlines()
-    assert lines[0] == "session: 1,500 input, 200 output, 3,000 cache read, 100 cache write"
-    assert lines[1] == "last turn: 12 input, 34 output, 56 cache read"
+    assert lines[0] == "claude-test: tokens only — 1,500 input, 200 output, 3,000 cache read, 100 cache write"
+    assert lines[1].startswith("session total: no price known for claude-test (tokens only;")
+    assert lines[2] == "last turn: 12 input, 34 output, 56 cache read"
+    assert "$" not in output(ctx)
+
+
+def test_cost_in_dollars_from_the_price_list(registry: CommandRegistry, ctx: CommandContext) -> None:
+    ctx.session.provider = SimpleNamespace(
+        model="claude-sonnet-5-5",
+        usage_by_model={"claude-sonnet-5-5": Usage(1_000_000, 100_000), "claude-haiku-4-5-20251001": Usage(0, 0, 0, 0)},
+    )
+    registry.dispatch("/cost", ctx)
+    lines = output(ctx).splitlines()
+    # 1M input at $2 + 100k output at $10/M = $3.00; the dated haiku id uses its undated price
+    assert lines[0].startswith("claude-sonnet-5-5: $3.00 — 1,000,000 input")
+    assert lines[1].startswith("claude-haiku-4-5-20251001: $0.0000")
+    assert lines[2] == "session total: $3.00"
+
+
+def test_stray_arguments_are_refused(registry: CommandRegistry, ctx: CommandContext) -> None:
+    registry.dispatch("/cost extra", ctx)
+    registry.dispatch("/exit now", ctx)
+    assert output(ctx).splitlines() == [
+        "/cost takes no arguments (got 'extra') — /help cost",
+        "/exit takes no arguments (got 'now') — /help exit",
+    ]
+    assert "exit" not in ctx.state
+
+
+def test_model_lists_known_models_and_warns_on_unknown_ids(registry: CommandRegistry, ctx: CommandContext) -> None:
+    registry.dispatch("/model", ctx)
+    listing = output(ctx)
+    assert "claude-sonnet-5-5" in listing and "claude-opus-5-5" in listing and "$2 / $10" in listing
+    registry.dispatch("/model claude-nonesuch-9", ctx)
+    assert "Warning: 'claude-nonesuch-9' is not a model catcode knows" in output(ctx)
 
 
 def test_permissions_switches_mode(registry: CommandRegistry, ctx: CommandContext) -> None:
     registry.dispatch("/perm accept-edits", ctx)
     assert ctx.session.policy.mode is PermissionMode.ACCEPT_EDITS
     registry.dispatch("/perm sideways", ctx)
-    assert "Unknown mode 'sideways'" in output(ctx)
+    assert "unknown permission mode 'sideways' (choose: default, accept-edits, read-only, bypass)" in output(ctx)
 
 
 def test_model_switches(registry: CommandRegistry, ctx: CommandContext) -> None:

@@ -212,7 +212,7 @@ def test_walkthrough_capture_injection_tools_and_commands(
         text("Saved the gotcha."),
     )
     cat.say("Remember that billing returns cents.")
-    cat.expect_text("Allow memory_write? [y/n/a]", timeout=EXPECT)
+    cat.expect_text("Allow memory_write? [y/n/a", timeout=EXPECT)
     first = of_kind(fake_server, "chat")[chats_before]
     (index,) = memory_blocks(first)
     assert index.startswith(f"{INDEX_HEADER}\n\nThe following memories were saved from previous sessions.")
@@ -228,7 +228,7 @@ def test_walkthrough_capture_injection_tools_and_commands(
         text("Not saved."),
     )
     cat.say("Remember something trivial.")
-    cat.expect_text("Allow memory_write? [y/n/a]", timeout=EXPECT)
+    cat.expect_text("Allow memory_write? [y/n/a", timeout=EXPECT)
     cat.say("n")
     cat.expect_text("Not saved.", timeout=EXPECT)
     cat.prompt()

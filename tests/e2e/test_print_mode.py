@@ -64,7 +64,8 @@ def test_api_failure_is_one_line_and_exit_one(project: Path, fake_server: FakeAn
     proc = run(project, server, "-p", "hi")
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "529" in lines[0] and "Traceback" not in proc.stderr
+    assert lines[0] == "catcode: overloaded, retrying in 2 ms (attempt 1/1)"
+    assert len(lines) == 2 and "529" in lines[1] and "Traceback" not in proc.stderr
 
 
 def test_missing_api_key_exit_two(project: Path) -> None:

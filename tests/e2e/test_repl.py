@@ -75,7 +75,7 @@ def test_write_file_yes_no_and_always(spawn_catcode: Spawn, fake_server: FakeAnt
 
     cat.say("write the notes")
     cat.expect_text("+hello notes")  # the diff is shown before the question
-    cat.expect_text("Allow write_file? [y/n/a]")
+    cat.expect_text("Allow write_file? [y/n/a")
     cat.say("y")
     cat.expect_text("Wrote the notes.")
     cat.prompt()
@@ -83,7 +83,7 @@ def test_write_file_yes_no_and_always(spawn_catcode: Spawn, fake_server: FakeAnt
 
     cat.say("overwrite keep.txt")
     cat.expect_text("-original")
-    cat.expect_text("Allow write_file? [y/n/a]")
+    cat.expect_text("Allow write_file? [y/n/a")
     cat.say("n keep it as it is")
     cat.expect_text("Left keep.txt alone.")
     cat.prompt()
@@ -93,7 +93,7 @@ def test_write_file_yes_no_and_always(spawn_catcode: Spawn, fake_server: FakeAnt
     assert "declined" in refusal["content"] and "keep it as it is" in refusal["content"]
 
     cat.say("write a and b")
-    cat.expect_text("Allow write_file? [y/n/a]")
+    cat.expect_text("Allow write_file? [y/n/a")
     cat.say("a")
     cat.expect_text("Wrote 1 line to a.txt")  # past the answered question
     # The second write of the same tool runs without asking.
@@ -150,13 +150,13 @@ def test_prompt_appears_before_the_sdk_is_imported(spawn_catcode: Spawn) -> None
     assert cat.exit() == 0
 
 
-def test_piped_stdin_answers_each_line_plainly(
+def test_piped_stdin_is_one_message_answered_plainly(
     project: Path, catcode_env: dict[str, str], fake_server: FakeAnthropicServer
 ) -> None:
-    fake_server.enqueue(text("First **plain** answer."), tool_use("bash", {"command": "ls"}), text("No shell."))
+    fake_server.enqueue(tool_use("bash", {"command": "ls"}), text("First **plain** answer."))
     proc = subprocess.run(
         catcode_argv(),
-        input="first line\nsecond line\n",
+        input="a\nb\nc\nd\ne\n",
         cwd=project,
         env={**catcode_env, "PATH": catcode_env["PATH"] + os.pathsep + os.environ.get("PATH", "")},
         capture_output=True,
@@ -165,7 +165,9 @@ def test_piped_stdin_answers_each_line_plainly(
     )
     assert proc.returncode == 0, proc.stderr
     assert "\x1b[" not in proc.stdout
-    lines = proc.stdout.splitlines()
-    assert lines[0] == "First **plain** answer." and lines[-1] == "No shell."
-    assert "⏺ bash(ls)" in lines and any("no terminal to ask for permission" in line for line in lines)
-    assert user_texts(fake_server.requests()[-1].messages) == ["first line", "second line"]
+    assert proc.stdout.splitlines() == ["First **plain** answer."]  # progress is on stderr
+    assert "⏺ bash(ls)" in proc.stderr and "no terminal to ask for permission" in proc.stderr
+    requests = fake_server.requests()
+    assert len(requests) == 2  # five piped lines are ONE message (plus the request after the tool result)
+    assert user_texts(requests[0].messages) == ["a\nb\nc\nd\ne"]
+

@@ -50,8 +50,8 @@ def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
         ("n", Decision(False)),
         ("no", Decision(False)),
         ("n use the Makefile instead", Decision(False, reason="use the Makefile instead")),
-        ("a", Decision(True, always=True)),
-        ("always", Decision(True, always=True)),
+        ("a", Decision(True, always=True, rules=("bash(rm*)",))),
+        ("always", Decision(True, always=True, rules=("bash(rm*)",))),
         ("", Decision(False)),
         ("   ", Decision(False)),
     ],
@@ -59,7 +59,7 @@ def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
 def test_answers(answer: str, decision: Decision) -> None:
     ask, reader, _ = approver(answer)
     assert ask.ask(bash_request()) == decision
-    assert reader.prompts == ["Allow bash? [y/n/a] "]
+    assert reader.prompts == ["Allow bash? [y/n/a, Enter = no] "]
 
 
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), EOFError()])

@@ -12,10 +12,10 @@ from catcode.messages import ToolUseBlock
 from catcode.providers.base import Usage
 from catcode.tools.base import ToolRegistry, ToolResult
 from catcode.tools.builtin import builtin_tools
+from catcode.ui.events import ReplEvents
 from catcode.ui.render import (
     MarkdownStream,
     PlainStream,
-    ReplEvents,
     block_end,
     error_text,
     result_text,

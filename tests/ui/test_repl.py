@@ -24,6 +24,7 @@ from catcode.errors import ProviderError
 from catcode.messages import Role
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.ui import keys, repl
+from catcode.ui.conversation import is_command
 from catcode.ui.piped import run_piped
 
 WAIT = 10.0
@@ -228,8 +229,8 @@ def test_command_failure_is_one_red_line(tmp_path: Path) -> None:
 
 
 def test_paths_that_start_with_a_slash_are_messages() -> None:
-    assert repl.is_command("/help") and repl.is_command("/permissions bypass") and repl.is_command("/")
-    assert not repl.is_command("/usr/bin/python is slow") and not repl.is_command("/tmp/x.log: what is this?")
+    assert is_command("/help") and is_command("/permissions bypass") and is_command("/")
+    assert not is_command("/usr/bin/python is slow") and not is_command("/tmp/x.log: what is this?")
 
 
 def test_toolbar_shows_model_mode_and_tokens(harness: Callable[..., Harness]) -> None:
@@ -240,10 +241,9 @@ def test_toolbar_shows_model_mode_and_tokens(harness: Callable[..., Harness]) ->
     assert keys.toolbar(h.session) == " scripted-model · default · 1.5k in · 20 out · 0 cached · /help "
 
 
-def test_piped_lines_are_successive_messages(tmp_path: Path) -> None:
-    out = StringIO()
+def test_piped_text_is_one_message_with_progress_on_stderr(tmp_path: Path) -> None:
+    out, err = StringIO(), StringIO()
     provider = ScriptedProvider(
-        text_response("first answer"),
         tool_response("write_file", {"path": "x.txt", "content": "x"}, id="toolu_p"),
         text_response("could not write"),
     )
@@ -251,18 +251,28 @@ def test_piped_lines_are_successive_messages(tmp_path: Path) -> None:
     root.mkdir()
     paths = resolve_paths(settings(), tmp_path / "home", root)
     console = Console(file=out, width=100, force_terminal=False, soft_wrap=True)  # as run_piped builds it
-    code = run_piped(settings(), paths, ["one\n", "\n", "/nosuch\n", "two\n"], provider=provider, console=console)
+    errors = Console(file=err, width=200, force_terminal=False, soft_wrap=True)
+    code = run_piped(settings(), paths, "one\n\n/nosuch\ntwo\n", provider=provider, console=console, errors=errors)
     assert code == 0
-    assert out.getvalue().splitlines() == [
-        "first answer",
-        "Unknown command /nosuch — try /help.",
-        "⏺ write_file(x.txt)",
-        "  ⎿ The user declined to run write_file. Reason: no terminal to ask for permission; allow it with a rule "
-        "such as write_file(...)",
-        "could not write",
-    ]
+    assert out.getvalue().splitlines() == ["could not write"]  # stdout holds only the answer
+    assert "⏺ write_file(x.txt)" in err.getvalue()
+    assert "catcode: refused write_file(x.txt): no terminal to ask for permission" in err.getvalue()
     assert not (root / "x.txt").exists()
-    assert user_texts(provider)[:1] == ["one"]
+    assert len(provider.requests) == 2  # one message (and the request after its tool result)
+    assert provider.requests[0].messages[-1].text == "one\n\n/nosuch\ntwo"
+
+
+def test_piped_prompt_and_text_make_one_message(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text_response("explained"))
+    root = tmp_path / "project"
+    root.mkdir()
+    paths = resolve_paths(settings(), tmp_path / "home", root)
+    code = run_piped(
+        settings(), paths, "print(1)\n", prompt="explain this", provider=provider, console=Console(file=StringIO()),
+        errors=Console(file=StringIO()),
+    )  # fmt: skip
+    assert code == 0
+    assert provider.requests[0].messages[-1].text == "explain this\n\n<stdin>\nprint(1)\n</stdin>"
 
 
 def test_piped_failure_goes_to_stderr_and_exits_one(tmp_path: Path) -> None:
@@ -272,7 +282,7 @@ def test_piped_failure_goes_to_stderr_and_exits_one(tmp_path: Path) -> None:
     out, err = StringIO(), StringIO()
     paths = resolve_paths(settings(), tmp_path / "home", root)
     code = run_piped(
-        settings(), paths, ["hi\n"], provider=provider, console=Console(file=out), errors=Console(file=err, width=200)
+        settings(), paths, "hi\n", provider=provider, console=Console(file=out), errors=Console(file=err, width=200)
     )
     assert code == 1 and out.getvalue() == ""
     assert err.getvalue().strip() == "✗ Cannot reach http://x — check your network or ANTHROPIC_BASE_URL"

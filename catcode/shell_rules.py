@@ -1,0 +1,236 @@
+"""How ``bash(...)`` permission rules match a command line (see README "Permission rules for bash").
+
+Allow rules are strict. A line is covered only when it is *plain* (``shell_parse.parse``: simple commands joined by
+``;``, ``&&``, ``||``, ``|``, ``&`` — no ``$(…)``, backticks, redirections, expansions, loops or subshells) and
+EVERY simple command in it is covered by some rule. A pattern ``X*`` where ``X`` ends a word is a prefix of whole
+words: ``git status*`` covers ``git status`` and ``git status --short``, not ``git statusx``; ``ls*`` covers
+``ls -la``, not ``lsof``. Other patterns are globs over the command's words joined by spaces. A prefix rule never
+covers an option known to write files, run programs or read outside the project (``DANGEROUS_OPTIONS``, e.g.
+``git diff --output=…`` or ``--no-index``) unless the rule spells that option out. A pattern that itself contains
+shell punctuation (``bash(make > build.log)``) "says so": it is matched as a glob against the whole line.
+
+Deny rules are broad. They are matched against every stretch of the line between shell punctuation, quotes
+removed (so ``x; rm -rf /``, ``$(rm -rf /)``, ``bash -c 'rm -rf /'``, ``sudo rm -rf /`` and ``find -exec rm -rf``
+are all seen), at every word that names the rule's command (``/bin/rm`` too), with options normalised: clusters are
+split and well-known long forms mapped (``rm -fr``, ``rm -r -f``, ``rm --recursive --force`` all match
+``rm -rf *``). A false refusal is cheap; a missed one is not."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shlex
+
+from catcode.shell_parse import SimpleCommand, loose_pieces, parse
+
+DANGEROUS_OPTIONS: dict[str, tuple[str, ...]] = {
+    "git": (
+        "--output", "--no-index", "--ext-diff", "--exec", "--upload-pack", "--receive-pack", "--config-env",
+        "--git-dir", "--work-tree", "--exec-path", "--output-directory", "--open-files-in-pager",
+    ),
+    "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"),
+    "sed": ("-i", "--in-place"),
+    "sort": ("-o", "--output"),
+    "rg": ("--pre", "--pre-glob"),
+    "tar": ("--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script", "-F"),
+    "curl": ("-o", "--output", "-O", "--remote-name", "-T", "--upload-file", "-K", "--config", "-d", "--data"),
+    "wget": ("-O", "--output-document", "-o", "--output-file", "-P", "--directory-prefix", "--post-file"),
+    "npm": ("--prefix", "--global", "-g"),
+    "pip": ("--target", "-t", "--prefix", "--root"),
+}  # fmt: skip
+"""Options that turn a read-only command into one that writes, runs or reads anywhere; a prefix rule never covers
+them unless it names them."""
+
+MULTI_WORD = {
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "pip", "uv", "poetry", "make", "bun",
+    "dotnet", "gradle", "mvn", "brew", "apt", "systemctl", "gh", "terraform", "helm", "hatch", "tox", "nox",
+}  # fmt: skip
+"""Commands whose first argument names what they do: the offered rule keeps it (``git status*``, not ``git*``)."""
+
+ALIASES: dict[str, dict[str, str]] = {
+    "rm": {"-R": "-r", "--recursive": "-r", "--force": "-f", "--dir": "-d"},
+    "git": {"-f": "--force", "--force-with-lease": "--force"},
+    "chmod": {"-R": "-R", "--recursive": "-R"},
+}
+"""Option spellings that mean the same to deny rules."""
+
+_PUNCTUATION = re.compile(r"[;&|<>`\n]|\$\(")
+
+
+def says_so(pattern: str) -> bool:
+    """Does the pattern itself contain shell punctuation (and so cover exactly such a line)?"""
+    return bool(_PUNCTUATION.search(pattern))
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+# -- allow -----------------------------------------------------------------------------------------------------------
+
+
+def allow_covers(patterns: list[str | None], line: str) -> bool:
+    """Do these allow patterns (``None``: the whole tool) cover every command of ``line``?"""
+    if any(p is None or p.strip() in ("*", "**") for p in patterns):
+        return True
+    flat = " ".join(line.split())
+    if any(says_so(p) and _literal_glob(" ".join(p.split())).fullmatch(flat) for p in patterns if p):
+        return True
+    parsed = parse(line)
+    if not parsed.plain or not parsed.commands:
+        return False
+    plain = [p for p in patterns if p and not says_so(p)]
+    return all(any(command_covered(p, c) for p in plain) for c in parsed.commands)
+
+
+def command_covered(pattern: str, command: SimpleCommand) -> bool:
+    """Does one allow pattern cover one simple command?"""
+    if not command.words or command.dynamic or command.redirects or command.assignments:
+        return False
+    text = command.text
+    pattern = " ".join(_words(pattern))
+    prefix = _prefix(pattern)
+    if prefix is not None:
+        if not (text == prefix or text.startswith(prefix + " ")):
+            return False
+        covered = len(_words(prefix))
+    elif fnmatch.fnmatchcase(text, pattern):
+        covered = 0
+    else:
+        return False
+    return not _dangerous(command.words, covered, pattern)
+
+
+def _literal_glob(pattern: str) -> re.Pattern[str]:
+    """A pattern that spells out shell punctuation, as a regex whose ``*``/``?`` never match punctuation: the rule
+    ``bash(cd * && make)`` must not cover ``cd x; rm -rf ~ && make``."""
+    free = r"[^;&|<>`$()\n]"
+    parts = [f"{free}*" if ch == "*" else free if ch == "?" else re.escape(ch) for ch in pattern]
+    return re.compile("".join(parts))
+
+
+def _prefix(pattern: str) -> str | None:
+    """``git status`` for ``git status*``, ``git status *`` or Claude Code's ``git status:*``; None for other
+    patterns."""
+    if not pattern.endswith("*") or pattern.endswith("**"):
+        return None
+    head = pattern[:-2] if pattern.endswith(":*") else pattern[:-1]
+    head = head.rstrip()
+    if not head or any(ch in head for ch in "*?["):
+        return None
+    return head
+
+
+def _dangerous(words: tuple[str, ...], start: int, pattern: str) -> bool:
+    """Does an argument after the rule's own words use an option from ``DANGEROUS_OPTIONS`` the rule does not
+    name?"""
+    options = DANGEROUS_OPTIONS.get(os.path.basename(words[0]), ())
+    named = set(_words(pattern))
+    for word in words[max(start, 1) :]:
+        if word == "--":
+            break
+        for option in options:
+            if option in named or any(n.startswith(option + "=") for n in named):
+                continue
+            if _uses(word, option):
+                return True
+    return False
+
+
+def _uses(word: str, option: str) -> bool:
+    if word == option or word.startswith(option + "="):
+        return True
+    if len(option) == 2 and option[0] == "-" and word.startswith("-") and not word.startswith("--"):
+        return option[1] in word[1:] or word.startswith(option)  # a cluster (-uo) or an attached value (-ofile)
+    return False
+
+
+def suggest_rules(line: str) -> list[str]:
+    """The scoped rules offered when the person answers "always" to ``line``: one ``bash(<prefix>*)`` per
+    simple command (``git status*`` for ``git status --short``). Empty when the line cannot be covered by rules
+    at all (substitutions, redirections, expansions)."""
+    parsed = parse(line)
+    if not parsed.plain or not parsed.commands:
+        return []
+    rules: list[str] = []
+    for command in parsed.commands:
+        words = command.words
+        keep = 2 if len(words) > 1 and os.path.basename(words[0]) in MULTI_WORD and _plain_word(words[1]) else 1
+        head = " ".join(words[:keep])
+        if any(ch in head for ch in "*?[]()"):
+            return []
+        rule = f"bash({head}*)"
+        if rule not in rules:
+            rules.append(rule)
+    return rules
+
+
+def _plain_word(word: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z0-9][\w.:-]*", word))
+
+
+# -- deny ------------------------------------------------------------------------------------------------------------
+
+
+def deny_matches(pattern: str | None, line: str) -> bool:
+    """Does a deny pattern (``None``: the whole tool) match any part of ``line`` (see the module docstring)?"""
+    if pattern is None or pattern.strip() in ("*", "**"):
+        return True
+    rule = _words(pattern)
+    if not rule:
+        return False
+    flat_pattern = " ".join(rule)
+    if fnmatch.fnmatchcase(" ".join(line.split()), flat_pattern):
+        return True
+    for piece in loose_pieces(line):
+        for i, word in enumerate(piece):
+            if fnmatch.fnmatchcase(os.path.basename(word), rule[0]) and _args_match(rule, piece[i:]):
+                return True
+    return False
+
+
+def _args_match(rule: list[str], words: list[str]) -> bool:
+    if fnmatch.fnmatchcase(" ".join(words), " ".join(rule)):
+        return True
+    name = os.path.basename(words[0])
+    rule_flags, rule_args = _split_options(rule[1:], name)
+    flags, args = _split_options(words[1:], name)
+    if not all(any(fnmatch.fnmatchcase(f, rf) for f in flags) for rf in rule_flags):
+        return False
+    return _subsequence([a for a in rule_args if a != "*"], args)
+
+
+def _split_options(words: list[str], command: str) -> tuple[set[str], list[str]]:
+    """Normalised options (clusters split, aliases applied) and the other arguments."""
+    aliases = ALIASES.get(command, {})
+    flags: set[str] = set()
+    args: list[str] = []
+    rest = False
+    for word in words:
+        if rest or word in ("-", "") or not word.startswith("-"):
+            args.append(word)
+        elif word == "--":
+            rest = True
+        elif word.startswith("--"):
+            name = word.split("=", 1)[0]
+            flags.add(aliases.get(name, name))
+        else:
+            for ch in word[1:]:
+                flags.add(aliases.get(f"-{ch}", f"-{ch}"))
+    return flags, args
+
+
+def _subsequence(patterns: list[str], args: list[str]) -> bool:
+    """Do the patterns match arguments in this order (others may sit between them)?"""
+    position = 0
+    for pattern in patterns:
+        while position < len(args) and not fnmatch.fnmatchcase(args[position], pattern):
+            position += 1
+        if position == len(args):
+            return False
+        position += 1
+    return True

@@ -1,0 +1,133 @@
+"""Running what the person typed, shared by the interactive REPL (``repl.py``) and piped input (``piped.py``):
+``Conversation`` runs one line — a slash command through the registry, anything else as one agent turn with its
+``@path`` attachments — and never lets a failing command, a provider error or Ctrl+C end the session."""
+
+from __future__ import annotations
+
+import queue
+import re
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from catcode.agent import TurnResult
+from catcode.commands.builtins import register_builtins
+from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.errors import CatcodeError
+from catcode.log import get_logger
+from catcode.ui.events import ReplEvents
+from catcode.ui.render import error_text
+
+log = get_logger(__name__)
+
+COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command
+
+
+def build_registry(session: Any) -> CommandRegistry:
+    """Built-in commands, then every ``session.extras["register_commands"]`` function (memory, skills...)."""
+    registry = CommandRegistry()
+    register_builtins(registry)
+    for register in session.extras.get("register_commands", []):
+        register(registry)
+    return registry
+
+
+def is_command(text: str) -> bool:
+    """Is this line a slash command?"""
+    return COMMAND.match(text) is not None
+
+
+def drain(notices: queue.SimpleQueue[str]) -> list[str]:
+    """Everything waiting on the queue, without blocking."""
+    lines: list[str] = []
+    while True:
+        try:
+            lines.append(notices.get_nowait())
+        except queue.Empty:
+            return lines
+
+
+class Conversation:
+    """Runs typed lines: slash commands through the registry, anything else as one agent turn. Never lets a
+    failing command, a provider error or Ctrl+C end the session.
+
+    ``console`` gets the answers; ``errors`` the failures; ``progress`` the notices and exit lines — in piped
+    mode the last two are stderr, so stdout holds only the answer."""
+
+    def __init__(
+        self,
+        session: Any,
+        registry: CommandRegistry,
+        console: Console,
+        events: ReplEvents,
+        confirm: Callable[[str], bool] = lambda question: False,
+        errors: Console | None = None,
+        progress: Console | None = None,
+    ) -> None:
+        self.session, self.registry, self.console, self.events = session, registry, console, events
+        self.errors = errors or console
+        self.progress = progress or console
+        self.state: dict[str, Any] = {}
+        self.ctx = CommandContext(session, console, confirm, self.state)
+
+    def handle(self, line: str) -> TurnResult | None:
+        """Run one line; the turn's result when it was a message."""
+        text = line.strip()
+        if not text:
+            return None
+        if is_command(text) and "\n" not in text:
+            self.command(text)
+            return None
+        return self.turn(text)
+
+    def command(self, text: str) -> None:
+        """Dispatch a slash command; a failure is one red line."""
+        try:
+            self.registry.dispatch(text, self.ctx)
+        except CatcodeError as exc:
+            self.errors.print(error_text(str(exc)))
+        except Exception as exc:
+            log.exception("command_failed", command=text.split()[0])
+            self.errors.print(error_text(f"{text.split()[0]} failed: {exc} (details in the log)"))
+
+    def turn(self, text: str) -> TurnResult:
+        """One agent turn (``@path`` attaches files); an interrupt or a failure is one line, the session goes on."""
+        from catcode.attachments import attach
+
+        message, attached = attach(text, self.session.paths.project_root)
+        for item in attached:
+            self.progress.print(Text(item.describe(), style="dim"))
+        try:
+            result = self.session.agent.run_turn(message)
+        except KeyboardInterrupt:  # landed outside the agent's own handler
+            result = TurnResult(interrupted=True)
+        except Exception as exc:
+            log.exception("turn_failed")
+            result = TurnResult(error=f"Unexpected error: {exc} (details in the log)")
+        finally:
+            self.events.end_turn()
+        self.state["last_turn_usage"] = result.usage
+        if result.interrupted:
+            self.progress.print(Text("interrupted", style="yellow"))
+        elif result.error:
+            self.errors.print(error_text(result.error))
+        return result
+
+    def say(self, line: str) -> None:
+        """One line for the person (used by exit steps: "Saving memories…")."""
+        self.progress.print(Text(line))
+
+    def show_notices(self, lines: list[str]) -> None:
+        """Background notices, dim."""
+        for line in lines:
+            self.progress.print(Text(line, style="dim"))
+
+    def print_notices(self) -> None:
+        """Print whatever background work queued."""
+        self.show_notices(drain(self.session.notices))
+
+    def shutdown(self) -> None:
+        """End the session (memory capture, SESSION_END); never raises."""
+        self.session.shutdown(self.say)

@@ -1,0 +1,95 @@
+"""``ReplEvents``: agent events turned into screen output — the streamed answer (``render.MarkdownStream`` or
+``PlainStream``), tool lines and results, a running tool's live view (``progress.ToolProgress``), notices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from catcode.agent import AgentEvents
+from catcode.messages import ToolUseBlock
+from catcode.providers.base import ChatResponse
+from catcode.tools.base import ToolResult
+from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
+
+
+class ReplEvents(AgentEvents):
+    """Turns agent events into screen output. ``tools`` (set once the session exists) gives each tool's key
+    argument; ``end_turn`` must be called after every turn (it stops the spinner after Ctrl+C or an error)."""
+
+    def __init__(
+        self, console: Console, *, live: bool = True, preview_lines: int = 6, progress: Console | None = None
+    ) -> None:
+        from catcode.ui.progress import ToolProgress
+
+        self.console = console
+        self.progress = progress or console  # tool lines and notices (stderr when stdout is not a terminal)
+        self.stream: MarkdownStream | PlainStream = MarkdownStream(console) if live else PlainStream(console)
+        self.preview_lines = preview_lines
+        self.tools: Any = None
+        self.last_output: tuple[str, str] | None = None  # (call, full result) of the last tool, for Ctrl+O
+        self._running = ToolProgress(console) if live else None
+        self._shown: set[str] = set()
+
+    def on_request(self) -> None:
+        """Spinner until the first token."""
+        self.stream.begin()
+
+    def on_text(self, text: str) -> None:
+        """Stream the delta."""
+        self.stream.feed(text)
+
+    def on_response(self, response: ChatResponse) -> None:
+        """The answer is complete."""
+        self.stream.finish()
+
+    def on_tool_start(self, call: ToolUseBlock) -> None:
+        """``⏺ tool(key argument)``; on a terminal, live with its clock and output tail until it ends (the line
+        is printed for good then)."""
+        self.stream.finish()
+        if self._running is not None:
+            self._running.start(tool_call_text(call.name, self.key_argument(call)).plain.removeprefix("⏺ "))
+        else:
+            self._show_call(call)
+
+    def on_tool_output(self, text: str) -> None:
+        """Live output of the running tool."""
+        if self._running is not None:
+            self._running.feed(text)
+
+    def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
+        """The result's first lines (also for calls that never started: refused, unknown, invalid)."""
+        if self._running is not None:
+            self._running.stop()
+        if call.id not in self._shown:
+            self._show_call(call)
+        self._shown.discard(call.id)
+        self.last_output = (tool_call_text(call.name, self.key_argument(call)).plain, result.text)
+        shown = result_text(result, self.preview_lines)
+        if self._running is not None and len(result.text.splitlines()) > self.preview_lines:
+            shown.append("  (Ctrl+O shows all of it)", style="dim")
+        self.progress.print(shown)
+
+    def on_notice(self, text: str) -> None:
+        """A dim line (compaction, limits, retries)."""
+        self.progress.print(Text(text, style="dim"))
+
+    def end_turn(self) -> None:
+        """Stop any spinner or Live and keep what streamed before an interrupt or a failure."""
+        if self._running is not None:
+            self._running.stop()
+        self.stream.finish()
+        self._shown.clear()
+
+    def _show_call(self, call: ToolUseBlock) -> None:
+        self._shown.add(call.id)
+        self.progress.print(tool_call_text(call.name, self.key_argument(call)))
+
+    def key_argument(self, call: ToolUseBlock) -> str | None:
+        """The argument that says what a call does: the tool's ``key_arg``, else its first string argument."""
+        tool = self.tools.get(call.name) if self.tools is not None else None
+        if tool is not None and tool.key_arg and tool.key_arg in call.input:
+            return str(call.input[tool.key_arg])
+        return next((v for v in call.input.values() if isinstance(v, str)), None)
