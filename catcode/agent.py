@@ -5,21 +5,24 @@ ran, was denied, crashed, or the user interrupted; a provider failure never leav
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from catcode.errors import ProviderError
+from catcode.errors import ProviderError, one_line
 from catcode.hooks import HookContext, HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
+from catcode.tool_batch import AgentThread
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
 
 log = get_logger(__name__)
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
+BLOCKED_PROMPT = "Not sent: a UserPromptSubmit hook blocked it"
 
 
 class AgentEvents:
@@ -92,6 +95,7 @@ class Agent:
         self.messages: list[Message] = []
         self.usage = Usage()
         self.listeners: list[Callable[[Message], None]] = []  # told about every stored message (history.jsonl)
+        self.thread = AgentThread()  # runs overlapping tool calls; their permission prompts come back here
         self._partial: list[str] = []
         self._streaming = False
 
@@ -100,9 +104,17 @@ class Agent:
     def run_turn(self, text: str) -> TurnResult:
         """Answer one user message, running tools until the model ends its turn."""
         result = TurnResult()
-        self.context.cancel.clear()
+        if self.context.cancel.is_set():
+            # A fresh flag rather than clear(): work cancelled in an earlier turn (a subagent still waiting for its
+            # reply) must stay cancelled.
+            self.context.cancel = threading.Event()
         self._repair_after_interrupt()  # a second Ctrl+C can land while the previous repair ran
-        created = self._add_user_text(text)
+        submitted = self.hooks.emit(HookContext(HookEvent.USER_PROMPT_SUBMIT, messages=self.messages, prompt=text))
+        if submitted.block is not None:
+            result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
+            return result
+        context = [m.text for m in submitted.appended if m.text.strip()]
+        created = self._add_user_text(text, context)
         start = len(self.messages) - 1
         try:
             while result.rounds < self.max_tool_rounds:
@@ -124,7 +136,7 @@ class Agent:
             if created and len(self.messages) - 1 == start:
                 self.messages.pop()  # nothing answered it; the person re-sends it with Up
             elif not created and len(self.messages) - 1 == start:
-                self.messages[start].content.pop()  # undo the merge, keep the earlier tool results
+                del self.messages[start].content[-1 - len(context) :]  # undo the merge, keep the tool results
         return result
 
     def query(self) -> ChatResponse:
@@ -155,12 +167,16 @@ class Agent:
         return response
 
     def execute_tools(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
-        """Run each call in order; every call gets exactly one result, even when interrupted."""
+        """Run each call in order (neighbouring calls of a ``concurrent`` tool together, on worker threads);
+        every call gets exactly one result, even when interrupted."""
         results: list[ToolResultBlock] = []
         try:
-            for call in calls:
-                outcome = self._run_tool(call)
-                results.append(ToolResultBlock(tool_use_id=call.id, content=outcome.text, is_error=outcome.is_error))
+            for concurrent, group in self._groups(calls):
+                outcomes = self._run_concurrently(group) if concurrent else [self._run_tool(group[0])]
+                results += [
+                    ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error)
+                    for c, o in zip(group, outcomes, strict=True)
+                ]
         except KeyboardInterrupt:
             done = {r.tool_use_id for r in results}
             results += [
@@ -170,14 +186,36 @@ class Agent:
             raise
         return results
 
+    def _groups(self, calls: list[ToolUseBlock]) -> list[tuple[bool, list[ToolUseBlock]]]:
+        groups: list[tuple[bool, list[ToolUseBlock]]] = []
+        for call in calls:
+            tool = self.tools.get(call.name)
+            concurrent = tool is not None and tool.concurrent
+            if concurrent and groups and groups[-1][0]:
+                groups[-1][1].append(call)
+            else:
+                groups.append((concurrent, [call]))
+        return groups
+
+    def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
+        """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""
+        try:
+            outcomes = self.thread.run_all([lambda call=call: self._run_tool(call) for call in calls])
+        except KeyboardInterrupt:
+            self.context.cancel.set()  # the calls still running notice it and stop
+            raise
+        return [
+            o if isinstance(o, ToolResult) else ToolResult(f"Tool {c.name} failed: {one_line(o)}", is_error=True)
+            for c, o in zip(calls, outcomes, strict=True)
+        ]
+
     # -- one tool call ----------------------------------------------------------------------------------------
 
     def _run_tool(self, call: ToolUseBlock) -> ToolResult:
         result = self._decide_and_run(call)
         if not result.text:
             result = ToolResult("(no output)", result.is_error)
-        self.events.on_tool_end(call, result)
-        self.hooks.emit(
+        feedback = self.hooks.emit(
             HookContext(
                 HookEvent.POST_TOOL_USE,
                 messages=self.messages,
@@ -185,7 +223,10 @@ class Agent:
                 tool_input=call.input,
                 tool_result=result,
             )
-        )
+        ).block
+        if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
+            result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error)
+        self.events.on_tool_end(call, result)
         return result
 
     def _decide_and_run(self, call: ToolUseBlock) -> ToolResult:
@@ -205,7 +246,8 @@ class Agent:
         if verdict is Verdict.DENY:
             return ToolResult(f"Permission denied: {reason}.", True)
         if verdict is Verdict.ASK:
-            decision = self.approver.ask(ApprovalRequest(tool, call.input, self._preview(tool, args)))
+            request = ApprovalRequest(tool, call.input, self._preview(tool, args))
+            decision = self.thread.call(lambda: self.approver.ask(request), self.context.cancel)
             if not decision.allowed:
                 why = f" Reason: {decision.reason}" if decision.reason else ""
                 return ToolResult(f"The user declined to run {call.name}.{why}", True)
@@ -229,16 +271,18 @@ class Agent:
         self._partial.append(text)
         self.events.on_text(text)
 
-    def _add_user_text(self, text: str) -> bool:
-        """Store the person's text; True when it is a new message, False when merged into the last one."""
+    def _add_user_text(self, text: str, context: list[str]) -> bool:
+        """Store the person's text (and what hooks added to it); True when it is a new message, False when merged
+        into the last one."""
+        message = Message(role=Role.USER, content=[TextBlock(text=t) for t in (text, *context)])
         last = self.messages[-1] if self.messages else None
         if last is not None and last.role is Role.USER:
             # A turn that ended on tool results (round limit, provider failure): the new text joins that message
             # so roles keep alternating.
-            last.content.append(TextBlock(text=text))
-            self._notify(Message.user(text))
+            last.content.extend(message.content)
+            self._notify(message)
             return False
-        self._store(Message.user(text))
+        self._store(message)
         return True
 
     def _repair_after_interrupt(self) -> None:
