@@ -10,6 +10,7 @@ import typer
 from catcode import __version__
 from catcode.launch import guarded, load, start, state
 from catcode.log import get_logger
+from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
 
 log = get_logger(__name__)
@@ -29,6 +30,7 @@ app = typer.Typer(
     help="catcode: a coding agent that remembers.",
 )
 app.add_typer(memory_app, name="memory")
+app.add_typer(mcp_app, name="mcp")
 
 
 @app.callback(invoke_without_command=True)

@@ -11,15 +11,18 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
+from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
 from catcode.memory.history import HistoryConfig
 from catcode.memory.models import MemoryConfig
+from catcode.subagents.settings import SubagentSettings
+from catcode.user_hooks import HooksSettings
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Sonnet from the installed SDK's model list."""
@@ -80,6 +83,14 @@ class Settings(Section):
     """Discover skills and offer them to the model."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """Terminal settings."""
+    mcp_servers: dict[Annotated[str, StringConstraints(pattern=SERVER_NAME_PATTERN)], McpServerSettings] = Field(
+        default_factory=dict
+    )
+    """MCP servers by name; their tools are offered as ``mcp__<name>__<tool>``. Project ones need your consent."""
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
+    """The ``task`` tool's subagents (see ``SubagentSettings``)."""
 
 
 ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -183,6 +194,16 @@ class Paths:
     def facts_db(self) -> Path:
         """The derived full-text index."""
         return self.project_memory / "facts.db"
+
+
+def project_settings_files(project_root: Path) -> list[Path]:
+    """The project's settings files, lowest layer first (they are not trusted: see ``catcode.consent``)."""
+    return [project_root / ".cat-code" / name for name in ("settings.yaml", "settings.local.yaml")]
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """One settings file's raw mapping ({} when it does not exist); ``ConfigError`` when it cannot be read."""
+    return _read_yaml(path)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from catcode import __version__
 from catcode.agent import TurnResult
 from catcode.commands.builtins import register_builtins
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.consent import terminal_asker
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.ui.approval import TerminalApprover, ask_yes_no
@@ -200,6 +201,7 @@ class Repl:
         if self._warm:
             self._warm = False
             warm_up(self.conversation.session.provider)
+        self.conversation.session.start_background()  # MCP servers; only the first call starts anything
         notices = self.conversation.session.notices
         while True:
             await asyncio.sleep(NOTICE_POLL)
@@ -233,7 +235,14 @@ def run_interactive(
     answers = AnswerReader(**io)
     events = ReplEvents(console, preview_lines=settings.ui.result_preview_lines)
     approver = TerminalApprover(console, answers)
-    session = build_session(settings, paths, approver=approver, events=events, provider=provider, env=env)
+
+    def show(text: str) -> None:
+        console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
+
+    asker = terminal_asker(answers, show)
+    session = build_session(
+        settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=asker
+    )
     events.tools = session.tools
     registry = build_registry(session)
     conversation = Conversation(session, registry, console, events, lambda q: ask_yes_no(answers, q))
