@@ -239,11 +239,14 @@ def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     data[path[-1]] = value
 
 
-def _has(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+def _has(data: Any, loc: tuple[Any, ...]) -> bool:
     for part in loc:
-        if not isinstance(data, dict) or part not in data:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]  # a list item, e.g. hooks.PreToolUse.0.matcher
+        else:
             return False
-        data = data[part]
     return True
 
 
