@@ -5,6 +5,7 @@ ran, was denied, crashed, or the user interrupted; a provider failure never leav
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
-from catcode.tool_batch import AgentThread
+from catcode.tool_batch import AgentThread, CallCancelled
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
 
 log = get_logger(__name__)
@@ -95,7 +96,9 @@ class Agent:
         self.messages: list[Message] = []
         self.usage = Usage()
         self.listeners: list[Callable[[Message], None]] = []  # told about every stored message (history.jsonl)
-        self.thread = AgentThread()  # runs overlapping tool calls; their permission prompts come back here
+        self.thread = AgentThread()  # runs overlapping tool calls; their prompts and screen output come back here
+        # What surrounds a batch of overlapping calls on this thread (the subagents' progress lines).
+        self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
         self._partial: list[str] = []
         self._streaming = False
 
@@ -200,7 +203,8 @@ class Agent:
     def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
         """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""
         try:
-            outcomes = self.thread.run_all([lambda call=call: self._run_tool(call) for call in calls])
+            jobs = [lambda call=call: self._run_tool(call) for call in calls]
+            outcomes = self.thread.run_all(jobs, self.around_concurrent())
         except KeyboardInterrupt:
             self.context.cancel.set()  # the calls still running notice it and stop
             raise
@@ -226,8 +230,13 @@ class Agent:
         ).block
         if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
             result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error)
-        self.events.on_tool_end(call, result)
+        self._tell(lambda: self.events.on_tool_end(call, result))
         return result
+
+    def _tell(self, event: Callable[[], None]) -> None:
+        """Screen output happens on this thread, also for calls running on a worker (dropped once interrupted)."""
+        with contextlib.suppress(CallCancelled):
+            self.thread.call(event, self.context.cancel)
 
     def _decide_and_run(self, call: ToolUseBlock) -> ToolResult:
         tool = self.tools.get(call.name)
@@ -253,7 +262,7 @@ class Agent:
                 return ToolResult(f"The user declined to run {call.name}.{why}", True)
             if decision.always:
                 self.policy.session_allowed.add(tool.name)
-        self.events.on_tool_start(call)
+        self._tell(lambda: self.events.on_tool_start(call))
         return self.tools.execute(tool, args, self.context)
 
     def _preview(self, tool: Any, args: Any) -> str | None:

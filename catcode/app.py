@@ -182,6 +182,7 @@ def build_session(
     )
     if scope is not None:
         scope.parent = agent
+        agent.around_concurrent = scope.progress.shown
         # First of all exit steps: no subagent may still act while memory is captured (they are never recorded).
         session.exit_steps.append(lambda say: scope.cancel())
     if mcp is not None:

@@ -75,23 +75,27 @@ def collect_servers(
 ) -> ServerSources:
     """Every server the user's settings and the project declare (see the module docstring)."""
     env = os.environ if env is None else env
-    user = _from_settings(home / "settings.yaml", trusted=True)
+    user = _from_settings(home / "settings.yaml", notify, trusted=True)
     project: list[ServerSpec] = []
     user_file = (home / "settings.yaml").resolve()
     for path in project_settings_files(project_root):
         if path.resolve() != user_file:  # working in $CATCODE_HOME's parent: the same file, counted once
-            project += _from_settings(path, trusted=False)
+            project += _from_settings(path, notify, trusted=False)
     project += _from_mcp_json(project_root / MCP_JSON, env, notify)
     return ServerSources(user, project)
 
 
-def _from_settings(path: Path, *, trusted: bool) -> list[ServerSpec]:
+def _from_settings(path: Path, notify: Callable[[str], None], *, trusted: bool) -> list[ServerSpec]:
     raw = read_settings_file(path).get("mcp_servers")
     if not isinstance(raw, dict):
         return []
     specs = []
     for name, entry in raw.items():
-        settings = McpServerSettings.model_validate(entry)  # load_settings has reported any error already
+        try:
+            settings = McpServerSettings.model_validate(entry)
+        except ValidationError as exc:  # valid only merged with another file's entry of the same name
+            notify(f"Skipped MCP server {name} in {path}: {_first_error(exc)}")
+            continue
         specs.append(ServerSpec(str(name), settings, path, trusted, _canonical(entry)))
     return specs
 

@@ -63,8 +63,12 @@ class AgentDefinition:
     text: str = ""  # the file as read: what consent is given to
 
     def grants_more_than_read(self, permission_of: Callable[[str], Permission | None]) -> bool:
-        """Does it list a tool that writes or runs commands (or one not known yet, such as an MCP tool)?"""
-        return any(permission_of(name) is not Permission.READ for name in self.tools)
+        """Does it list a tool that writes or runs commands (or one not known yet, such as an MCP tool)? The
+        default tools are read-only even when absent (memory turned off)."""
+        return any(
+            permission_of(name) is not Permission.READ and not (name in DEFAULT_TOOLS and permission_of(name) is None)
+            for name in self.tools
+        )
 
     def consent_item(self) -> ConsentItem:
         """What the person is asked about for a project definition with more than read-only tools."""

@@ -1,9 +1,14 @@
 """One progress line per running subagent.
 
-``LiveProgress`` (a terminal): a transient ``rich.live.Live`` holds one line per running subagent, updated as it
-works (``⎿ explore: find the loader · grep(load_settings)``); when one ends, its final line is printed for good.
-It is paused while a permission prompt reads the terminal. ``PlainProgress`` (piped output, print mode): one line
-when a subagent starts and one when it ends. Both are safe to call from the subagents' worker threads."""
+``LiveProgress`` (a terminal): while a batch of task calls runs (``shown()``, entered by the agent's thread), a
+transient ``rich.live.Live`` holds one line per running subagent, updated as it works
+(``⎿ explore: find the loader · round 2 · grep(load_settings)``) and redrawn by the Live's own refresh thread;
+when one ends, its final line is printed for good. It is paused while a permission prompt reads the terminal,
+and cleared when the batch ends, interrupted or not. ``PlainProgress`` (piped output, print mode): one line when a
+subagent starts and one when it ends.
+
+``add``, ``done`` and ``paused`` draw, so they run on the agent's thread (the runner hands them over);
+``update`` only records the status and may be called from any thread."""
 
 from __future__ import annotations
 
@@ -35,75 +40,122 @@ class Progress(Protocol):
         """A line for a subagent that starts now."""
         ...
 
+    def shown(self) -> contextlib.AbstractContextManager[None]:
+        """Lines are drawn only inside this (a batch of task calls); they are cleared when it ends."""
+        ...
+
     def paused(self) -> contextlib.AbstractContextManager[None]:
         """Hide the lines while the terminal is used for something else (a permission prompt)."""
         ...
 
 
 class _Line:
-    def __init__(self, owner: LiveProgress | PlainProgress, label: str) -> None:
+    def __init__(self, owner: _Board, label: str) -> None:
         self.owner, self.label, self.status = owner, label, "starting"
 
     def update(self, status: str) -> None:
         self.status = status
-        self.owner.refresh()
 
     def done(self, summary: str) -> None:
         self.owner.finish(self, summary)
 
 
-class LiveProgress:
+class _Board:
+    """The lines, and whether a batch is on screen."""
+
+    def __init__(self) -> None:
+        self.lines: list[_Line] = []
+        self.lock = threading.RLock()
+        self.active = 0
+
+    def add(self, label: str) -> ProgressLine:
+        """A new line (drawn when a batch is on screen)."""
+        line = _Line(self, label)
+        with self.lock:
+            self.lines.append(line)
+            self.started(line)
+        return line
+
+    def finish(self, line: _Line, summary: str) -> None:
+        """Drop ``line``; say how it ended while its batch is still on screen."""
+        with self.lock:
+            if line not in self.lines:
+                return
+            self.lines.remove(line)
+            if self.active:
+                self.ended(line, summary)
+
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[None]:
+        """Draw lines while the body runs; forget them afterwards (a late subagent draws nothing)."""
+        with self.lock:
+            self.active += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.active -= 1
+                if not self.active:
+                    self.lines.clear()
+                    self.cleared()
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing to hide by default."""
+        yield
+
+    def started(self, line: _Line) -> None:
+        """A line was added."""
+
+    def ended(self, line: _Line, summary: str) -> None:
+        """A line ended."""
+
+    def cleared(self) -> None:
+        """The batch is over."""
+
+
+class LiveProgress(_Board):
     """Live lines on a terminal console."""
 
     def __init__(self, console: Console) -> None:
+        super().__init__()
         self.console = console
-        self._lines: list[_Line] = []
-        self._lock = threading.RLock()
         self._live: Any = None
         self._paused = 0
 
-    def add(self, label: str) -> ProgressLine:
-        """Show a new line (starting the Live display if needed)."""
-        line = _Line(self, label)
-        with self._lock:
-            self._lines.append(line)
-            self._show()
-        return line
+    def started(self, line: _Line) -> None:
+        """Start the Live display if it is not up."""
+        self._show()
 
-    def refresh(self) -> None:
-        """Redraw (the Live also redraws on its own a few times a second)."""
-        with self._lock:
-            if self._live is not None:
-                self._live.refresh()
+    def ended(self, line: _Line, summary: str) -> None:
+        """Print the final line above the live ones; stop the Live when none is left."""
+        self.console.print(Text(f"  ⎿ {line.label} — {summary}", style="dim"))
+        if not self.lines:
+            self._hide()
 
-    def finish(self, line: _Line, summary: str) -> None:
-        """Print ``line``'s final state above the live lines and drop it."""
-        with self._lock:
-            if line in self._lines:
-                self._lines.remove(line)
-            self.console.print(Text(f"  ⎿ {line.label} — {summary}", style="dim"))
-            if not self._lines:
-                self._hide()
+    def cleared(self) -> None:
+        """Stop the Live."""
+        self._hide()
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """No live lines while the body runs."""
-        with self._lock:
+        with self.lock:
             self._paused += 1
             self._hide()
         try:
             yield
         finally:
-            with self._lock:
+            with self.lock:
                 self._paused -= 1
                 self._show()
 
     def _render(self) -> Group:
-        with self._lock:
-            return Group(*(Text(f"  ⎿ {line.label} · {line.status}", style="cyan") for line in self._lines))
+        with self.lock:
+            return Group(*(Text(f"  ⎿ {line.label} · {line.status}", style="cyan") for line in self.lines))
 
     def _show(self) -> None:
-        if self._live is None and self._lines and not self._paused:
+        if self._live is None and self.lines and self.active and not self._paused:
             from rich.live import Live
 
             self._live = Live(
@@ -122,28 +174,18 @@ class LiveProgress:
             live.stop()
 
 
-class PlainProgress:
+class PlainProgress(_Board):
     """A line when a subagent starts and one when it ends, through ``write``."""
 
     def __init__(self, write: Callable[[str], None]) -> None:
+        super().__init__()
         self.write = write
-        self._lock = threading.Lock()
 
-    def add(self, label: str) -> ProgressLine:
-        """Announce a subagent."""
-        with self._lock:
-            self.write(f"  ⎿ {label} · started")
-        return _Line(self, label)
+    def started(self, line: _Line) -> None:
+        """Announce it."""
+        if self.active:
+            self.write(f"  ⎿ {line.label} · started")
 
-    def refresh(self) -> None:
-        """Nothing to redraw."""
-
-    def finish(self, line: _Line, summary: str) -> None:
-        """Its final line."""
-        with self._lock:
-            self.write(f"  ⎿ {line.label} — {summary}")
-
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """Nothing to hide."""
-        yield
+    def ended(self, line: _Line, summary: str) -> None:
+        """How it ended."""
+        self.write(f"  ⎿ {line.label} — {summary}")

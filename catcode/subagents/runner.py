@@ -95,12 +95,8 @@ class _MainThreadApprover:
                 scope.say(f"Subagent {self.label} asks:")
                 return scope.approver.ask(request)
 
-        try:
-            if scope.parent is None:
-                return ask_here()
-            return scope.parent.thread.call(ask_here, self.cancel)
-        except CallCancelled:
-            return Decision(False, "cancelled")
+        decision = scope.on_agent_thread(ask_here, self.cancel)
+        return decision if decision is not None else Decision(False, "cancelled")
 
 
 class SubagentScope:
@@ -142,13 +138,14 @@ class SubagentScope:
         """Run one subagent to its final answer (blocking; called on a worker thread by the task tool)."""
         cancel = LinkedCancel(turn_cancel, self.cancelled)
         label = f"{definition.name}: {' '.join(description.split())[:60]}"
-        line = self.progress.add(label)
+        line: ProgressLine = self.on_agent_thread(lambda: self.progress.add(label), cancel) or _NoLine()
         summary = "cancelled"
         try:
-            line.update("waiting for a free slot")
-            while not self._slots.acquire(timeout=SLOT_POLL_S):
-                if cancel.is_set():
-                    return _cancelled(definition)
+            if not self._slots.acquire(blocking=False):
+                line.update(f"waiting: {self.settings.max_parallel} subagents are running")
+                while not self._slots.acquire(timeout=SLOT_POLL_S):
+                    if cancel.is_set():
+                        return _cancelled(definition)
             try:
                 if cancel.is_set():
                     return _cancelled(definition)
@@ -157,7 +154,16 @@ class SubagentScope:
             finally:
                 self._slots.release()
         finally:
-            line.done(summary)
+            self.on_agent_thread(lambda: line.done(summary), None)
+
+    def on_agent_thread(self, draw: Any, cancel: threading.Event | None) -> Any:
+        """Drawing happens on the agent's thread; None when it no longer serves this subagent (Ctrl+C)."""
+        if self.parent is None:
+            return draw()
+        try:
+            return self.parent.thread.call(draw, cancel)
+        except CallCancelled:
+            return None
 
     def _run(
         self, definition: AgentDefinition, prompt: str, cancel: LinkedCancel, line: ProgressLine, label: str
@@ -203,12 +209,22 @@ class SubagentScope:
         figures += f", {usage.output_tokens:,} output tokens"
         log.info("subagent_done", agent=definition.name, rounds=result.rounds, output_tokens=usage.output_tokens)
         answer = result.text.strip() or "(the subagent ended without an answer)"
-        return ToolResult(f"{answer}\n\n[subagent {definition.name}: {figures}]"), f"done ({figures})"
+        return ToolResult(f"{answer}\n\n[subagent {definition.name}: {figures}]"), "done"
 
     def _add_usage(self, usage: Usage) -> None:
         if self.parent is not None:
             with self._usage_lock:
                 self.parent.usage.add(usage)
+
+
+class _NoLine:
+    """The line of a subagent that was cancelled before it was shown."""
+
+    def update(self, status: str) -> None:
+        """Nothing to show."""
+
+    def done(self, summary: str) -> None:
+        """Nothing to show."""
 
 
 def _cancelled(definition: AgentDefinition) -> ToolResult:
