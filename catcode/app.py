@@ -282,12 +282,12 @@ def _add_mcp(
 ) -> Any:
     """MCP servers: started in the background once the prompt is drawn (``Session.start_background``), or at the
     first request when there is no prompt; their tools join the registry as servers become ready."""
+    if not extensions.servers and not extensions.refused_servers:
+        return None
     from catcode.commands.extensions import register_mcp
     from catcode.mcp.hook import McpToolsHook
     from catcode.mcp.manager import McpManager
 
-    if not extensions.servers and not extensions.refused_servers:
-        return None
     manager = McpManager(extensions.servers, project_root=paths.project_root, log_dir=paths.logs.parent, notify=notify)
     hooks.on(HookEvent.PRE_LLM_REQUEST, McpToolsHook(manager, tools, notify))
     hooks.on(HookEvent.SESSION_END, lambda context: manager.stop())

@@ -71,6 +71,7 @@ SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
     ("startup: interactive prompt vs import anthropic", "bench_startup", "bench_startup"),
+    ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
     ("memory: injection per request vs re-reading files", "bench_memory", "bench_injection"),
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
     ("trust: git commit per write", "bench_trust", "bench_commit"),

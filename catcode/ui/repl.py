@@ -162,6 +162,7 @@ class Repl:
         self.prompt = prompt
         self.marker = prompt_marker()
         self._warm = warm
+        self._drawn_hooked = False
 
     def run(self) -> int:
         """Loop until Ctrl+D or /exit, then shut the session down; the exit code (always 0)."""
@@ -194,14 +195,21 @@ class Repl:
         return 0
 
     def _pre_run(self) -> None:
-        get_app().create_background_task(self._watch())
+        app = get_app()
+        app.create_background_task(self._watch())
+        if not self._drawn_hooked:  # the application is the same for every prompt: one handler is enough
+            self._drawn_hooked = True
+            app.after_render += self._drawn
+
+    def _drawn(self, app: object) -> None:
+        """The prompt is on screen: start what waits for it (MCP servers); later renders do nothing."""
+        self.conversation.session.start_background()
 
     async def _watch(self) -> None:
         """While the prompt waits: warm the SDK once (the prompt is drawn by now), print notices above it."""
         if self._warm:
             self._warm = False
             warm_up(self.conversation.session.provider)
-        self.conversation.session.start_background()  # MCP servers; only the first call starts anything
         notices = self.conversation.session.notices
         while True:
             await asyncio.sleep(NOTICE_POLL)

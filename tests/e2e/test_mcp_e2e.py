@@ -5,6 +5,7 @@ garbage. Every wait is on the screen or on the fake server's journal."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -135,4 +136,16 @@ def test_repl_stays_responsive_while_servers_hang_crash_or_write_garbage(
     cat.expect_text("Still here.")
     cat.prompt()
     assert "not json" not in cat.output  # the garbage went to the log, not the screen
+    assert cat.exit() == 0
+
+
+def test_the_sdk_is_loaded_only_after_the_prompt_is_drawn(spawn_catcode: Spawn, home_dir: Path) -> None:
+    settings = home_dir / ".cat-code" / "settings.yaml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(yaml.safe_dump({"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
+    cat = spawn_catcode(env={"PYTHONPROFILEIMPORTTIME": "1"})  # every import is reported on stderr (the pty)
+    cat.prompt()
+    assert re.search(r"\|\s+catcode\.mcp\.manager\s*$", cat.child.before, re.M)  # configured...
+    assert not re.search(r"\|\s+mcp\s*$", cat.child.before, re.M)  # ...but the SDK is not loaded yet
+    cat.expect(r"\|\s+mcp\s*\r?\n")  # it is, once the prompt is up
     assert cat.exit() == 0
