@@ -22,7 +22,7 @@ from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
 from catcode.memory.history import HistoryConfig
 from catcode.memory.models import MemoryConfig
 from catcode.subagents.settings import SubagentSettings
-from catcode.user_hooks import HooksSettings
+from catcode.user_hook_settings import HooksSettings
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Sonnet from the installed SDK's model list."""

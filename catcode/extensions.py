@@ -21,7 +21,7 @@ from catcode.errors import ConfigError
 from catcode.mcp.sources import ServerSources, ServerSpec, collect_servers
 from catcode.subagents.definitions import AgentDefinition, AgentSet, combine, discover_agents
 from catcode.tools.base import Permission, ToolRegistry
-from catcode.user_hooks import UserHook, hooks_from
+from catcode.user_hook_settings import UserHook, hooks_from
 
 
 @dataclass
