@@ -1,7 +1,10 @@
 """The agent loop: ``run_turn`` → ``query`` → ``execute_tools`` until the model ends its turn.
 
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
-ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange."""
+ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
+
+Longer than most modules: the loop, running tools (overlapping ones through ``catcode.tool_batch``) and repairing
+the history after an interrupt share the same state and invariant, so they stay together."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
-from catcode.tool_batch import AgentThread, CallCancelled
+from catcode.tool_batch import AgentThread, CallCancelled, neighbours
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
 
 log = get_logger(__name__)
@@ -174,7 +177,7 @@ class Agent:
         every call gets exactly one result, even when interrupted."""
         results: list[ToolResultBlock] = []
         try:
-            for concurrent, group in self._groups(calls):
+            for concurrent, group in neighbours(calls, self._concurrent):
                 outcomes = self._run_concurrently(group) if concurrent else [self._run_tool(group[0])]
                 results += [
                     ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error)
@@ -189,16 +192,9 @@ class Agent:
             raise
         return results
 
-    def _groups(self, calls: list[ToolUseBlock]) -> list[tuple[bool, list[ToolUseBlock]]]:
-        groups: list[tuple[bool, list[ToolUseBlock]]] = []
-        for call in calls:
-            tool = self.tools.get(call.name)
-            concurrent = tool is not None and tool.concurrent
-            if concurrent and groups and groups[-1][0]:
-                groups[-1][1].append(call)
-            else:
-                groups.append((concurrent, [call]))
-        return groups
+    def _concurrent(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is not None and tool.concurrent
 
     def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
         """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""

@@ -1,6 +1,8 @@
 """The composition root: builds and wires every object of a session. Nothing else constructs collaborators.
 
-``cli.py`` parses the command line and calls ``build_session``; the REPL and print mode only use what it returns."""
+``cli.py`` parses the command line and calls ``build_session``; the REPL and print mode only use what it returns.
+Longer than most modules on purpose: it is the one place where everything is wired (one ``_add_*`` function per
+optional part), and splitting it would make a second composition root."""
 
 from __future__ import annotations
 

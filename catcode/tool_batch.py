@@ -95,6 +95,19 @@ class AgentThread:
         return results
 
 
+def neighbours(items: list[T], together: Callable[[T], bool]) -> list[tuple[bool, list[T]]]:
+    """``items`` in order, in groups: each run of neighbours for which ``together`` holds is one group (flagged
+    True), every other item a group of its own (flagged False)."""
+    groups: list[tuple[bool, list[T]]] = []
+    for item in items:
+        joins = together(item)
+        if joins and groups and groups[-1][0]:
+            groups[-1][1].append(item)
+        else:
+            groups.append((joins, [item]))
+    return groups
+
+
 def _serve(fn: Callable[[], Any], reply: _Reply) -> None:
     try:
         reply.value = fn()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.tools.base import Permission
 
 
 def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
@@ -22,7 +23,7 @@ def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
         if server.state in (ServerState.READY, ServerState.STOPPED) or server.tool_names:
             for name in server.tool_names:
                 tool = tools.get(name) if tools is not None else None
-                kind = "read" if tool is not None and tool.permission.value == "read" else "asks"
+                kind = "read" if tool is not None and tool.permission is Permission.READ else "asks"
                 lines.append(f"  {name}  ({kind})")
             if not server.tool_names:
                 lines.append("  (no tools)")

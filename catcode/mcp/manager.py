@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from catcode import __version__
 from catcode.log import get_logger
 from catcode.mcp.sources import ServerSpec
+from catcode.mcp.transports import Transports
 from catcode.tools.base import ToolRegistry, ToolResult
 
 log = get_logger(__name__)
@@ -83,7 +82,7 @@ class McpManager:
         self._stopping = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed = threading.Condition()
-        self._errlogs: list[IO[str]] = []
+        self.transports = Transports(project_root, log_dir)
 
     # -- lifecycle (any thread) ---------------------------------------------------------------------------------
 
@@ -122,9 +121,7 @@ class McpManager:
         futures = [s.future for s in self.servers.values() if s.future is not None]
         concurrent.futures.wait(futures, timeout=timeout)
         loop.call_soon_threadsafe(loop.stop)
-        for errlog in self._errlogs:
-            with contextlib.suppress(OSError):
-                errlog.close()
+        self.transports.close()
 
     # -- tools (the agent's thread) -----------------------------------------------------------------------------
 
@@ -196,7 +193,7 @@ class McpManager:
         try:
             from mcp import Client, Implementation
 
-            transport = self._transport(server.spec)
+            transport = self.transports.open(server.spec)
             info = Implementation(name="catcode", version=__version__)
             async with Client(transport, client_info=info) as client:
                 listed = await _list_tools(client)
@@ -208,42 +205,14 @@ class McpManager:
                 await server.stop.wait()
         except asyncio.CancelledError:
             if not ready and not self._stopping:
-                self._fail(server, f"did not start within {timeout:g}s{self._stderr_hint(server)}")
+                self._fail(server, f"did not start within {timeout:g}s{self.transports.stderr_hint(server.spec)}")
         except BaseException as exc:  # ExceptionGroups from the SDK's task groups included
             log.warning("mcp_server_failed", server=server.name, error=repr(exc))
-            self._fail(server, describe_error(exc) + self._stderr_hint(server))
+            self._fail(server, describe_error(exc) + self.transports.stderr_hint(server.spec))
         finally:
             watchdog.cancel()
             if server.state is ServerState.READY:
                 self._set(server, ServerState.STOPPED)
-
-    def _transport(self, spec: ServerSpec) -> Any:
-        settings = spec.settings
-        if settings.transport == "http":
-            assert settings.url is not None
-            return _http_transport(settings.url, settings.headers)
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        assert settings.command is not None
-        params = StdioServerParameters(
-            command=settings.command, args=settings.args, env=settings.env or None, cwd=str(self.project_root)
-        )
-        return stdio_client(params, errlog=self._errlog(spec.name))
-
-    def _stderr_hint(self, server: McpServer) -> str:
-        if server.spec.settings.transport != "stdio":
-            return ""
-        return f"; its stderr is in {self.log_dir / f'mcp-{server.name}.log'}"
-
-    def _errlog(self, name: str) -> IO[str]:
-        """``logs/mcp-<name>.log`` (0600): the server's stderr is kept off the terminal."""
-        self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = self.log_dir / f"mcp-{name}.log"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        errlog = os.fdopen(fd, "a", encoding="utf-8")
-        self._errlogs.append(errlog)
-        return errlog
 
     # -- state ----------------------------------------------------------------------------------------------------
 
@@ -272,19 +241,6 @@ async def _list_tools(client: Any) -> list[Any]:
         if not cursor:
             break
     return tools
-
-
-@contextlib.asynccontextmanager
-async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
-    """Streamable HTTP with the configured headers (the SDK takes them through its HTTP client)."""
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
-        yield streams
 
 
 def _connection_lost(exc: BaseException) -> bool:

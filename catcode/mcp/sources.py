@@ -31,6 +31,7 @@ log = get_logger(__name__)
 
 MCP_JSON = ".mcp.json"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VARIABLE_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -45,11 +46,14 @@ class ServerSpec:
     declared: str = ""  # the entry as written (canonical JSON): its hash is the consent fingerprint
 
     def consent_item(self) -> ConsentItem:
-        """What the person is asked about for a project server."""
+        """What the person is asked about for a project server (naming the environment variables it reads: their
+        values may be sent to the server)."""
+        names = sorted(set(_VARIABLE_NAME.findall(self.declared))) if self.source.name == MCP_JSON else []
+        reads = f"; reads ${', $'.join(names)}" if names else ""
         return ConsentItem(
             kind="mcp",
             key=f"server {self.name}",
-            summary=f"MCP server {self.name} — {self.settings.describe()} ({self.source.name})",
+            summary=f"MCP server {self.name} — {self.settings.describe()} ({self.source.name}{reads})",
             content=f"{self.source.name}\n{self.declared}",
         )
 

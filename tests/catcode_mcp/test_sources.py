@@ -55,7 +55,7 @@ def test_user_settings_project_settings_and_mcp_json(tmp_path: Path) -> None:
     # user's server of the same name only once allowed.
     item = sources.project[2].consent_item()
     assert "${API_KEY}" in item.content and "k-123" not in item.content
-    assert item.summary == "MCP server api — http: http://127.0.0.1:9/mcp (.mcp.json)"
+    assert item.summary == "MCP server api — http: http://127.0.0.1:9/mcp (.mcp.json; reads $API_KEY, $API_URL)"
     assert [s.settings.command for s in sources.effective(set()) if s.name == "github"] == ["gh-mcp"]
     allowed = {sources.project[1].consent_item().id}
     assert [s.settings.command for s in sources.effective(allowed) if s.name == "github"] == ["npx"]
