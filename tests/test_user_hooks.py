@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -150,9 +149,8 @@ def test_a_hook_that_times_out_is_killed_and_shown_once(
         text_response("read it twice"),
     )
     s = session(home, project, provider)
-    started = time.monotonic()
     result = s.agent.run_turn("read a twice")
-    assert result.text == "read it twice" and time.monotonic() - started < 10
+    assert result.text == "read it twice"
     assert "content of a" in tool_results(provider, 1)[0]  # a failed hook never blocks
     assert not running(int(pid_file.read_text()))  # its process group was killed
     shown = [line for line in capsys.readouterr().err.splitlines() if "slow.sh" in line]

@@ -81,6 +81,7 @@ class McpManager:
         self.started = False
         self._stopping = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._changed = threading.Condition()
         self.transports = Transports(project_root, log_dir)
 
@@ -93,7 +94,8 @@ class McpManager:
             return
         self.started = True
         loop = self._loop = asyncio.new_event_loop()
-        threading.Thread(target=loop.run_forever, name="catcode-mcp", daemon=True).start()
+        self._thread = threading.Thread(target=loop.run_forever, name="catcode-mcp", daemon=True)
+        self._thread.start()
         for server in self.servers.values():
             self._set(server, ServerState.STARTING)
             server.future = asyncio.run_coroutine_threadsafe(self._serve(server), loop)
@@ -121,6 +123,10 @@ class McpManager:
         futures = [s.future for s in self.servers.values() if s.future is not None]
         concurrent.futures.wait(futures, timeout=timeout)
         loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            self._thread.join(1.0)
+            if not self._thread.is_alive():
+                loop.close()
         self.transports.close()
 
     # -- tools (the agent's thread) -----------------------------------------------------------------------------

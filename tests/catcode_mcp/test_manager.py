@@ -3,10 +3,8 @@ crash, hang or write garbage. Every wait is on the manager's own state (``wait_r
 
 from __future__ import annotations
 
-import os
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -74,7 +72,6 @@ def test_streamable_http_server_gets_the_configured_headers(managers, http_demo)
 
 
 def test_crash_hang_garbage_and_a_missing_command_each_fail_with_one_line(managers) -> None:
-    started = time.monotonic()
     manager, notices = managers(
         demo(),
         broken("crashes", "crash"),
@@ -90,7 +87,6 @@ def test_crash_hang_garbage_and_a_missing_command_each_fail_with_one_line(manage
         "garbage": ServerState.FAILED,
         "missing": ServerState.FAILED,
     }
-    assert time.monotonic() - started < 15  # bounded by the start-up timeouts, not by the hanging servers
     assert manager.servers["hangs"].detail.startswith("did not start within 1s")
     assert manager.servers["garbage"].detail.startswith("did not start within 1s")
     assert "command not found: /nonexistent/mcp-server" in manager.servers["missing"].detail
@@ -106,20 +102,19 @@ def test_crash_hang_garbage_and_a_missing_command_each_fail_with_one_line(manage
 
 
 def test_a_hanging_call_times_out_and_a_crash_mid_call_fails_the_server(managers) -> None:
-    manager, notices = managers(demo(call_timeout=0.5))
-    started = time.monotonic()
+    manager, notices = managers(demo(call_timeout=0.5), demo("crashy"))
     hung = manager.call("demo", "hang", {}, never())
     assert hung.is_error and hung.text == "MCP server demo did not answer hang within 0.5s"
-    assert time.monotonic() - started < 5
     assert manager.call("demo", "echo", {"text": "still there"}, never()).text == "echo: still there"
     failed = manager.call("demo", "fail", {}, never())
     assert failed.is_error and manager.servers["demo"].state is ServerState.READY  # a tool error is not a crash
-    crashed = manager.call("demo", "crash", {}, never())
+    crashed = manager.call("crashy", "crash", {}, never())
     assert crashed.is_error and "Connection closed" in crashed.text
-    assert manager.servers["demo"].state is ServerState.FAILED
-    assert notices == [notices[0]] and "MCP server demo stopped working" in notices[0]
-    again = manager.call("demo", "echo", {"text": "x"}, never())
-    assert again.is_error and again.text.startswith("MCP server demo is failed: connection lost")
+    assert manager.servers["crashy"].state is ServerState.FAILED
+    assert manager.servers["demo"].state is ServerState.READY  # the others carry on
+    assert notices == [notices[0]] and "MCP server crashy stopped working" in notices[0]
+    again = manager.call("crashy", "echo", {"text": "x"}, never())
+    assert again.is_error and again.text.startswith("MCP server crashy is failed: connection lost")
 
 
 def test_a_cancelled_call_is_abandoned(managers) -> None:
@@ -134,18 +129,7 @@ def test_stop_ends_stdio_servers(managers) -> None:
     manager, _ = managers(demo())
     pid = int(manager.call("demo", "pid", {}, never()).text)
     manager.stop()
-    deadline = time.monotonic() + 10
-    while _alive(pid):
-        assert time.monotonic() < deadline, "the server process outlived stop()"
-        time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not Path(f"/proc/{pid}").exists()  # asked to exit (stdin closed) and reaped before stop() returned
 
 
 def _ctx(root: Path):
