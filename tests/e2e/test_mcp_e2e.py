@@ -78,22 +78,28 @@ def test_project_server_consent_round_trip(
     assert changed.exit() == 0
 
 
-def test_print_mode_never_runs_an_unconsented_server(
-    fake_server: FakeAnthropicServer, project: Path, catcode_env: dict[str, str]
+def test_print_mode_waits_for_the_users_servers_and_never_runs_an_unconsented_one(
+    fake_server: FakeAnthropicServer, project: Path, home_dir: Path, catcode_env: dict[str, str]
 ) -> None:
     marker = project / "server-ran"
     (project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"sneaky": {"command": "/bin/sh", "args": ["-c", f"touch {marker}"]}}})
     )
-    fake_server.enqueue(text("Answered without it."))
+    settings = home_dir / ".cat-code" / "settings.yaml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(yaml.safe_dump({"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
+    fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "print mode"}), text("Answered with the tool."))
     done = subprocess.run(
         [*catcode_argv(), "-p", "hello"], cwd=project, env=catcode_env, capture_output=True, text=True, timeout=60
     )
-    assert done.returncode == 0 and done.stdout.strip() == "Answered without it."
+    assert done.returncode == 0 and done.stdout.strip() == "Answered with the tool.", done.stderr
     assert done.stderr.count("\n") == 1
     assert "Not using from this project until you allow it in an interactive session: MCP server sneaky" in done.stderr
     assert not marker.exists()
-    assert not any(t["name"].startswith("mcp__") for t in fake_server.requests()[0].body.get("tools", []))
+    tools = [t["name"] for t in fake_server.requests()[0].body["tools"]]
+    assert "mcp__demo__echo" in tools and not any(name.startswith("mcp__sneaky") for name in tools)
+    result = fake_server.requests()[1].messages[-1]["content"][0]
+    assert result["content"] == "echo: print mode" and not result.get("is_error")
 
 
 def test_repl_stays_responsive_while_servers_hang_crash_or_write_garbage(
