@@ -284,9 +284,11 @@ def _add_mcp(
 ) -> Any:
     """MCP servers: started in the background once the prompt is drawn (``Session.start_background``), or at the
     first request when there is no prompt; their tools join the registry as servers become ready."""
-    if not extensions.servers and not extensions.refused_servers:
-        return None
     from catcode.commands.extensions import register_mcp
+
+    if not extensions.servers and not extensions.refused_servers:
+        parts.register_commands.append(lambda registry: register_mcp(registry, None, []))
+        return None
     from catcode.mcp.hook import McpToolsHook
     from catcode.mcp.manager import McpManager
 

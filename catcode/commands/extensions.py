@@ -12,10 +12,11 @@ def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
     """One block per server: name, state, transport and source, then its tools with their permission."""
     from catcode.mcp.manager import ServerState
 
-    if tools is not None:
+    if manager is not None and tools is not None:
         manager.sync_tools(tools)
+    servers = manager.servers.values() if manager is not None else []
     lines: list[str] = []
-    for server in sorted(manager.servers.values(), key=lambda s: s.name):
+    for server in sorted(servers, key=lambda s: s.name):
         spec = server.spec
         where = "user settings" if spec.trusted else f"project {spec.source.name}"
         state = server.state.value + (f": {server.detail}" if server.detail else "")
