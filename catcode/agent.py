@@ -3,25 +3,31 @@
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
 ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
 
-(Over 250 lines: ``AgentEvents``, the UI's side of the loop, lives here with the loop it describes.)"""
+Longer than most modules: the loop, running tools (overlapping ones through ``catcode.tool_batch``) and repairing
+the history after an interrupt share the same state and invariant, so they stay together; ``AgentEvents``, the UI's
+side of the loop, lives here with the loop it describes."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from catcode.errors import ProviderError
+from catcode.errors import ProviderError, one_line
 from catcode.hooks import HookContext, HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
+from catcode.tool_batch import AgentThread, CallCancelled, neighbours
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
 
 log = get_logger(__name__)
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
+BLOCKED_PROMPT = "Not sent: a UserPromptSubmit hook blocked it"
 
 
 class AgentEvents:
@@ -104,6 +110,9 @@ class Agent:
         self.listeners: list[Callable[[Message], None]] = []  # told about every stored message (history.jsonl)
         # told when the conversation is swapped (compaction) or emptied (/clear), so the log can say so
         self.replace_listeners: list[Callable[[list[Message]], None]] = []
+        self.thread = AgentThread()  # runs overlapping tool calls; their prompts and screen output come back here
+        # What surrounds a batch of overlapping calls on this thread (the subagents' progress lines).
+        self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
         self._partial: list[str] = []
         self._streaming = False
 
@@ -112,9 +121,17 @@ class Agent:
     def run_turn(self, text: str) -> TurnResult:
         """Answer one user message, running tools until the model ends its turn."""
         result = TurnResult()
-        self.context.cancel.clear()
+        if self.context.cancel.is_set():
+            # A fresh flag rather than clear(): work cancelled in an earlier turn (a subagent still waiting for its
+            # reply) must stay cancelled.
+            self.context.cancel = threading.Event()
         self._repair_after_interrupt()  # a second Ctrl+C can land while the previous repair ran
-        created = self._add_user_text(text)
+        submitted = self.hooks.emit(HookContext(HookEvent.USER_PROMPT_SUBMIT, messages=self.messages, prompt=text))
+        if submitted.block is not None:
+            result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
+            return result
+        context = [m.text for m in submitted.appended if m.text.strip()]
+        created = self._add_user_text(text, context)
         start = len(self.messages) - 1
         try:
             while result.rounds < self.max_tool_rounds:
@@ -136,7 +153,7 @@ class Agent:
             if created and len(self.messages) - 1 == start:
                 self.messages.pop()  # nothing answered it; the person re-sends it with Up
             elif not created and len(self.messages) - 1 == start:
-                self.messages[start].content.pop()  # undo the merge, keep the earlier tool results
+                del self.messages[start].content[-1 - len(context) :]  # undo the merge, keep the tool results
         return result
 
     def query(self) -> ChatResponse:
@@ -167,12 +184,16 @@ class Agent:
         return response
 
     def execute_tools(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
-        """Run each call in order; every call gets exactly one result, even when interrupted."""
+        """Run each call in order (neighbouring calls of a ``concurrent`` tool together, on worker threads);
+        every call gets exactly one result, even when interrupted."""
         results: list[ToolResultBlock] = []
         try:
-            for call in calls:
-                outcome = self._run_tool(call)
-                results.append(ToolResultBlock(tool_use_id=call.id, content=outcome.text, is_error=outcome.is_error))
+            for concurrent, group in neighbours(calls, self._concurrent):
+                outcomes = self._run_concurrently(group) if concurrent else [self._run_tool(group[0])]
+                results += [
+                    ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error)
+                    for c, o in zip(group, outcomes, strict=True)
+                ]
         except KeyboardInterrupt:
             done = {r.tool_use_id for r in results}
             results += [
@@ -182,14 +203,30 @@ class Agent:
             raise
         return results
 
+    def _concurrent(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is not None and tool.concurrent
+
+    def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
+        """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""
+        try:
+            jobs = [lambda call=call: self._run_tool(call) for call in calls]
+            outcomes = self.thread.run_all(jobs, self.around_concurrent())
+        except KeyboardInterrupt:
+            self.context.cancel.set()  # the calls still running notice it and stop
+            raise
+        return [
+            o if isinstance(o, ToolResult) else ToolResult(f"Tool {c.name} failed: {one_line(o)}", is_error=True)
+            for c, o in zip(calls, outcomes, strict=True)
+        ]
+
     # -- one tool call ----------------------------------------------------------------------------------------
 
     def _run_tool(self, call: ToolUseBlock) -> ToolResult:
         result = self._decide_and_run(call)
         if not result.text:
             result = ToolResult("(no output)", result.is_error)
-        self.events.on_tool_end(call, result)
-        self.hooks.emit(
+        feedback = self.hooks.emit(
             HookContext(
                 HookEvent.POST_TOOL_USE,
                 messages=self.messages,
@@ -197,8 +234,16 @@ class Agent:
                 tool_input=call.input,
                 tool_result=result,
             )
-        )
+        ).block
+        if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
+            result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error)
+        self._tell(lambda: self.events.on_tool_end(call, result))
         return result
+
+    def _tell(self, event: Callable[[], None]) -> None:
+        """Screen output happens on this thread, also for calls running on a worker (dropped once interrupted)."""
+        with contextlib.suppress(CallCancelled):
+            self.thread.call(event, self.context.cancel)
 
     def _decide_and_run(self, call: ToolUseBlock) -> ToolResult:
         tool = self.tools.get(call.name)
@@ -217,12 +262,13 @@ class Agent:
         if verdict is Verdict.DENY:
             return ToolResult(f"Permission denied: {reason}.", True)
         if verdict is Verdict.ASK:
-            decision = self.approver.ask(ApprovalRequest(tool, call.input, self._preview(tool, args)))
+            request = ApprovalRequest(tool, call.input, self._preview(tool, args))
+            decision = self.thread.call(lambda: self.approver.ask(request), self.context.cancel)
             if not decision.allowed:
                 why = f" Reason: {decision.reason}" if decision.reason else ""
                 return ToolResult(f"The user declined to run {call.name}.{why}", True)
             self.policy.remember(tool, decision)
-        self.events.on_tool_start(call)
+        self._tell(lambda: self.events.on_tool_start(call))
         return self.tools.execute(tool, args, self.context)
 
     def _preview(self, tool: Any, args: Any) -> str | None:
@@ -240,16 +286,18 @@ class Agent:
         self._partial.append(text)
         self.events.on_text(text)
 
-    def _add_user_text(self, text: str) -> bool:
-        """Store the person's text; True when it is a new message, False when merged into the last one."""
+    def _add_user_text(self, text: str, context: list[str]) -> bool:
+        """Store the person's text (and what hooks added to it); True when it is a new message, False when merged
+        into the last one."""
+        message = Message(role=Role.USER, content=[TextBlock(text=t) for t in (text, *context)])
         last = self.messages[-1] if self.messages else None
         if last is not None and last.role is Role.USER:
             # A turn that ended on tool results (round limit, provider failure): the new text joins that message
             # so roles keep alternating.
-            last.content.append(TextBlock(text=text))
-            self._notify(Message.user(text))
+            last.content.extend(message.content)
+            self._notify(message)
             return False
-        self._store(Message.user(text))
+        self._store(message)
         return True
 
     def _repair_after_interrupt(self) -> None:

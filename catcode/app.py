@@ -1,11 +1,14 @@
 """The composition root: builds and wires every object of a session. Nothing else constructs collaborators.
 
-``cli.py`` parses the command line and calls ``build_session``; the REPL and print mode only use what it returns."""
+``cli.py`` parses the command line and calls ``build_session``; the REPL and print mode only use what it returns.
+Longer than most modules on purpose: it is the one place where everything is wired (one ``_add_*`` function per
+optional part), and splitting it would make a second composition root."""
 
 from __future__ import annotations
 
 import os
 import queue
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,6 +71,16 @@ class Session:
     extras: dict[str, Any] = field(default_factory=dict)  # optional services by name (memory, skills...)
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
     exit_steps: list[Callable[[Callable[[str], None]], None]] = field(default_factory=list)
+    background_starts: list[Callable[[], None]] = field(default_factory=list)  # once the prompt is drawn
+
+    def start_background(self) -> None:
+        """Start what waits for the prompt to be drawn (MCP servers); later calls do nothing."""
+        starts, self.background_starts = self.background_starts, []
+        for start in starts:
+            try:
+                start()
+            except Exception:
+                log.warning("background_start_failed", exc_info=True)
 
     def end(self) -> None:
         """Run SESSION_END hooks (they never raise)."""
@@ -104,11 +117,14 @@ def build_session(
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
-    ``ask_consent`` asks the person about what the project brings that needs consent (its skills); None asks
-    nobody (print mode, piped input): only what was allowed before is used. ``cwd`` (default: the process's)
-    decides which project instruction files are read."""
+    ``ask_consent`` asks the person about what the project brings that needs consent (its skills, MCP servers,
+    hooks, subagents with write tools); None asks nobody (print mode, piped input): only what was allowed before
+    is used, and one line says what was left out. ``cwd`` (default: the process's) decides which project
+    instruction files are read."""
+    from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
+    from catcode.extensions import gather
     from catcode.tokens import TokenCounter, estimate_request_overhead
     from catcode.tools.builtin import builtin_tools
 
@@ -120,17 +136,34 @@ def build_session(
     memory = recall = skill_set = None
     if settings.memory.enabled:
         memory, recall = _add_memory(settings, paths, provider, hooks, tools, parts, env)
+    notify = parts.notices.put if ask_consent is not None else _stderr_line
     if settings.skills_enabled:
-        skill_set = _add_skills(paths, hooks, tools, parts, ask_consent)
+        skill_set = _add_skills(paths, hooks, tools, parts, ask_consent, notify)
+    extensions = gather(paths, tools, ask_consent, notify, env, subagents=settings.subagents.enabled)
+    session_id = memory.session_id if memory is not None else uuid.uuid4().hex[:12]
+    user_hooks = _add_user_hooks(extensions, paths, hooks, session_id, notify)
+    mcp = _add_mcp(extensions, paths, hooks, tools, parts, notify)
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
     context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
     context.output = events.on_tool_output if events is not None else None
+    scope = None
+    if settings.subagents.enabled:
+        scope = _add_subagents(extensions, settings, provider, tools, policy, approver, context, events, user_hooks)
+        parts.register_commands.append(
+            lambda registry: register_agents(registry, extensions.agents, extensions.refused_agents)
+        )
     system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts)
     overhead = estimate_request_overhead(system, tools.specs())
-    compactor = Compactor(provider, settings.compact, flush=memory.flush if memory else None, system_tokens=overhead)
+    compactor = Compactor(
+        provider,
+        settings.compact,
+        flush=memory.flush if memory else None,
+        system_tokens=overhead,
+        before=lambda trigger: hooks.emit(HookContext(HookEvent.PRE_COMPACT, trigger=trigger)),
+    )
     parts.register_commands.append(lambda registry: register_compact(registry, compactor))
     agent = Agent(
         provider,
@@ -147,12 +180,26 @@ def build_session(
         events=events,
     )
     session = Session(settings, paths, provider, hooks, tools, policy, agent, context, notices=parts.notices)
-    session.session_id = memory.session_id if memory is not None else uuid.uuid4().hex[:12]
+    session.session_id = session_id
     session.extras.update(
-        register_commands=parts.register_commands, memory=memory, recall=recall, skills=skill_set, compactor=compactor
+        register_commands=parts.register_commands,
+        memory=memory,
+        recall=recall,
+        skills=skill_set,
+        compactor=compactor,
+        mcp=mcp,
+        subagents=scope,
+        extensions=extensions,
     )
     session.extras["reload_instructions"] = lambda: setattr(agent, "system_prompt", rebuild_system())
     _add_resume(session, memory)
+    if scope is not None:
+        scope.parent = agent
+        agent.around_concurrent = scope.progress.shown
+        # First of all exit steps: no subagent may still act while memory is captured (they are never recorded).
+        session.exit_steps.append(lambda say: scope.cancel())
+    if mcp is not None:
+        session.background_starts.append(mcp.start)
     if memory is not None:
         memory.attach(session, interactive=interactive)
     if recall is not None:
@@ -239,15 +286,21 @@ def _add_memory(
 
 
 def _add_skills(
-    paths: Paths, hooks: HookManager, tools: ToolRegistry, parts: _Parts, ask_consent: Asker | None
+    paths: Paths,
+    hooks: HookManager,
+    tools: ToolRegistry,
+    parts: _Parts,
+    ask_consent: Asker | None,
+    notify: Callable[[str], None],
 ) -> Any:
     """Discovered skills: index hook (after memory's, for a stable order), load_skill, readable skill folders.
-    Project skills are used only with the person's consent (``consented_skills``)."""
+    Project skills are used only with the person's consent (``consented_skills``); ``notify`` says what was left
+    out."""
     from catcode.commands.misc import register_skills
     from catcode.project_trust import consented_skills
     from catcode.skills import SkillsIndexHook, discover_skills, load_skill_tool
 
-    admit = consented_skills(paths.home, paths.project_root, ask_consent, parts.notices.put)
+    admit = consented_skills(paths.home, paths.project_root, ask_consent, notify)
     skill_set = discover_skills(paths.home, paths.project_root, admit=admit)
     for warning in skill_set.warnings:
         parts.notices.put(warning)
@@ -257,3 +310,87 @@ def _add_skills(
         parts.read_only_dirs.extend(skill_set.folders())
     parts.register_commands.append(lambda registry: register_skills(registry, skill_set))
     return skill_set
+
+
+def _stderr_line(line: str) -> None:
+    """Print mode and piped input: a notice goes to stderr, off the answer on stdout."""
+    sys.stderr.write(f"catcode: {line}\n")
+
+
+def _add_user_hooks(
+    extensions: Any, paths: Paths, hooks: HookManager, session_id: str, notify: Callable[[str], None]
+) -> Any:
+    """The user's hooks and the allowed project hooks, through the hook manager (after memory's and skills'
+    handlers: the SessionStart context comes last in each request, for a stable cached prefix)."""
+    from catcode.user_hooks import UserHooks
+
+    if not extensions.hooks:
+        return None
+    user_hooks = UserHooks(extensions.hooks, paths.project_root, session_id, notify)
+    user_hooks.register(hooks)
+    return user_hooks
+
+
+def _add_mcp(
+    extensions: Any,
+    paths: Paths,
+    hooks: HookManager,
+    tools: ToolRegistry,
+    parts: _Parts,
+    notify: Callable[[str], None],
+) -> Any:
+    """MCP servers: started in the background once the prompt is drawn (``Session.start_background``), or at the
+    first request when there is no prompt; their tools join the registry as servers become ready."""
+    from catcode.commands.extensions import register_mcp
+
+    if not extensions.servers and not extensions.refused_servers:
+        parts.register_commands.append(lambda registry: register_mcp(registry, None, []))
+        return None
+    from catcode.mcp.hook import McpToolsHook
+    from catcode.mcp.manager import McpManager
+
+    manager = McpManager(extensions.servers, project_root=paths.project_root, log_dir=paths.logs.parent, notify=notify)
+    hooks.on(HookEvent.PRE_LLM_REQUEST, McpToolsHook(manager, tools, notify))
+    hooks.on(HookEvent.SESSION_END, lambda context: manager.stop())
+    parts.register_commands.append(lambda registry: register_mcp(registry, manager, extensions.refused_servers))
+    return manager
+
+
+def _add_subagents(
+    extensions: Any,
+    settings: Settings,
+    provider: LLMProvider,
+    tools: ToolRegistry,
+    policy: PermissionPolicy,
+    approver: Approver,
+    context: ToolContext,
+    events: AgentEvents | None,
+    user_hooks: Any,
+) -> Any:
+    """The task tool and its scope; progress lines live on the terminal when there is one."""
+    from catcode.subagents.progress import LiveProgress, PlainProgress
+    from catcode.subagents.runner import SubagentScope
+    from catcode.subagents.task_tool import task_tool
+
+    console = getattr(events, "console", None)
+    if console is not None and console.is_terminal:
+        progress: Any = LiveProgress(console)
+    elif console is not None:
+        progress = PlainProgress(lambda line: console.print(line, markup=False, highlight=False))
+    else:
+        progress = PlainProgress(_stderr_line)
+    scope = SubagentScope(
+        provider=provider,
+        tools=tools,
+        policy=policy,
+        approver=approver,
+        context=context,
+        agents=extensions.agents,
+        settings=settings.subagents,
+        progress=progress,
+        max_tokens=settings.max_tokens,
+        tool_hooks=user_hooks.register_tool_hooks if user_hooks is not None else None,
+        say=(lambda line: console.print(line, markup=False, highlight=False)) if console is not None else None,
+    )
+    tools.register(task_tool(scope, extensions.agents))
+    return scope

@@ -15,14 +15,15 @@ import typer
 
 from catcode import __version__
 from catcode.config_cli import config_app
-from catcode.launch import guarded, start, state
+from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
-from catcode.memory_cli import fail, memory_app
+from catcode.mcp.cli import mcp_app
+from catcode.memory_cli import memory_app
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
-SUBCOMMANDS = {"memory", "config"}
+SUBCOMMANDS = {"memory", "config", "mcp"}
 VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format"}
 SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
 PROMPT_OPTION = "--prompt-text"
@@ -48,6 +49,7 @@ app = typer.Typer(
 )
 app.add_typer(memory_app, name="memory")
 app.add_typer(config_app, name="config")
+app.add_typer(mcp_app, name="mcp")
 
 
 @app.callback(invoke_without_command=True)

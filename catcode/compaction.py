@@ -154,11 +154,13 @@ class Compactor:
         *,
         flush: Callable[[list[Message]], None] | None = None,
         system_tokens: int = 0,
+        before: Callable[[str], None] | None = None,
     ) -> None:
         self.provider = provider
         self.config = config
         self.system_tokens = system_tokens
         self._flush = flush
+        self._before = before  # told "auto" or "manual" before a compaction starts (PreCompact hooks)
 
     @property
     def budget(self) -> int:
@@ -171,6 +173,7 @@ class Compactor:
         before = counter.count(messages)
         if before <= self.budget:
             return None
+        self._announce("auto")
         result = self._compact(messages, before, before - estimate_messages_tokens(messages), None, force=False)
         if len(result.messages) == len(messages) and all(map(operator.is_, result.messages, messages)):
             log.warning("compaction.nothing_to_remove", tokens=before, budget=self.budget)
@@ -183,7 +186,16 @@ class Compactor:
         """Compact regardless of the budget (``/compact [focus]``): at least one summary round when there
         are turns before the latest one; ``focus`` is passed to the summariser."""
         before = counter.count(messages) if counter else self.system_tokens + estimate_messages_tokens(messages)
+        self._announce("manual")
         return self._compact(messages, before, before - estimate_messages_tokens(messages), focus, force=True)
+
+    def _announce(self, trigger: str) -> None:
+        if self._before is None:
+            return
+        try:
+            self._before(trigger)
+        except Exception:
+            log.warning("compaction.before_failed", trigger=trigger, exc_info=True)
 
     def _compact(
         self, messages: list[Message], before: int, overhead: int, focus: str | None, *, force: bool

@@ -19,15 +19,18 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
+from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
 from catcode.memory.pipeline.history import HistoryConfig
 from catcode.memory.store.models import MemoryConfig
+from catcode.subagents.settings import SubagentSettings
+from catcode.user_hook_settings import HooksSettings
 
 if TYPE_CHECKING:
     from catcode.consent import Asker
@@ -103,6 +106,14 @@ class Settings(Section):
     sessions; false keeps them in memory for this session only."""
     ui: UiSettings = Field(default_factory=UiSettings)
     """Terminal settings."""
+    mcp_servers: dict[Annotated[str, StringConstraints(pattern=SERVER_NAME_PATTERN)], McpServerSettings] = Field(
+        default_factory=dict
+    )
+    """MCP servers by name; their tools are offered as ``mcp__<name>__<tool>``. Project ones need your consent."""
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
+    subagents: SubagentSettings = Field(default_factory=SubagentSettings)
+    """The ``task`` tool's subagents (see ``SubagentSettings``)."""
 
 
 ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -208,6 +219,16 @@ class Paths:
         return self.project_memory / "facts.db"
 
 
+def project_settings_files(project_root: Path) -> list[Path]:
+    """The project's settings files, lowest layer first (they are not trusted: see ``catcode.consent``)."""
+    return [project_root / ".cat-code" / name for name in ("settings.yaml", "settings.local.yaml")]
+
+
+def read_settings_file(path: Path) -> dict[str, Any]:
+    """One settings file's raw mapping ({} when it does not exist); ``ConfigError`` when it cannot be read."""
+    return _read_yaml(path)
+
+
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -251,12 +272,11 @@ def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     data[path[-1]] = value
 
 
-def _has(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+def _has(data: Any, loc: tuple[Any, ...]) -> bool:
     for part in loc:
-        if isinstance(data, list) and isinstance(part, int):
-            return True  # lists add up across layers: the layer that has the list is the one to name
-        if not isinstance(data, dict) or part not in data:
-            return False
+        if not (isinstance(data, dict) and part in data):
+            # Lists add up across layers: the layer that has the list is the one to name (e.g. hooks.PreToolUse.0).
+            return isinstance(data, list) and isinstance(part, int)
         data = data[part]
     return True
 

@@ -25,6 +25,8 @@ class HookEvent(StrEnum):
     POST_TOOL_USE = "post_tool_use"
     SESSION_START = "session_start"
     SESSION_END = "session_end"
+    USER_PROMPT_SUBMIT = "user_prompt_submit"  # before the person's text is stored; may add context or block it
+    PRE_COMPACT = "pre_compact"  # before the conversation is compacted (``trigger``: auto or manual)
 
 
 @dataclass
@@ -37,6 +39,8 @@ class HookContext:
     tool_input: dict[str, Any] = field(default_factory=dict)
     tool_result: Any = None  # a ToolResult on POST_TOOL_USE
     response: Any = None  # a ChatResponse on POST_LLM_RESPONSE
+    prompt: str = ""  # the person's text on USER_PROMPT_SUBMIT
+    trigger: str = ""  # "auto" or "manual" on PRE_COMPACT
 
 
 class Continue:
@@ -51,14 +55,17 @@ CONTINUE = Continue()
 
 @dataclass(frozen=True)
 class AppendMessages:
-    """Add these (system) messages to this one request only; they are never stored in the history."""
+    """PRE_LLM_REQUEST: add these (system) messages to this one request only; they are never stored in the
+    history. USER_PROMPT_SUBMIT: their text is added to the person's message as context."""
 
     messages: list[Message]
 
 
 @dataclass(frozen=True)
 class Block:
-    """PRE_TOOL_USE only: do not run the tool; ``reason`` goes back to the model as an error result."""
+    """PRE_TOOL_USE: do not run the tool; ``reason`` goes back to the model as an error result.
+    POST_TOOL_USE: the tool ran; ``reason`` is added to its result for the model.
+    USER_PROMPT_SUBMIT: the text is not sent; ``reason`` is shown to the person."""
 
     reason: str
 

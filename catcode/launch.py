@@ -45,6 +45,12 @@ def load(
     return settings, paths
 
 
+def fail(message: str, code: int) -> NoReturn:
+    """One readable line on stderr, then exit with ``code`` (for the ``catcode memory|config|mcp`` commands)."""
+    sys.stderr.write(f"catcode: {message}\n")
+    raise SystemExit(code)
+
+
 def _say(line: str) -> None:
     sys.stderr.write(f"catcode: {line}\n")
 

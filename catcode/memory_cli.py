@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from catcode.launch import load, state
+from catcode.launch import fail, load, state
 from catcode.log import get_logger
 
 log = get_logger(__name__)
@@ -21,11 +21,6 @@ memory_app = typer.Typer(
     name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
 )
 
-
-def fail(message: str, code: int) -> None:
-    """One readable line on stderr, then exit with ``code``."""
-    typer.echo(f"catcode: {message}", err=True)
-    raise typer.Exit(code)
 
 
 @contextmanager

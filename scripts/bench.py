@@ -72,6 +72,7 @@ SECTIONS = [
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
     ("startup: interactive prompt vs import anthropic", "bench_startup", "bench_startup"),
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
+    ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
     ("memory: injection per request vs re-reading files", "bench_memory", "bench_injection"),
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
     ("trust: git commit per write", "bench_trust", "bench_commit"),

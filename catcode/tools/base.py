@@ -63,12 +63,14 @@ class Tool:
     permission: Permission = Permission.READ
     preview: PreviewFunction | None = None  # what would change (a unified diff) for the approval prompt
     key_arg: str | None = None  # the argument shown when the call is rendered compactly
+    schema: dict[str, Any] | None = None  # the input JSON schema when it does not come from input_model (MCP tools)
+    concurrent: bool = False  # several calls in one reply may run at the same time (the task tool)
     _spec: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def spec(self) -> dict[str, Any]:
         """The Messages API description of this tool (built once: it is sent with every request)."""
         if self._spec is None:
-            schema = self.input_model.model_json_schema()
+            schema = dict(self.schema) if self.schema is not None else self.input_model.model_json_schema()
             schema.pop("title", None)
             self._spec = {"name": self.name, "description": self.description, "input_schema": schema}
         return self._spec

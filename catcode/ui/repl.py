@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.text import Text
 
 from catcode import __version__
+from catcode.consent import terminal_asker
 from catcode.log import get_logger
 from catcode.startup import resume_gc
 from catcode.ui.approval import TerminalApprover, ask_yes_no
@@ -60,6 +61,7 @@ class Repl:
         self.prompt = prompt
         self.marker = prompt_marker()
         self._warm = warm
+        self._drawn_hooked = False
 
     def run(self, first_message: str | None = None, resume: str | None = None) -> int:
         """Take up an earlier session (``resume``: ``"continue"``, ``""`` to pick, or an id), answer
@@ -101,7 +103,15 @@ class Repl:
         return 0
 
     def _pre_run(self) -> None:
-        get_app().create_background_task(self._watch())
+        app = get_app()
+        app.create_background_task(self._watch())
+        if not self._drawn_hooked:  # the application is the same for every prompt: one handler is enough
+            self._drawn_hooked = True
+            app.after_render += self._drawn
+
+    def _drawn(self, app: object) -> None:
+        """The prompt is on screen: start what waits for it (MCP servers); later renders do nothing."""
+        self.conversation.session.start_background()
 
     async def _watch(self) -> None:
         """While the prompt waits: warm the SDK once (the prompt is drawn by now), print notices above it."""
@@ -147,8 +157,13 @@ def run_interactive(
         return save_allow_rules(rules, home=paths.home, project_root=paths.project_root, env=environment)
 
     approver = TerminalApprover(console, answers, save=save)
+
+    def show(text: str) -> None:
+        console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
+
+    asker = ask_consent or terminal_asker(answers, show)
     session = build_session(
-        settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent
+        settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=asker
     )
     events.tools = session.tools
     registry = build_registry(session)

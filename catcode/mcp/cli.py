@@ -1,0 +1,41 @@
+"""``catcode mcp ...``: ``catcode mcp serve [--allow-writes]`` serves this project's memory over MCP on stdio.
+
+stdout carries the protocol only: a failure is one line on stderr (exit 1), details in the log."""
+
+from __future__ import annotations
+
+import typer
+
+from catcode.log import get_logger
+
+log = get_logger(__name__)
+
+mcp_app = typer.Typer(
+    name="mcp", help="catcode and MCP: serve this project's memory to MCP clients.", no_args_is_help=True
+)
+
+
+@mcp_app.command("serve")
+def serve(
+    allow_writes: bool = typer.Option(
+        False, "--allow-writes", help="Also offer memory_write and memory_forget (each change is a revertible commit)."
+    ),
+) -> None:
+    """Serve memory over MCP on stdin/stdout: memory_search, memory_read, memory_list (and writes if allowed).
+
+    For Claude Code: claude mcp add catcode-memory -- catcode mcp serve"""
+    from catcode.errors import CatcodeError
+    from catcode.launch import fail, load, state
+    from catcode.mcp.serve import serve as run
+    from catcode.memory.runtime import MemoryRuntime
+
+    try:
+        settings, paths = load()
+        run(MemoryRuntime(settings, paths), allow_writes=allow_writes)
+    except CatcodeError as exc:
+        fail(str(exc), 1)
+    except Exception as exc:
+        if state["debug"]:
+            raise
+        log.exception("mcp_serve_failed")
+        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)

@@ -1,0 +1,69 @@
+"""``Transports``: how the client reaches one server — a stdio subprocess (in the project root, its stderr in
+``logs/mcp-<name>.log``, 0600, never on the terminal) or streamable HTTP with the configured headers."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import IO, Any
+
+from catcode.mcp.sources import ServerSpec
+
+
+class Transports:
+    """Opens transports for the SDK's ``Client`` and keeps the stderr logs they write to."""
+
+    def __init__(self, project_root: Path, log_dir: Path) -> None:
+        self.project_root, self.log_dir = project_root, log_dir
+        self._errlogs: list[IO[str]] = []
+
+    def open(self, spec: ServerSpec) -> Any:
+        """The transport (an async context manager yielding the SDK's streams) for ``spec``."""
+        settings = spec.settings
+        if settings.transport == "http":
+            assert settings.url is not None
+            return _http_transport(settings.url, settings.headers)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        assert settings.command is not None
+        params = StdioServerParameters(
+            command=settings.command, args=settings.args, env=settings.env or None, cwd=str(self.project_root)
+        )
+        return stdio_client(params, errlog=self._errlog(spec.name))
+
+    def log_path(self, name: str) -> Path:
+        """Where a stdio server's stderr goes."""
+        return self.log_dir / f"mcp-{name}.log"
+
+    def stderr_hint(self, spec: ServerSpec) -> str:
+        """``; its stderr is in ...`` for a stdio server's failure line, else ""."""
+        return f"; its stderr is in {self.log_path(spec.name)}" if spec.settings.transport == "stdio" else ""
+
+    def close(self) -> None:
+        """Close the stderr logs."""
+        for errlog in self._errlogs:
+            with contextlib.suppress(OSError):
+                errlog.close()
+
+    def _errlog(self, name: str) -> IO[str]:
+        self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.log_path(name), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        errlog = os.fdopen(fd, "a", encoding="utf-8")
+        self._errlogs.append(errlog)
+        return errlog
+
+
+@contextlib.asynccontextmanager
+async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    """Streamable HTTP with the configured headers (the SDK takes them through its HTTP client)."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
