@@ -17,8 +17,9 @@ ranking is plain BM25 over every match. scripts/bench_retrieval.py measures what
 typed; after the words, substrings (trigram table) fill up the list — partial identifiers such as ``UserServ``,
 CJK words inside longer runs — and a query under 3 characters falls back to a bounded LIKE scan.
 
-**Snippets.** A hit's snippet is its source's best fact: the one ranked first by ``bm25()`` over the source's
-facts, or the fact the substring matched."""
+**Snippets.** A hit's snippet is its source's best fact: the one holding most of the query's terms (shortest
+first; ``ParsedQuery.fact_score``), or the fact the substring matched. Picked in Python among the source's facts:
+a ``bm25()`` query per hit would read the whole posting list of every common word again."""
 
 from __future__ import annotations
 
@@ -29,7 +30,15 @@ from catcode.memory.recall.facts_schema import Hit
 from catcode.memory.recall.fts_query import like_pattern, make_snippet
 from catcode.memory.recall.query import ParsedQuery
 
-__all__ = ["CONTEXT_WEIGHT", "LIKE_SCAN_ROWS", "RANK_BUDGET", "SUBSTRING_WINDOW", "TITLE_WEIGHT", "search_facts"]
+__all__ = [
+    "CONTEXT_WEIGHT",
+    "LIKE_SCAN_ROWS",
+    "RANK_BUDGET",
+    "SUBSTRING_WINDOW",
+    "TITLE_WEIGHT",
+    "rank_documents",
+    "search_facts",
+]
 
 RANK_BUDGET = 2_000
 """At most this many documents are BM25-ranked per query (about 2 ms)."""
@@ -60,11 +69,7 @@ WHERE f.id < (SELECT coalesce(min(id), 0) FROM facts) + :rows AND f.text LIKE :p
 ORDER BY f.id LIMIT :limit
 """
 _SOURCE_SQL = "SELECT id, source_id, kind, date, scope, label FROM sources WHERE id IN ({marks})"
-_BEST_FACT_SQL = """
-SELECT f.text FROM facts_word w JOIN facts f ON f.id = w.rowid
-WHERE facts_word MATCH ? AND w.rowid BETWEEN ? AND ? ORDER BY rank LIMIT 1
-"""
-_FACT_RANGE_SQL = "SELECT min(id), max(id) FROM facts WHERE source_id = ?"
+_FACTS_SQL = "SELECT text FROM facts WHERE source_id = ? ORDER BY id LIMIT 200"
 
 
 def _count(conn: sqlite3.Connection, expr: str, cap: int) -> int:
@@ -73,24 +78,25 @@ def _count(conn: sqlite3.Connection, expr: str, cap: int) -> int:
 
 
 def rank_documents(
-    conn: sqlite3.Connection, parsed: ParsedQuery, limit: int, session: str = ""
+    conn: sqlite3.Connection, parsed: ParsedQuery, limit: int, session: str = "", budget: int = RANK_BUDGET
 ) -> list[tuple[int, float]]:
-    """``(source id, BM25 score)`` of the best ``limit`` documents for the query's terms, within the budget."""
+    """``(source id, BM25 score)`` of the best ``limit`` documents for the query's terms, ranking at most
+    ``budget`` documents (scripts/bench_facts.py compares it with an unbounded budget)."""
     terms = parsed.quoted_terms
     if not terms:
         return []
     expr, floor = " OR ".join(terms), 0
-    if _count(conn, expr, RANK_BUDGET + 1) > RANK_BUDGET:
-        counted = sorted((_count(conn, term, RANK_BUDGET + 1), term) for term in terms)
+    if _count(conn, expr, budget + 1) > budget:
+        counted = sorted((_count(conn, term, budget + 1), term) for term in terms)
         chosen, total = [], 0
         for matches, term in counted:
-            if matches and total + matches <= RANK_BUDGET:
+            if matches and total + matches <= budget:
                 chosen.append(term)
                 total += matches
         if chosen:
             expr = " OR ".join(chosen)
-        else:  # common words only: rank the newest RANK_BUDGET documents that match
-            row = conn.execute(_NEWEST_SQL, (expr, RANK_BUDGET - 1)).fetchone()
+        else:  # common words only: rank the newest `budget` documents that match
+            row = conn.execute(_NEWEST_SQL, (expr, budget - 1)).fetchone()
             floor = row[0] if row else 0
     sql = _RANK_SQL.format(exclude=_NOT_SESSION if session else "")
     params = {"expr": expr, "floor": floor, "limit": limit, "session": session}
@@ -135,22 +141,12 @@ def _hits(conn: sqlite3.Connection, parsed: ParsedQuery, found: dict[int, tuple[
     if not found:
         return []
     rows = {r[0]: r[1:] for r in conn.execute(_SOURCE_SQL.format(marks=",".join("?" * len(found))), [*found])}
-    needles, expr = parsed.needles(), parsed.word_expr()
+    needles = parsed.needles()
     hits = []
     for doc, (score, fact) in found.items():
         source_id, kind, date, scope, label = rows[doc]
-        text = fact if fact is not None else _best_fact(conn, source_id, expr)
-        hits.append(Hit(source_id, kind, date, make_snippet(text, needles), score, scope, label))
+        if fact is None:
+            facts = [text for (text,) in conn.execute(_FACTS_SQL, (source_id,))]
+            fact = max(facts, key=parsed.fact_score, default="")  # the first of equals: facts are in text order
+        hits.append(Hit(source_id, kind, date, make_snippet(fact, needles), score, scope, label))
     return hits
-
-
-def _best_fact(conn: sqlite3.Connection, source_id: str, expr: str | None) -> str:
-    """The fact of ``source_id`` that BM25 ranks first for ``expr`` (its first fact when none matches: the
-    source matched by its title or its context)."""
-    low, high = conn.execute(_FACT_RANGE_SQL, (source_id,)).fetchone()
-    if low is None:
-        return ""
-    row = conn.execute(_BEST_FACT_SQL, (expr, low, high)).fetchone() if expr else None
-    if row is None:  # a source's facts have consecutive ids in the order of its text: the lowest is its first
-        row = conn.execute("SELECT text FROM facts WHERE id = ?", (low,)).fetchone()
-    return row[0]

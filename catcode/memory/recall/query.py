@@ -121,6 +121,21 @@ class ParsedQuery:
         """Chunks under 3 characters: only a bounded LIKE scan can find them inside longer words."""
         return [c for c in self.chunks if len(c) < 3]
 
+    def fact_score(self, text: str) -> tuple[int, int]:
+        """How well a fact answers the query, to pick a hit's snippet among its source's facts: how many terms it
+        holds (a word counts when a word of the fact starts with its first letters, so "painted" finds
+        "painting" as the stemmer would), then shorter first."""
+        words = _WORD.findall(text.lower())
+        joined, starts = " ".join(words), set(words)
+        held = 0
+        for term in self.terms:
+            if " " in term or CJK_RUN.search(term):
+                held += term in joined  # a phrase of words, or CJK characters (inside a run of their own)
+            else:
+                stem = term[: max(4, len(term) - 3)]
+                held += any(w.startswith(stem) for w in starts)
+        return held, -len(text)
+
     def needles(self) -> list[str]:
         """Strings to look for in a hit's text to centre its snippet, longest first."""
         found = {c.lower() for c in self.chunks} | {w for t in self.terms for w in t.split()}

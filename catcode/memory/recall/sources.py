@@ -28,16 +28,17 @@ def fingerprint(store: Any, journal: Journal, history_file: Path) -> tuple[objec
 
 
 def index_sources(store: Any, journal: Journal, history_file: Path) -> list[FactSource]:
-    """Every memory (ranked by its name and description, then its text), journal file and the compacted-history
-    summary, as sources for ``FactsIndex.sync``."""
+    """Every memory, journal file and the compacted-history summary, as sources for ``FactsIndex.sync``. A
+    memory's name and description are its title (ranked above its text; the name's words too, as unicode61 splits
+    it at hyphens); its text is its content, where the snippet comes from."""
     found = [
         FactSource(
             e.name,
             "memory",
             e.updated_at.isoformat(),
-            f"{e.description}\n\n{e.content}",
+            e.content,
             e.type.scope.value,
-            title=f"{e.name} {e.description}",  # the name's words too: unicode61 splits it at hyphens
+            title=f"{e.name} {e.description}",
         )
         for e in store.load_all()
     ]
