@@ -303,7 +303,7 @@ def test_corruption_found_by_a_search_recreates_the_index(tmp_path: Path) -> Non
     with FactsIndex(db) as idx:
         idx.sync([FactSource(f"m{i}", "memory", "2026-01-01", f"Fact number {i} about kittens.") for i in range(300)])
         with closing(sqlite3.connect(db)) as other:  # another process damages the FTS segments under us
-            other.execute("DELETE FROM facts_word_data WHERE id > 10")
+            other.execute("DELETE FROM docs_word_data WHERE id > 10")
             other.commit()
         assert idx.search("kittens") == []
         assert idx.sync([VIM]) == SyncResult(added=1)
