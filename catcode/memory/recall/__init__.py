@@ -14,4 +14,5 @@
 - ``views.py``: ``memory_search`` (the tool), the text (and JSON lines) of searches and ``/memory recent``, and
   ``RecentWorkHook`` (the ``## Recent work`` block).
 
-Reads the pipeline's ``history.py`` and ``archive.py`` and the store it is given; ``facts.py`` (sqlite3) is imported on first use."""
+Reads the pipeline's ``history.py`` and ``archive.py`` and the store it is given; ``facts.py`` (sqlite3) is
+imported on first use."""
