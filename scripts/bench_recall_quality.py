@@ -188,6 +188,25 @@ def _figures(name: str, search: Callable[[Question], list[str]], questions: Sequ
     return figures
 
 
+@contextlib.contextmanager
+def _logging_kept() -> Iterator[None]:
+    """The CLI configures logging for the whole process (a log file under the temporary home): put the caller's
+    configuration back afterwards."""
+    import logging
+
+    import structlog
+
+    saved, handlers = structlog.get_config(), logging.getLogger().handlers[:]
+    try:
+        yield
+    finally:
+        structlog.configure(**saved)
+        for handler in logging.getLogger().handlers:
+            if handler not in handlers:
+                handler.close()
+        logging.getLogger().handlers[:] = handlers
+
+
 def bench_recall_quality(corpus: Corpus | None = None) -> dict[str, float]:
     """Every figure of the module docstring: catcode in modes (a) and (b), the baselines, ratios at k=5 and MRR."""
     import structlog
@@ -195,7 +214,7 @@ def bench_recall_quality(corpus: Corpus | None = None) -> dict[str, float]:
     corpus = corpus or load_corpus()
     questions = corpus.questions
     figures: dict[str, float] = {"turns": len(corpus.turns), "questions": len(questions)}
-    with tempfile.TemporaryDirectory() as tmp, structlog.testing.capture_logs():
+    with tempfile.TemporaryDirectory() as tmp, _logging_kept(), structlog.testing.capture_logs():
         for pooled in (False, True):
             scope = "pooled" if pooled else "per-conversation"
             runs = {
