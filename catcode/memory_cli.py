@@ -188,16 +188,23 @@ def _require_versioning(runtime: Any) -> None:
 
 @memory_app.command("search")
 def search(
-    query: list[str] = typer.Argument(..., help="Words, identifiers or a phrase, in any language."),
-    limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most."),
+    query: list[str] = typer.Argument(..., help="Words, identifiers or a phrase, in any language (after -- as is)."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most (1-100)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object per line: kind, source, date, score, snippet, scope."
+    ),
 ) -> None:
-    """Search every memory, session summary and compacted history of this project, best match first."""
+    """Search every memory, session summary and past conversation of this project, one line per source, best
+    match first. Put the question after -- to pass it as plain text: catcode memory search -- "what's -n?"."""
     from catcode.memory.recall.recall import Recall
-    from catcode.memory.recall.views import search_text
+    from catcode.memory.recall.views import search_json_lines, search_text
 
     def body(runtime: Any) -> None:
         with Recall.from_runtime(runtime) as recall:
-            typer.echo(search_text(recall, " ".join(query), limit))
+            if not as_json:
+                typer.echo(search_text(recall, " ".join(query), limit))
+            for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
+                typer.echo(line)
 
     _with_runtime(body)
 

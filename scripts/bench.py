@@ -84,6 +84,11 @@ SECTIONS = [
     ("recall: full rebuild of 10,000 memories", "bench_facts", "bench_rebuild"),
     ("recall: freshness check, search, recent work on a simulated year", "bench_recall", "bench_recall"),
     ("retrieval: BM25 baseline on the recall corpus", "bench_retrieval", "bench_bm25_baseline"),
+    (
+        "retrieval: catcode search vs BM25, memories (a) and past conversations (b)",
+        "bench_recall_quality",
+        "bench_recall_quality",
+    ),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

@@ -1,5 +1,7 @@
 """Figures for the fact index (catcode/memory/recall/facts.py): search latency at 10k and 100k facts next to a naive
-linear ``in`` scan, and the time of a full sync of 10,000 memories.
+linear ``in`` scan, the latency of questions made only of common words (stop words, and the most frequent content
+words), what the ranking budget trades for that (how often the bounded top 10 equals the unbounded BM25 top 10),
+and the time of a full sync of 10,000 memories.
 
 The corpus and the query mix are synthetic and deterministic (``random.Random(seed)``): English-like prose with a
 Zipf word distribution, code identifiers, CJK sentences; queries are content words, questions, identifiers
@@ -145,6 +147,31 @@ def _time_search(index: FactsIndex, queries: list[str]) -> list[int]:
     return samples
 
 
+_COMMON_ONLY = ["what did we do", "the and of to", "is it the one", "user test file", "config server build", "the user"]
+"""Questions of stop words only, and of the most frequent content words of the synthetic vocabulary."""
+
+
+def _budget_agreement(index: FactsIndex, queries: list[str]) -> tuple[float, int]:
+    """Share of multi-word queries whose bounded top 10 is the unbounded BM25 top 10, and how many were cut."""
+    from catcode.memory.recall.facts_search import RANK_BUDGET, rank_documents
+    from catcode.memory.recall.query import parse_query
+
+    same = cut = 0
+    with index._lock:  # the bench reads the index's one connection directly, as its search does
+        conn = index._conn
+        assert conn is not None
+        for query in queries:
+            parsed = parse_query(query)
+            bounded = [doc for doc, _ in rank_documents(conn, parsed, 10)]
+            exact = [doc for doc, _ in rank_documents(conn, parsed, 10, budget=10**9)]
+            total = conn.execute(
+                "SELECT count(*) FROM docs_word WHERE docs_word MATCH ?", (parsed.word_expr(),)
+            ).fetchone()[0]
+            cut += total > RANK_BUDGET
+            same += bounded == exact
+    return same / max(1, len(queries)), cut
+
+
 def _time_naive(facts: list[str], queries: list[str]) -> list[int]:
     """The baseline: lowercase substring test over every fact, first ten kept."""
     lowered = [f.lower() for f in facts]
@@ -176,8 +203,15 @@ def _bench_search(seed: int, n_queries: int) -> dict[str, float]:
             p50, p95 = _percentiles(_time_search(index, queries))
             facts = [fact for s in sources for fact in split_facts(s.text)]
             naive50, naive95 = _percentiles(_time_naive(facts, queries[:300]))
+            common50, common95 = _percentiles(_time_search(index, _COMMON_ONLY * 20))
+            questions = [q for q in queries if len(q.split()) > 1 and q.isascii() and len(q) < 80][:300]
+            agreement, cut = _budget_agreement(index, questions + _COMMON_ONLY)
         label = f"{n_facts // 1000}k"
         figures |= {
+            f"common_words_p50_ms_{label}": common50,
+            f"common_words_p95_ms_{label}": common95,
+            f"bounded_top10_same_as_unbounded_{label}": agreement,
+            f"queries_over_rank_budget_{label}": float(cut),
             f"search_p50_ms_{label}": p50,
             f"search_p95_ms_{label}": p95,
             f"naive_p50_ms_{label}": naive50,

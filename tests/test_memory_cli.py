@@ -3,6 +3,7 @@ CliRunner, errors as one line on stderr with exit 1, and one real run of the ins
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -138,3 +139,47 @@ def test_real_console_script_lists_memories_without_an_api_key(project: Path, tm
         [str(script), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n", "")
+
+
+def _write_memory_file(folder: Path, name: str, description: str, content: str) -> None:
+    """A memory written by hand in the documented format, as a script or another tool would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\nmetadata:\n  type: project\n  createdAt: 2026-08-06\n"
+        f"  updatedAt: 2026-08-06\n---\n{content}\n",
+        encoding="utf-8",
+    )
+
+
+def test_search_json_prints_one_object_per_line_with_the_documented_keys(project: Path) -> None:
+    memory = runtime(project)
+    memory.store.save(VIM)
+    folder = memory.paths.project_memory
+    for i in range(120):
+        _write_memory_file(folder, f"turn-{i:03d}", f"Turn {i}", f"Caroline talked about the support group, take {i}.")
+    _write_memory_file(folder, "turn-lgbtq", "Caroline on 8 May", "Caroline: I went to the LGBTQ support group.")
+    result = cli("search", "--json", "--limit", "100", "--", "When did Caroline go to the LGBTQ support group?")
+    assert result.exit_code == 0, result.output
+    hits = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(hits) == 100 and all(set(h) == {"kind", "source", "date", "score", "snippet", "scope"} for h in hits)
+    assert hits[0] == {"kind": "memory", "source": "memory turn-lgbtq", "date": "2026-08-06",
+                       "score": hits[0]["score"], "snippet": "Caroline: I went to the LGBTQ support group.",
+                       "scope": "project"}  # fmt: skip
+    assert hits[0]["score"] > hits[1]["score"] and len({h["source"] for h in hits}) == 100  # one line per source
+    short = cli("search", "-n", "3", "--json", "vim")
+    assert short.exit_code == 0 and [json.loads(x)["source"] for x in short.stdout.splitlines()] == [
+        "memory user-prefers-vim"]  # fmt: skip
+    too_many = cli("search", "--limit", "101", "vim")
+    assert too_many.exit_code == 2 and not any(x.startswith("{") for x in too_many.output.splitlines())
+    assert cli("search", "--json", "--", "no such thing anywhere").stdout == ""
+
+
+@pytest.mark.parametrize(
+    "question",
+    ['"unbalanced', "NEAR(vim, 2) AND -x", "col:vim*", "--json", "-n 5", "what's up?!", "(c++) OR ^vim", "用户 vim"],
+)
+def test_a_question_after_double_dash_is_plain_text(project: Path, question: str) -> None:
+    runtime(project).store.save(VIM)
+    result = cli("search", "--", question)
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.startswith(("memory user-prefers-vim, ", "No memories match "))

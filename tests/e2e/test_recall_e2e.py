@@ -102,6 +102,6 @@ def test_yesterdays_work_is_in_the_prompt_and_searchable(
     assert first.system_text.index("# Persistent Memory") < first.system_text.index("## Recent work")
     result = second.messages[-1]["content"][0]
     assert result["type"] == "tool_result" and not result.get("is_error")
-    assert "daily/2026-11-30, 2026-11-30: Open: remove the zorblax flag once lexer tests pass" in result["content"]
+    assert "summary 2026-11-30: Open: remove the zorblax flag once lexer tests pass" in result["content"]
     assert "memory parser-refactor, " in result["content"]
     fake_server.assert_complete()

@@ -8,6 +8,8 @@
 - ``history.py``: ``HistoryLog``, ``history.jsonl`` (every message, appended as it happens); ``history_format.py``:
   its line format (``HistoryRecord``, ``parse_line``) and reading lines backwards.
 - ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed) and history compaction.
+- ``archive.py``: ``history-archive.jsonl``, the turns compaction folds away (copied there by ``compact_history``
+  itself), and reading every turn after a seq from history and archive, for past-conversation search.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
   cursor.
 

@@ -4,7 +4,8 @@ processed ones.
 The cursor holds the last seq extraction has processed. It is written atomically and never moves
 backwards; a missing or corrupt file reads as 0 (everything is processed again, never skipped).
 Compaction replaces processed lines (except the newest ``keep_recent``) by ONE ``compacted_summary`` line
-and copies every later line byte for byte."""
+and copies every later line byte for byte; the user and assistant messages it drops are first appended to
+``history-archive.jsonl`` (``archive.py``), so every turn stays searchable whoever calls compaction."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel
 
 from catcode.fsutil import atomic_write_bytes, atomic_write_text, locked
 from catcode.log import get_logger
+from catcode.memory.pipeline.archive import archive_path, archive_turns
 from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
 
@@ -122,6 +124,8 @@ def compact_history(
             return None
         new = line + data[len(plan.prefix) :]
         try:
+            # Before the rewrite: a turn must never leave history.jsonl without its archived copy.
+            archive_turns(archive_path(log.path), plan.records)
             atomic_write_bytes(log.path, new)
         except OSError as exc:
             raise HistoryError(f"Could not compact {log.path}: {exc.strerror}; it was left unchanged") from exc

@@ -1,10 +1,13 @@
 """Recall at scale: ``FactsIndex``, the SQLite FTS5 index of atomic facts (``facts.db`` per project).
 
-The index is derived from the memory files, daily/weekly/long-term summaries and compacted history; it is
-never the source of truth. A missing, corrupt or outdated ``facts.db`` is recreated empty and refilled by the
-caller's next ``sync()``. This module owns opening (and recreating) the database and keeping its rows in step
-with the sources; its tables and row types are ``facts_schema.py``, writing its rows ``facts_write.py``, its
-ranking ``facts_search.py``, its text handling (facts, queries, snippets) ``fts_query.py``.
+The index is derived from the memory files, daily/weekly/long-term summaries, the compacted-history summary and
+the conversation turns (history.jsonl and its archive); it is never the source of truth. A missing, corrupt or
+outdated ``facts.db`` (another schema version: an older catcode's) is recreated empty and refilled by the
+caller's next ``sync()`` and ``add_turns()``. This module owns opening (and recreating) the database and keeping
+its rows in step with the sources; its tables and row types are ``facts_schema.py``, writing its rows
+``facts_write.py``, the turns ``turns.py``, its ranking ``facts_search.py``, queries ``query.py``, its text
+handling (facts, snippets) ``fts_query.py``. It stays one module past 250 lines: every operation goes through the
+one connection, its lock and the corruption guard that recreates the file, and they read best together.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from catcode.log import get_logger
 from catcode.memory.recall.facts_schema import (
@@ -29,8 +32,12 @@ from catcode.memory.recall.facts_schema import (
 )
 from catcode.memory.recall.facts_search import search_facts
 from catcode.memory.recall.facts_write import delete_rows, insert_rows, write_transaction
-from catcode.memory.recall.fts_query import parse_query
+from catcode.memory.recall.query import parse_query
+from catcode.memory.recall.turns import drop_turns_before, index_turns, indexed_turn_seq
 from catcode.modes import private_file
+
+if TYPE_CHECKING:
+    from catcode.memory.pipeline.archive import Turn
 
 __all__ = ["FactsIndex"]
 
@@ -105,9 +112,10 @@ class FactsIndex:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None or row[0] != SCHEMA_VERSION:
             return f"schema version {row[0] if row else None} != {SCHEMA_VERSION}"
-        # Touch both FTS structures: a damaged shadow table shows up here rather than in the first search.
+        # Touch the FTS structures: a damaged shadow table shows up here rather than in the first search.
         conn.execute("SELECT rowid FROM facts_word WHERE facts_word MATCH 'x' LIMIT 1").fetchall()
         conn.execute("SELECT rowid FROM facts_tri WHERE facts_tri MATCH 'xyz' LIMIT 1").fetchall()
+        conn.execute("SELECT rowid FROM docs_word WHERE docs_word MATCH 'x' LIMIT 1").fetchall()
         return None
 
     def _discard(self, problem: str) -> None:
@@ -143,21 +151,23 @@ class FactsIndex:
     # -- writing ---------------------------------------------------------------------------------------------
 
     def sync(self, sources: Iterable[FactSource]) -> SyncResult:
-        """Make the index hold exactly ``sources``: one transaction; only a hash comparison when unchanged."""
-        wanted = {s.source_id: (s, s.digest()) for s in sources}
+        """Make the index hold exactly ``sources`` among the sources that are not turns (``add_turns`` keeps
+        those): one transaction; only a hash comparison when unchanged."""
+        wanted = {s.source_id: (s, s.digest()) for s in sources if s.kind != "turn"}
+        held = "SELECT source_id, hash FROM sources WHERE kind != 'turn'"
 
         def op(conn: sqlite3.Connection) -> SyncResult:
-            if dict(conn.execute("SELECT source_id, hash FROM sources")) == {k: v[1] for k, v in wanted.items()}:
+            if dict(conn.execute(held)) == {k: v[1] for k, v in wanted.items()}:
                 return SyncResult()
             with write_transaction(conn):
-                have = dict(conn.execute("SELECT source_id, hash FROM sources"))
+                have = dict(conn.execute(held))
                 gone = [sid for sid in have if sid not in wanted]
                 fresh = [(s, digest) for sid, (s, digest) in wanted.items() if have.get(sid) != digest]
+                fresh.sort(key=lambda pair: pair[0].date)  # ids follow dates: the newer wins a tie in the ranking
                 delete_rows(conn, [*gone, *(s.source_id for s, _ in fresh if s.source_id in have)])
                 inserted = insert_rows(conn, fresh)
                 if inserted >= OPTIMIZE_AFTER:
-                    conn.execute("INSERT INTO facts_word(facts_word) VALUES ('optimize')")
-                    conn.execute("INSERT INTO facts_tri(facts_tri) VALUES ('optimize')")
+                    _optimize(conn)
             if inserted >= OPTIMIZE_AFTER:  # after COMMIT: reads then come from the memory map, not the WAL
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             changed = sum(1 for s, _ in fresh if s.source_id in have)
@@ -189,6 +199,37 @@ class FactsIndex:
 
         self._guarded(op, lambda conn: None)
 
+    def add_turns(self, turns: Iterable[Turn], since: str = "") -> int:
+        """Index the conversation turns after the last one indexed (see ``turns.py``), skipping those dated
+        before ``since``; how many were added."""
+        turns = list(turns)
+
+        def op(conn: sqlite3.Connection) -> int:
+            with write_transaction(conn):
+                added = index_turns(conn, turns, since)
+                if added >= OPTIMIZE_AFTER:
+                    _optimize(conn)
+            if added:
+                log.info("facts_turns_indexed", added=added)
+            return added
+
+        return self._guarded(op, op)
+
+    def drop_turns_before(self, day: str) -> int:
+        """Remove the turns dated before ``day`` (YYYY-MM-DD) from the index; how many."""
+
+        def op(conn: sqlite3.Connection) -> int:
+            if conn.execute("SELECT 1 FROM turns WHERE date < ? LIMIT 1", (day,)).fetchone() is None:
+                return 0
+            with write_transaction(conn):
+                return drop_turns_before(conn, day)
+
+        return self._guarded(op, lambda conn: 0)
+
+    def turn_seq(self) -> int:
+        """The history seq of the last turn indexed (0 for none)."""
+        return self._guarded(indexed_turn_seq, lambda conn: 0)
+
     # -- freshness -------------------------------------------------------------------------------------------
 
     def is_fresh_for(self, fingerprint: str) -> bool:
@@ -214,9 +255,16 @@ class FactsIndex:
 
     # -- reading ---------------------------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 10) -> list[Hit]:
-        """The best ``limit`` facts for any text: word matches (AND, then OR) before substring matches."""
+    def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
+        """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the
+        turns of ``session`` are left out."""
         parsed = parse_query(query)
         if parsed.empty or limit <= 0:
             return []
-        return self._guarded(lambda conn: search_facts(conn, parsed, limit), lambda conn: [])
+        return self._guarded(lambda conn: search_facts(conn, parsed, limit, session), lambda conn: [])
+
+
+def _optimize(conn: sqlite3.Connection) -> None:
+    """Merge the FTS segments after a bulk insert: later queries read one b-tree per index."""
+    for table in ("facts_word", "facts_tri", "docs_word"):
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")

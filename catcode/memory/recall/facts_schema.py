@@ -1,9 +1,21 @@
 """What ``facts.db`` holds: its tables (the schema and its version) and the rows as Python values — ``FactSource``
-in, ``Hit`` and ``SyncResult`` out — plus what counts as a corrupt database. ``facts.py`` owns the index itself.
+in, ``Hit`` (and its JSON form, ``Hit.as_dict``) and ``SyncResult`` out — plus what counts as a corrupt database.
+``facts.py`` owns the index itself.
 
-Two FTS5 tables index the same rows: ``facts_word`` (unicode61, diacritics removed, ``_`` kept inside words so
-``user_service`` is one token; CJK characters spaced, see ``fts_query``) and ``facts_tri`` (trigram: substrings
-such as ``c++``, ``Service`` inside ``UserService``, CJK words)."""
+Each source (a memory, a journal file, the compacted-history summary, one conversation turn) is a row of
+``sources`` and ONE document of ``docs_word``, the table BM25 ranks, in three weighted columns: ``title`` (a
+memory's name and description), ``body`` (its text) and ``context`` (for a turn, the turns around it in its
+session). Its text is also cut into facts (``facts``): the best-matching fact is a hit's snippet, and
+``facts_tri`` (trigram) finds substrings such as ``c++``, ``Service`` inside ``UserService`` or CJK words.
+
+Word tables use the ``porter`` stemmer over unicode61 (diacritics removed, ``_`` kept inside words so
+``user_service`` is one token; CJK characters spaced, see ``fts_query``): "painted" finds "painting". Measured on
+the recall corpus (scripts/bench_retrieval.py), FTS5's porter ranks as well as Snowball's English stemmer
+(PyStemmer) to within one question, so no stemming library is needed.
+
+``turns`` keeps the text of every indexed turn with its number in its session, so a turn's context column can be
+rebuilt when later turns of its session arrive. Schema version 2 added ``docs_word``, ``turns`` and the stemmer: a
+``facts.db`` of version 1 is recreated and refilled on open (it is derived data)."""
 
 from __future__ import annotations
 
@@ -11,23 +23,39 @@ import hashlib
 import re
 import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from catcode.errors import CatcodeError
 
-__all__ = ["KINDS", "SCHEMA", "SCHEMA_VERSION", "FactSource", "FactsIndexError", "Hit", "SyncResult", "is_corruption"]
+__all__ = [
+    "KINDS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "FactSource",
+    "FactsIndexError",
+    "Hit",
+    "SyncResult",
+    "is_corruption",
+]
 
-SCHEMA_VERSION = "1"
-KINDS = frozenset({"memory", "daily", "weekly", "longterm", "compacted"})
+SCHEMA_VERSION = "2"
+KINDS = frozenset({"memory", "daily", "weekly", "longterm", "compacted", "turn"})
+WORD_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE sources(source_id TEXT PRIMARY KEY, kind TEXT NOT NULL, date TEXT NOT NULL, scope TEXT NOT NULL,
-                     hash TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE sources(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, date TEXT NOT NULL,
+                     scope TEXT NOT NULL, label TEXT NOT NULL, session TEXT NOT NULL, hash TEXT NOT NULL);
+CREATE INDEX sources_by_session ON sources(session);
 CREATE TABLE facts(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, text TEXT NOT NULL, words TEXT);
 CREATE INDEX facts_by_source ON facts(source_id);
-CREATE VIRTUAL TABLE facts_word USING fts5(words, content='',
-    tokenize="unicode61 remove_diacritics 2 tokenchars '_'");
+CREATE VIRTUAL TABLE facts_word USING fts5(words, content='', tokenize="{WORD_TOKENIZER}");
 CREATE VIRTUAL TABLE facts_tri USING fts5(text, content='facts', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE docs_word USING fts5(title, body, context, tokenize="{WORD_TOKENIZER}");
+CREATE TABLE turns(seq INTEGER PRIMARY KEY, session TEXT NOT NULL, n INTEGER NOT NULL, date TEXT NOT NULL,
+                   text TEXT NOT NULL);
+CREATE INDEX turns_by_session ON turns(session, n);
+CREATE INDEX turns_by_date ON turns(date);
 """
 
 
@@ -37,47 +65,83 @@ class FactsIndexError(CatcodeError):
 
 @dataclass(frozen=True, slots=True)
 class FactSource:
-    """One indexed document: a memory, a daily/weekly/long-term summary or a compacted history summary."""
+    """One indexed document: a memory, a daily/weekly/long-term summary, a compacted history summary or a turn."""
 
     source_id: str
-    """``memory`` → the memory name; ``daily`` → ``daily/2026-11-30``; unique across the index."""
+    """``memory`` → the memory name; ``daily`` → ``daily/2026-11-30``; ``turn`` → ``turn/<seq>``; unique."""
     kind: str
-    """One of ``memory``, ``daily``, ``weekly``, ``longterm``, ``compacted``."""
+    """One of ``memory``, ``daily``, ``weekly``, ``longterm``, ``compacted``, ``turn``."""
     date: str
     """ISO date (YYYY-MM-DD), for display."""
     text: str
-    """The text to cut into facts."""
+    """The text to rank and to cut into facts."""
     scope: str = "project"
     """``user`` or ``project``."""
+    title: str = ""
+    """Ranked above the text: a memory's name and description."""
+    context: str = ""
+    """Ranked below the text: the turns around a turn in its session."""
+    label: str = ""
+    """Where a hit comes from, as shown: ``memory NAME``, ``session DATE turn N`` or ``summary DATE``; derived
+    from the kind when empty (a turn must give it: only the caller knows N)."""
+    session: str = ""
+    """A turn's session id ("" otherwise), so a search can leave out the session asking."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown fact source kind {self.kind!r}; expected one of {sorted(KINDS)}")
 
+    @property
+    def shown_as(self) -> str:
+        """The label, derived from the kind when none was given."""
+        if self.label:
+            return self.label
+        return f"memory {self.source_id}" if self.kind == "memory" else f"summary {self.date or 'undated'}"
+
     def digest(self) -> str:
         """A hash of everything stored for this source: a changed digest means its rows must be replaced."""
-        raw = "\x1f".join((self.kind, self.date, self.scope, self.text))
+        fields = (self.kind, self.date, self.scope, self.text, self.title, self.context, self.shown_as, self.session)
+        raw = "\x1f".join(fields)
         return hashlib.blake2b(raw.encode("utf-8", "replace"), digest_size=16).hexdigest()
+
+
+ORIGINS = {"memory": "memory", "turn": "session"}
+"""A hit's ``kind`` in its JSON form by source kind; every other kind (daily, weekly, long-term, compacted) is a
+``summary``."""
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search result, best first in the list ``search`` returns."""
+    """One search result — one per source, best first in the list ``search`` returns."""
 
     source_id: str
     kind: str
     date: str
     snippet: str
-    """The fact, or a window of at most ~200 characters around the match."""
+    """The source's best-matching fact, or a window of at most ~200 characters of it around the match."""
     score: float
-    """Relevance within its tier, higher is better: BM25 for word matches, occurrences per length for substring
-    matches, 0.0 for the plain scan of queries under 3 characters. The list is already in rank order."""
+    """Relevance, higher is better: BM25 (FTS5's ``bm25()``, field-weighted) for word matches, occurrences per
+    length for substring matches, 0.0 for the plain scan of queries under 3 characters."""
     scope: str = "project"
+    source: str = ""
+    """Where it comes from: ``memory NAME``, ``session DATE turn N`` or ``summary DATE``."""
 
     @property
     def label(self) -> str:
-        """Where the fact comes from, e.g. ``memory user-prefers-vim (2026-08-06)``."""
-        return f"{self.kind} {self.source_id} ({self.date})"
+        """``source``, or one derived from the kind for a hit built without it."""
+        return self.source or FactSource(self.source_id, self.kind, self.date, "").shown_as
+
+    def as_dict(self) -> dict[str, Any]:
+        """The hit as JSON for scripts (``catcode memory search --json``) and the web view: ``kind`` (``memory``,
+        ``session`` or ``summary``), ``source``, ``date``, ``score``, ``snippet``, ``scope``."""
+        return {
+            "kind": ORIGINS.get(self.kind, "summary"),
+            "source": self.label,
+            "date": self.date,
+            "score": round(self.score, 4),
+            "snippet": self.snippet,
+            "scope": self.scope,
+        }
 
 
 @dataclass(frozen=True, slots=True)

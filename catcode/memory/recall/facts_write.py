@@ -1,5 +1,6 @@
-"""Writing the rows of ``facts.db``: a source's facts into the ``facts`` table and both FTS5 indexes and out again,
-inside one ``BEGIN IMMEDIATE`` transaction. ``facts.py`` decides what to write; ``facts_schema.py`` has the tables."""
+"""Writing the rows of ``facts.db``: a source into ``sources`` and ``docs_word`` (the ranked document), its facts
+into the ``facts`` table and both fact indexes, and out again, inside one ``BEGIN IMMEDIATE`` transaction.
+``facts.py`` decides what to write; ``facts_schema.py`` has the tables."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from catcode.memory.recall.facts_schema import FactSource
-from catcode.memory.recall.fts_query import spaced_cjk, split_facts
+from catcode.memory.recall.fts_query import clean_text, spaced_cjk, split_facts
 
 
 def delete_rows(conn: sqlite3.Connection, source_ids: list[str]) -> None:
-    """Remove the facts of ``source_ids`` from the ``facts`` table and both FTS5 indexes, and their sources."""
+    """Remove the facts of ``source_ids`` from the ``facts`` table and both fact indexes, their documents and their
+    sources."""
     # The FTS tables are kept in step here, not by triggers: a trigger runs each FTS write as a statement
     # of its own, which made a bulk insert four times slower. 'delete' needs the indexed values back.
     params = [(sid,) for sid in source_ids]
@@ -21,17 +23,27 @@ def delete_rows(conn: sqlite3.Connection, source_ids: list[str]) -> None:
         "SELECT 'delete', id, coalesce(words, text) FROM facts WHERE source_id = ?",
         "INSERT INTO facts_tri(facts_tri, rowid, text) SELECT 'delete', id, text FROM facts WHERE source_id = ?",
         "DELETE FROM facts WHERE source_id = ?",
+        "DELETE FROM docs_word WHERE rowid = (SELECT id FROM sources WHERE source_id = ?)",
         "DELETE FROM sources WHERE source_id = ?",
     ):
         conn.executemany(sql, params)
 
 
 def insert_rows(conn: sqlite3.Connection, sources: list[tuple[FactSource, str]]) -> int:
-    """Add each ``(source, digest)`` and its facts (``split_facts``) to every table; how many facts were added."""
-    conn.executemany(
-        "INSERT INTO sources VALUES (?, ?, ?, ?, ?)",
-        [(s.source_id, s.kind, s.date, s.scope, digest) for s, digest in sources],
-    )
+    """Add each ``(source, digest)`` and its facts (``split_facts``) to every table; how many facts were added.
+
+    Sources get ascending ids in the order given, oldest first from the callers: among equally relevant
+    documents the search puts the higher id, the newer one, first."""
+    for s, digest in sources:
+        cursor = conn.execute(
+            "INSERT INTO sources(source_id, kind, date, scope, label, session, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (s.source_id, s.kind, s.date, s.scope, s.shown_as, s.session, digest),
+        )
+        columns = [clean_text(text) for text in (s.title, s.text, s.context)]
+        conn.execute(
+            "INSERT INTO docs_word(rowid, title, body, context) VALUES (?, ?, ?, ?)",
+            (cursor.lastrowid, *(spaced_cjk(text) or text for text in columns)),
+        )
     facts = [(s.source_id, fact) for s, _ in sources for fact in split_facts(s.text)]
     # Below every existing id (newest first, see facts_search) but ascending within the batch: FTS5 flushes its
     # pending terms whenever a rowid goes down, which made a bulk insert five times slower.

@@ -1,9 +1,12 @@
 """Recall at scale: everything catcode ever remembered for a project, findable in milliseconds.
 
 ``Recall`` keeps the FTS5 fact index (``facts.py``) in step with its sources — the memories of both scopes, the
-journal files (``journal.py``) and the compacted-history summary — by a cheap fingerprint (a few ``stat`` and
-``scandir`` calls and the first line of history.jsonl): the index is synced before a search only when something
-changed, whoever changed it (a write, a delete, another process, a git revert). It also writes the session
+journal files (``journal.py``), the compacted-history summary and every conversation turn (history.jsonl and
+``history-archive.jsonl``, see ``turns.py``) — by a cheap fingerprint (a few ``stat`` and ``scandir`` calls and
+the first line of history.jsonl): the index is synced before a search only when something changed, whoever
+changed it (a write, a delete, another process, a git revert); a new message only adds its turn.
+``memory.search_retention_days``, when set, drops turns older than that many days from the index and the archive.
+It also writes the session
 summary at exit (``session_summary.py``) and compiles the journal at startup (``compile.py``). Its views — the
 ``memory_search`` tool, ``/memory search`` and ``/memory recent``, ``RecentWorkHook`` — are ``views.py``.
 
@@ -16,15 +19,15 @@ import os
 import re
 import threading
 from collections.abc import Callable, Mapping
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from catcode.errors import ConfigError
 from catcode.log import get_logger
+from catcode.memory.pipeline.archive import archive_path, history_lock, prune_turns, turns_after
 from catcode.memory.pipeline.history import HistoryLog
-from catcode.memory.pipeline.history_format import parse_line
 from catcode.memory.recall import session_summary
 from catcode.memory.recall.compile import MAX_COMPILE_STEPS, JournalCompiler
 from catcode.memory.recall.journal import Journal
@@ -125,49 +128,60 @@ class Recall:
             return self._index
 
     def fingerprint(self) -> tuple[object, ...]:
-        """Changes whenever a memory, a journal file or the compacted history summary changes."""
-        return (self.store.fingerprint(), self.journal.fingerprint(), _first_line(self.paths.history_file))
+        """Changes whenever a memory, a journal file, the compacted history summary, history.jsonl or its archive
+        changes (see ``sources.fingerprint``)."""
+        from catcode.memory.recall.sources import fingerprint
+
+        return fingerprint(self.store, self.journal, self.paths.history_file)
 
     def sources(self) -> list[FactSource]:
-        """Every document the index should hold, read now."""
-        from catcode.memory.recall.facts_schema import FactSource
+        """Every document the index should hold besides the turns, read now."""
+        from catcode.memory.recall.sources import index_sources
 
-        found = [
-            FactSource(
-                e.name, "memory", e.updated_at.isoformat(), f"{e.description}\n\n{e.content}", e.type.scope.value
-            )
-            for e in self.store.load_all()
-        ]
-        found += [FactSource(sid, kind, day, text) for kind, sid, day, text in self.journal.documents()]
-        head = parse_line(_first_line(self.paths.history_file))
-        if head is not None and head.type == "compacted_summary" and head.summary:
-            first, last = head.covers or (head.seq, head.seq)
-            until = str((head.model_extra or {}).get("until") or head.ts)[:10]
-            day = until if _ISO_DATE.fullmatch(until) else ""
-            found.append(FactSource(f"compacted/{first}-{last}", "compacted", day, head.summary))
-        return found
+        return index_sources(self.store, self.journal, self.paths.history_file)
+
+    def retention_start(self) -> str:
+        """The first day whose turns are kept (YYYY-MM-DD), or "" when every turn is (the default)."""
+        days = getattr(self.config, "search_retention_days", None)
+        return (self.today() - timedelta(days=days)).isoformat() if days is not None else ""
 
     def sync(self) -> SyncResult | None:
         """Bring the index in step with its sources; None when the fingerprint says nothing changed."""
+        from catcode.memory.recall.facts_schema import SyncResult
+
         with self._lock:
             index = self.index
             fingerprint = self.fingerprint()
             if fingerprint == self._synced:
                 return None
-            result = index.sync(self.sources())  # read after the fingerprint: a change meanwhile syncs again
+            before = self._synced or (None,) * len(fingerprint)
+            result = SyncResult()
+            if fingerprint[:3] != before[:3]:
+                result = index.sync(self.sources())  # read after the fingerprint: a change meanwhile syncs again
+            if fingerprint[3:] != before[3:]:
+                self._sync_turns(index)
             self._mark = hashlib.blake2b(repr(fingerprint).encode(), digest_size=16).hexdigest()
             index.mark_synced(self._mark)
             self._synced = fingerprint
             return result
 
+    def _sync_turns(self, index: FactsIndex) -> None:
+        """Add the turns said since the last sync; with a retention, first drop the turns that are too old."""
+        since = self.retention_start()
+        if since:
+            index.drop_turns_before(since)
+            prune_turns(archive_path(self.paths.history_file), history_lock(self.paths.history_file), since)
+        index.add_turns(turns_after(self.paths.history_file, index.turn_seq()), since)
+
     def search(self, query: str, limit: int = 10) -> list[Hit]:
-        """The best ``limit`` facts for any text, BM25-ranked, after syncing what changed."""
+        """The best ``limit`` sources for any text, BM25-ranked, one hit each, after syncing what changed. The
+        turns of this session are left out: they are in the conversation already."""
         self.sync()
-        hits = self.index.search(query, limit)
+        hits = self.index.search(query, limit, session=self.session_id)
         if not hits and self._synced and not self.index.is_fresh_for(self._mark):
             self._synced = None  # the search found facts.db corrupt and recreated it empty: refill, ask again
             self.sync()
-            hits = self.index.search(query, limit)
+            hits = self.index.search(query, limit, session=self.session_id)
         return hits
 
     # -- background work at startup -----------------------------------------------------------------------------
@@ -222,15 +236,6 @@ class Recall:
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self.close()
-
-
-def _first_line(path: Path) -> bytes:
-    """The first line of history.jsonl: it changes only when history is compacted (or recreated)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.readline(4 * 1024 * 1024)
-    except OSError:
-        return b""
 
 
 def _file_id(path: Path) -> tuple[int, int] | None:

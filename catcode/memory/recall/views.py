@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,7 @@ from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 if TYPE_CHECKING:
     from catcode.memory.recall.facts_schema import Hit
 
-__all__ = ["RecentWorkHook", "memory_search_tool", "recent_text", "search_text"]
+__all__ = ["RecentWorkHook", "memory_search_tool", "no_match_line", "recent_text", "search_json_lines", "search_text"]
 
 RECENT_HEADER = """## Recent work
 
@@ -26,21 +27,31 @@ Summaries of the latest sessions in this project, newest first. Call memory_sear
 
 
 def format_hit(hit: Hit) -> str:
-    """``source, date: snippet`` on one line, e.g. ``memory user-prefers-vim, 2026-08-06: ...``."""
-    source = f"memory {hit.source_id}" if hit.kind == "memory" else hit.source_id
-    return f"{source}, {hit.date or 'undated'}: {' '.join(hit.snippet.split())}"
+    """Where it came from, then the snippet, on one line: ``memory user-prefers-vim, 2026-08-06: ...``,
+    ``session 2026-11-30 turn 4: ...`` or ``summary 2026-11-30: ...`` (the date is in those labels already)."""
+    where = f"{hit.label}, {hit.date or 'undated'}" if hit.kind == "memory" else hit.label
+    return f"{where}: {' '.join(hit.snippet.split())}"
 
 
 def search_text(recall: Recall, query: str, limit: int = 10) -> str:
     """The answer to a search: one hit a line, best first, or ``No memories match <query>.``"""
+    hits = recall.search(query, limit)
+    return "\n".join(format_hit(hit) for hit in hits) if hits else no_match_line(query)
+
+
+def no_match_line(query: str) -> str:
+    """``No memories match <query>.``, the query cleaned of control characters and cut at 80 characters."""
     from catcode.memory.recall.fts_query import clean_text
 
-    hits = recall.search(query, limit)
-    if hits:
-        return "\n".join(format_hit(hit) for hit in hits)
     shown = " ".join(clean_text(query).split())
     shown = (shown[:80] + "…" if len(shown) > 80 else shown) or "(an empty query)"
     return f"No memories match {shown}."
+
+
+def search_json_lines(recall: Recall, query: str, limit: int = 10) -> list[str]:
+    """One JSON object per hit, best first (``Hit.as_dict``): ``kind``, ``source``, ``date``, ``score``,
+    ``snippet``, ``scope``. No hit, no line."""
+    return [json.dumps(hit.as_dict(), ensure_ascii=False) for hit in recall.search(query, limit)]
 
 
 def recent_text(recall: Recall, n: int = 5) -> str:
@@ -64,10 +75,11 @@ def memory_search_tool(recall: Recall) -> Tool:
     @tool("memory_search", permission=Permission.READ, key_arg="query")
     def memory_search(args: MemorySearchInput, ctx: ToolContext) -> ToolResult:
         """Search everything remembered about this project and its user: memories (also those not listed in the
-        memory index), session summaries by day, week and long-term, and summaries of older conversation.
-        Results are ranked by relevance, one per line: "source, date: snippet". Use it to find earlier decisions
-        and to pick up earlier work (e.g. "continue yesterday's refactor"); read a memory in full with
-        memory_read."""
+        memory index), session summaries by day, week and long-term, and what was said in earlier sessions, turn
+        by turn. Results are ranked by relevance, one source per line, each saying where it came from:
+        "memory NAME, DATE: snippet", "session DATE turn N: snippet" or "summary DATE: snippet". Use it to find
+        earlier decisions and to pick up earlier work (e.g. "continue yesterday's refactor"); read a memory in
+        full with memory_read."""
         return ToolResult(search_text(recall, args.query, args.limit))
 
     return memory_search

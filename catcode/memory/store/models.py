@@ -157,3 +157,6 @@ class MemoryConfig(BaseModel):
     """Token budget of the "## Recent work" block injected after the memory index."""
     recent_enabled: bool = True
     """Inject the "## Recent work" block at all."""
+    search_retention_days: int | None = Field(default=None, ge=0)
+    """Keep past conversation turns searchable for this many days (dropped from the index and from
+    history-archive.jsonl after that); None keeps every turn."""

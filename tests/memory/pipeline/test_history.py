@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from catcode.memory.pipeline.archive import ARCHIVE_NAME, archive_path, read_turns
 from catcode.memory.pipeline.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
 from catcode.memory.pipeline.history import HistoryConfig, HistoryError, HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line
@@ -302,7 +303,10 @@ def test_failed_rewrite_leaves_file_and_no_temp_files(tmp_path: Path, monkeypatc
     monkeypatch.setattr(os, "replace", no_space)
     with pytest.raises(HistoryError, match="left unchanged"):
         compact_history(log, cursor, char_budget=100, keep_recent=0, summarize=summary_of)
-    assert (sorted(p.name for p in tmp_path.iterdir()), log.path.read_bytes()) == before
+    assert (sorted(p.name for p in tmp_path.iterdir() if p.name != ARCHIVE_NAME), log.path.read_bytes()) == before
+    monkeypatch.undo()  # the disk has room again: the retry archives the same turns a second time
+    assert compact_history(log, cursor, char_budget=100, keep_recent=0, summarize=summary_of) is not None
+    assert [t.seq for t in read_turns(archive_path(log.path))] == list(range(1, 11))  # each turn read once
 
 
 @st.composite

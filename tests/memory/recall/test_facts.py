@@ -91,7 +91,7 @@ def test_split_keeps_code_lines_and_caps_very_long_facts() -> None:
 def test_cjk_queries_of_two_and_more_characters(index: FactsIndex, query: str) -> None:
     hits = index.search(query)
     assert ids(hits)[:1] == ["user-prefers-vim"]
-    assert hits[0].label == "memory user-prefers-vim (2026-08-06)" and hits[0].scope == "user"
+    assert hits[0].label == "memory user-prefers-vim" and hits[0].date == "2026-08-06" and hits[0].scope == "user"
 
 
 def test_cjk_query_not_in_the_index_finds_nothing(index: FactsIndex) -> None:
@@ -303,7 +303,7 @@ def test_corruption_found_by_a_search_recreates_the_index(tmp_path: Path) -> Non
     with FactsIndex(db) as idx:
         idx.sync([FactSource(f"m{i}", "memory", "2026-01-01", f"Fact number {i} about kittens.") for i in range(300)])
         with closing(sqlite3.connect(db)) as other:  # another process damages the FTS segments under us
-            other.execute("DELETE FROM facts_word_data WHERE id > 10")
+            other.execute("DELETE FROM docs_word_data WHERE id > 10")
             other.commit()
         assert idx.search("kittens") == []
         assert idx.sync([VIM]) == SyncResult(added=1)

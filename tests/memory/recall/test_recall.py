@@ -183,9 +183,9 @@ def test_journal_files_and_the_compacted_history_are_searchable(paths: Paths, re
     head = {"seq": 40, "type": "compacted_summary", "ts": "2026-11-20T10:00:00.000Z", "covers": [1, 40],
             "count": 38, "until": "2026-11-19T18:00:00.000Z", "summary": summary}  # fmt: skip
     paths.history_file.write_text(json.dumps(head) + "\n", encoding="utf-8")
-    assert search_text(recall, "zorblax") == "daily/2026-11-30, 2026-11-30: Open: the zorblax flag"
-    assert search_text(recall, "quux") == "weekly/2026-W48, 2026-11-23: quux landed"
-    assert search_text(recall, "python 3.10") == "compacted/1-40, 2026-11-19: The team agreed to drop Python 3.10."
+    assert search_text(recall, "zorblax") == "summary 2026-11-30: Open: the zorblax flag"
+    assert search_text(recall, "quux") == "summary 2026-11-23: quux landed"
+    assert search_text(recall, "python 3.10") == "summary 2026-11-19: The team agreed to drop Python 3.10."
 
 
 def test_a_deleted_facts_db_is_rebuilt(runtime: MemoryRuntime, recall: Recall, paths: Paths) -> None:
@@ -385,7 +385,7 @@ def test_memory_search_and_recent_subcommands(runtime: MemoryRuntime, recall: Re
         return out.getvalue()
 
     found = run("/memory search vim")
-    assert "memory user-prefers-vim" in found and "daily/2026-11-30, 2026-11-30: Tuned the [bold]vim[/bold]" in found
+    assert "memory user-prefers-vim" in found and "summary 2026-11-30: Tuned the [bold]vim[/bold]" in found
     assert run("/memory search nothing-like-it") == "No memories match nothing-like-it.\n"
     assert run("/memory search") == "Usage: /memory search <query>\n"
     assert run("/memory recent") == "2026-11-30 12:00 · session s3012\n- Tuned the [bold]vim[/bold] plugin\n"
