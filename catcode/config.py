@@ -145,11 +145,6 @@ class Paths:
         return self.home / "logs" / "catcode.log"
 
     @property
-    def user_skills(self) -> Path:
-        """User skills folder."""
-        return self.home / "skills"
-
-    @property
     def input_history(self) -> Path:
         """Typed-line history of the REPL, per project."""
         return self.home / "input-history" / self.project_key

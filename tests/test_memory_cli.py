@@ -63,8 +63,8 @@ def test_list_show_and_path(project: Path) -> None:
     result = cli("list")
     assert (result.exit_code, result.stdout) == (0, "No memories stored.\n")
     memory = runtime(project)
-    memory.store.save(API)
-    memory.store.save(VIM)
+    memory.store.update(API, why="save")
+    memory.store.update(VIM, why="save")
     (memory.paths.user_memory / "broken.md").write_text("not a memory", encoding="utf-8")
     result = cli("list")
     assert result.exit_code == 0
@@ -85,8 +85,8 @@ def test_list_show_and_path(project: Path) -> None:
 
 def test_log_diff_clear_and_revert(project: Path) -> None:
     memory = runtime(project)
-    memory.store.save(VIM)
-    memory.store.save(API)
+    memory.store.update(VIM, why="save")
+    memory.store.update(API, why="save")
     log = cli("log", "2")
     assert log.exit_code == 0
     lines = log.stdout.splitlines()
@@ -116,7 +116,7 @@ def test_doctor_exit_codes(project: Path) -> None:
     healthy = cli("doctor")
     assert healthy.exit_code == 0 and healthy.stdout.endswith("Memory is healthy.\n")
     memory = runtime(project)
-    memory.store.save(VIM)
+    memory.store.update(VIM, why="save")
     bad = memory.paths.user_memory / "broken.md"
     bad.write_text("---\nname: broken\n", encoding="utf-8")
     sick = cli("doctor")
@@ -129,7 +129,7 @@ def test_doctor_exit_codes(project: Path) -> None:
 
 
 def test_real_console_script_lists_memories_without_an_api_key(project: Path, tmp_path: Path) -> None:
-    runtime(project).store.save(VIM)
+    runtime(project).store.update(VIM, why="save")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     script = Path(sys.executable).parent / "catcode"
     done = subprocess.run(

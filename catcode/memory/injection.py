@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager, HookResult
+from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.memory.store.entry_file import one_line
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
@@ -57,7 +57,3 @@ class MemoryInjectionHook:
         if self._cached is None or self._cached[0] != fingerprint:
             self._cached = (fingerprint, build_memory_index_text(self._store.load_all(), self._max_injected))
         return self._cached[1]
-
-    def register_to(self, hooks: HookManager) -> None:
-        """Register on ``hooks`` for PRE_LLM_REQUEST."""
-        hooks.on(HookEvent.PRE_LLM_REQUEST, self)

@@ -154,18 +154,6 @@ class AnthropicProvider:
         self._record(response.usage, model, options.purpose, time.monotonic() - started)
         return response
 
-    def count_tokens(self, messages: list[Message], system: str, tools: list[ToolSpec]) -> int:
-        """How many input tokens this request would take, from the API's count_tokens endpoint."""
-        client = self._sdk_client()
-        try:
-            return int(
-                client.messages.count_tokens(model=self.model, **build_request(messages, system, tools)).input_tokens
-            )
-        except KeyboardInterrupt:
-            raise
-        except Exception as err:
-            raise self._error(err, False) from err
-
     def _convert(self, final: Any, model: str) -> ChatResponse:
         blocks: list[ContentBlock] = []
         for block in final.content:

@@ -50,9 +50,9 @@ def test_is_a_write_tool_keyed_by_commit(revert: Tool) -> None:
 
 def test_preview_shows_the_diff_of_the_change_to_undo(runtime: MemoryRuntime, revert: Tool, tmp_path: Path) -> None:
     assert preview(revert, tmp_path) is None  # nothing recorded yet
-    runtime.store.save(seed_vim())
+    runtime.store.update(seed_vim(), why="save")
     first = runtime.git.log(1)[0].short_sha
-    runtime.store.save(seed_api_style())
+    runtime.store.update(seed_api_style(), why="save")
     text = preview(revert, tmp_path)
     assert text is not None and text.startswith("This change would be undone:\n")
     assert "save: add project-api-style" in text and "+name: project-api-style" in text
@@ -62,8 +62,8 @@ def test_preview_shows_the_diff_of_the_change_to_undo(runtime: MemoryRuntime, re
 
 
 def test_revert_undoes_the_last_change(runtime: MemoryRuntime, revert: Tool, tmp_path: Path) -> None:
-    runtime.store.save(seed_vim())
-    runtime.store.save(seed_api_style())
+    runtime.store.update(seed_vim(), why="save")
+    runtime.store.update(seed_api_style(), why="save")
     result = call(revert, tmp_path)
     assert not result.is_error
     assert re.fullmatch(
@@ -77,7 +77,7 @@ def test_revert_undoes_the_last_change(runtime: MemoryRuntime, revert: Tool, tmp
 def test_conflict_and_bad_ids_are_errors_that_change_nothing(
     runtime: MemoryRuntime, revert: Tool, tmp_path: Path
 ) -> None:
-    runtime.store.save(seed_vim())
+    runtime.store.update(seed_vim(), why="save")
     added = runtime.git.log(1)[0].short_sha
     runtime.store.update(seed_vim().model_copy(update={"content": "neovim"}))
     before = runtime.git.log(50)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from catcode.memory.store.entry_file import one_line
 from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
-from catcode.messages import Message, Role
+from catcode.messages import Message
 
 EXTRACTOR_INSTRUCTIONS = """\
 You are a memory extractor for an AI coding agent. Review the conversation below and
@@ -40,7 +40,6 @@ Respond with ONLY a JSON object, no markdown:
 "description": "one-line summary", "content": "the fact"}}]}
 Every candidate must appear in exactly one operation. For skip, entry may be null."""
 
-MEMORY_BLOCK_HEADER = "# Persistent Memory"
 MAX_MESSAGE_CHARS = 8_000  # one pasted log must not crowd the rest of the window out of the prompt
 TOOL_RESULT_PREVIEW_CHARS = 200
 NONE = "(none)"
@@ -56,16 +55,13 @@ def build_extract_prompt(messages: Sequence[Message], existing: Sequence[MemoryS
 def render_conversation(messages: Sequence[Message]) -> str:
     """``USER:`` / ``ASSISTANT:`` lines with tool calls and short result previews, as the seed shows.
 
-    The per-request ``# Persistent Memory`` block is left out (it is what memory already holds)."""
+    The messages come from history.jsonl, which holds only what the agent stored: never the per-request
+    ``# Persistent Memory`` block, and tool results in messages of their own."""
     lines: list[str] = []
     for message in messages:
         text = message.text
-        if message.role is Role.SYSTEM and text.lstrip().startswith(MEMORY_BLOCK_HEADER):
-            continue
         if message.is_tool_result:
             lines.append(f"  [Tool Results: {' | '.join(_preview(r.content) for r in message.tool_results)}]")
-            if text.strip():
-                lines.append(f"USER: {_cap(text)}")
             continue
         lines.append(f"{message.role.value.upper()}: {_cap(text)}".rstrip())
         if message.tool_uses:

@@ -166,28 +166,6 @@ class FactsIndex:
 
         return self._guarded(op, op)
 
-    def upsert(self, source: FactSource) -> None:
-        """Index ``source``, replacing its previous rows (no-op when its text and metadata are unchanged)."""
-        digest = source.digest()
-
-        def op(conn: sqlite3.Connection) -> None:
-            with write_transaction(conn):
-                row = conn.execute("SELECT hash FROM sources WHERE source_id = ?", (source.source_id,)).fetchone()
-                if row is None or row[0] != digest:
-                    delete_rows(conn, [source.source_id])
-                    insert_rows(conn, [(source, digest)])
-
-        self._guarded(op, op)
-
-    def delete(self, source_id: str) -> None:
-        """Remove every fact of ``source_id`` (no-op when it is not indexed)."""
-
-        def op(conn: sqlite3.Connection) -> None:
-            with write_transaction(conn):
-                delete_rows(conn, [source_id])
-
-        self._guarded(op, lambda conn: None)
-
     # -- freshness -------------------------------------------------------------------------------------------
 
     def is_fresh_for(self, fingerprint: str) -> bool:

@@ -59,7 +59,7 @@ def test_nothing_worth_remembering_advances_the_watermark(store: MemoryStore) ->
 
 
 def test_applied_report_and_files(store: MemoryStore) -> None:
-    store.save(MemoryEntry(name="old-fact", description="d", type=MemoryType.PROJECT, content="c"))
+    store.update(MemoryEntry(name="old-fact", description="d", type=MemoryType.PROJECT, content="c"))
     provider = ScriptedProvider(
         extracted(VIM, TESTS),
         decided(

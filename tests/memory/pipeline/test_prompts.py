@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
+from catcode.compaction import SUMMARY_MARKER
 from catcode.memory.pipeline.prompts import (
     CONSOLIDATOR_INSTRUCTIONS,
     EXTRACTOR_INSTRUCTIONS,
@@ -57,10 +58,9 @@ def test_empty_sections_say_none() -> None:
     assert "## Existing Memories\n(none)\n\n## Candidates" in build_consolidate_prompt([], [])
 
 
-def test_memory_block_is_left_out_and_summaries_kept() -> None:
+def test_summaries_tool_calls_and_results() -> None:
     messages = [
-        Message.system("# Persistent Memory\n\n## user-prefers-vim\nvim"),
-        Message.system("[Conversation Summary] we chose Kotlin"),
+        Message.user(f"{SUMMARY_MARKER}\nwe chose Kotlin"),
         Message(
             role=Role.ASSISTANT,
             content=[
@@ -77,15 +77,15 @@ def test_memory_block_is_left_out_and_summaries_kept() -> None:
         ),
     ]
     text = render_conversation(messages)
-    assert "Persistent Memory" not in text
     lines = text.split("\n")
-    assert lines[:3] == [
-        "SYSTEM: [Conversation Summary] we chose Kotlin",
+    assert lines[:4] == [
+        "USER: [Conversation Summary]",
+        "we chose Kotlin",
         "ASSISTANT:",
         "  [Tool Calls: read_file, bash]",
     ]
-    assert lines[3].startswith("  [Tool Results: line1 line2 | yyyy") and lines[3].endswith("…]")
-    assert len(lines[3]) < 300
+    assert lines[4].startswith("  [Tool Results: line1 line2 | yyyy") and lines[4].endswith("…]")
+    assert len(lines[4]) < 300
 
 
 def test_multi_line_candidate_content_is_indented() -> None:

@@ -144,7 +144,7 @@ def test_users_are_isolated(tmp_path: Path) -> None:
         stores[user] = MemoryRuntime(settings, resolve_paths(settings, home, root)).store
     from catcode.memory.store.models import MemoryEntry, MemoryType
 
-    stores["alice"].save(MemoryEntry(name="alice-likes-emacs", description="d", type=MemoryType.USER, content="c"))
+    stores["alice"].update(MemoryEntry(name="alice-likes-emacs", description="d", type=MemoryType.USER, content="c"))
     assert [e.name for e in stores["alice"].load_all()] == ["alice-likes-emacs"]
     assert stores["bob"].load_all() == []
 

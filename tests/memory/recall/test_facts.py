@@ -151,8 +151,8 @@ def test_or_fallback_when_no_fact_has_every_word(index: FactsIndex) -> None:
 def test_results_are_bounded_and_snippets_short(tmp_path: Path) -> None:
     text = "x " * 150 + "the needle is here " + "y " * 150
     with FactsIndex(tmp_path / "facts.db") as idx:
-        idx.sync([FactSource(f"m{i}", "memory", "2026-01-01", f"Fact {i} about gardens.") for i in range(30)])
-        idx.upsert(FactSource("long", "memory", "2026-01-01", text))
+        facts = [FactSource(f"m{i}", "memory", "2026-01-01", f"Fact {i} about gardens.") for i in range(30)]
+        idx.sync([*facts, FactSource("long", "memory", "2026-01-01", text)])
         assert len(idx.search("gardens")) == 10 and len(idx.search("gardens", limit=3)) == 3
         assert idx.search("gardens", limit=0) == []
         snippet = idx.search("needle")[0].snippet
@@ -215,17 +215,6 @@ def assert_fts_consistent(db: Path) -> None:
         assert word_rows == conn.execute("SELECT count(*) FROM facts").fetchone()[0]
 
 
-def test_upsert_and_delete(index: FactsIndex) -> None:
-    index.upsert(FactSource("new-one", "longterm", "2026-12-01", "Prefers tabs over spaces."))
-    assert ids(index.search("tabs")) == ["new-one"]
-    index.upsert(FactSource("new-one", "longterm", "2026-12-02", "Prefers spaces over tabs now."))
-    assert [h.date for h in index.search("tabs")] == ["2026-12-02"]
-    index.delete("new-one")
-    index.delete("never-existed")
-    assert index.search("tabs") == []
-    assert_fts_consistent(index.db_path)
-
-
 def test_unknown_kind_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown fact source kind"):
         FactSource("x", "diary", "2026-01-01", "text")
@@ -234,7 +223,7 @@ def test_unknown_kind_is_rejected() -> None:
 def test_usable_from_another_thread(index: FactsIndex) -> None:
     results: list[list[str]] = []
     workers = [threading.Thread(target=lambda: results.append(ids(index.search("偏好")))) for _ in range(4)]
-    writer = threading.Thread(target=lambda: index.upsert(FactSource("t", "memory", "2026-01-01", "Threads.")))
+    writer = threading.Thread(target=lambda: index.sync([FactSource("t", "memory", "2026-01-01", "Threads.")]))
     for thread in [*workers, writer]:
         thread.start()
     for thread in [*workers, writer]:
