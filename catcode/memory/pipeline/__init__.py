@@ -4,10 +4,12 @@
 - ``parsing.py``: tolerant parsing of their JSON replies (never raises, logs every drop).
 - ``extractor.py``: ``MemoryExtractor`` — one LLM call, window → candidates.
 - ``consolidator.py``: ``MemoryConsolidator`` — one LLM call, candidates → add/update/skip operations.
-- ``manager.py``: ``MemoryManager`` — ``process(window)``, the seed's watermark, the tools' write path.
+- ``manager.py``: ``MemoryManager`` — the seed's ``extract_and_consolidate`` over a ``Watermark``, the tools' write
+  path.
 - ``history.py``: ``HistoryLog``, ``history.jsonl`` (every message, appended as it happens); ``history_format.py``:
   its line format (``HistoryRecord``, ``parse_line``) and reading lines backwards.
-- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed) and history compaction.
+- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed), ``HistoryWindow`` (the
+  watermark: the messages after it) and history compaction.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
   cursor.
 

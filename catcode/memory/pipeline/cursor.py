@@ -1,5 +1,5 @@
-"""``.dream_cursor`` and what it governs: which history lines are still unprocessed, and compaction of the
-processed ones.
+"""``.dream_cursor`` and what it governs: which history lines are still unprocessed (``HistoryWindow``, the
+manager's watermark), and compaction of the processed ones.
 
 The cursor holds the last seq extraction has processed. It is written atomically and never moves
 backwards; a missing or corrupt file reads as 0 (everything is processed again, never skipped).
@@ -19,10 +19,14 @@ from catcode.fsutil import atomic_write_bytes, atomic_write_text, locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
+from catcode.messages import Message
 
 logger = get_logger(__name__)
 
 Summarizer = Callable[[list[HistoryRecord]], str]
+MESSAGE_KINDS = frozenset({"message"})
+WINDOW_MAX_MESSAGES = 400  # one run reviews at most this many messages; the rest waits for the next run
+WINDOW_MAX_CHARS = 120_000
 
 
 class DreamCursor:
@@ -61,6 +65,36 @@ class DreamCursor:
             return
         stamp = utc_stamp(lambda: datetime.now(UTC))
         atomic_write_text(self.path, json.dumps({"seq": seq, "updated": stamp}) + "\n")
+
+
+class HistoryWindow:
+    """The seed's watermark kept on disk (a ``manager.Watermark``): the oldest message lines after the cursor, at
+    most ``WINDOW_MAX_MESSAGES`` and about ``WINDOW_MAX_CHARS``, read once; ``advance`` moves the cursor past them."""
+
+    def __init__(self, log: HistoryLog, cursor: DreamCursor) -> None:
+        self._cursor = cursor
+        self._records: list[HistoryRecord] = []
+        chars = 0
+        for record in unprocessed(log, cursor, MESSAGE_KINDS)[:WINDOW_MAX_MESSAGES]:
+            size = len(str(record.content))
+            if self._records and chars + size > WINDOW_MAX_CHARS:
+                break
+            self._records.append(record)
+            chars += size
+        self.advanced = False
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def pending(self) -> list[Message]:
+        """The window's messages, oldest first."""
+        return [record.message() for record in self._records]
+
+    def advance(self) -> None:
+        """Record the window as processed (``.dream_cursor`` moves to its last seq)."""
+        if self._records:
+            self._cursor.advance(self._records[-1].seq)
+            self.advanced = True
 
 
 def unprocessed(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | None = None) -> list[HistoryRecord]:
