@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock
 from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.text import shorten
 from catcode.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
 
 log = get_logger(__name__)
@@ -96,9 +97,8 @@ def is_synthetic(msg: Message) -> bool:
 
 
 def _stub(tool: str, content: str) -> str:
-    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    first = first if len(first) <= 80 else first[:79] + "…"
-    return f"{STUB_PREFIX}{tool} returned {len(content):,} chars; first line: {first}]"
+    first = next((line for line in content.splitlines() if line.strip()), "")
+    return f"{STUB_PREFIX}{tool} returned {len(content):,} chars; first line: {shorten(first, 80)}]"
 
 
 def micro_compact(messages: list[Message], keep_recent_turns: int, max_chars: int) -> tuple[list[Message], int]:

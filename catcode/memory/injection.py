@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
-from catcode.memory.store.entry_file import one_line
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message
+from catcode.text import flatten
 
 HEADER = """\
 # Persistent Memory
@@ -28,7 +28,7 @@ def build_memory_index_text(entries: Sequence[MemoryEntry], max_injected: int) -
         return None
     ordered = sorted(entries, key=lambda e: (e.type.scope is not Scope.USER, e.name))
     shown = ordered[:max_injected]
-    blocks = [HEADER, *(f"## {e.name}\n{one_line(e.description)}" for e in shown)]
+    blocks = [HEADER, *(f"## {e.name}\n{flatten(e.description)}" for e in shown)]
     hidden = len(ordered) - len(shown)
     if hidden:
         noun = "memory" if hidden == 1 else "memories"

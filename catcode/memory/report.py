@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.memory.store.entry_file import one_line
 from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
+from catcode.text import flatten
 
 NO_MEMORIES = "No memories stored."
 
@@ -29,13 +29,13 @@ def format_list(entries: Sequence[MemoryEntry]) -> str:
     """One line per memory: ``name - description (type)``."""
     if not entries:
         return NO_MEMORIES
-    return "\n".join(f"{e.name} - {one_line(e.description)} ({e.type.value})" for e in entries)
+    return "\n".join(f"{e.name} - {flatten(e.description)} ({e.type.value})" for e in entries)
 
 
 def format_entry(entry: MemoryEntry) -> str:
     """A memory in full: heading with its type, description, dates, then the content."""
     dates = f"(created {entry.created_at.isoformat()}, updated {entry.updated_at.isoformat()})"
-    return f"## {entry.name} ({entry.type.value})\n{one_line(entry.description)}\n{dates}\n\n{entry.content}"
+    return f"## {entry.name} ({entry.type.value})\n{flatten(entry.description)}\n{dates}\n\n{entry.content}"
 
 
 def sorted_by_scope(entries: list[MemoryEntry]) -> list[MemoryEntry]:

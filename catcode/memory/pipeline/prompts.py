@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.memory.store.entry_file import one_line
 from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
 from catcode.messages import Message
+from catcode.text import flatten, shorten
 
 EXTRACTOR_INSTRUCTIONS = """\
 You are a memory extractor for an AI coding agent. Review the conversation below and
@@ -47,7 +47,7 @@ NONE = "(none)"
 
 def build_extract_prompt(messages: Sequence[Message], existing: Sequence[MemorySummary]) -> str:
     """The extractor's prompt: instructions, ``## Already Known``, ``## Conversation``."""
-    known = [f"- {s.name}: {one_line(s.description)}" for s in existing] or [NONE]
+    known = [f"- {s.name}: {flatten(s.description)}" for s in existing] or [NONE]
     conversation = render_conversation(messages) or NONE
     return "\n".join([EXTRACTOR_INSTRUCTIONS, "", "## Already Known", *known, "", "## Conversation", conversation])
 
@@ -71,9 +71,9 @@ def render_conversation(messages: Sequence[Message]) -> str:
 
 def build_consolidate_prompt(candidates: Sequence[CandidateMemory], existing: Sequence[MemoryEntry]) -> str:
     """The consolidator's prompt: instructions, ``## Existing Memories``, ``## Candidates``."""
-    memories = [f"### {e.name} ({e.type.value})\n{one_line(e.description)}\n{e.content}" for e in existing]
+    memories = [f"### {e.name} ({e.type.value})\n{flatten(e.description)}\n{e.content}" for e in existing]
     numbered = [
-        f"{i}. [{c.type.value}] {c.name}: {one_line(c.description)}\n{_indent(c.content)}"
+        f"{i}. [{c.type.value}] {c.name}: {flatten(c.description)}\n{_indent(c.content)}"
         for i, c in enumerate(candidates, 1)
     ]
     return "\n".join(
@@ -94,10 +94,7 @@ def _indent(text: str) -> str:
 
 
 def _preview(content: str) -> str:
-    flat = one_line(content)
-    if len(flat) <= TOOL_RESULT_PREVIEW_CHARS:
-        return flat
-    return flat[:TOOL_RESULT_PREVIEW_CHARS].rstrip() + "…"
+    return shorten(content, TOOL_RESULT_PREVIEW_CHARS)
 
 
 def _cap(text: str) -> str:

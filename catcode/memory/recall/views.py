@@ -12,6 +12,7 @@ from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, Hook
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
 from catcode.messages import Message
+from catcode.text import shorten
 from catcode.tokens import estimate_tokens
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
@@ -38,8 +39,7 @@ def search_text(recall: Recall, query: str, limit: int = 10) -> str:
     hits = recall.search(query, limit)
     if hits:
         return "\n".join(format_hit(hit) for hit in hits)
-    shown = " ".join(clean_text(query).split())
-    shown = (shown[:80] + "…" if len(shown) > 80 else shown) or "(an empty query)"
+    shown = shorten(clean_text(query), 80) or "(an empty query)"
     return f"No memories match {shown}."
 
 

@@ -31,6 +31,7 @@ import yaml
 
 from catcode.errors import CatcodeError
 from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.text import flatten
 
 INDEX_NAME = "MEMORY.md"
 INDEX_TITLE = "# Memory Index"
@@ -187,16 +188,9 @@ def _date(value: Any, key: str) -> date:
         raise EntryParseError(f"field metadata.{key} is not a date (YYYY-MM-DD): {value!r}") from None
 
 
-def one_line(text: str) -> str:
-    """``text`` on a single line (index and injection lines must not be split by a description)."""
-    if text.isprintable() and "  " not in text and text == text.strip(" "):
-        return text  # the common case, without splitting
-    return " ".join(text.split())
-
-
 def render_index(entries: Iterable[MemoryEntry]) -> str:
     """``MEMORY.md``: the title, a blank line, then ``- [name](name.md) — description`` sorted by name."""
-    lines = [f"- [{e.name}]({e.name}.md) — {one_line(e.description)}" for e in sorted(entries, key=_by_name)]
+    lines = [f"- [{e.name}]({e.name}.md) — {flatten(e.description)}" for e in sorted(entries, key=_by_name)]
     return "\n".join([INDEX_TITLE, "", *lines]) + "\n"
 
 

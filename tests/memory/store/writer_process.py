@@ -45,6 +45,7 @@ from catcode.memory.store.models import (
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
 from catcode.redact import redact
+from catcode.text import flatten
 
 SCRIPT = Path(__file__).resolve()
 USER = "u1"
@@ -96,7 +97,7 @@ def consistency_problems(store: MemoryStore) -> list[str]:
             if parsed.name != path.stem:
                 problems.append(f"{path}: holds {parsed.name}")
         expected = [
-            f"- [{e.name}]({e.name}.md) — {entry_file.one_line(e.description)}"
+            f"- [{e.name}]({e.name}.md) — {flatten(e.description)}"
             for e in entries
             if store.path_of(e.name).parent == folder  # type: ignore[union-attr]
         ]
