@@ -14,7 +14,6 @@ the synthetic pair, folds it into the next summary and keeps it out of ``flush``
 
 from __future__ import annotations
 
-import json
 import operator
 import re
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from catcode.messages import Message, Role, TextBlock, ToolResultBlock
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.text import shorten
 from catcode.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
+from catcode.transcript import TranscriptStyle, render_transcript
 
 log = get_logger(__name__)
 
@@ -121,26 +121,6 @@ def micro_compact(messages: list[Message], keep_recent_turns: int, max_chars: in
                 stubbed += 1
         out.append(msg if blocks == msg.content else msg.model_copy(update={"content": blocks}))
     return out, stubbed
-
-
-def render_transcript(messages: list[Message], max_result_chars: int) -> str:
-    """The messages as plain text for the summariser (long tool outputs cut to ``max_result_chars``)."""
-    names: dict[str, str] = {}
-    lines: list[str] = []
-    for msg in messages:
-        speaker = "User" if msg.role is Role.USER else "Assistant"
-        for b in msg.content:
-            if isinstance(b, TextBlock):
-                lines.append(f"{speaker}: {b.text}")
-            elif isinstance(b, ToolResultBlock):
-                body = b.content if len(b.content) <= max_result_chars else b.content[:max_result_chars] + " […]"
-                status = "error" if b.is_error else "result"
-                lines.append(f"Tool {status} ({names.get(b.tool_use_id, 'tool')}): {body}")
-            else:
-                names[b.id] = b.name
-                args = json.dumps(b.input, ensure_ascii=False)[:_TOOL_INPUT_CHARS]
-                lines.append(f"Assistant called {b.name}({args})")
-    return "\n\n".join(lines)
 
 
 class Compactor:
@@ -265,7 +245,8 @@ class Compactor:
         return next((i for i in starts if suffix[i] <= target), starts[-1])
 
     def _summarise(self, head: list[Message], focus: str | None) -> str:
-        transcript = render_transcript(head, self.config.tool_result_max_chars)
+        style = TranscriptStyle(call_chars=_TOOL_INPUT_CHARS, result_chars=self.config.tool_result_max_chars)
+        transcript = render_transcript(head, style)
         focus_line = f"Focus the summary on: {focus}\n\n" if focus else ""
         prompt = f"{SUMMARY_INSTRUCTIONS}\n\n{focus_line}<transcript>\n{transcript}\n</transcript>"
         options = ChatOptions(max_tokens=self.config.summary_max_tokens, temperature=0.3, purpose="compact")

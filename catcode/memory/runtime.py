@@ -17,23 +17,16 @@ from catcode.log import get_logger
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog
-from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.changes import RevertResult
 from catcode.memory.versioning.git_store import GitStore, revert_under_lock
 from catcode.messages import Message
-from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.providers.base import LLMProvider
 from catcode.redact import redact
 from catcode.tools.base import ToolRegistry
 
 log = get_logger(__name__)
-
-SUMMARY_PROMPT = """Summarise these earlier lines of a coding session for the session log, in at most 10 short
-bullet points: the user's goals and instructions, decisions, files touched, and outcomes. No preamble.
-
-{transcript}"""
-
 
 class MemoryRuntime:
     """Store, git history, and (with a provider) the manager, history log, cursor and service."""
@@ -70,6 +63,7 @@ class MemoryRuntime:
     def _build_pipeline(self, provider: LLMProvider) -> None:
         from catcode.memory.pipeline.consolidator import MemoryConsolidator
         from catcode.memory.pipeline.extractor import MemoryExtractor
+        from catcode.memory.pipeline.history_compaction import llm_summarizer
         from catcode.memory.pipeline.manager import MemoryManager
         from catcode.memory.pipeline.service import MemoryService
 
@@ -98,7 +92,7 @@ class MemoryRuntime:
             config=self.config,
             history_config=self.settings.history,
             run_lock=paths.project_memory / ".dream.lock",
-            summarize=self._summarize,
+            summarize=llm_summarizer(provider),
             notify=self.notices.put,
             background_manager=background,
         )
@@ -209,19 +203,6 @@ class MemoryRuntime:
     def revert(self, commit: str | None = None) -> RevertResult:
         """Undo a change as a new commit, under the write lock so no session writes meanwhile."""
         return revert_under_lock(self.git, self.paths.memory_lock, commit)
-
-    def _summarize(self, records: list[HistoryRecord]) -> str:
-        if self.provider is None:
-            raise RuntimeError("no provider")
-        lines = []
-        for record in records:
-            if record.type == "compacted_summary":
-                lines.append(f"EARLIER SUMMARY: {record.summary}")
-            elif record.type == "message":
-                lines.append(f"{(record.role or '').upper()}: {record.message().text[:500]}")
-        prompt = SUMMARY_PROMPT.format(transcript="\n".join(lines)[-60_000:])
-        options = ChatOptions(max_tokens=1024, temperature=0.3, purpose="memory")
-        return self.provider.chat([Message.user(prompt)], "", [], options).text.strip()
 
 
 def memory_path_summary(paths: Any) -> str:

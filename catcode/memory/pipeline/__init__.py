@@ -1,6 +1,7 @@
 """The memory pipeline: what was said → candidate memories → add/update/skip decisions → the store.
 
-- ``prompts.py``: the seed's extractor and consolidator prompts.
+- ``prompts.py``: the seed's extractor and consolidator prompts; ``llm.py``: the options of every memory call and
+  ``ask`` (one prompt, one call, its text).
 - ``parsing.py``: tolerant parsing of their JSON replies (never raises, logs every drop).
 - ``extractor.py``: ``MemoryExtractor`` — one LLM call, window → candidates.
 - ``consolidator.py``: ``MemoryConsolidator`` — one LLM call, candidates → add/update/skip operations.
@@ -8,8 +9,8 @@
   path.
 - ``history.py``: ``HistoryLog``, ``history.jsonl`` (every message, appended as it happens); ``history_format.py``:
   its line format (``HistoryRecord``, ``parse_line``) and reading lines backwards.
-- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed), ``HistoryWindow`` (the
-  watermark: the messages after it) and history compaction.
+- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed), and ``HistoryWindow`` (the
+  watermark: the messages after it); ``history_compaction.py``: processed lines folded into one summary line.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
   cursor.
 

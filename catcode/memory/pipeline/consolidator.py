@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from catcode.log import get_logger
-from catcode.memory.pipeline.extractor import memory_options
+from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import parse_operations
 from catcode.memory.pipeline.prompts import build_consolidate_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryEntry, MemoryOperation

@@ -5,22 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.log import get_logger
+from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import parse_candidates
 from catcode.memory.pipeline.prompts import build_extract_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryConfig, MemorySummary
 from catcode.messages import Message
-from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.providers.base import LLMProvider
 
 log = get_logger(__name__)
-
-TEMPERATURE = 0.3
-
-
-def memory_options(config: MemoryConfig) -> ChatOptions:
-    """Options of every memory call: the seed's temperature, the memory model if one is set."""
-    return ChatOptions(
-        max_tokens=config.extract_max_tokens, temperature=TEMPERATURE, model=config.model, purpose="memory"
-    )
 
 
 class MemoryExtractor:

@@ -18,8 +18,9 @@ from filelock import FileLock, Timeout
 
 from catcode.errors import one_line
 from catcode.log import get_logger
-from catcode.memory.pipeline.cursor import MESSAGE_KINDS, DreamCursor, HistoryWindow, compact_history, unprocessed_count
+from catcode.memory.pipeline.cursor import MESSAGE_KINDS, DreamCursor, HistoryWindow, unprocessed_count
 from catcode.memory.pipeline.history import HistoryConfig, HistoryLog
+from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.store.models import ConsolidationReport, MemoryConfig

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from catcode.memory.pipeline.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
+from catcode.memory.pipeline.cursor import DreamCursor, unprocessed, unprocessed_count
 from catcode.memory.pipeline.history import HistoryConfig, HistoryError, HistoryLog
+from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 

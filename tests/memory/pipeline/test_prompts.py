@@ -1,4 +1,4 @@
-"""The extractor's and the consolidator's prompts against the seed's examples (goldens)."""
+"""The extractor's and the consolidator's prompts against the seed's examples (goldens), and their transcript."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from catcode.memory.pipeline.prompts import (
     EXTRACTOR_INSTRUCTIONS,
     build_consolidate_prompt,
     build_extract_prompt,
-    render_conversation,
 )
 from catcode.memory.store.models import CandidateMemory, MemorySummary
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.transcript import render_transcript
 
 
 def seed_conversation() -> list[Message]:
@@ -76,7 +76,7 @@ def test_summaries_tool_calls_and_results() -> None:
             ],
         ),
     ]
-    text = render_conversation(messages)
+    text = render_transcript(messages)
     lines = text.split("\n")
     assert lines[:4] == [
         "USER: [Conversation Summary]",
@@ -94,5 +94,5 @@ def test_multi_line_candidate_content_is_indented() -> None:
 
 
 def test_very_long_message_is_capped() -> None:
-    text = render_conversation([Message.user("z" * 20_000)])
+    text = render_transcript([Message.user("z" * 20_000)])
     assert len(text) < 9_000 and text.endswith("more characters]")
