@@ -20,20 +20,19 @@ from catcode.errors import CatcodeError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.log import get_logger
 from catcode.messages import Message
+from catcode.names import name_problem
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 log = get_logger(__name__)
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256 * 1024  # instructions, not data: anything larger is almost surely a mistake
-MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024  # the Agent Skills limit; every description is sent with every request
 MAX_LISTED_FILES = 50
 INDEX_BUDGET_CHARS = 8_000  # past this, further skills are indexed by name only so the index stays cheap
 INDEX_HEADER = (
     "# Skills\n\nCall `load_skill` with a name to load its instructions before doing the task it describes.\n\n"
 )
-_SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 class SkillError(CatcodeError):
@@ -83,17 +82,6 @@ class SkillSet:
     def folders(self) -> list[Path]:
         """Resolved skill folders: what ``read_file`` may read outside the project (``read_only_dirs``)."""
         return [s.folder.resolve() for s in self.skills]
-
-
-def name_problem(name: str) -> str | None:
-    """Why ``name`` is not a valid skill name (a kebab-case slug of at most 64 characters), or None."""
-    if not name:
-        return "name is empty"
-    if len(name) > MAX_NAME_CHARS:
-        return f"name {name[:MAX_NAME_CHARS]!r}… is longer than {MAX_NAME_CHARS} characters"
-    if not set(name) <= _SLUG_CHARS or name.startswith("-") or name.endswith("-") or "--" in name:
-        return f"name {name!r} is not a kebab-case slug (lowercase letters, digits and single hyphens)"
-    return None
 
 
 def discover_skills(catcode_home: Path, project_root: Path) -> SkillSet:
@@ -197,7 +185,7 @@ def _validate(meta: dict, folder_name: str) -> tuple[str, str]:
     if not isinstance(name, str) or not name.strip():
         raise SkillError("the front matter has no 'name' (a text value)")
     if problem := name_problem(name):
-        raise SkillError(problem)
+        raise SkillError(f"name {name!r} {problem}")
     if name != folder_name:
         raise SkillError(f"name {name!r} does not match its folder name {folder_name!r}")
     description = meta.get("description")

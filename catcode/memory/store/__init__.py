@@ -1,7 +1,8 @@
 """The memory store: memories as plain files the person can read, one write path, both scopes.
 
 - ``models.py``: ``MemoryType``, ``MemoryEntry``, ``CandidateMemory``, ``MemoryOperation``, reports, ``MemoryConfig``.
-- ``names.py``: the kebab-case name rule (``validate_name``) and ``slugify`` for near-miss names.
+- ``names.py``: memory names — ``catcode.names``'s kebab-case rule plus the reserved index name (``validate_name``),
+  and ``slugify`` for near-miss names.
 - ``entry_file.py``: the ``<name>.md`` front-matter format and the ``MEMORY.md`` index format.
 - ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so.
 - ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write, index,

@@ -1,34 +1,24 @@
-"""Memory names: the kebab-case slug that is both the unique key and the file name (``<name>.md``)."""
+"""Memory names: the kebab-case slug that is both the unique key and the file name (``<name>.md``). The rule itself
+is ``catcode.names``, shared with skills; this module adds the name the index reserves, the error, and the repair of
+a model's near-miss names."""
 
 from __future__ import annotations
 
 import re
 
+from catcode import names
 from catcode.errors import InvalidMemoryName
+from catcode.names import MAX_NAME_LENGTH
 
-MAX_NAME_LENGTH = 64
 RESERVED = "memory"  # MEMORY.md is the index; "memory.md" would clash with it on case-insensitive disks
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def name_problem(name: object) -> str | None:
     """Why ``name`` is not a valid memory name, or None when it is."""
-    if not isinstance(name, str):
-        return "must be text"
-    if not name.strip():
-        return "must not be blank"
-    if "/" in name or "\\" in name:
-        return "must not contain path separators"
-    if ".." in name:
-        return "must not traverse directories"
-    if name.lower() == RESERVED:
+    if isinstance(name, str) and name.lower() == RESERVED:
         return "is reserved for the index (MEMORY.md)"
-    if len(name) > MAX_NAME_LENGTH:
-        return f"must be at most {MAX_NAME_LENGTH} characters"
-    if not _SLUG.fullmatch(name):
-        return "must be a kebab-case slug: lowercase letters and digits, single hyphens between parts"
-    return None
+    return names.name_problem(name)
 
 
 def validate_name(name: str) -> str:
