@@ -13,10 +13,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, Field
 
+from catcode import front_matter
 from catcode.errors import CatcodeError
+from catcode.front_matter import FrontMatterError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.log import get_logger
 from catcode.messages import Message
@@ -59,7 +60,7 @@ class Skill:
             _, body = _split_front_matter(_read_text(self.path))
         except SkillError as exc:
             raise SkillError(f"Cannot load skill {self.name} from {self.path}: {exc}") from None
-        return body.lstrip("\n").rstrip()
+        return body.replace("\r\n", "\n").lstrip("\n").rstrip()
 
 
 @dataclass
@@ -153,31 +154,20 @@ def _read_capped(path: Path) -> bytes:
 
 def _read_text(path: Path) -> str:
     try:
-        return _read_capped(path).decode("utf-8").removeprefix("\ufeff")
+        return _read_capped(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SkillError(f"not valid UTF-8 (bad byte at offset {exc.start})") from None
 
 
 def _split_front_matter(text: str) -> tuple[dict, str]:
     """The front matter mapping and the body after it."""
-    # Split on "\n" only: str.splitlines() would also break at form feeds and other rare separators.
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines[0].rstrip() != "---":
-        raise SkillError("no YAML front matter (the file must start with a '---' line)")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
-    if end is None:
-        raise SkillError("the front matter has no closing '---' line")
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""  # +2: 0-based, after the '---' line
-        problem = getattr(exc, "problem", None) or type(exc).__name__
-        hint = " (quote a value that contains ': ')" if "mapping values" in str(problem) else ""
-        raise SkillError(f"the front matter is not valid YAML: {problem}{where}{hint}") from None
-    if not isinstance(meta, dict):
-        raise SkillError("the front matter is not a mapping of keys to values")
-    return meta, "\n".join(lines[end + 1 :])
+        found = front_matter.read(text)
+    except FrontMatterError as exc:
+        raise SkillError(f"broken front matter: {exc}") from None
+    if found is None:
+        raise SkillError("no YAML front matter (the file must start with a '---' line)")
+    return found
 
 
 def _validate(meta: dict, folder_name: str) -> tuple[str, str]:
