@@ -90,22 +90,17 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
 def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
     """Delete every memory (one change that `catcode memory revert` undoes)."""
     from catcode.errors import CatcodeError
-    from catcode.memory.report import cleared_line
+    from catcode.memory.report import clear_memories
+
+    def confirm(count: int, question: str) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise CatcodeError(f"Refusing to delete {count} memories without --yes (no terminal to ask on)")
+        return typer.confirm(question, default=False)
 
     def body(runtime: Any) -> None:
-        store, versioned = runtime.store, runtime.git.available
-        count = len(store.load_all())
-        if count == 0:
-            typer.echo("No memories stored.")
-            return
-        if not yes:
-            if not sys.stdin.isatty():
-                raise CatcodeError(f"Refusing to delete {count} memories without --yes (no terminal to ask on)")
-            undo = "It is one change you can revert." if versioned else "Versioning is off: it cannot be undone."
-            if not typer.confirm(f"Delete all {count} memories? {undo}", default=False):
-                typer.echo("Kept every memory.")
-                return
-        typer.echo(cleared_line(store.clear(why="clear"), versioned, "`catcode memory revert`"))
+        typer.echo(clear_memories(runtime.store, runtime.git.available, confirm, "`catcode memory revert`"))
 
     _with_runtime(body)
 

@@ -14,8 +14,7 @@ from rich.text import Text
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
 from catcode.memory.report import (
-    clear_question,
-    cleared_line,
+    clear_memories,
     format_entry,
     format_list,
     format_report,
@@ -151,16 +150,9 @@ class MemoryCommand:
 
     def sub_clear(self, ctx: CommandContext, args: str) -> None:
         """Delete every memory after asking; one git commit that /memory revert undoes."""
-        store, versioned = self.runtime.store, self.runtime.git.available
-        count = len(store.load_all())
-        if count == 0:
-            ctx.console.print("No memories stored.", markup=False)
-            return
-        if not ctx.confirm(clear_question(count, versioned)):
-            ctx.console.print("Kept every memory.", style="dim", markup=False)
-            return
-        deleted = store.clear(why="clear")
-        ctx.console.print(cleared_line(deleted, versioned, "/memory revert"), markup=False)
+        runtime = self.runtime
+        line = clear_memories(runtime.store, runtime.git.available, lambda _, q: ctx.confirm(q), "/memory revert")
+        ctx.console.print(line, markup=False)
 
     def sub_log(self, ctx: CommandContext, args: str) -> None:
         """Recent changes: id, when, why, and A/M/D per memory."""

@@ -1,15 +1,19 @@
 """Text for people and for the model: the pipeline report (``/memory``), the list (``/memory list``), one
-memory in full (``memory_read``, ``/memory show``) and the lines of ``clear``; shared by the slash commands and
+memory in full (``memory_read``, ``/memory show``) and the one "clear every memory" flow; shared by the slash commands and
 ``catcode memory``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
+from catcode.memory.store.store import MemoryStore
 from catcode.text import flatten
 
 NO_MEMORIES = "No memories stored."
+KEPT_ALL = "Kept every memory."
+Confirm = Callable[[int, str], bool]
+"""Asked before ``clear`` deletes: how many memories would go, and the question to put to the person."""
 
 
 def format_report(report: ConsolidationReport) -> str:
@@ -49,13 +53,15 @@ def unreadable_line(count: int) -> str:
     return f"{count} unreadable memory {noun} skipped — run catcode memory doctor"
 
 
-def clear_question(count: int, versioned: bool) -> str:
-    """What ``clear`` asks before deleting."""
-    undo = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."
-    return f"Delete all {count} memories? {undo}"
-
-
-def cleared_line(count: int, versioned: bool, undo: str) -> str:
-    """What ``clear`` says after deleting."""
-    noun = "memory" if count == 1 else "memories"
-    return f"Deleted {count} {noun}." + (f" Undo with {undo}." if versioned else " (versioning is off)")
+def clear_memories(store: MemoryStore, versioned: bool, confirm: Confirm, undo: str) -> str:
+    """The one "clear every memory" flow (``/memory clear``, ``catcode memory clear``): ask ``confirm``, delete every
+    memory as one change, and return the line to show; ``undo`` names the command that reverts it."""
+    count = len(store.load_all())
+    if count == 0:
+        return NO_MEMORIES
+    undoable = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."
+    if not confirm(count, f"Delete all {count} memories? {undoable}"):
+        return KEPT_ALL
+    deleted = store.clear(why="clear")
+    noun = "memory" if deleted == 1 else "memories"
+    return f"Deleted {deleted} {noun}." + (f" Undo with {undo}." if versioned else " (versioning is off)")
