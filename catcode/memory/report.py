@@ -1,6 +1,6 @@
 """Text for people and for the model: the pipeline report (``/memory``), the list (``/memory list``), one
-memory in full (``memory_read``, ``/memory show``) and the one "clear every memory" flow; shared by the slash commands and
-``catcode memory``."""
+memory in full (``memory_read``, ``/memory show``) and the one "clear every memory" flow; shared by the slash
+commands and ``catcode memory``."""
 
 from __future__ import annotations
 
