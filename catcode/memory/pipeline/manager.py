@@ -22,6 +22,7 @@ from catcode.messages import Message
 log = get_logger(__name__)
 
 NOTHING_WORTH_REMEMBERING = "nothing worth remembering"
+UNREADABLE_REPLY = "the model's reply could not be read"
 MAX_KNOWN_SHOWN = 500  # "## Already Known" lists at most this many (the most recently updated) memories
 DISABLED = "memory is disabled"
 
@@ -94,9 +95,11 @@ class MemoryManager:
             reason = f"not enough new messages ({len(window)} < {minimum})"
             return ConsolidationReport(candidates_found=0, skipped_reason=reason), False
         existing = self.store.load_all()
-        candidates = self._extractor.extract(list(window), _known(existing))
+        extraction = self._extractor.extract(list(window), _known(existing))
+        candidates = extraction.items
         if not candidates:
-            return ConsolidationReport(candidates_found=0, skipped_reason=NOTHING_WORTH_REMEMBERING), True
+            reason = NOTHING_WORTH_REMEMBERING if extraction.complete else UNREADABLE_REPLY
+            return ConsolidationReport(candidates_found=0, skipped_reason=reason, complete=extraction.complete), True
         result = self._consolidator.consolidate(candidates, existing)
         counts = self.store.apply(result.operations, why=why)
         unmatched = [c.name for c in result.unmatched]
@@ -107,6 +110,7 @@ class MemoryManager:
             skipped=_dedupe([*counts.skipped_names, *unmatched]),
             skipped_reason=f"not decided by the consolidator: {', '.join(unmatched)}" if unmatched else "",
             redacted=counts.redacted,
+            complete=extraction.complete and result.complete,
         )
         log.info(
             "memory_pipeline_done",
@@ -116,5 +120,6 @@ class MemoryManager:
             updated=len(report.updated),
             skipped=len(report.skipped),
             redacted=counts.redacted,
+            complete=report.complete,
         )
         return report, True
