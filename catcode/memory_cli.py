@@ -46,10 +46,10 @@ def _errors() -> Iterator[None]:
 
 def _runtime() -> Any:
     """The offline memory runtime (store and git history; no provider) for the current directory."""
-    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.builder import build_memory_runtime
 
     settings, paths = load()
-    return MemoryRuntime(settings, paths)
+    return build_memory_runtime(settings, paths)
 
 
 def _with_runtime(body: Callable[[Any], None]) -> None:
@@ -108,10 +108,10 @@ def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) ->
 @memory_app.command("path")
 def path() -> None:
     """Print where memories live: the memory root, both scopes, the history log."""
-    from catcode.memory.runtime import memory_path_summary
+    from catcode.memory.report import path_summary
 
     with _errors():
-        typer.echo(memory_path_summary(load()[1]))
+        typer.echo(path_summary(load()[1]))
 
 
 @memory_app.command("log")
@@ -181,11 +181,11 @@ def search(
     limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most."),
 ) -> None:
     """Search every memory, session summary and compacted history of this project, best match first."""
-    from catcode.memory.recall.recall import Recall
+    from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import search_text
 
     def body(runtime: Any) -> None:
-        with Recall.from_runtime(runtime) as recall:
+        with build_recall(runtime) as recall:
             typer.echo(search_text(recall, " ".join(query), limit))
 
     _with_runtime(body)
@@ -194,11 +194,11 @@ def search(
 @memory_app.command("recent")
 def recent(count: int = typer.Argument(5, min=1, max=100, help="How many session summaries.")) -> None:
     """Show the latest session summaries of this project's journal."""
-    from catcode.memory.recall.recall import Recall
+    from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import recent_text
 
     def body(runtime: Any) -> None:
-        with Recall.from_runtime(runtime) as recall:
+        with build_recall(runtime) as recall:
             typer.echo(recent_text(recall, count))
 
     _with_runtime(body)

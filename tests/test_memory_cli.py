@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from catcode.cli_app import app
 from catcode.config import catcode_home, load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 
@@ -52,7 +53,7 @@ def runtime(project: Path) -> MemoryRuntime:
     """The same memory the CLI sees from ``project``."""
     home = catcode_home()
     settings = load_settings(home, project, dict(os.environ), {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, project))
+    return build_memory_runtime(settings, resolve_paths(settings, home, project))
 
 
 def cli(*args: str) -> object:

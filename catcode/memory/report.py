@@ -5,6 +5,7 @@ commands and ``catcode memory``."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
@@ -65,3 +66,15 @@ def clear_memories(store: MemoryStore, versioned: bool, confirm: Confirm, undo: 
     deleted = store.clear(why="clear")
     noun = "memory" if deleted == 1 else "memories"
     return f"Deleted {deleted} {noun}." + (f" Undo with {undo}." if versioned else " (versioning is off)")
+
+
+def path_summary(paths: Any) -> str:
+    """Where memory lives, for ``catcode memory path``."""
+    return "\n".join(
+        [
+            f"memory root:   {paths.memory_root}",
+            f"user scope:    {paths.user_memory}",
+            f"project scope: {paths.project_memory}",
+            f"history:       {paths.history_file}",
+        ]
+    )

@@ -16,6 +16,7 @@ from catcode.commands.memory import add_memory_subcommand, register_memory_comma
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.config import load_settings, resolve_paths
 from catcode.errors import ProviderError
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.pipeline.service import Busy
 from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime
@@ -44,7 +45,7 @@ def make_runtime(tmp_path: Path, *responses: object) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir(exist_ok=True)
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider(*responses))
+    return build_memory_runtime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider(*responses))
 
 
 def record_exchanges(runtime: MemoryRuntime, n: int) -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from memory_helpers import seed_api_style, seed_vim
 
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.revert_tool import cap, memory_revert_tool
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.versioning.git_store import GitStore
@@ -26,7 +27,7 @@ def runtime(tmp_path: Path) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir()
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root))
+    return build_memory_runtime(settings, resolve_paths(settings, home, root))
 
 
 @pytest.fixture

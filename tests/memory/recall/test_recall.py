@@ -26,6 +26,7 @@ from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.config import Paths, Settings
 from catcode.errors import ConfigError, ProviderError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent
+from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
@@ -54,11 +55,11 @@ def paths(tmp_path: Path) -> Paths:
 
 
 def make_runtime(paths: Paths, provider: ScriptedProvider | None = None, **memory: object) -> MemoryRuntime:
-    return MemoryRuntime(Settings(memory=MemoryConfig(**memory)), paths, provider=provider)
+    return build_memory_runtime(Settings(memory=MemoryConfig(**memory)), paths, provider=provider)
 
 
 def make_recall(runtime: MemoryRuntime) -> Recall:
-    recall = Recall.from_runtime(runtime, today=lambda: DAY)
+    recall = build_recall(runtime, today=lambda: DAY)
     recall.now = lambda: datetime(2026, 11, 30, 14, 5)
     return recall
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from catcode.commands.memory import register_memory_commands
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store import entry_file
@@ -43,7 +44,7 @@ def make_runtime(tmp_path: Path) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir(exist_ok=True)
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider())
+    return build_memory_runtime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider())
 
 
 def valid(name: str, content: str = "x") -> str:
