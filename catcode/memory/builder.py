@@ -9,15 +9,17 @@ import uuid
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.fsutil import ensure_private_dir
-from catcode.memory.recall.recall import Recall, today_from_env
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
+
+if TYPE_CHECKING:  # recall (and sqlite3 behind it) is loaded only by the commands that use it
+    from catcode.memory.recall.recall import Recall
 
 
 def build_memory_runtime(
@@ -89,6 +91,7 @@ def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = N
     """Recall over ``runtime``'s store and history (offline runtimes too: then only search and the journal)."""
     from catcode.memory.recall.compile import JournalCompiler
     from catcode.memory.recall.journal import Journal
+    from catcode.memory.recall.recall import Recall, today_from_env
 
     today = today or today_from_env()
     journal = Journal(Path(runtime.paths.project_memory) / "journal")
