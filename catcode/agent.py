@@ -1,7 +1,10 @@
 """The agent loop: ``run_turn`` → ``query`` → ``execute_tools`` until the model ends its turn.
 
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
-ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange."""
+ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
+
+Over the usual 250 lines on purpose: the loop, tool execution and the repairs after an interrupt all keep that one
+invariant, so they are read and reviewed together."""
 
 from __future__ import annotations
 

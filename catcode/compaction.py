@@ -10,6 +10,9 @@ message that is not a tool_result and never inside the latest turn, so every out
 The summary (and the snip note) is a USER message plus a short ASSISTANT acknowledgement, not text merged
 into the first kept user message: kept messages stay byte-for-byte verbatim, and a later round recognises
 the synthetic pair, folds it into the next summary and keeps it out of ``flush`` (the user never said it).
+
+Over the usual 250 lines on purpose: the three steps share the cut rules (turn starts, the synthetic pairs, which
+originals were flushed) of one algorithm over one history; its transcript is ``catcode.transcript``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@ A skill is a folder holding ``SKILL.md``: YAML front matter with ``name`` and ``
 instructions, plus any supporting files. User skills live in ``$CATCODE_HOME/skills/<name>/``, project skills
 in ``<project>/.cat-code/skills/<name>/``; a project skill replaces a user skill of the same name. Only the
 one-line descriptions go with every request (``SkillsIndexHook``); the body is read from disk when the model
-calls ``load_skill``, so editing a skill's instructions takes effect without a restart."""
+calls ``load_skill``, so editing a skill's instructions takes effect without a restart.
+
+Over the usual 250 lines on purpose: a skill's file rules (size, UTF-8, front matter, name = folder) and what the
+model and the person are shown of it follow one format (Agent Skills) and change together."""
 
 from __future__ import annotations
 
