@@ -112,11 +112,12 @@ class Agent:
                 result.rounds += 1
                 response = self.query()
                 result.usage.add(response.usage)
-                self._store(Message(role=Role.ASSISTANT, content=response.content or [TextBlock(text="(no reply)")]))
+                reply = Message(role=Role.ASSISTANT, content=response.content or [TextBlock(text="(no reply)")])
+                self._store(reply)
                 result.text = response.text
-                if not response.tool_uses:
+                if not reply.tool_uses:
                     return result
-                self._store(Message(role=Role.USER, content=self.execute_tools(response.tool_uses)))
+                self._store(Message(role=Role.USER, content=self.execute_tools(reply.tool_uses)))
             self.events.on_notice(f"Stopped after {self.max_tool_rounds} tool rounds (max_tool_rounds).")
         except KeyboardInterrupt:
             result.interrupted = True

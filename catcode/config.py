@@ -21,7 +21,7 @@ from __future__ import annotations
 import getpass
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -143,53 +143,44 @@ def default_user_id() -> str:
 
 @dataclass(frozen=True)
 class Paths:
-    """Every place on disk catcode reads or writes."""
+    """Every place on disk catcode reads or writes: five given, the rest derived from them once."""
 
     home: Path
     project_root: Path
     project_key: str
     memory_root: Path
     user_id: str
+    logs: Path = field(init=False)
+    """The log file."""
+    input_history: Path = field(init=False)
+    """Typed-line history of the REPL, per project."""
+    user_memory: Path = field(init=False)
+    """User scope: ``memory/users/<uid16>``."""
+    project_memory: Path = field(init=False)
+    """Project scope: ``memory/projects/<project-key>``."""
+    memory_lock: Path = field(init=False)
+    """The cross-process lock that serialises memory writes and commits."""
+    history_file: Path = field(init=False)
+    """The project's conversation log."""
+    cursor_file: Path = field(init=False)
+    """How far extraction has processed the conversation log."""
+    facts_db: Path = field(init=False)
+    """The derived full-text index."""
 
-    @property
-    def logs(self) -> Path:
-        """The log file."""
-        return self.home / "logs" / "catcode.log"
-
-    @property
-    def input_history(self) -> Path:
-        """Typed-line history of the REPL, per project."""
-        return self.home / "input-history" / self.project_key
-
-    @property
-    def user_memory(self) -> Path:
-        """User scope: ``memory/users/<uid16>``."""
-        return self.memory_root / "users" / user_hash(self.user_id)
-
-    @property
-    def project_memory(self) -> Path:
-        """Project scope: ``memory/projects/<project-key>``."""
-        return self.memory_root / "projects" / self.project_key
-
-    @property
-    def memory_lock(self) -> Path:
-        """The cross-process lock that serialises memory writes and commits."""
-        return self.memory_root / ".write.lock"
-
-    @property
-    def history_file(self) -> Path:
-        """The project's conversation log."""
-        return self.project_memory / "history.jsonl"
-
-    @property
-    def cursor_file(self) -> Path:
-        """How far extraction has processed the conversation log."""
-        return self.project_memory / ".dream_cursor"
-
-    @property
-    def facts_db(self) -> Path:
-        """The derived full-text index."""
-        return self.project_memory / "facts.db"
+    def __post_init__(self) -> None:
+        project = self.memory_root / "projects" / self.project_key
+        derived = {
+            "logs": self.home / "logs" / "catcode.log",
+            "input_history": self.home / "input-history" / self.project_key,
+            "user_memory": self.memory_root / "users" / user_hash(self.user_id),
+            "project_memory": project,
+            "memory_lock": self.memory_root / ".write.lock",
+            "history_file": project / "history.jsonl",
+            "cursor_file": project / ".dream_cursor",
+            "facts_db": project / "facts.db",
+        }
+        for name, path in derived.items():
+            object.__setattr__(self, name, path)  # frozen: set once, here
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 
-from catcode.errors import CatcodeError
-
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CLOSING = re.compile(r"^---[ \t]*\r?$", re.M)
-
-
-class FrontMatterError(CatcodeError):
-    """A file starts with front matter that cannot be read; the message says why."""
 
 
 class _Dumper(yaml.SafeDumper):
@@ -36,23 +31,25 @@ class _Dumper(yaml.SafeDumper):
         return '"' if style == "'" else style
 
 
-def read(text: str) -> tuple[dict[str, Any], str] | None:
-    """The fields of ``text``'s front matter and the body after it (as it is); None when ``text`` does not start
-    with a ``---`` line (a leading BOM aside). Raises ``FrontMatterError`` when the front matter has no closing
-    ``---`` line, is not valid YAML, or is not a mapping."""
+def read(text: str, error: Callable[[str], Exception], *, missing: str) -> tuple[dict[str, Any], str]:
+    """The fields of ``text``'s front matter and the body after it (as it is). Raises ``error(missing)`` when
+    ``text`` does not start with a ``---`` line (a leading BOM aside), and ``error("broken front matter: ...")``
+    when the front matter has no closing ``---`` line, is not valid YAML, or is not a mapping."""
     first, newline, rest = text.removeprefix("\ufeff").partition("\n")
     if first.rstrip() != "---" or not newline:
-        return None
+        raise error(missing)
     closing = _CLOSING.search(rest)
-    if closing is None:
-        raise FrontMatterError("no closing '---' line")
-    try:
-        fields = yaml.load(rest[: closing.start()], Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        raise FrontMatterError(_yaml_problem(exc)) from None
-    if not isinstance(fields, dict):
-        raise FrontMatterError("not a mapping of keys to values")
-    return fields, rest[closing.end() + 1 :]
+    problem = "no closing '---' line"
+    if closing is not None:
+        try:
+            fields = yaml.load(rest[: closing.start()], Loader=_LOADER)
+        except yaml.YAMLError as exc:
+            problem = _yaml_problem(exc)
+        else:
+            if isinstance(fields, dict):
+                return fields, rest[closing.end() + 1 :]
+            problem = "not a mapping of keys to values"
+    raise error(f"broken front matter: {problem}")
 
 
 def write(fields: dict[str, Any], body: str) -> str:

@@ -20,7 +20,6 @@ from pydantic import BaseModel, Field
 
 from catcode import front_matter
 from catcode.errors import CatcodeError
-from catcode.front_matter import FrontMatterError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.log import get_logger
 from catcode.messages import Message
@@ -164,13 +163,7 @@ def _read_text(path: Path) -> str:
 
 def _split_front_matter(text: str) -> tuple[dict, str]:
     """The front matter mapping and the body after it."""
-    try:
-        found = front_matter.read(text)
-    except FrontMatterError as exc:
-        raise SkillError(f"broken front matter: {exc}") from None
-    if found is None:
-        raise SkillError("no YAML front matter (the file must start with a '---' line)")
-    return found
+    return front_matter.read(text, SkillError, missing="no YAML front matter (the file must start with a '---' line)")
 
 
 def _validate(meta: dict, folder_name: str) -> tuple[str, str]:

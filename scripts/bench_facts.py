@@ -14,6 +14,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import structlog
@@ -169,7 +170,7 @@ def _bench_search(seed: int, n_queries: int) -> dict[str, float]:
         corpus = _Corpus(seed)
         sources = corpus.sources(n_facts // 3 + 1)
         queries = corpus.queries(n_queries)
-        with tempfile.TemporaryDirectory() as tmp, FactsIndex(Path(tmp) / "facts.db") as index:
+        with tempfile.TemporaryDirectory() as tmp, closing(FactsIndex(Path(tmp) / "facts.db")) as index:
             start = time.perf_counter()
             index.sync(sources)
             build = time.perf_counter() - start
@@ -199,7 +200,7 @@ def bench_rebuild(seed: int = 11, n_memories: int = 10_000) -> dict[str, float]:
 def _bench_rebuild(seed: int, n_memories: int) -> dict[str, float]:
     corpus = _Corpus(seed)
     sources = corpus.sources(n_memories)
-    with tempfile.TemporaryDirectory() as tmp, FactsIndex(Path(tmp) / "facts.db") as index:
+    with tempfile.TemporaryDirectory() as tmp, closing(FactsIndex(Path(tmp) / "facts.db")) as index:
         start = time.perf_counter()
         index.sync(sources)
         full = time.perf_counter() - start

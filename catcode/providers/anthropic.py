@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from catcode.errors import ProviderError
 from catcode.log import get_logger
 from catcode.messages import ContentBlock, Message, Role, TextBlock, ToolUseBlock
-from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
+from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
 from catcode.text import shorten
 
 log = get_logger(__name__)
@@ -112,12 +111,7 @@ class AnthropicProvider:
         return self.model
 
     def chat(
-        self,
-        messages: list[Message],
-        system: str,
-        tools: list[ToolSpec],
-        options: ChatOptions,
-        on_text: Callable[[str], None] | None = None,
+        self, messages: list[Message], system: str, tools: list[ToolSpec], options: ChatOptions, on_text: OnText = None
     ) -> ChatResponse:
         """Stream one request; return the whole reply. Raises ``ProviderError``; Ctrl+C propagates."""
         client = self._sdk_client()

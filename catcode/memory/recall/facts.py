@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import TypeVar
 
 from catcode.log import get_logger
@@ -79,12 +78,6 @@ class FactsIndex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-
-    def __enter__(self) -> FactsIndex:
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        self.close()
 
     @staticmethod
     def _check(conn: sqlite3.Connection) -> str | None:

@@ -25,7 +25,6 @@ from typing import Any
 
 from catcode import front_matter
 from catcode.errors import CatcodeError
-from catcode.front_matter import FrontMatterError
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.text import flatten
 
@@ -55,13 +54,8 @@ def parse(data: bytes) -> MemoryEntry:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EntryParseError(f"not UTF-8 (byte {exc.start})") from None
-    try:
-        found = front_matter.read(text)
-    except FrontMatterError as exc:
-        raise EntryParseError(f"broken front matter: {exc}") from None
-    if found is None:
-        raise EntryParseError("broken front matter: the file does not start with a '---' line")
-    fields, body = found
+    missing = "broken front matter: the file does not start with a '---' line"
+    fields, body = front_matter.read(text, EntryParseError, missing=missing)
     return _entry(fields, body.removesuffix("\n"))
 
 
