@@ -4,8 +4,8 @@ Cheapest first, each step only while still over budget: (1) micro-compaction stu
 than the last few turns; (2) the oldest complete turns go to ``flush`` (the memory pipeline: nothing worth
 remembering is lost) and are replaced by one LLM summary, at most ``max_rounds`` times; (3) when the
 summary fails or stays too large, only the last few messages are kept. Cuts happen only right before a user
-message that is not a tool_result and never inside the latest turn, so every output passes
-``history_problems``.
+message that is not a tool_result and never inside the latest turn, so every output is a valid history for the
+Messages API.
 
 The summary (and the snip note) is a USER message plus a short ASSISTANT acknowledgement, not text merged
 into the first kept user message: kept messages stay byte-for-byte verbatim, and a later round recognises

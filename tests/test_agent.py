@@ -11,11 +11,12 @@ from pydantic import BaseModel
 from catcode.agent import INTERRUPTED, Agent, AgentEvents
 from catcode.errors import ProviderError
 from catcode.hooks import CONTINUE, AppendMessages, Block, HookEvent, HookManager
-from catcode.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
+from catcode.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy, Rule
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.tools.base import Permission, ToolContext, ToolRegistry, ToolResult, tool
+from tests.history_rules import history_problems
 
 
 class EchoInput(BaseModel):

@@ -16,10 +16,11 @@ from pydantic import ValidationError
 
 from catcode.compaction import SUMMARY_MARKER, CompactConfig, Compactor, turn_starts
 from catcode.errors import ProviderError
-from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, history_problems
+from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.tokens import TokenCounter, estimate_messages_tokens
+from tests.history_rules import history_problems
 
 FIXTURE = Path(__file__).parent / "data" / "compaction" / "long_session.json"
 SUMMARY = "## Goals and instructions\nKeep the parser fast.\n## Open tasks\nNone."

@@ -18,13 +18,14 @@ from catcode.config import Settings, resolve_paths
 from catcode.hooks import HookEvent, HookManager
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
-from catcode.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
+from catcode.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.permissions import NoTerminalApprover, PermissionPolicy
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
 from catcode.tokens import TokenCounter, estimate_messages_tokens, estimate_request_overhead
 from catcode.tools.base import ToolContext, ToolRegistry
 from catcode.tools.builtin import builtin_tools
+from tests.history_rules import history_problems
 
 EXAMPLE_MEMORY = Path(__file__).resolve().parents[1] / ".cat-code.example" / "memory" / "user-prefers-vim.md"
 MEMORY_HEADER = "# Persistent Memory"
