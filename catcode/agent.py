@@ -3,9 +3,9 @@
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
 ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
 
-Longer than most modules: the loop, running tools (overlapping ones through ``catcode.tool_batch``) and repairing
-the history after an interrupt share the same state and invariant, so they stay together; ``AgentEvents``, the UI's
-side of the loop, lives here with the loop it describes."""
+Over the usual 250 lines on purpose: the loop, running tools (overlapping ones through ``catcode.tool_batch``) and
+the repairs after an interrupt all keep that one invariant, so they are read and reviewed together; ``AgentEvents``,
+the UI's side of the loop, lives here with the loop it describes."""
 
 from __future__ import annotations
 
@@ -138,11 +138,12 @@ class Agent:
                 result.rounds += 1
                 response = self.query()
                 result.usage.add(response.usage)
-                self._store(Message(role=Role.ASSISTANT, content=response.content or [TextBlock(text="(no reply)")]))
+                reply = Message(role=Role.ASSISTANT, content=response.content or [TextBlock(text="(no reply)")])
+                self._store(reply)
                 result.text = response.text
-                if not response.tool_uses:
+                if not reply.tool_uses:
                     return result
-                self._store(Message(role=Role.USER, content=self.execute_tools(response.tool_uses)))
+                self._store(Message(role=Role.USER, content=self.execute_tools(reply.tool_uses)))
             self.events.on_notice(f"Stopped after {self.max_tool_rounds} tool rounds (max_tool_rounds).")
         except KeyboardInterrupt:
             result.interrupted = True

@@ -1,4 +1,5 @@
-"""The composition root: builds and wires every object of a session. Nothing else constructs collaborators.
+"""The composition root: builds and wires every object of a session. Nothing else constructs collaborators (the
+memory objects come from ``memory/builder.py``, which it calls).
 
 ``cli.py`` parses the command line and calls ``build_session``; the REPL and print mode only use what it returns.
 Longer than most modules on purpose: it is the one place where everything is wired (one ``_add_*`` function per
@@ -270,13 +271,13 @@ def _add_memory(
     caching), tools, commands and the system-prompt guidance."""
     from catcode.commands.memory import register_memory_commands
     from catcode.commands.recall import register_recall_commands
-    from catcode.memory.recall.recall import Recall, today_from_env
+    from catcode.memory.builder import build_memory_runtime, build_recall
+    from catcode.memory.recall.recall import today_from_env
     from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
-    from catcode.memory.runtime import MemoryRuntime
 
-    memory = MemoryRuntime(settings, paths, provider=provider, notices=parts.notices)
+    memory = build_memory_runtime(settings, paths, provider=provider, notices=parts.notices)
     memory.register(hooks, tools)
-    recall = Recall.from_runtime(memory, today=today_from_env(env))
+    recall = build_recall(memory, today=today_from_env(env))
     hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
     tools.register(memory_search_tool(recall))
     parts.register_commands.append(lambda registry: register_memory_commands(registry, memory))

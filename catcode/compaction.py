@@ -4,17 +4,19 @@ Cheapest first, each step only while still over budget: (1) micro-compaction stu
 than the last few turns; (2) the oldest complete turns go to ``flush`` (the memory pipeline: nothing worth
 remembering is lost) and are replaced by one LLM summary, at most ``max_rounds`` times; (3) when the
 summary fails or stays too large, only the last few messages are kept. Cuts happen only right before a user
-message that is not a tool_result and never inside the latest turn, so every output passes
-``history_problems``.
+message that is not a tool_result and never inside the latest turn, so every output is a valid history for the
+Messages API.
 
 The summary (and the snip note) is a USER message plus a short ASSISTANT acknowledgement, not text merged
 into the first kept user message: kept messages stay byte-for-byte verbatim, and a later round recognises
 the synthetic pair, folds it into the next summary and keeps it out of ``flush`` (the user never said it).
+
+Over the usual 250 lines on purpose: the three steps share the cut rules (turn starts, the synthetic pairs, which
+originals were flushed) of one algorithm over one history; its transcript is ``catcode.transcript``.
 """
 
 from __future__ import annotations
 
-import json
 import operator
 import re
 from collections.abc import Callable
@@ -25,7 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock
 from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.text import shorten
 from catcode.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
+from catcode.transcript import TranscriptStyle, render_transcript
 
 log = get_logger(__name__)
 
@@ -96,9 +100,8 @@ def is_synthetic(msg: Message) -> bool:
 
 
 def _stub(tool: str, content: str) -> str:
-    first = next((line.strip() for line in content.splitlines() if line.strip()), "")
-    first = first if len(first) <= 80 else first[:79] + "…"
-    return f"{STUB_PREFIX}{tool} returned {len(content):,} chars; first line: {first}]"
+    first = next((line for line in content.splitlines() if line.strip()), "")
+    return f"{STUB_PREFIX}{tool} returned {len(content):,} chars; first line: {shorten(first, 80)}]"
 
 
 def micro_compact(messages: list[Message], keep_recent_turns: int, max_chars: int) -> tuple[list[Message], int]:
@@ -121,26 +124,6 @@ def micro_compact(messages: list[Message], keep_recent_turns: int, max_chars: in
                 stubbed += 1
         out.append(msg if blocks == msg.content else msg.model_copy(update={"content": blocks}))
     return out, stubbed
-
-
-def render_transcript(messages: list[Message], max_result_chars: int) -> str:
-    """The messages as plain text for the summariser (long tool outputs cut to ``max_result_chars``)."""
-    names: dict[str, str] = {}
-    lines: list[str] = []
-    for msg in messages:
-        speaker = "User" if msg.role is Role.USER else "Assistant"
-        for b in msg.content:
-            if isinstance(b, TextBlock):
-                lines.append(f"{speaker}: {b.text}")
-            elif isinstance(b, ToolResultBlock):
-                body = b.content if len(b.content) <= max_result_chars else b.content[:max_result_chars] + " […]"
-                status = "error" if b.is_error else "result"
-                lines.append(f"Tool {status} ({names.get(b.tool_use_id, 'tool')}): {body}")
-            else:
-                names[b.id] = b.name
-                args = json.dumps(b.input, ensure_ascii=False)[:_TOOL_INPUT_CHARS]
-                lines.append(f"Assistant called {b.name}({args})")
-    return "\n\n".join(lines)
 
 
 class Compactor:
@@ -277,7 +260,8 @@ class Compactor:
         return next((i for i in starts if suffix[i] <= target), starts[-1])
 
     def _summarise(self, head: list[Message], focus: str | None) -> str:
-        transcript = render_transcript(head, self.config.tool_result_max_chars)
+        style = TranscriptStyle(call_chars=_TOOL_INPUT_CHARS, result_chars=self.config.tool_result_max_chars)
+        transcript = render_transcript(head, style)
         focus_line = f"Focus the summary on: {focus}\n\n" if focus else ""
         prompt = f"{SUMMARY_INSTRUCTIONS}\n\n{focus_line}<transcript>\n{transcript}\n</transcript>"
         options = ChatOptions(max_tokens=self.config.summary_max_tokens, temperature=0.3, purpose="compact")

@@ -9,7 +9,17 @@ permission prompts is used only with the person's consent (``project_trust``, wh
 each layer before the merge). ``settings_layers`` and ``validate_layers`` are also used by ``catcode config``
 (which shows the layer of each value) and ``settings_file`` (which validates before writing).
 
-(Over 250 lines: the settings models and the paths derived from them are one concept, read in one place.)"""
+Why the layering is hand-written rather than pydantic-settings (tried, issue 12): its sources (YAML files,
+environment, init arguments) are merged into one dict before validation, so a ``ValidationError`` says
+``memory.exit_timeout`` but not which file set it; the one-line "file: key: reason" error, the checks and consent
+applied to each project layer before the merge, and telling which layer each value came from all need each layer's
+own data — the reading and the lookup this module does now, which would stay. Its environment naming is a prefix
+and a nesting delimiter (``CATCODE_PERMISSIONS__MODE``), not the documented ``CATCODE_PERMISSION_MODE``, so a
+custom source would be needed too. It would replace ``_merge`` and cost a dependency and ~23 ms of import at every
+start (``python -X importtime``: pydantic_settings after pydantic).
+
+One module over the usual 250 lines while the layering is hand-written: the models, their layers and the paths
+they resolve are read together whenever a setting is added."""
 
 from __future__ import annotations
 
@@ -17,7 +27,7 @@ import getpass
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -165,58 +175,44 @@ def default_user_id() -> str:
 
 @dataclass(frozen=True)
 class Paths:
-    """Every place on disk catcode reads or writes."""
+    """Every place on disk catcode reads or writes: five given, the rest derived from them once."""
 
     home: Path
     project_root: Path
     project_key: str
     memory_root: Path
     user_id: str
+    logs: Path = field(init=False)
+    """The log file."""
+    input_history: Path = field(init=False)
+    """Typed-line history of the REPL, per project."""
+    user_memory: Path = field(init=False)
+    """User scope: ``memory/users/<uid16>``."""
+    project_memory: Path = field(init=False)
+    """Project scope: ``memory/projects/<project-key>``."""
+    memory_lock: Path = field(init=False)
+    """The cross-process lock that serialises memory writes and commits."""
+    history_file: Path = field(init=False)
+    """The project's conversation log."""
+    cursor_file: Path = field(init=False)
+    """How far extraction has processed the conversation log."""
+    facts_db: Path = field(init=False)
+    """The derived full-text index."""
 
-    @property
-    def logs(self) -> Path:
-        """The log file."""
-        return self.home / "logs" / "catcode.log"
-
-    @property
-    def user_skills(self) -> Path:
-        """User skills folder."""
-        return self.home / "skills"
-
-    @property
-    def input_history(self) -> Path:
-        """Typed-line history of the REPL, per project."""
-        return self.home / "input-history" / self.project_key
-
-    @property
-    def user_memory(self) -> Path:
-        """User scope: ``memory/users/<uid16>``."""
-        return self.memory_root / "users" / user_hash(self.user_id)
-
-    @property
-    def project_memory(self) -> Path:
-        """Project scope: ``memory/projects/<project-key>``."""
-        return self.memory_root / "projects" / self.project_key
-
-    @property
-    def memory_lock(self) -> Path:
-        """The cross-process lock that serialises memory writes and commits."""
-        return self.memory_root / ".write.lock"
-
-    @property
-    def history_file(self) -> Path:
-        """The project's conversation log."""
-        return self.project_memory / "history.jsonl"
-
-    @property
-    def cursor_file(self) -> Path:
-        """How far extraction has processed the conversation log."""
-        return self.project_memory / ".dream_cursor"
-
-    @property
-    def facts_db(self) -> Path:
-        """The derived full-text index."""
-        return self.project_memory / "facts.db"
+    def __post_init__(self) -> None:
+        project = self.memory_root / "projects" / self.project_key
+        derived = {
+            "logs": self.home / "logs" / "catcode.log",
+            "input_history": self.home / "input-history" / self.project_key,
+            "user_memory": self.memory_root / "users" / user_hash(self.user_id),
+            "project_memory": project,
+            "memory_lock": self.memory_root / ".write.lock",
+            "history_file": project / "history.jsonl",
+            "cursor_file": project / ".dream_cursor",
+            "facts_db": project / "facts.db",
+        }
+        for name, path in derived.items():
+            object.__setattr__(self, name, path)  # frozen: set once, here
 
 
 def project_settings_files(project_root: Path) -> list[Path]:

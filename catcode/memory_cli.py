@@ -52,10 +52,10 @@ def for_shell(message: str) -> str:
 
 def _runtime() -> Any:
     """The offline memory runtime (store and git history; no provider) for the current directory."""
-    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.builder import build_memory_runtime
 
     settings, paths = load()
-    return MemoryRuntime(settings, paths)
+    return build_memory_runtime(settings, paths)
 
 
 def _with_runtime(body: Callable[[Any], None]) -> None:
@@ -96,22 +96,17 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
 def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
     """Delete every memory (one change that `catcode memory revert` undoes)."""
     from catcode.errors import CatcodeError
-    from catcode.memory.report import cleared_line
+    from catcode.memory.report import clear_memories
+
+    def confirm(count: int, question: str) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise CatcodeError(f"Refusing to delete {count} memories without --yes (no terminal to ask on)")
+        return typer.confirm(question, default=False)
 
     def body(runtime: Any) -> None:
-        store, versioned = runtime.store, runtime.git.available
-        count = len(store.load_all())
-        if count == 0:
-            typer.echo("No memories stored.")
-            return
-        if not yes:
-            if not sys.stdin.isatty():
-                raise CatcodeError(f"Refusing to delete {count} memories without --yes (no terminal to ask on)")
-            undo = "It is one change you can revert." if versioned else "Versioning is off: it cannot be undone."
-            if not typer.confirm(f"Delete all {count} memories? {undo}", default=False):
-                typer.echo("Kept every memory.")
-                return
-        typer.echo(cleared_line(store.clear(why="clear"), versioned, "`catcode memory revert`"))
+        typer.echo(clear_memories(runtime.store, runtime.git.available, confirm, "`catcode memory revert`"))
 
     _with_runtime(body)
 
@@ -119,10 +114,10 @@ def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) ->
 @memory_app.command("path")
 def path() -> None:
     """Print where memories live: the memory root, both scopes, the history log."""
-    from catcode.memory.runtime import memory_path_summary
+    from catcode.memory.report import path_summary
 
     with _errors():
-        typer.echo(memory_path_summary(load()[1]))
+        typer.echo(path_summary(load()[1]))
 
 
 @memory_app.command("log")
@@ -196,11 +191,11 @@ def search(
 ) -> None:
     """Search every memory, session summary and past conversation of this project, one line per source, best
     match first. Put the question after -- to pass it as plain text: catcode memory search -- "what's -n?"."""
-    from catcode.memory.recall.recall import Recall
+    from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import search_json_lines, search_text
 
     def body(runtime: Any) -> None:
-        with Recall.from_runtime(runtime) as recall:
+        with build_recall(runtime) as recall:
             if not as_json:
                 typer.echo(search_text(recall, " ".join(query), limit))
             for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
@@ -212,11 +207,11 @@ def search(
 @memory_app.command("recent")
 def recent(count: int = typer.Argument(5, min=1, max=100, help="How many session summaries.")) -> None:
     """Show the latest session summaries of this project's journal."""
-    from catcode.memory.recall.recall import Recall
+    from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import recent_text
 
     def body(runtime: Any) -> None:
-        with Recall.from_runtime(runtime) as recall:
+        with build_recall(runtime) as recall:
             typer.echo(recent_text(recall, count))
 
     _with_runtime(body)

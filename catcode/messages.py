@@ -1,4 +1,4 @@
-"""Conversation messages: roles, content blocks (text, tool_use, tool_result) and the API-validity rule.
+"""Conversation messages: roles and content blocks (text, tool_use, tool_result).
 
 The stored conversation holds only USER and ASSISTANT messages. SYSTEM messages exist only for a single
 request (hooks append them; the provider moves them into the ``system`` parameter)."""

@@ -50,7 +50,7 @@ class PrintEvents(AgentEvents):
 
     def on_response(self, response: ChatResponse) -> None:
         """A ``tool_use`` event per call the model asked for (run, refused or not)."""
-        for call in response.tool_uses:
+        for call in (block for block in response.content if isinstance(block, ToolUseBlock)):
             self.emit({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
 
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from catcode.log import get_logger
 from catcode.messages import Message, Role, ToolResultBlock, history_problems
+from catcode.text import shorten
 
 log = get_logger(__name__)
 
@@ -193,14 +194,8 @@ def restore(session: Any, chosen: SessionInfo, say: Callable[[str], None]) -> in
     messages = rebuild(history.read(), chosen.id)
     session.agent.restore(messages)
     HistoryMarkers(history).resumed(chosen.id)
-    say(f"Resumed session {chosen.id} ({len(messages)} messages): {clip(chosen.first_message, 60)}")
+    say(f"Resumed session {chosen.id} ({len(messages)} messages): {shorten(chosen.first_message, 60)}")
     return len(messages)
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` on one line, cut with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def picker_lines(sessions: list[SessionInfo]) -> list[str]:
@@ -208,6 +203,6 @@ def picker_lines(sessions: list[SessionInfo]) -> list[str]:
     lines = []
     for number, info in enumerate(sessions, 1):
         when = info.started[:16].replace("T", " ")
-        lines.append(f"{number:>3}. {when}  {info.messages:>3} msgs  {info.id}  {clip(info.first_message, 60)}")
+        lines.append(f"{number:>3}. {when}  {info.messages:>3} msgs  {info.id}  {shorten(info.first_message, 60)}")
     return lines
 

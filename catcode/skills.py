@@ -5,7 +5,10 @@ instructions, plus any supporting files. User skills live in ``$CATCODE_HOME/ski
 in ``<project>/.cat-code/skills/<name>/`` (used only with the person's consent, asked once per project and
 again when its SKILL.md changes); a project skill replaces a user skill of the same name. Only the
 one-line descriptions go with every request (``SkillsIndexHook``); the body is read from disk when the model
-calls ``load_skill``, so editing a skill's instructions takes effect without a restart."""
+calls ``load_skill``, so editing a skill's instructions takes effect without a restart.
+
+Over the usual 250 lines on purpose: a skill's file rules (size, UTF-8, front matter, name = folder) and what the
+model and the person are shown of it follow one format (Agent Skills) and change together."""
 
 from __future__ import annotations
 
@@ -15,27 +18,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, Field
 
+from catcode import front_matter
 from catcode.errors import CatcodeError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.log import get_logger
 from catcode.messages import Message
+from catcode.names import name_problem
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 log = get_logger(__name__)
 
 SKILL_FILE = "SKILL.md"
 MAX_SKILL_BYTES = 256 * 1024  # instructions, not data: anything larger is almost surely a mistake
-MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024  # the Agent Skills limit; every description is sent with every request
 MAX_LISTED_FILES = 50
 INDEX_BUDGET_CHARS = 8_000  # past this, further skills are indexed by name only so the index stays cheap
 INDEX_HEADER = (
     "# Skills\n\nCall `load_skill` with a name to load its instructions before doing the task it describes.\n\n"
 )
-_SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 class SkillError(CatcodeError):
@@ -62,7 +64,7 @@ class Skill:
             _, body = _split_front_matter(_read_text(self.path))
         except SkillError as exc:
             raise SkillError(f"Cannot load skill {self.name} from {self.path}: {exc}") from None
-        return body.lstrip("\n").rstrip()
+        return body.replace("\r\n", "\n").lstrip("\n").rstrip()
 
 
 @dataclass
@@ -85,17 +87,6 @@ class SkillSet:
     def folders(self) -> list[Path]:
         """Resolved skill folders: what ``read_file`` may read outside the project (``read_only_dirs``)."""
         return [s.folder.resolve() for s in self.skills]
-
-
-def name_problem(name: str) -> str | None:
-    """Why ``name`` is not a valid skill name (a kebab-case slug of at most 64 characters), or None."""
-    if not name:
-        return "name is empty"
-    if len(name) > MAX_NAME_CHARS:
-        return f"name {name[:MAX_NAME_CHARS]!r}… is longer than {MAX_NAME_CHARS} characters"
-    if not set(name) <= _SLUG_CHARS or name.startswith("-") or name.endswith("-") or "--" in name:
-        return f"name {name!r} is not a kebab-case slug (lowercase letters, digits and single hyphens)"
-    return None
 
 
 def discover_skills(
@@ -185,31 +176,14 @@ def _read_capped(path: Path) -> bytes:
 
 def _read_text(path: Path) -> str:
     try:
-        return _read_capped(path).decode("utf-8").removeprefix("\ufeff")
+        return _read_capped(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SkillError(f"not valid UTF-8 (bad byte at offset {exc.start})") from None
 
 
 def _split_front_matter(text: str) -> tuple[dict, str]:
     """The front matter mapping and the body after it."""
-    # Split on "\n" only: str.splitlines() would also break at form feeds and other rare separators.
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines[0].rstrip() != "---":
-        raise SkillError("no YAML front matter (the file must start with a '---' line)")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
-    if end is None:
-        raise SkillError("the front matter has no closing '---' line")
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""  # +2: 0-based, after the '---' line
-        problem = getattr(exc, "problem", None) or type(exc).__name__
-        hint = " (quote a value that contains ': ')" if "mapping values" in str(problem) else ""
-        raise SkillError(f"the front matter is not valid YAML: {problem}{where}{hint}") from None
-    if not isinstance(meta, dict):
-        raise SkillError("the front matter is not a mapping of keys to values")
-    return meta, "\n".join(lines[end + 1 :])
+    return front_matter.read(text, SkillError, missing="no YAML front matter (the file must start with a '---' line)")
 
 
 def _validate(meta: dict, folder_name: str) -> tuple[str, str]:
@@ -217,7 +191,7 @@ def _validate(meta: dict, folder_name: str) -> tuple[str, str]:
     if not isinstance(name, str) or not name.strip():
         raise SkillError("the front matter has no 'name' (a text value)")
     if problem := name_problem(name):
-        raise SkillError(problem)
+        raise SkillError(f"name {name!r} {problem}")
     if name != folder_name:
         raise SkillError(f"name {name!r} does not match its folder name {folder_name!r}")
     description = meta.get("description")

@@ -61,11 +61,11 @@ def _entry(i: int, tag: str = "") -> MemoryEntry:
 
 def _median_save_ms(root: Path, *, git: bool, count: int = 40) -> float:
     store = _store(root, git=git)
-    store.save(_entry(99_999))  # the first write creates the folders (and the repository)
+    store.update(_entry(99_999))  # the first write creates the folders (and the repository)
     samples = []
     for i in range(count):
         start = time.perf_counter()
-        store.save(_entry(i))
+        store.update(_entry(i))
         samples.append(time.perf_counter() - start)
     return statistics.median(samples) * 1000
 

@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import structlog
 
 from catcode.memory.recall.compile import JournalCompiler
-from catcode.memory.recall.journal import DailyEntry, digest, week_id
+from catcode.memory.recall.journal import DailyEntry, Journal, digest, week_id
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.views import RecentWorkHook
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
@@ -60,8 +60,8 @@ def _project(root: Path) -> Recall:
                                     content=content)  # fmt: skip
         operations.append(MemoryOperation(action=MemoryAction.ADD, entry=candidate))
     store.apply(operations, why="bench")
-    recall = Recall(store=store, paths=paths, config=MemoryConfig(), today=lambda: TODAY)
-    journal = recall.journal
+    journal = Journal(paths.project_memory / "journal")
+    recall = Recall(store=store, paths=paths, config=MemoryConfig(), journal=journal, today=lambda: TODAY)
     weeks: dict[str, list[str]] = {}
     for offset in range(365):
         day = FIRST_DAY + timedelta(days=offset)

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -122,12 +123,12 @@ def history_line(seq: int, session: str, ts: str, role: str, text: str) -> str:
 def conversations_search(corpus: Corpus, tmp: Path, pooled: bool) -> Callable[[Question], list[str]]:
     """Mode (b): the conversations as history.jsonl sessions, compacted (all but the last 30 lines move to the
     archive), searched with ``Recall.search`` over an offline runtime."""
-    from catcode.memory.pipeline.cursor import DreamCursor, compact_history
+    from catcode.memory.builder import build_memory_runtime, build_recall
+    from catcode.memory.pipeline.cursor import DreamCursor
     from catcode.memory.pipeline.history import HistoryLog
-    from catcode.memory.recall.recall import Recall
-    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.pipeline.history_compaction import compact_history
 
-    recalls: dict[str, Recall] = {}
+    recalls: dict[str, Any] = {}
     seq_to_turn: dict[str, dict[int, str]] = {}
     for scope, turns in _scopes(corpus, pooled).items():
         with _project(tmp, f"b-{scope}") as (env, _root, paths):
@@ -149,7 +150,7 @@ def conversations_search(corpus: Corpus, tmp: Path, pooled: bool) -> Callable[[Q
             from catcode.config import load_settings
 
             settings = load_settings(Path(env["CATCODE_HOME"]), _root, env, {})
-            recalls[scope] = Recall.from_runtime(MemoryRuntime(settings, paths))
+            recalls[scope] = build_recall(build_memory_runtime(settings, paths))
 
     def search(question: Question) -> list[str]:
         scope = "all" if pooled else question.conversation

@@ -15,7 +15,7 @@ from catcode.agent import Agent
 from catcode.app import Session, build_session
 from catcode.compaction import SUMMARY_MARKER, CompactConfig, Compactor, is_synthetic
 from catcode.config import Settings, resolve_paths
-from catcode.hooks import HookManager
+from catcode.hooks import HookEvent, HookManager
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
@@ -140,7 +140,7 @@ def manual_agent(root: Path, provider: ScriptedProvider, flush: Callable[[list[M
     (memory_root / "user").mkdir(parents=True)
     shutil.copy(EXAMPLE_MEMORY, memory_root / "user" / EXAMPLE_MEMORY.name)
     hooks = HookManager()
-    MemoryInjectionHook(store).register_to(hooks)
+    hooks.on(HookEvent.PRE_LLM_REQUEST, MemoryInjectionHook(store))
     tools = ToolRegistry(builtin_tools())
     system = "You are a coding assistant."
     overhead = estimate_request_overhead(system, tools.specs())

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from catcode.cli_app import app
 from catcode.config import catcode_home, load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 
@@ -53,7 +54,7 @@ def runtime(project: Path) -> MemoryRuntime:
     """The same memory the CLI sees from ``project``."""
     home = catcode_home()
     settings = load_settings(home, project, dict(os.environ), {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, project))
+    return build_memory_runtime(settings, resolve_paths(settings, home, project))
 
 
 def cli(*args: str) -> object:
@@ -64,8 +65,8 @@ def test_list_show_and_path(project: Path) -> None:
     result = cli("list")
     assert (result.exit_code, result.stdout) == (0, "No memories stored.\n")
     memory = runtime(project)
-    memory.store.save(API)
-    memory.store.save(VIM)
+    memory.store.update(API, why="save")
+    memory.store.update(VIM, why="save")
     (memory.paths.user_memory / "broken.md").write_text("not a memory", encoding="utf-8")
     (memory.paths.user_memory / "broken.md").chmod(0o600)  # a wider file would add the start-up notice about modes
     result = cli("list")
@@ -87,8 +88,8 @@ def test_list_show_and_path(project: Path) -> None:
 
 def test_log_diff_clear_and_revert(project: Path) -> None:
     memory = runtime(project)
-    memory.store.save(VIM)
-    memory.store.save(API)
+    memory.store.update(VIM, why="save")
+    memory.store.update(API, why="save")
     log = cli("log", "2")
     assert log.exit_code == 0
     lines = log.stdout.splitlines()
@@ -119,7 +120,7 @@ def test_doctor_exit_codes(project: Path) -> None:
     healthy = cli("doctor")
     assert healthy.exit_code == 0 and healthy.stdout.endswith("Memory is healthy.\n")
     memory = runtime(project)
-    memory.store.save(VIM)
+    memory.store.update(VIM, why="save")
     bad = memory.paths.user_memory / "broken.md"
     bad.write_text("---\nname: broken\n", encoding="utf-8")
     sick = cli("doctor")
@@ -132,7 +133,7 @@ def test_doctor_exit_codes(project: Path) -> None:
 
 
 def test_real_console_script_lists_memories_without_an_api_key(project: Path, tmp_path: Path) -> None:
-    runtime(project).store.save(VIM)
+    runtime(project).store.update(VIM, why="save")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     script = Path(sys.executable).parent / "catcode"
     done = subprocess.run(
@@ -153,7 +154,7 @@ def _write_memory_file(folder: Path, name: str, description: str, content: str) 
 
 def test_search_json_prints_one_object_per_line_with_the_documented_keys(project: Path) -> None:
     memory = runtime(project)
-    memory.store.save(VIM)
+    memory.store.update(VIM)
     folder = memory.paths.project_memory
     for i in range(120):
         _write_memory_file(folder, f"turn-{i:03d}", f"Turn {i}", f"Caroline talked about the support group, take {i}.")
@@ -179,7 +180,7 @@ def test_search_json_prints_one_object_per_line_with_the_documented_keys(project
     ['"unbalanced', "NEAR(vim, 2) AND -x", "col:vim*", "--json", "-n 5", "what's up?!", "(c++) OR ^vim", "用户 vim"],
 )
 def test_a_question_after_double_dash_is_plain_text(project: Path, question: str) -> None:
-    runtime(project).store.save(VIM)
+    runtime(project).store.update(VIM)
     result = cli("search", "--", question)
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout.startswith(("memory user-prefers-vim, ", "No memories match "))

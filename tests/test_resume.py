@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from catcode.compaction import SUMMARY_ACK, SUMMARY_MARKER
-from catcode.memory.pipeline.cursor import DreamCursor, compact_history
+from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, history_problems
 from catcode.resume import EARLIER, INTERRUPTED, HistoryMarkers, find_session, list_sessions, rebuild
 
@@ -88,7 +89,7 @@ def test_works_after_history_compaction_with_the_summary_standing_in(tmp_path: P
     for n in range(12):
         tool_exchange(log, f"task {n} " + "x" * 200, f"toolu_{n}", f"done {n}")
     cursor = DreamCursor(tmp_path / ".dream_cursor")
-    cursor.advance(log.last_seq())  # everything was extracted: history compaction may fold it
+    cursor.advance(log.read()[-1].seq)  # everything was extracted: history compaction may fold it
     result = compact_history(log, cursor, char_budget=2_000, keep_recent=7, summarize=lambda r: "Twelve tasks.")
     assert result is not None and result.replaced_lines > 10
     records = log.read()

@@ -14,16 +14,16 @@ from rich.text import Text
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
 from catcode.memory.report import (
-    clear_question,
-    cleared_line,
+    clear_memories,
     format_entry,
     format_list,
     format_report,
     sorted_by_scope,
+    status_lines,
     unreadable_line,
 )
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes
-from catcode.memory.store.models import ConsolidationReport, Scope
+from catcode.memory.store.models import ConsolidationReport
 from catcode.memory.tools import not_found
 
 Handler = Callable[[CommandContext, str], None]
@@ -149,16 +149,9 @@ class MemoryCommand:
 
     def sub_clear(self, ctx: CommandContext, args: str) -> None:
         """Delete every memory after asking; one git commit that /memory revert undoes."""
-        store, versioned = self.runtime.store, self.runtime.git.available
-        count = len(store.load_all())
-        if count == 0:
-            ctx.console.print("No memories stored.", markup=False)
-            return
-        if not ctx.confirm(clear_question(count, versioned)):
-            ctx.console.print("Kept every memory.", style="dim", markup=False)
-            return
-        deleted = store.clear(why="clear")
-        ctx.console.print(cleared_line(deleted, versioned, "/memory revert"), markup=False)
+        runtime = self.runtime
+        line = clear_memories(runtime.store, runtime.git.available, lambda _, q: ctx.confirm(q), "/memory revert")
+        ctx.console.print(line, markup=False)
 
     def sub_log(self, ctx: CommandContext, args: str) -> None:
         """Recent changes: id, when, why, and A/M/D per memory."""
@@ -198,44 +191,6 @@ class MemoryCommand:
         if not git.available:
             ctx.console.print(git.warning, style="yellow", markup=False)
         return not git.available
-
-
-def status_lines(runtime: Any) -> list[str]:
-    """The ``/memory status`` lines."""
-    store, service, git = runtime.store, runtime.service, runtime.git
-    counts = {scope: 0 for scope in Scope}
-    for entry in store.load_all():
-        counts[entry.type.scope] += 1
-    lines = [
-        f"user scope:     {store.dirs[Scope.USER]} ({_memories(counts[Scope.USER])})",
-        f"project scope:  {store.dirs[Scope.PROJECT]} ({_memories(counts[Scope.PROJECT])})",
-    ]
-    if runtime.cursor is not None and service is not None:
-        lines.append(f"cursor:         history.jsonl processed through seq {runtime.cursor.get()}")
-        lines.append(f"unprocessed:    {service.pending()} message lines")
-        lines.append(f"last Dream:     {_dream_text(service.last_dream)}")
-    lines.append(f"versioning:     {'on (git)' if git.available else 'off — ' + git.warning}")
-    problems = len(store.problems())
-    files = "file" if problems == 1 else "files"
-    lines.append(f"unreadable:     {problems} {files}" + (" — run catcode memory doctor" if problems else ""))
-    return lines
-
-
-def _dream_text(run: Any) -> str:
-    if run is None:
-        return "none this session"
-    when = run.finished.astimezone().strftime("%Y-%m-%d %H:%M")
-    if run.error:
-        return f"{when} ({run.why}) failed: {run.error}"
-    if run.report is None:
-        return f"{when} ({run.why}) nothing to review"
-    changed = [*run.report.added, *run.report.updated]
-    outcome = f"changed {', '.join(changed)}" if changed else run.report.skipped_reason or "no changes"
-    return f"{when} ({run.why}) {outcome}"
-
-
-def _memories(n: int) -> str:
-    return f"{n} memory" if n == 1 else f"{n} memories"
 
 
 def register_memory_commands(registry: CommandRegistry, runtime: Any) -> MemoryCommand:

@@ -27,11 +27,11 @@ def serve(
     from catcode.errors import CatcodeError
     from catcode.launch import fail, load, state
     from catcode.mcp.serve import serve as run
-    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.builder import build_memory_runtime
 
     try:
         settings, paths = load()
-        run(MemoryRuntime(settings, paths), allow_writes=allow_writes)
+        run(build_memory_runtime(settings, paths), allow_writes=allow_writes)
     except CatcodeError as exc:
         fail(str(exc), 1)
     except Exception as exc:

@@ -132,7 +132,7 @@ def _entry(store: Any, name: str, kind: str, description: str, content: str, err
 
 def serve(runtime: Any, *, allow_writes: bool) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
-    from catcode.memory.recall.recall import Recall
+    from catcode.memory.builder import build_recall
 
-    with Recall.from_runtime(runtime) as recall:
+    with build_recall(runtime) as recall:
         build_server(runtime, recall, allow_writes=allow_writes).run("stdio")

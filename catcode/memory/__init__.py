@@ -3,8 +3,9 @@
 One concept per folder; imports point down only (``tests/test_import_cycles.py`` checks both the order and that
 there is no cycle)::
 
-    runtime.py  injection.py  tools.py  report.py  revert_tool.py      use: one session's memory, for the model,
-         │            (+ catcode/commands/, catcode/memory_cli.py)        the slash commands and `catcode memory`
+    builder.py  runtime.py  exit_capture.py  injection.py  tools.py     use: one session's memory, for the model,
+    report.py  revert_tool.py  (+ catcode/commands/, memory_cli.py)      the slash commands and `catcode memory`
+         │
          ▼
     recall/       the fact index (FTS5), the journal, the session summary, ``memory_search``
          ▼
@@ -18,11 +19,13 @@ there is no cycle)::
 
 Each folder's ``__init__.py`` names what each of its files owns. This top level holds the use layer:
 
-- ``runtime.py``: ``MemoryRuntime`` — the memory objects of one session (built by ``app.build_session``, or
-  offline for ``catcode memory``) and its exit step.
+- ``builder.py``: builds ``MemoryRuntime`` and ``Recall`` for ``app.build_session`` (the composition root) and,
+  offline, for ``catcode memory``.
+- ``runtime.py``: ``MemoryRuntime`` — the memory objects of one session and what the session does with them.
+- ``exit_capture.py``: the exit step ("Saving memories…", bounded by ``memory.exit_timeout``).
 - ``injection.py``: ``MemoryInjectionHook`` — the ``# Persistent Memory`` block on every request.
 - ``tools.py``: ``memory_read``, ``memory_write``, ``memory_delete`` and ``MEMORY_GUIDANCE``.
-- ``report.py``: text of ``/memory``, ``/memory list``, ``/memory show`` and ``clear``.
+- ``report.py``: text of ``/memory``, ``/memory list``, ``/memory show`` and ``path``, and the one ``clear`` flow.
 - ``revert_tool.py``: ``memory_revert`` and the text of ``log``, ``diff`` and ``revert``.
 
 The memory ``__init__.py`` files import nothing, so importing one module does not load its neighbours."""

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager, HookResult
-from catcode.memory.store.entry_file import one_line
+from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.messages import Message
+from catcode.text import flatten
 
 HEADER = """\
 # Persistent Memory
@@ -28,7 +28,7 @@ def build_memory_index_text(entries: Sequence[MemoryEntry], max_injected: int) -
         return None
     ordered = sorted(entries, key=lambda e: (e.type.scope is not Scope.USER, e.name))
     shown = ordered[:max_injected]
-    blocks = [HEADER, *(f"## {e.name}\n{one_line(e.description)}" for e in shown)]
+    blocks = [HEADER, *(f"## {e.name}\n{flatten(e.description)}" for e in shown)]
     hidden = len(ordered) - len(shown)
     if hidden:
         noun = "memory" if hidden == 1 else "memories"
@@ -57,7 +57,3 @@ class MemoryInjectionHook:
         if self._cached is None or self._cached[0] != fingerprint:
             self._cached = (fingerprint, build_memory_index_text(self._store.load_all(), self._max_injected))
         return self._cached[1]
-
-    def register_to(self, hooks: HookManager) -> None:
-        """Register on ``hooks`` for PRE_LLM_REQUEST."""
-        hooks.on(HookEvent.PRE_LLM_REQUEST, self)

@@ -22,13 +22,15 @@ from typing import Any
 from catcode.errors import ProviderError
 from catcode.log import get_logger
 from catcode.messages import ContentBlock, Message, Role, TextBlock, ToolUseBlock
-from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
+from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
 from catcode.providers.retry import retry_delay, retry_notice, retryable
+from catcode.text import shorten
 
 log = get_logger(__name__)
 
 PLACEHOLDER_API_KEY = "catcode-local-no-key"  # a local Anthropic-compatible server needs *a* key header
 CACHE = {"type": "ephemeral"}
+DETAIL_CHARS = 300  # of an error's detail in the one line a person sees
 _MIDSTREAM_STATUS = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}
 
 
@@ -53,11 +55,6 @@ def build_request(messages: list[Message], system: str, tools: list[ToolSpec]) -
     if tools:
         request["tools"] = list(tools)
     return request
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 class AnthropicProvider:
@@ -123,12 +120,7 @@ class AnthropicProvider:
         return self.model
 
     def chat(
-        self,
-        messages: list[Message],
-        system: str,
-        tools: list[ToolSpec],
-        options: ChatOptions,
-        on_text: Callable[[str], None] | None = None,
+        self, messages: list[Message], system: str, tools: list[ToolSpec], options: ChatOptions, on_text: OnText = None
     ) -> ChatResponse:
         """Stream one request; return the whole reply. Raises ``ProviderError``; Ctrl+C propagates.
 
@@ -192,23 +184,6 @@ class AnthropicProvider:
                 log.warning("retry_notice_failed", exc_info=True)
         time.sleep(delay)
 
-    def count_tokens(self, messages: list[Message], system: str, tools: list[ToolSpec]) -> int:
-        """How many input tokens this request would take, from the API's count_tokens endpoint."""
-        client = self._sdk_client()
-        attempt = 0
-        while True:
-            try:
-                request = build_request(messages, system, tools)
-                return int(client.messages.count_tokens(model=self.model, **request).input_tokens)
-            except KeyboardInterrupt:
-                raise
-            except Exception as err:
-                if attempt < self.max_retries and retryable(err):
-                    attempt += 1
-                    self._wait_before_retry(err, attempt, "count")
-                    continue
-                raise self._error(err, False) from err
-
     def _convert(self, final: Any, model: str) -> ChatResponse:
         blocks: list[ContentBlock] = []
         for block in final.content:
@@ -248,11 +223,11 @@ class AnthropicProvider:
 
         retries = self.max_retries
         if isinstance(err, anthropic.APIStatusError):
-            detail = _one_line(err.api_message or err.message)
+            detail = shorten(err.api_message or err.message, DETAIL_CHARS)
             if streaming:  # an SSE `event: error` arrives on a 200 response
                 status = _MIDSTREAM_STATUS.get(str(err.type or ""))
-                cause = f"{err.type}: {detail}" if err.type else detail
-                return ProviderError(f"Stream failed mid-response: {_one_line(cause)} — try again", status=status)
+                cause = shorten(f"{err.type}: {detail}" if err.type else detail, DETAIL_CHARS)
+                return ProviderError(f"Stream failed mid-response: {cause} — try again", status=status)
             code = err.status_code
             if code == 529:
                 msg = f"API overloaded (529) after {retries} retries — try again in a minute"
@@ -274,7 +249,7 @@ class AnthropicProvider:
             return ProviderError(f"Timed out talking to {where} after {retries} retries — try again", retries=retries)
         if isinstance(err, anthropic.APIConnectionError):
             return ProviderError(f"Cannot reach {where} — check your network or ANTHROPIC_BASE_URL", retries=retries)
-        cause = _one_line(f"{type(err).__name__}: {err}" if str(err) else type(err).__name__)
+        cause = shorten(f"{type(err).__name__}: {err}" if str(err) else type(err).__name__, DETAIL_CHARS)
         if streaming:  # e.g. httpx2.RemoteProtocolError when the connection drops mid-stream
             return ProviderError(f"Stream failed mid-response: {cause} — try again")
         return ProviderError(f"Request failed: {cause}")

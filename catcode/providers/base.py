@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from catcode.messages import ContentBlock, Message, TextBlock, ToolUseBlock
+from catcode.messages import ContentBlock, Message, TextBlock
 
 
 @dataclass(frozen=True)
@@ -55,14 +55,11 @@ class ChatResponse:
         """All text blocks joined."""
         return "".join(b.text for b in self.content if isinstance(b, TextBlock))
 
-    @property
-    def tool_uses(self) -> list[ToolUseBlock]:
-        """The tool_use blocks, in order."""
-        return [b for b in self.content if isinstance(b, ToolUseBlock)]
-
 
 ToolSpec = dict[str, Any]
 """A tool as the Messages API describes it: ``{"name", "description", "input_schema"}``."""
+OnText = Callable[[str], None] | None
+"""Receives the reply's text deltas as they stream (None: nobody is listening)."""
 
 
 class LLMProvider(Protocol):
@@ -76,12 +73,7 @@ class LLMProvider(Protocol):
     model: str
 
     def chat(
-        self,
-        messages: list[Message],
-        system: str,
-        tools: list[ToolSpec],
-        options: ChatOptions,
-        on_text: Callable[[str], None] | None = None,
+        self, messages: list[Message], system: str, tools: list[ToolSpec], options: ChatOptions, on_text: OnText = None
     ) -> ChatResponse:
         """Send one request and return the complete response."""
         ...

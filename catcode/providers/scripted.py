@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catcode.messages import ContentBlock, Message, TextBlock, ToolUseBlock
-from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
+from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
 
 
 @dataclass
@@ -49,12 +49,7 @@ class ScriptedProvider:
             self._queue.extend(items)
 
     def chat(
-        self,
-        messages: list[Message],
-        system: str,
-        tools: list[ToolSpec],
-        options: ChatOptions,
-        on_text: Callable[[str], None] | None = None,
+        self, messages: list[Message], system: str, tools: list[ToolSpec], options: ChatOptions, on_text: OnText = None
     ) -> ChatResponse:
         """Record the request and play the next scripted item."""
         request = RecordedRequest([m.model_copy(deep=True) for m in messages], system, list(tools), options)

@@ -267,19 +267,16 @@ RULES: tuple[Rule, ...] = (
         group="pw",
         accept=lambda m: None if m.group("pw").startswith(MARKER_PREFIX) else "password",
     ),
-    _rule(
-        "authorization",
-        r"(?i)authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[a-z]+[ \t]+)?(?P<v>[A-Za-z0-9._~+/-]{8,}=*)",
-        r"authorization",
-        group="v",
-        accept=lambda m: "authorization" if _tokenish(m.group("v")) else None,
-    ),
-    _rule(
-        "bearer_token",
-        r"(?i)(?<![a-z0-9_])bearer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{8,}=*)",
-        r"bearer[ \t]",
-        group="v",
-        accept=lambda m: "bearer_token" if _tokenish(m.group("v")) else None,
+    *(  # a credential after "Authorization:" or "Bearer", when it looks like a token rather than a word
+        _rule(kind, pattern, anchor, group="v", accept=lambda m, kind=kind: kind if _tokenish(m.group("v")) else None)
+        for kind, pattern, anchor in (
+            (
+                "authorization",
+                r"(?i)authorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:[a-z]+[ \t]+)?(?P<v>[A-Za-z0-9._~+/-]{8,}=*)",
+                r"authorization",
+            ),
+            ("bearer_token", r"(?i)(?<![a-z0-9_])bearer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{8,}=*)", r"bearer[ \t]"),
+        )
     ),
     _rule(
         "password",  # .netrc: machine example.com login alice password s3cret (on one line or several)

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from catcode.permissions import ApprovalRequest, Decision, suggested_rules
-from catcode.ui.render import clip
+from catcode.text import shorten
 
 Reader = Callable[[str], str]
 """Shows ``message`` and returns the line typed (raises KeyboardInterrupt/EOFError on Ctrl+C/Ctrl+D)."""
@@ -83,7 +83,7 @@ def argument_lines(tool_input: dict[str, Any], skip: set[str] | None = None) -> 
             continue
         text = value if isinstance(value, str) else repr(value)
         lines = text.count("\n") + 1
-        shown = clip(text.splitlines()[0] if text.strip() else text, 160)
+        shown = shorten(text.splitlines()[0] if text.strip() else text, 160)
         size = f"  ({lines} lines)" if lines > 1 else ""
         out.append(f"  {key}: ", style="dim")
         out.append(shown)

@@ -15,22 +15,17 @@ from rich.segment import Segment
 from rich.text import Text
 
 from catcode.providers.base import Usage
+from catcode.text import shorten
 from catcode.tools.base import ToolResult
 
 FENCES = ("```", "~~~")
-
-
-def clip(text: str, limit: int = 100) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def tool_call_text(name: str, key: str | None) -> Text:
     """``⏺ write_file(notes.txt)``: a tool call on one line."""
     out = Text.assemble(("⏺ ", "cyan"), (name, "bold"))
     if key:
-        out.append(f"({clip(key, 100)})")
+        out.append(f"({shorten(key, 100)})")
     return out
 
 
@@ -50,7 +45,7 @@ def result_text(result: ToolResult, max_lines: int) -> Text:
 
 def error_text(message: str) -> Text:
     """One red line: what failed and what to do."""
-    return Text(f"✗ {clip(message, 400)}", style="red")
+    return Text(f"✗ {shorten(message, 400)}", style="red")
 
 
 def tokens(n: int) -> str:

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from catcode.config import load_settings, resolve_paths
-from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from tests.e2e.conftest import catcode_argv
 
@@ -34,9 +34,9 @@ def seed(project: Path) -> None:
     """One user memory, written by catcode's own store (the usual way)."""
     home = Path(os.environ["CATCODE_HOME"])
     settings = load_settings(home, project, dict(os.environ), {})
-    runtime = MemoryRuntime(settings, resolve_paths(settings, home, project))
+    runtime = build_memory_runtime(settings, resolve_paths(settings, home, project))
     today = date.today()
-    runtime.store.save(
+    runtime.store.update(
         MemoryEntry(
             name="user-prefers-vim",
             description="The user edits with vim",

@@ -16,6 +16,7 @@ from catcode.commands.memory import add_memory_subcommand, register_memory_comma
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.config import load_settings, resolve_paths
 from catcode.errors import ProviderError
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.pipeline.service import Busy
 from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime
@@ -44,7 +45,7 @@ def make_runtime(tmp_path: Path, *responses: object) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir(exist_ok=True)
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider(*responses))
+    return build_memory_runtime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider(*responses))
 
 
 def record_exchanges(runtime: MemoryRuntime, n: int) -> None:
@@ -137,8 +138,8 @@ def test_dream_runs_in_the_foreground_and_status_shows_it(tmp_path: Path) -> Non
 
 def test_list_user_scope_first_and_counts_unreadable_files(runtime: MemoryRuntime, repl: Repl) -> None:
     assert repl("/memory list") == "No memories stored.\n"
-    runtime.store.save(API)
-    runtime.store.save(USER)
+    runtime.store.update(API, why="save")
+    runtime.store.update(USER, why="save")
     (runtime.paths.user_memory / "broken.md").write_text("no front matter", encoding="utf-8")
     (runtime.paths.project_memory / "other.md").write_bytes(b"\xff\xfe")
     assert repl("/memory list") == (
@@ -149,7 +150,7 @@ def test_list_user_scope_first_and_counts_unreadable_files(runtime: MemoryRuntim
 
 
 def test_show_and_completion(runtime: MemoryRuntime, repl: Repl) -> None:
-    runtime.store.save(USER)
+    runtime.store.update(USER, why="save")
     assert repl("/memory show user-prefers-vim") == format_entry(runtime.store.get("user-prefers-vim")) + "\n"
     assert repl("/memory show nope") == ("Memory not found: nope. Use memory_read without name to list all memories.\n")
     assert repl("/memory show") == "Usage: /memory show <name>\n"
@@ -161,8 +162,8 @@ def test_show_and_completion(runtime: MemoryRuntime, repl: Repl) -> None:
 
 
 def test_clear_asks_and_no_keeps_everything(runtime: MemoryRuntime, repl: Repl) -> None:
-    runtime.store.save(API)
-    runtime.store.save(USER)
+    runtime.store.update(API, why="save")
+    runtime.store.update(USER, why="save")
     commits = len(runtime.git.log(50))
     assert repl("/memory clear", answer=False) == "Kept every memory.\n"
     assert repl.questions == ["Delete all 2 memories? This is a git commit you can revert."]
@@ -170,8 +171,8 @@ def test_clear_asks_and_no_keeps_everything(runtime: MemoryRuntime, repl: Repl) 
 
 
 def test_revert_of_a_clear_restores_every_file(runtime: MemoryRuntime, repl: Repl) -> None:
-    runtime.store.save(API)
-    runtime.store.save(USER)
+    runtime.store.update(API, why="save")
+    runtime.store.update(USER, why="save")
     files = {p: p.read_bytes() for d in runtime.store.dirs.values() for p in d.glob("*.md")}
     assert repl("/memory clear", answer=True) == "Deleted 2 memories. Undo with /memory revert.\n"
     assert runtime.store.load_all() == []
@@ -185,7 +186,7 @@ def test_revert_of_a_clear_restores_every_file(runtime: MemoryRuntime, repl: Rep
 
 
 def test_log_lists_changes_newest_first(runtime: MemoryRuntime, repl: Repl) -> None:
-    runtime.store.save(USER)
+    runtime.store.update(USER, why="save")
     runtime.store.update(USER.model_copy(update={"content": "neovim"}), why="tool")
     runtime.store.delete("user-prefers-vim", why="tool")
     lines = repl("/memory log").splitlines()
@@ -201,7 +202,7 @@ def test_log_lists_changes_newest_first(runtime: MemoryRuntime, repl: Repl) -> N
 
 def test_diff_of_a_change_plain_and_coloured(runtime: MemoryRuntime, repl: Repl) -> None:
     assert repl("/memory diff") == "No memory changes recorded yet.\n"
-    runtime.store.save(USER)
+    runtime.store.update(USER, why="save")
     plain = repl("/memory diff")
     assert "save: add user-prefers-vim" in plain and "+name: user-prefers-vim" in plain and "\x1b[" not in plain
     assert "\x1b[" in repl("/memory diff", color=True)
@@ -211,7 +212,7 @@ def test_diff_of_a_change_plain_and_coloured(runtime: MemoryRuntime, repl: Repl)
 
 
 def test_revert_conflict_is_one_red_line_and_changes_nothing(runtime: MemoryRuntime, repl: Repl) -> None:
-    runtime.store.save(USER)
+    runtime.store.update(USER, why="save")
     added = runtime.git.log(1)[0].short_sha
     runtime.store.update(USER.model_copy(update={"content": "neovim"}))
     before = runtime.store.path_of("user-prefers-vim").read_bytes()
@@ -222,7 +223,7 @@ def test_revert_conflict_is_one_red_line_and_changes_nothing(runtime: MemoryRunt
 
 
 def test_status_lines(runtime: MemoryRuntime, repl: Repl) -> None:
-    runtime.store.save(USER)
+    runtime.store.update(USER, why="save")
     record_exchanges(runtime, 2)
     (runtime.paths.user_memory / "broken.md").write_text("nope", encoding="utf-8")
     out = repl("/memory status")

@@ -410,16 +410,13 @@ class FakeAnthropicServer:
 
     def _answer(self, h: _Handler, rec: RecordedRequest) -> None:
         self._record(rec)
-        if rec.path not in ("/v1/messages", "/v1/messages/count_tokens"):
+        if rec.path != "/v1/messages":
             rec.status, rec.step = 404, "invalid"
             return h.send_json(404, _error_body("not_found_error", f"fake server: no route POST {rec.path}"))
         problem = validation_error(rec.body)
         if problem:
             rec.status, rec.step = 400, "invalid"
             return h.send_json(400, _error_body("invalid_request_error", problem))
-        if rec.path.endswith("count_tokens"):
-            rec.status, rec.step = 200, "count_tokens"
-            return h.send_json(200, {"input_tokens": max(1, _prefix_sizes(rec.body)[0] // 4)})
         try:
             step = self._next_step(rec.body)
         except Exception as err:  # a broken responder must fail the test, not hang it

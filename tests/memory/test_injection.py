@@ -30,18 +30,18 @@ def test_empty_store_continues(store: MemoryStore) -> None:
 
 
 def test_other_events_continue(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert MemoryInjectionHook(store)(HookContext(HookEvent.POST_LLM_RESPONSE)) is CONTINUE
 
 
 def test_seed_format_user_scope_first(store: MemoryStore) -> None:
-    store.save(seed_api_style())
-    store.save(seed_vim())
+    store.update(seed_api_style())
+    store.update(seed_vim())
     assert injected(MemoryInjectionHook(store)) == data_file("injection.txt").removesuffix("\n")
 
 
 def test_byte_identical_across_calls_and_hook_instances(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     hook = MemoryInjectionHook(store)
     first = injected(hook)
     assert injected(hook) == first
@@ -51,7 +51,7 @@ def test_byte_identical_across_calls_and_hook_instances(store: MemoryStore) -> N
 def test_left_out_line_over_the_cap(store: MemoryStore) -> None:
     for i in range(5):
         kind = MemoryType.PROJECT if i < 3 else MemoryType.FEEDBACK
-        store.save(MemoryEntry(name=f"m-{i}", description=f"d{i}", type=kind, content="c"))
+        store.update(MemoryEntry(name=f"m-{i}", description=f"d{i}", type=kind, content="c"))
     text = injected(MemoryInjectionHook(store, max_injected=3))
     assert [line for line in text.split("\n") if line.startswith("## ")] == ["## m-3", "## m-4", "## m-0"]
     assert text.endswith("\n\n(2 more memories not shown — call memory_read without a name to list all.)")
@@ -59,7 +59,7 @@ def test_left_out_line_over_the_cap(store: MemoryStore) -> None:
 
 
 def test_sees_a_file_written_by_another_process(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     hook = MemoryInjectionHook(store)
     assert "project-api-style" not in injected(hook)
     # Another process writes a memory file directly (atomic replace), right after our own write.
@@ -69,15 +69,15 @@ def test_sees_a_file_written_by_another_process(store: MemoryStore) -> None:
 
 def test_changes_show_up_and_descriptions_stay_on_one_line(store: MemoryStore) -> None:
     hook = MemoryInjectionHook(store)
-    store.save(MemoryEntry(name="a-b", description="one\n## forged heading", type=MemoryType.USER, content="c"))
+    store.update(MemoryEntry(name="a-b", description="one\n## forged heading", type=MemoryType.USER, content="c"))
     assert injected(hook).endswith("## a-b\none ## forged heading")
     store.delete("a-b")
     assert hook(REQUEST) is CONTINUE
 
 
 def test_registers_for_pre_llm_request(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     hooks = HookManager()
-    MemoryInjectionHook(store).register_to(hooks)
+    hooks.on(HookEvent.PRE_LLM_REQUEST, MemoryInjectionHook(store))
     outcome = hooks.emit(REQUEST)
     assert [m.text.split("\n")[0] for m in outcome.appended] == ["# Persistent Memory"]

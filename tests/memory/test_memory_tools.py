@@ -42,7 +42,7 @@ def test_read_texts(tools: dict[str, Tool], store: MemoryStore, tmp_path: Path) 
     read = tools["memory_read"]
     assert call(read, tmp_path) == ToolResult("No memories stored.")
     assert call(read, tmp_path, name="nope") == ToolResult(NOT_FOUND.format("nope"), is_error=True)
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert call(read, tmp_path, name=" user-prefers-vim ") == ToolResult(format_entry(seed_vim()))
     assert call(read, tmp_path, name="") == ToolResult(format_entry(seed_vim()))
 
@@ -72,7 +72,7 @@ def test_write_reports_redactions(make_store: Callable[..., MemoryStore], tmp_pa
 
 def test_delete_texts(tools: dict[str, Tool], store: MemoryStore, tmp_path: Path) -> None:
     delete = tools["memory_delete"]
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert call(delete, tmp_path) == ToolResult("Error: name is required", is_error=True)
     assert call(delete, tmp_path, name="nope") == ToolResult(NOT_FOUND.format("nope"), is_error=True)
     assert call(delete, tmp_path, name="a/b").is_error
@@ -97,7 +97,7 @@ def test_preview_of_a_new_memory_is_the_file(tools: dict[str, Tool], tmp_path: P
 
 
 def test_preview_of_an_update_is_a_diff(tools: dict[str, Tool], store: MemoryStore, tmp_path: Path) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     diff = preview(
         tools["memory_write"],
         tmp_path,

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from memory_helpers import seed_api_style, seed_vim
 
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.revert_tool import cap, memory_revert_tool
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.versioning.git_store import GitStore
@@ -26,7 +27,7 @@ def runtime(tmp_path: Path) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir()
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root))
+    return build_memory_runtime(settings, resolve_paths(settings, home, root))
 
 
 @pytest.fixture
@@ -50,9 +51,9 @@ def test_is_a_write_tool_keyed_by_commit(revert: Tool) -> None:
 
 def test_preview_shows_the_diff_of_the_change_to_undo(runtime: MemoryRuntime, revert: Tool, tmp_path: Path) -> None:
     assert preview(revert, tmp_path) is None  # nothing recorded yet
-    runtime.store.save(seed_vim())
+    runtime.store.update(seed_vim(), why="save")
     first = runtime.git.log(1)[0].short_sha
-    runtime.store.save(seed_api_style())
+    runtime.store.update(seed_api_style(), why="save")
     text = preview(revert, tmp_path)
     assert text is not None and text.startswith("This change would be undone:\n")
     assert "save: add project-api-style" in text and "+name: project-api-style" in text
@@ -62,8 +63,8 @@ def test_preview_shows_the_diff_of_the_change_to_undo(runtime: MemoryRuntime, re
 
 
 def test_revert_undoes_the_last_change(runtime: MemoryRuntime, revert: Tool, tmp_path: Path) -> None:
-    runtime.store.save(seed_vim())
-    runtime.store.save(seed_api_style())
+    runtime.store.update(seed_vim(), why="save")
+    runtime.store.update(seed_api_style(), why="save")
     result = call(revert, tmp_path)
     assert not result.is_error
     assert re.fullmatch(
@@ -77,7 +78,7 @@ def test_revert_undoes_the_last_change(runtime: MemoryRuntime, revert: Tool, tmp
 def test_conflict_and_bad_ids_are_errors_that_change_nothing(
     runtime: MemoryRuntime, revert: Tool, tmp_path: Path
 ) -> None:
-    runtime.store.save(seed_vim())
+    runtime.store.update(seed_vim(), why="save")
     added = runtime.git.log(1)[0].short_sha
     runtime.store.update(seed_vim().model_copy(update={"content": "neovim"}))
     before = runtime.git.log(50)

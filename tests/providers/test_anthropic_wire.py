@@ -199,11 +199,6 @@ def test_unreachable_server_says_so(fake):
         chat(provider)
 
 
-def test_count_tokens_uses_the_endpoint(fake, provider):
-    assert provider.count_tokens([Message.user("x" * 400)], "system", [BASH]) > 100
-    assert fake.journal[0].path == "/v1/messages/count_tokens"
-
-
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reply=st.text(min_size=1, max_size=200).filter(str.strip))
 def test_any_text_survives_the_stream(server, provider, reply):

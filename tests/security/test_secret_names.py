@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
+from catcode.memory.pipeline.cursor import HistoryWindow
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.names import SECRET_NAME, looks_like_secret, slugify
 from catcode.memory.tools import memory_tools
@@ -34,7 +36,7 @@ def runtime(tmp_path: Path) -> MemoryRuntime:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     settings = load_settings(home, project, {"CATCODE_USER_ID": "alice"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, project), provider=ScriptedProvider())
+    return build_memory_runtime(settings, resolve_paths(settings, home, project), provider=ScriptedProvider())
 
 
 def _everything_written(runtime: MemoryRuntime) -> str:
@@ -71,7 +73,7 @@ def test_the_store_refuses_it_whoever_writes(runtime: MemoryRuntime) -> None:
     from catcode.memory.store.models import MemoryEntry, MemoryType
 
     with pytest.raises(InvalidMemoryName, match="looks like a secret"):
-        runtime.store.save(MemoryEntry(name=OPENAI, description="d", type=MemoryType.USER, content="c"))
+        runtime.store.update(MemoryEntry(name=OPENAI, description="d", type=MemoryType.USER, content="c"))
 
 
 def test_pipeline_candidates_with_secret_names_are_dropped_and_the_rest_kept(runtime: MemoryRuntime) -> None:
@@ -85,8 +87,9 @@ def test_pipeline_candidates_with_secret_names_are_dropped_and_the_rest_kept(run
     provider.queue(
         text_response(json.dumps({"candidates": candidates})), text_response(json.dumps({"operations": operations}))
     )
-    window = [Message.user(f"u{i}") if i % 2 == 0 else Message.assistant(f"a{i}") for i in range(6)]
-    runtime.manager.extract_and_consolidate(window)
+    for i in range(6):
+        runtime.history.append(Message.user(f"u{i}") if i % 2 == 0 else Message.assistant(f"a{i}"))
+    runtime.manager.extract_and_consolidate(HistoryWindow(runtime.history, runtime.cursor), why="session-end")
     assert [e.name for e in runtime.store.load_all()] == ["user-prefers-vim"]
     written = _everything_written(runtime)
     assert OPENAI not in written and "1A2B3C4D5E6F" not in written.upper()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from catcode.config import load_settings, resolve_paths
-from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.tools import memory_tools
 from catcode.providers.scripted import ScriptedProvider
 from catcode.skills import discover_skills, load_skill_tool
@@ -126,7 +126,7 @@ def test_memory_tools_take_names_not_paths(world: dict[str, Any], tmp_path: Path
     home = world["home"]
     settings = load_settings(home / ".cat-code", world["project"], {"CATCODE_USER_ID": "alice"}, {})
     paths = resolve_paths(settings, home / ".cat-code", world["project"])
-    runtime = MemoryRuntime(settings, paths, provider=ScriptedProvider())
+    runtime = build_memory_runtime(settings, paths, provider=ScriptedProvider())
     tools = {t.name: t for t in memory_tools(runtime.manager)}
     runtime.paths.user_memory.mkdir(parents=True, exist_ok=True)
     (runtime.paths.user_memory / "netrc.md").symlink_to(home / ".netrc")

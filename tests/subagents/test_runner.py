@@ -12,6 +12,7 @@ from typing import Any
 
 from catcode.app import Session, build_session
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.exit_capture import capture_at_exit
 from catcode.messages import TextBlock, ToolUseBlock
 from catcode.permissions import NoTerminalApprover
 from catcode.providers.base import ChatResponse, Usage
@@ -147,9 +148,11 @@ def test_unknown_subagent_and_empty_prompt_are_tool_errors(tmp_path: Path) -> No
 def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> None:
     provider = ScriptedProvider()
     session = make_session(tmp_path, provider, "skills_enabled: false\n", interactive=True)
-    scope, memory = session.extras["subagents"], session.extras["memory"]
+    scope = session.extras["subagents"]
     seen: list[bool] = []
-    capture = session.exit_steps.index(memory.capture_at_exit)
+    capture = next(
+        i for i, step in enumerate(session.exit_steps) if getattr(step, "func", None) is capture_at_exit
+    )
     session.exit_steps[capture] = lambda say: seen.append(scope.cancelled.is_set())
     session.shutdown(lambda line: None)
     assert seen == [True]

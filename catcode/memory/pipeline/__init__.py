@@ -1,13 +1,16 @@
 """The memory pipeline: what was said → candidate memories → add/update/skip decisions → the store.
 
-- ``prompts.py``: the seed's extractor and consolidator prompts.
+- ``prompts.py``: the seed's extractor and consolidator prompts; ``llm.py``: the options of every memory call and
+  ``ask`` (one prompt, one call, its text).
 - ``parsing.py``: tolerant parsing of their JSON replies (never raises, logs every drop).
 - ``extractor.py``: ``MemoryExtractor`` — one LLM call, window → candidates.
 - ``consolidator.py``: ``MemoryConsolidator`` — one LLM call, candidates → add/update/skip operations.
-- ``manager.py``: ``MemoryManager`` — ``process(window)``, the seed's watermark, the tools' write path.
+- ``manager.py``: ``MemoryManager`` — the seed's ``extract_and_consolidate`` over a ``Watermark``, the tools' write
+  path.
 - ``history.py``: ``HistoryLog``, ``history.jsonl`` (every message, appended as it happens); ``history_format.py``:
   its line format (``HistoryRecord``, ``parse_line``) and reading lines backwards.
-- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed) and history compaction.
+- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed), and ``HistoryWindow`` (the
+  watermark: the messages after it); ``history_compaction.py``: processed lines folded into one summary line.
 - ``archive.py``: ``history-archive.jsonl``, the turns compaction folds away (copied there by ``compact_history``
   itself), and reading every turn after a seq from history and archive, for past-conversation search.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the

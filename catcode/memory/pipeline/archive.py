@@ -1,6 +1,6 @@
 """``history-archive.jsonl``: the conversation turns that history compaction folds away, kept so they stay searchable.
 
-``compact_history`` (``cursor.py``) calls ``archive_turns`` under the history lock, before it rewrites
+``compact_history`` (``history_compaction.py``) calls ``archive_turns`` under the history lock, before it rewrites
 history.jsonl, with every record it is about to drop: whoever calls compaction, no user or assistant message
 leaves history.jsonl without a copy here. The fact index (``catcode/memory/recall/turns.py``) reads both files.
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from catcode.log import get_logger
-from catcode.memory.pipeline.extractor import memory_options
+from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import parse_operations
 from catcode.memory.pipeline.prompts import build_consolidate_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryEntry, MemoryOperation
@@ -22,10 +22,12 @@ _WORD = re.compile(r"\w+")
 
 @dataclass
 class ConsolidationResult:
-    """The operations to apply, and the candidates the model left out of every operation."""
+    """The operations to apply, the candidates the model left out of every operation, and whether its reply was
+    read whole (``ParsedReply.complete``)."""
 
     operations: list[MemoryOperation] = field(default_factory=list)
     unmatched: list[CandidateMemory] = field(default_factory=list)
+    complete: bool = True
 
 
 class MemoryConsolidator:
@@ -52,12 +54,13 @@ class MemoryConsolidator:
             options=memory_options(self._config),
         )
         known = {e.name for e in existing}
-        operations = [_retarget(op, known) for op in parse_operations(response.text)]
+        reply = parse_operations(response.text)
+        operations = [_retarget(op, known) for op in reply.items]
         mentioned = {op.entry.name for op in operations if op.entry} | {op.target_name for op in operations}
         unmatched = [c for c in candidates if c.name not in mentioned]
         for candidate in unmatched:
             log.warning("memory_candidate_unmatched", name=candidate.name, reason="in no operation of the consolidator")
-        return ConsolidationResult(operations, unmatched)
+        return ConsolidationResult(operations, unmatched, reply.complete)
 
 
 def _retarget(op: MemoryOperation, known: set[str]) -> MemoryOperation:

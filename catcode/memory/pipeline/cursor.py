@@ -1,11 +1,8 @@
-"""``.dream_cursor`` and what it governs: which history lines are still unprocessed, and compaction of the
-processed ones.
+"""``.dream_cursor`` and what it governs: which history lines are still unprocessed (``HistoryWindow``, the
+manager's watermark). Folding the processed ones into a summary is ``history_compaction.py``.
 
 The cursor holds the last seq extraction has processed. It is written atomically and never moves
-backwards; a missing or corrupt file reads as 0 (everything is processed again, never skipped).
-Compaction replaces processed lines (except the newest ``keep_recent``) by ONE ``compacted_summary`` line
-and copies every later line byte for byte; the user and assistant messages it drops are first appended to
-``history-archive.jsonl`` (``archive.py``), so every turn stays searchable whoever calls compaction."""
+backwards; a missing or corrupt file reads as 0 (everything is processed again, never skipped)."""
 
 from __future__ import annotations
 
@@ -14,17 +11,18 @@ from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel
-
-from catcode.fsutil import atomic_write_bytes, atomic_write_text, locked
+from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
-from catcode.memory.pipeline.archive import archive_path, archive_turns
-from catcode.memory.pipeline.history import HistoryError, HistoryLog
-from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
+from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_format import HistoryRecord, utc_stamp
+from catcode.messages import Message
 
 logger = get_logger(__name__)
 
 Summarizer = Callable[[list[HistoryRecord]], str]
+MESSAGE_KINDS = frozenset({"message"})
+WINDOW_MAX_MESSAGES = 400  # one run reviews at most this many messages; the rest waits for the next run
+WINDOW_MAX_CHARS = 120_000
 
 
 class DreamCursor:
@@ -65,6 +63,36 @@ class DreamCursor:
         atomic_write_text(self.path, json.dumps({"seq": seq, "updated": stamp}) + "\n")
 
 
+class HistoryWindow:
+    """The seed's watermark kept on disk (a ``manager.Watermark``): the oldest message lines after the cursor, at
+    most ``WINDOW_MAX_MESSAGES`` and about ``WINDOW_MAX_CHARS``, read once; ``advance`` moves the cursor past them."""
+
+    def __init__(self, log: HistoryLog, cursor: DreamCursor) -> None:
+        self._cursor = cursor
+        self._records: list[HistoryRecord] = []
+        chars = 0
+        for record in unprocessed(log, cursor, MESSAGE_KINDS)[:WINDOW_MAX_MESSAGES]:
+            size = len(str(record.content))
+            if self._records and chars + size > WINDOW_MAX_CHARS:
+                break
+            self._records.append(record)
+            chars += size
+        self.advanced = False
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def pending(self) -> list[Message]:
+        """The window's messages, oldest first."""
+        return [record.message() for record in self._records]
+
+    def advance(self) -> None:
+        """Record the window as processed (``.dream_cursor`` moves to its last seq)."""
+        if self._records:
+            self._cursor.advance(self._records[-1].seq)
+            self.advanced = True
+
+
 def unprocessed(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | None = None) -> list[HistoryRecord]:
     """The records after the cursor (optionally only the given types), oldest first."""
     return log.tail(cursor.get(), kinds)
@@ -73,153 +101,3 @@ def unprocessed(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | N
 def unprocessed_count(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | None = None) -> int:
     """How many records are after the cursor; reads the file from the end, so it is cheap when few are."""
     return log.count_after(cursor.get(), kinds)
-
-
-class CompactResult(BaseModel):
-    """What one history compaction did."""
-
-    covers: tuple[int, int]
-    """First and last seq the new summary stands for."""
-    replaced_lines: int
-    """Lines removed from the file (records and torn fragments) in favour of the one summary line."""
-    stub: bool
-    """True when ``summarize`` failed and a plain count-and-dates stub was written instead."""
-    chars_before: int
-    chars_after: int
-
-
-class _Plan(BaseModel):
-    """The prefix of the file to replace, as read before summarising."""
-
-    prefix: bytes
-    records: list[HistoryRecord]
-    lines: int
-
-
-def compact_history(
-    log: HistoryLog,
-    cursor: DreamCursor,
-    *,
-    char_budget: int = 32_000,
-    keep_recent: int = 30,
-    summarize: Summarizer,
-) -> CompactResult | None:
-    """Fold processed history into one summary line when the file exceeds ``char_budget`` characters.
-
-    ``summarize`` (typically an LLM call) runs WITHOUT the lock so other sessions can keep appending; the
-    rewrite then happens under the lock and only if the file still starts with the bytes that were
-    summarised (a concurrent compaction makes this one give up). ``Exception`` from ``summarize`` gives a
-    stub summary; anything else (KeyboardInterrupt) propagates with the file untouched. Returns None when
-    there is nothing to do; raises ``HistoryError`` when the rewrite fails (the file is left as it was)."""
-    plan = _plan(log.path, cursor.get(), char_budget, keep_recent)
-    if plan is None:
-        return None
-    text, stub = _summary_text(plan.records, summarize)
-    summary = _summary_record(plan.records, text, utc_stamp(log.clock))
-    line = json.dumps(summary, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    with locked(log.lock_path):
-        data = _read(log.path)
-        if not data.startswith(plan.prefix):
-            logger.info("history_compaction_raced", path=str(log.path))
-            return None
-        new = line + data[len(plan.prefix) :]
-        try:
-            # Before the rewrite: a turn must never leave history.jsonl without its archived copy.
-            archive_turns(archive_path(log.path), plan.records)
-            atomic_write_bytes(log.path, new)
-        except OSError as exc:
-            raise HistoryError(f"Could not compact {log.path}: {exc.strerror}; it was left unchanged") from exc
-    result = CompactResult(
-        covers=tuple(summary["covers"]),
-        replaced_lines=plan.lines,
-        stub=stub,
-        chars_before=len(data.decode(errors="replace")),
-        chars_after=len(new.decode(errors="replace")),
-    )
-    logger.info("history_compacted", path=str(log.path), **result.model_dump())
-    return result
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return b""
-
-
-def _plan(path: Path, cursor_seq: int, char_budget: int, keep_recent: int) -> _Plan | None:
-    """The replaceable prefix: lines before the first unprocessed record and before the newest ``keep_recent``."""
-    data = _read(path)
-    if len(data.decode(errors="replace")) <= char_budget:
-        return None
-    lines, _tail = split_lines(data)
-    parsed = [parse_line(raw) for raw in lines]
-    valid = [i for i, rec in enumerate(parsed) if rec is not None]
-    boundary = len(lines)
-    if keep_recent:
-        boundary = valid[-keep_recent] if len(valid) >= keep_recent else 0
-    first_unprocessed = next((i for i in valid if parsed[i].seq > cursor_seq), len(lines))  # type: ignore[union-attr]
-    boundary = min(boundary, first_unprocessed)
-    records = [rec for rec in parsed[:boundary] if rec is not None]
-    if not records or (len(records) == 1 and records[0].type == "compacted_summary"):
-        return None  # nothing new to fold in
-    return _Plan(prefix=b"".join(lines[:boundary]), records=records, lines=boundary)
-
-
-def _summary_text(records: list[HistoryRecord], summarize: Summarizer) -> tuple[str, bool]:
-    """The summary from ``summarize``, or a stub when it fails or returns nothing usable."""
-    try:
-        text = summarize(records)
-        if isinstance(text, str) and text.strip():
-            return text, False
-        logger.warning("history_summary_empty")
-    except Exception as exc:  # the summariser is an LLM call: any failure falls back to the stub
-        logger.warning("history_summary_failed", error=str(exc))
-    stats = _stats(records)
-    return (
-        f"{stats['count']} earlier messages from {stats['sessions']} sessions "
-        f"between {stats['since'][:10] or 'unknown'} and {stats['until'][:10] or 'unknown'}",
-        True,
-    )
-
-
-def _stats(records: list[HistoryRecord]) -> dict[str, str | int]:
-    """Messages, sessions (folded summaries add theirs) and the date range the records stand for."""
-    count, sessions, stamps = 0, set(), []
-    folded_sessions = 0
-    for rec in records:
-        if rec.type == "compacted_summary":
-            count += rec.count or 0
-            extra = rec.model_extra or {}
-            folded_sessions += int(extra.get("sessions") or 0)
-            stamps += [s for s in (extra.get("since"), extra.get("until")) if isinstance(s, str) and s]
-        else:
-            count += rec.type == "message"
-            if rec.session:
-                sessions.add(rec.session)
-            if rec.ts:
-                stamps.append(rec.ts)
-    return {
-        "count": count,
-        "sessions": len(sessions) + folded_sessions,
-        "since": min(stamps, default=""),
-        "until": max(stamps, default=""),
-    }
-
-
-def _summary_record(records: list[HistoryRecord], text: str, stamp: str) -> dict[str, object]:
-    """The ``compacted_summary`` line; its seq is the last replaced seq so seqs stay monotonic and unused."""
-    first, last = records[0], records[-1]
-    first_seq = first.covers[0] if first.type == "compacted_summary" and first.covers else first.seq
-    stats = _stats(records)
-    return {
-        "seq": last.seq,
-        "type": "compacted_summary",
-        "ts": stamp,
-        "covers": [min(first_seq, first.seq), last.seq],
-        "count": stats["count"],
-        "sessions": stats["sessions"],
-        "since": stats["since"],
-        "until": stats["until"],
-        "summary": text,
-    }

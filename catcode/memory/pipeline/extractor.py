@@ -5,22 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.log import get_logger
-from catcode.memory.pipeline.parsing import parse_candidates
+from catcode.memory.pipeline.llm import memory_options
+from catcode.memory.pipeline.parsing import ParsedReply, parse_candidates
 from catcode.memory.pipeline.prompts import build_extract_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryConfig, MemorySummary
 from catcode.messages import Message
-from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.providers.base import LLMProvider
 
 log = get_logger(__name__)
-
-TEMPERATURE = 0.3
-
-
-def memory_options(config: MemoryConfig) -> ChatOptions:
-    """Options of every memory call: the seed's temperature, the memory model if one is set."""
-    return ChatOptions(
-        max_tokens=config.extract_max_tokens, temperature=TEMPERATURE, model=config.model, purpose="memory"
-    )
 
 
 class MemoryExtractor:
@@ -30,16 +22,22 @@ class MemoryExtractor:
         self._provider = provider
         self._config = config or MemoryConfig()
 
-    def extract(self, messages: Sequence[Message], existing: Sequence[MemorySummary]) -> list[CandidateMemory]:
-        """The candidates found in ``messages``; ``existing`` keeps known facts from being extracted again.
-
-        An empty window makes no call. Provider errors propagate (the caller decides; nothing is lost)."""
+    def extract(self, messages: Sequence[Message], existing: Sequence[MemorySummary]) -> ParsedReply[CandidateMemory]:
+        """The candidates found in ``messages`` (and whether the reply was read whole); ``existing`` keeps known
+        facts from being extracted again. An empty window makes no call. Provider errors propagate (the caller
+        decides; nothing is lost)."""
         if not messages:
-            return []
+            return ParsedReply([], complete=True)
         prompt = build_extract_prompt(messages, existing)
         response = self._provider.chat(
             messages=[Message.user(prompt)], system="", tools=[], options=memory_options(self._config)
         )
         candidates = parse_candidates(response.text)
-        log.info("memory_extracted", window=len(messages), candidates=len(candidates), stop=response.stop_reason)
+        log.info(
+            "memory_extracted",
+            window=len(messages),
+            candidates=len(candidates.items),
+            complete=candidates.complete,
+            stop=response.stop_reason,
+        )
         return candidates

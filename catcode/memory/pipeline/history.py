@@ -122,12 +122,6 @@ class HistoryLog:
         """How many records have ``seq > after_seq`` (of the given types), read from the end."""
         return sum(1 for _ in self._scan_back(after_seq, kinds))
 
-    def last_seq(self) -> int:
-        """The highest seq in the file (0 for a missing or empty file)."""
-        for data in self._scan_back(-1, None):
-            return data["seq"]
-        return 0
-
     def _scan_back(self, after_seq: int, kinds: Collection[str] | None) -> Iterator[dict[str, Any]]:
         """Valid records from the end, newest first, stopping at the first ``seq <= after_seq``."""
         try:

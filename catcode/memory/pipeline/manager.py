@@ -1,14 +1,16 @@
-"""``MemoryManager``: the write side of memory — the extraction → consolidation → apply pipeline, and the
-single write path used by the memory tools.
+"""``MemoryManager``: the write side of memory — the seed's ``extract_and_consolidate`` (extraction →
+consolidation → apply over the messages after a watermark) and the single write path of the memory tools.
 
-``process(window)`` is stateless (a cursor over history.jsonl can drive it); ``extract_and_consolidate``
-adds the seed's in-session watermark on top: it advances when the window was reviewed (nothing worth
-remembering, or applied) and never when a call failed, so a failed pass is retried with the same
-messages."""
+The watermark is kept outside the manager, behind the ``Watermark`` Protocol. In catcode it is the persistent
+cursor over history.jsonl (``cursor.HistoryWindow``), so exit capture, Dream, recovery, ``/memory`` and the
+compaction flush (``service.py``) all review exactly the messages no run has reviewed yet. As in the seed it
+advances when the window was reviewed (nothing worth remembering, or applied) and never when a call failed or
+the window was too short, so a failed pass is retried with the same messages."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from catcode.log import get_logger
 from catcode.memory.pipeline.consolidator import MemoryConsolidator
@@ -20,6 +22,7 @@ from catcode.messages import Message
 log = get_logger(__name__)
 
 NOTHING_WORTH_REMEMBERING = "nothing worth remembering"
+UNREADABLE_REPLY = "the model's reply could not be read"
 MAX_KNOWN_SHOWN = 500  # "## Already Known" lists at most this many (the most recently updated) memories
 DISABLED = "memory is disabled"
 
@@ -36,8 +39,20 @@ def _known(existing: Sequence[MemoryEntry]) -> list[MemorySummary]:
     return [e.summary for e in existing]
 
 
+class Watermark(Protocol):
+    """The seed's watermark: which messages the pipeline has not reviewed yet."""
+
+    def pending(self) -> Sequence[Message]:
+        """The messages after the watermark, oldest first."""
+        ...
+
+    def advance(self) -> None:
+        """Move the watermark past the messages ``pending`` returned: they were reviewed."""
+        ...
+
+
 class MemoryManager:
-    """Runs the pipeline over a window of messages and owns the tools' write path."""
+    """Runs the pipeline over the messages after a watermark and owns the tools' write path."""
 
     def __init__(
         self,
@@ -50,20 +65,14 @@ class MemoryManager:
         self._extractor = extractor
         self._consolidator = consolidator
         self._config = config or MemoryConfig()
-        self._watermark = 0  # index of the first message not yet reviewed; only ever grows in a session
 
-    def process(self, window: Sequence[Message], *, why: str) -> ConsolidationReport:
-        """Extract from ``window``, consolidate with what memory holds, apply. Provider and store errors
-        propagate; ``why`` prefixes the commit message ("session-end", "dream", "command", ...)."""
-        report, _ = self.review(window, why=why)
-        return report
-
-    def extract_and_consolidate(self, messages: Sequence[Message], *, why: str = "session-end") -> ConsolidationReport:
-        """``process`` the messages after the watermark (the seed's in-memory semantics)."""
-        start = min(self._watermark, len(messages))
-        report, reviewed = self.review(messages[start:], why=why)
+    def extract_and_consolidate(self, watermark: Watermark, *, why: str) -> ConsolidationReport:
+        """Extract from the messages after ``watermark``, consolidate with what memory holds, apply, and advance
+        the watermark when they were reviewed. Provider and store errors propagate with the watermark where it
+        was; ``why`` prefixes the commit message ("session-end", "dream", "command", ...)."""
+        report, reviewed = self._review(watermark.pending(), why=why)
         if reviewed:
-            self._watermark = len(messages)
+            watermark.advance()
         return report
 
     def write_entry(self, entry: MemoryEntry, *, why: str = "tool") -> AppliedCounts:
@@ -76,10 +85,9 @@ class MemoryManager:
         """Delete a memory through the store's write path; False when there is none."""
         return self.store.delete(name, why=why)
 
-    def review(self, window: Sequence[Message], *, why: str) -> tuple[ConsolidationReport, bool]:
-        """``process``, also saying whether the window was reviewed — True when nothing was worth
-        remembering or the result was applied, False when it was too short — so a watermark or a
-        cursor knows whether it may advance. Errors propagate (and nothing may advance then)."""
+    def _review(self, window: Sequence[Message], *, why: str) -> tuple[ConsolidationReport, bool]:
+        """The report, and whether the window was reviewed: True when nothing was worth remembering or the
+        result was applied, False when it was too short or memory is off."""
         if not self._config.enabled:
             return ConsolidationReport(candidates_found=0, skipped_reason=DISABLED), False
         minimum = self._config.extract_min_messages
@@ -87,9 +95,11 @@ class MemoryManager:
             reason = f"not enough new messages ({len(window)} < {minimum})"
             return ConsolidationReport(candidates_found=0, skipped_reason=reason), False
         existing = self.store.load_all()
-        candidates = self._extractor.extract(list(window), _known(existing))
+        extraction = self._extractor.extract(list(window), _known(existing))
+        candidates = extraction.items
         if not candidates:
-            return ConsolidationReport(candidates_found=0, skipped_reason=NOTHING_WORTH_REMEMBERING), True
+            reason = NOTHING_WORTH_REMEMBERING if extraction.complete else UNREADABLE_REPLY
+            return ConsolidationReport(candidates_found=0, skipped_reason=reason, complete=extraction.complete), True
         result = self._consolidator.consolidate(candidates, existing)
         counts = self.store.apply(result.operations, why=why)
         unmatched = [c.name for c in result.unmatched]
@@ -100,6 +110,7 @@ class MemoryManager:
             skipped=_dedupe([*counts.skipped_names, *unmatched]),
             skipped_reason=f"not decided by the consolidator: {', '.join(unmatched)}" if unmatched else "",
             redacted=counts.redacted,
+            complete=extraction.complete and result.complete,
         )
         log.info(
             "memory_pipeline_done",
@@ -109,5 +120,6 @@ class MemoryManager:
             updated=len(report.updated),
             skipped=len(report.skipped),
             redacted=counts.redacted,
+            complete=report.complete,
         )
         return report, True

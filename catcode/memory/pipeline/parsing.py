@@ -1,17 +1,23 @@
 """Tolerant parsing of the extractor's and the consolidator's replies: never raises, never silent.
 
-Models wrap JSON in code fences or prose, leave trailing commas, get cut off at the token limit, write
-``targetName`` or ``target_name``, shout ``"USER"``. The first balanced top-level object holding the
-expected key is used; a reply cut off mid-list keeps its complete items. Each invalid candidate or
-operation is dropped on its own with a logged reason; a near-miss name is repaired when that is safe."""
+A reply is read strictly first: the JSON value at its first ``{`` or ``[``, so code fences and prose around it cost
+nothing. A reply that is not well-formed there — cut off at the token limit, single-quoted, with comments,
+trailing commas, Python's ``True``/``None``, several objects — is mended by ``json-repair``, after being cut back to
+its last ``}``: an item cut off mid-way is then dropped, never completed into a memory the model did not write.
+``tests/memory/pipeline/test_reply_parsers.py`` holds the comparison with the hand-written parser this replaced.
+
+Models also write ``targetName`` or ``target_name``, shout ``"USER"``, or put the key in capitals: each is
+accepted. Each invalid candidate or operation is dropped on its own with a logged reason; a near-miss name is
+repaired when that is safe. ``ParsedReply.complete`` tells a well-formed reply (even one that lists nothing) from
+one that was empty, malformed or cut off."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import json_repair
 
 from catcode.log import get_logger
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
@@ -19,37 +25,37 @@ from catcode.memory.store.names import looks_like_secret, name_problem, slugify
 
 log = get_logger(__name__)
 
+T = TypeVar("T")
 PREVIEW_CHARS = 500
-MAX_OBJECTS_TRIED = 100  # a reply of a million "{}" must not cost a million parses
 MAX_ITEMS = 200  # far more than fits in a reply's token budget; a runaway list is cut, not logged item by item
-_INNER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}]', re.S)  # strings are skipped whole (C speed)
-_TRAILING_COMMA = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")|,(\s*[}\]])', re.S)
-_COMMA_BEFORE_CLOSE = re.compile(r",\s*[}\]]")
-_FENCE = re.compile(r"^\s*```[\w-]*[ \t]*\n?(.*?)\n?```\s*$", re.S)
+MAX_REPAIR_CHARS = 200_000  # json-repair is pure Python: a reply this long is no model's answer to mend
 _DECODER = json.JSONDecoder(strict=False)  # models put raw newlines inside strings
 _TYPES = {t.value: t for t in MemoryType}
 _ACTIONS = {a.value: a for a in MemoryAction}
 _NULLS = frozenset({"", "null", "none"})
 
 
-def parse_candidates(text: str) -> list[CandidateMemory]:
+@dataclass(frozen=True)
+class ParsedReply(Generic[T]):
+    """The valid items of a reply, and whether the reply could be read as it was written."""
+
+    items: list[T]
+    complete: bool
+    """True when the reply held its JSON whole and well-formed (even when it listed nothing); False when it was
+    empty, held no such JSON, or had to be mended (cut off, malformed): ``items`` are what could be recovered."""
+
+
+def parse_candidates(text: str) -> ParsedReply[CandidateMemory]:
     """The valid candidates of an extractor reply (``{"candidates": [...]}``)."""
-    try:
-        items = _capped(_items(text, "candidates"), "candidates")
-        return [c for i, raw in enumerate(items) if (c := candidate_from(raw, index=i)) is not None]
-    except Exception as exc:  # the last line of defence: a reply must never break the pipeline
-        log.warning("memory_reply_unparseable", key="candidates", error=repr(exc), preview=_preview(text))
-        return []
+    items, complete = _read(text, "candidates")
+    candidates = [c for i, raw in enumerate(items) if (c := candidate_from(raw, index=i)) is not None]
+    return ParsedReply(candidates, complete)
 
 
-def parse_operations(text: str) -> list[MemoryOperation]:
+def parse_operations(text: str) -> ParsedReply[MemoryOperation]:
     """The valid operations of a consolidator reply (``{"operations": [...]}``)."""
-    try:
-        items = _capped(_items(text, "operations"), "operations")
-        return [op for i, raw in enumerate(items) if (op := _operation(raw, i)) is not None]
-    except Exception as exc:
-        log.warning("memory_reply_unparseable", key="operations", error=repr(exc), preview=_preview(text))
-        return []
+    items, complete = _read(text, "operations")
+    return ParsedReply([op for i, raw in enumerate(items) if (op := _operation(raw, i)) is not None], complete)
 
 
 def candidate_from(raw: Any, *, index: int, where: str = "candidate") -> CandidateMemory | None:
@@ -119,115 +125,80 @@ def _drop(where: str, index: int, reason: str, name: Any = None) -> None:
     log.warning("memory_item_dropped", where=where, index=index, reason=reason, name=str(name)[:100] if name else None)
 
 
-def _items(text: str, key: str) -> list[Any]:
-    """The list under ``key`` in the first JSON object of ``text`` that holds it; [] (logged) otherwise."""
-    if not isinstance(text, str) or not text.strip():
-        log.warning("memory_reply_unparseable", key=key, reason="empty reply", preview=_preview(text))
-        return []
-    fenced = _FENCE.match(text)
-    body = fenced.group(1) if fenced else text
-    whole = _loads(body.strip())  # the common case: nothing but (fenced) JSON
-    if isinstance(whole, dict) and _has(whole, key):
-        return _as_list(_get(whole, key), key)
-    first_object = whole if isinstance(whole, dict) else None
-    for start, end in itertools.islice(_balanced_objects(body), MAX_OBJECTS_TRIED):
-        obj = _loads(body[start:end])
-        if isinstance(obj, dict):
-            if _has(obj, key):
-                return _as_list(_get(obj, key), key)
-            first_object = first_object if first_object is not None else obj
-    salvaged = _salvage(body, key)
-    if salvaged is not None:
-        log.warning("memory_reply_incomplete", key=key, kept=len(salvaged), preview=_preview(text))
-        return salvaged
-    if isinstance(whole, list):
-        return whole  # a bare list of items
-    if first_object is not None:
-        log.warning("memory_reply_unparseable", key=key, reason=f"no {key!r} field", preview=_preview(text))
-    else:
-        log.warning("memory_reply_unparseable", key=key, reason="no JSON object found", preview=_preview(text))
-    return []
-
-
-def _capped(items: list[Any], key: str) -> list[Any]:
+def _read(text: Any, key: str) -> tuple[list[Any], bool]:
+    """The raw items under ``key`` (at most ``MAX_ITEMS``) and whether the reply was read whole; never raises."""
+    try:
+        items, complete = _items(text, key)
+    except Exception as exc:  # the last line of defence: a reply must never break the pipeline
+        log.warning("memory_reply_unparseable", key=key, error=repr(exc), preview=_preview(text))
+        return [], False
     if len(items) > MAX_ITEMS:
         log.warning("memory_reply_too_long", key=key, items=len(items), kept=MAX_ITEMS)
-        return items[:MAX_ITEMS]
-    return items
+        items = items[:MAX_ITEMS]
+    return items, complete
 
 
-def _balanced_objects(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each balanced top-level ``{...}``; quotes outside objects (prose) are ignored."""
-    pos = 0
-    while (start := text.find("{", pos)) >= 0:
-        if text.find("}", start) < 0:
-            return  # cut off: nothing can close
-        depth = 0
-        for match in _INNER.finditer(text, start):
-            token = match.group()
-            if token == "{":
-                depth += 1
-            elif token == "}":
-                depth -= 1
-                if depth == 0:
-                    pos = match.end()
-                    yield start, pos
-                    break
-        else:
-            return  # unbalanced to the end: cut off
+def _items(text: Any, key: str) -> tuple[list[Any], bool]:
+    if not isinstance(text, str) or not text.strip():
+        log.warning("memory_reply_unparseable", key=key, reason="empty reply", preview=_preview(text))
+        return [], False
+    found = _find(_strict(text), key, bare=True)
+    if found is not None:
+        return found, True
+    mendable = _mendable(text)
+    mended = json_repair.loads(mendable) if mendable and len(mendable) <= MAX_REPAIR_CHARS else None
+    if isinstance(mended, str) and mended.lstrip().startswith("{"):
+        mended = json_repair.loads(mended)  # the whole reply was one JSON string holding the object
+    found = _find(mended, key, bare=False)
+    if found is None:
+        log.warning("memory_reply_unparseable", key=key, reason=f"no {key!r} list found", preview=_preview(text))
+        return [], False
+    log.warning("memory_reply_incomplete", key=key, kept=len(found), preview=_preview(text))
+    return found, False
 
 
-def _loads(text: str) -> Any:
-    try:
-        return _DECODER.decode(text)
-    except (ValueError, RecursionError):
-        pass
-    if not _COMMA_BEFORE_CLOSE.search(text):
+def _strict(text: str) -> Any:
+    """The well-formed JSON value at the first ``{`` or ``[`` of ``text``, or None."""
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
         return None
     try:
-        return _DECODER.decode(_TRAILING_COMMA.sub(lambda m: m.group(1) or m.group(2), text))
+        return _DECODER.raw_decode(text, min(starts))[0]
     except (ValueError, RecursionError):
         return None
 
 
-def _salvage(text: str, key: str) -> list[Any] | None:
-    """The complete items of a ``"key": [`` list that was cut off or broken later on."""
-    match = re.search(rf'"{re.escape(key)}"\s*:\s*\[', text, re.I)
-    if match is None:
-        return None
-    items, pos = [], match.end()
-    while len(items) <= MAX_ITEMS:
-        while pos < len(text) and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= len(text) or text[pos] == "]":
-            return items
-        try:
-            item, pos = _DECODER.raw_decode(text, pos)
-        except ValueError:
-            return items
-        items.append(item)
-    return items
+def _mendable(text: str) -> str:
+    """``text`` up to the end of its last complete object (with none, up to its last ``{``): what follows was cut
+    off, and mending it would invent the rest."""
+    close = text.rfind("}")
+    return text[: close + 1] if close >= 0 else text[: max(text.rfind("{"), 0)]
 
 
-def _has(obj: dict[str, Any], key: str) -> bool:
-    return key in obj or any(isinstance(k, str) and k.lower() == key for k in obj)
-
-
-def _get(obj: dict[str, Any], key: str) -> Any:
-    if key in obj:
-        return obj[key]
-    return next(v for k, v in obj.items() if isinstance(k, str) and k.lower() == key)
-
-
-def _as_list(value: Any, key: str) -> list[Any]:
-    if isinstance(value, list):
+def _find(value: Any, key: str, *, bare: bool) -> list[Any] | None:
+    """The items under ``key`` (any case) in ``value`` or in the first object of the list ``value`` that has
+    them; with ``bare``, a list of objects without ``key`` is the items themselves. None when there are none."""
+    for obj in value if isinstance(value, list) else [value]:
+        name = _key(obj, key) if isinstance(obj, dict) else None
+        if name is None:
+            continue
+        found = obj[name]
+        if isinstance(found, list):
+            return found
+        if isinstance(found, dict):
+            return [found]  # one item instead of a list of one
+        if found is None:
+            return []
+    if bare and isinstance(value, list) and value:
         return value
-    if value is None:
-        return []
-    if isinstance(value, dict):
-        return [value]  # one item instead of a list of one
-    log.warning("memory_reply_unparseable", key=key, reason=f"{key} is {type(value).__name__}, not a list")
-    return []
+    return None
+
+
+def _key(obj: dict[Any, Any], key: str) -> Any:
+    """The key of ``obj`` that is ``key`` in any case, or None."""
+    if key in obj:
+        return key
+    return next((k for k in obj if isinstance(k, str) and k.lower() == key), None)
 
 
 def _preview(text: Any) -> str:

@@ -1,13 +1,14 @@
 """The extractor's and the consolidator's prompts: the seed's instruction texts word for word (plus one
-line forbidding secrets), then the sections the seed shows."""
+line forbidding secrets), then the sections the seed shows (the conversation written by ``catcode.transcript``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catcode.memory.store.entry_file import one_line
 from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
-from catcode.messages import Message, Role
+from catcode.messages import Message
+from catcode.text import flatten
+from catcode.transcript import EXTRACTION, render_transcript
 
 EXTRACTOR_INSTRUCTIONS = """\
 You are a memory extractor for an AI coding agent. Review the conversation below and
@@ -40,44 +41,21 @@ Respond with ONLY a JSON object, no markdown:
 "description": "one-line summary", "content": "the fact"}}]}
 Every candidate must appear in exactly one operation. For skip, entry may be null."""
 
-MEMORY_BLOCK_HEADER = "# Persistent Memory"
-MAX_MESSAGE_CHARS = 8_000  # one pasted log must not crowd the rest of the window out of the prompt
-TOOL_RESULT_PREVIEW_CHARS = 200
 NONE = "(none)"
 
 
 def build_extract_prompt(messages: Sequence[Message], existing: Sequence[MemorySummary]) -> str:
     """The extractor's prompt: instructions, ``## Already Known``, ``## Conversation``."""
-    known = [f"- {s.name}: {one_line(s.description)}" for s in existing] or [NONE]
-    conversation = render_conversation(messages) or NONE
+    known = [f"- {s.name}: {flatten(s.description)}" for s in existing] or [NONE]
+    conversation = render_transcript(messages, EXTRACTION) or NONE
     return "\n".join([EXTRACTOR_INSTRUCTIONS, "", "## Already Known", *known, "", "## Conversation", conversation])
-
-
-def render_conversation(messages: Sequence[Message]) -> str:
-    """``USER:`` / ``ASSISTANT:`` lines with tool calls and short result previews, as the seed shows.
-
-    The per-request ``# Persistent Memory`` block is left out (it is what memory already holds)."""
-    lines: list[str] = []
-    for message in messages:
-        text = message.text
-        if message.role is Role.SYSTEM and text.lstrip().startswith(MEMORY_BLOCK_HEADER):
-            continue
-        if message.is_tool_result:
-            lines.append(f"  [Tool Results: {' | '.join(_preview(r.content) for r in message.tool_results)}]")
-            if text.strip():
-                lines.append(f"USER: {_cap(text)}")
-            continue
-        lines.append(f"{message.role.value.upper()}: {_cap(text)}".rstrip())
-        if message.tool_uses:
-            lines.append(f"  [Tool Calls: {', '.join(u.name for u in message.tool_uses)}]")
-    return "\n".join(lines)
 
 
 def build_consolidate_prompt(candidates: Sequence[CandidateMemory], existing: Sequence[MemoryEntry]) -> str:
     """The consolidator's prompt: instructions, ``## Existing Memories``, ``## Candidates``."""
-    memories = [f"### {e.name} ({e.type.value})\n{one_line(e.description)}\n{e.content}" for e in existing]
+    memories = [f"### {e.name} ({e.type.value})\n{flatten(e.description)}\n{e.content}" for e in existing]
     numbered = [
-        f"{i}. [{c.type.value}] {c.name}: {one_line(c.description)}\n{_indent(c.content)}"
+        f"{i}. [{c.type.value}] {c.name}: {flatten(c.description)}\n{_indent(c.content)}"
         for i, c in enumerate(candidates, 1)
     ]
     return "\n".join(
@@ -95,16 +73,3 @@ def build_consolidate_prompt(candidates: Sequence[CandidateMemory], existing: Se
 
 def _indent(text: str) -> str:
     return "\n".join(f"   {line}" if line.strip() else "" for line in text.split("\n"))
-
-
-def _preview(content: str) -> str:
-    flat = one_line(content)
-    if len(flat) <= TOOL_RESULT_PREVIEW_CHARS:
-        return flat
-    return flat[:TOOL_RESULT_PREVIEW_CHARS].rstrip() + "…"
-
-
-def _cap(text: str) -> str:
-    if len(text) <= MAX_MESSAGE_CHARS:
-        return text
-    return f"{text[:MAX_MESSAGE_CHARS]}… [{len(text) - MAX_MESSAGE_CHARS} more characters]"

@@ -18,8 +18,9 @@ from filelock import FileLock, Timeout
 
 from catcode.errors import one_line
 from catcode.log import get_logger
-from catcode.memory.pipeline.cursor import DreamCursor, compact_history, unprocessed, unprocessed_count
+from catcode.memory.pipeline.cursor import MESSAGE_KINDS, DreamCursor, HistoryWindow, unprocessed_count
 from catcode.memory.pipeline.history import HistoryConfig, HistoryLog
+from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.store.models import ConsolidationReport, MemoryConfig
@@ -27,9 +28,6 @@ from catcode.messages import Message
 
 log = get_logger(__name__)
 
-MESSAGE_KINDS = {"message"}
-WINDOW_MAX_MESSAGES = 400  # one run reviews at most this many messages; the rest waits for the next run
-WINDOW_MAX_CHARS = 120_000
 BACKOFF_START, BACKOFF_MAX = 60.0, 1800.0
 
 
@@ -106,15 +104,14 @@ class MemoryService:
         except Timeout:
             raise Busy("another memory run is in progress") from None
         try:
-            records = _window(unprocessed(self.history, self.cursor, MESSAGE_KINDS))
-            result = RunResult(why, messages=len(records))
-            if records:
+            window = HistoryWindow(self.history, self.cursor)
+            result = RunResult(why, messages=len(window))
+            if window:
                 manager = self.background_manager if why in ("dream", "recovery") else self.manager
-                result.report, result.reviewed = manager.review([r.message() for r in records], why=why)
-                if result.reviewed:
-                    self.cursor.advance(records[-1].seq)
+                result.report = manager.extract_and_consolidate(window, why=why)
+                result.reviewed = window.advanced
             self.last_run = result
-            log.info("memory_run", why=why, messages=len(records), reviewed=result.reviewed, changed=result.changed)
+            log.info("memory_run", why=why, messages=len(window), reviewed=result.reviewed, changed=result.changed)
             return result
         finally:
             self._run_lock.release()
@@ -171,17 +168,6 @@ class MemoryService:
         if result.changed:
             self._notify(_background_line(why, result))
         self.compact_history()
-
-
-def _window(records: list[HistoryRecord]) -> list[HistoryRecord]:
-    window, chars = [], 0
-    for record in records[:WINDOW_MAX_MESSAGES]:
-        size = len(str(record.content))
-        if window and chars + size > WINDOW_MAX_CHARS:
-            break
-        window.append(record)
-        chars += size
-    return window
 
 
 def _no_summary(records: list[HistoryRecord]) -> str:

@@ -20,9 +20,9 @@ from filelock import FileLock, Timeout
 
 from catcode.fsutil import locked
 from catcode.log import get_logger
+from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import CompileError, DailyEntry, Journal, clean_summary, digest, week_id, week_span
-from catcode.messages import Message
-from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.providers.base import LLMProvider
 
 __all__ = ["MAX_COMPILE_STEPS", "CompileStep", "JournalCompiler"]
 
@@ -76,10 +76,9 @@ class JournalCompiler:
         today: Callable[[], date],
         lock_path: Path,
         commit: Commit | None = None,
-        max_tokens: int = 1024,
     ) -> None:
         self.journal, self.provider, self.today = journal, provider, today
-        self._lock_path, self._commit, self._max_tokens = lock_path, commit, max_tokens
+        self._lock_path, self._commit = lock_path, commit
 
     def pending(self) -> list[CompileStep]:
         """The steps the journal on disk still needs, oldest week first. A week reaches the long-term summary
@@ -161,8 +160,7 @@ class JournalCompiler:
         return "Long-term work summary", prompt, {"weeks": weeks}
 
     def _summarize(self, prompt: str) -> str:
-        options = ChatOptions(max_tokens=self._max_tokens, temperature=0.3, purpose="memory")
-        text = clean_summary(self.provider.chat([Message.user(prompt)], "", [], options).text)
+        text = clean_summary(ask(self.provider, prompt))
         if not text:
             raise CompileError("the model returned an empty journal summary")
         return text

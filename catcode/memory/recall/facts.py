@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from catcode.log import get_logger
@@ -87,12 +86,6 @@ class FactsIndex:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-
-    def __enter__(self) -> FactsIndex:
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        self.close()
 
     @staticmethod
     def _check(conn: sqlite3.Connection) -> str | None:
@@ -176,28 +169,6 @@ class FactsIndex:
             return result
 
         return self._guarded(op, op)
-
-    def upsert(self, source: FactSource) -> None:
-        """Index ``source``, replacing its previous rows (no-op when its text and metadata are unchanged)."""
-        digest = source.digest()
-
-        def op(conn: sqlite3.Connection) -> None:
-            with write_transaction(conn):
-                row = conn.execute("SELECT hash FROM sources WHERE source_id = ?", (source.source_id,)).fetchone()
-                if row is None or row[0] != digest:
-                    delete_rows(conn, [source.source_id])
-                    insert_rows(conn, [(source, digest)])
-
-        self._guarded(op, op)
-
-    def delete(self, source_id: str) -> None:
-        """Remove every fact of ``source_id`` (no-op when it is not indexed)."""
-
-        def op(conn: sqlite3.Connection) -> None:
-            with write_transaction(conn):
-                delete_rows(conn, [source_id])
-
-        self._guarded(op, lambda conn: None)
 
     def add_turns(self, turns: Iterable[Turn], since: str = "") -> int:
         """Index the conversation turns after the last one indexed (see ``turns.py``), skipping those dated

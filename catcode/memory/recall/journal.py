@@ -8,9 +8,8 @@ weeks and a long-term summary (the compiling itself is ``compile.py``).
 It lives in ``journal/`` rather than at the root of the scope folder: the store reads every ``*.md`` there as a
 memory file, so a ``longterm.md`` at the root would be reported as a malformed memory.
 
-A compiled file starts with a marker line naming the inputs it holds (the session entries of a week; the weeks of
-the long-term summary, each with a digest of its text). Marker and text are ONE atomic write
-(``Journal.write_compiled``), so the record of what was compiled cannot drift from it."""
+A compiled file starts with a marker line naming the inputs it holds (a week's session entries; the long-term
+summary's weeks, each with a digest of its text). Marker and text are ONE atomic write (``write_compiled``)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,9 @@ class Recall:
         store: Any,
         paths: Any,
         config: Any,
-        git: Any = None,
+        journal: Journal,
+        compiler: JournalCompiler | None = None,
+        commit: Callable[[str, list[Path]], str | None] | None = None,
         provider: LLMProvider | None = None,
         history: HistoryLog | None = None,
         session_id: str = "",
@@ -76,38 +78,19 @@ class Recall:
         max_compile_steps: int = MAX_COMPILE_STEPS,
     ) -> None:
         """``store``: a ``MemoryStore``; ``paths``: ``project_memory``, ``facts_db``, ``history_file``,
-        ``memory_lock``; ``config``: the ``MemoryConfig``; ``git``: a ``GitStore`` (None: no commits)."""
+        ``memory_lock``; ``config``: the ``MemoryConfig``; ``compiler``: None without a provider; ``commit``: a
+        ``GitStore.commit`` (None: no commits). ``memory.builder.build_recall`` builds one for a session."""
         self.store, self.paths, self.config = store, paths, config
         self.provider, self.history, self.session_id = provider, history, session_id
         self.today, self.now = today, now
         self.max_compile_steps = max_compile_steps
-        self.journal = Journal(Path(paths.project_memory) / "journal")
-        self.commit = git.commit if git is not None and getattr(git, "available", True) else None
-        self.compiler = None
-        if provider is not None:
-            self.compiler = JournalCompiler(
-                self.journal, provider, today=today, lock_path=paths.memory_lock, commit=self.commit
-            )
+        self.journal, self.compiler, self.commit = journal, compiler, commit
         self._index: FactsIndex | None = None
         self._index_file: tuple[int, int] | None = None
         self._synced: tuple[object, ...] | None = None  # the fingerprint this process last synced the index to
         self._mark = ""  # its digest, recorded in facts.db: gone when the index had to be recreated
         self._lock = threading.RLock()
         self._background: threading.Thread | None = None
-
-    @classmethod
-    def from_runtime(cls, runtime: Any, *, today: Callable[[], date] | None = None) -> Recall:
-        """A ``Recall`` over a ``MemoryRuntime`` (offline runtimes too: then only search and the journal)."""
-        return cls(
-            store=runtime.store,
-            paths=runtime.paths,
-            config=runtime.config,
-            git=runtime.git,
-            provider=runtime.provider,
-            history=runtime.history,
-            session_id=runtime.session_id,
-            today=today or today_from_env(),
-        )
 
     # -- the index ----------------------------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ bounded by ``memory.exit_timeout`` and the redacted, committed append. ``Recall.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from datetime import date, datetime
@@ -18,10 +17,11 @@ from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord
+from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
-from catcode.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.providers.base import LLMProvider
 from catcode.redact import redact
+from catcode.transcript import SUMMARY, render_transcript
 
 __all__ = ["SummaryContext", "append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
 
@@ -55,25 +55,17 @@ class SummaryContext(Protocol):
         ...
 
 
-def render_transcript(records: list[HistoryRecord], earlier: str | None = None) -> str:
-    """A session's messages, compactly: text in full up to 1,000 characters, tool calls and results shortened."""
-    lines = [f"EARLIER IN THE SESSION (summary): {earlier}"] if earlier else []
-    for record in records:
-        role = (record.role or "").upper()
-        for block in record.message().content:
-            if isinstance(block, TextBlock) and block.text.strip():
-                lines.append(f"{role}: {_short(block.text, 1000)}")
-            elif isinstance(block, ToolUseBlock):
-                args = json.dumps(block.input, ensure_ascii=False, separators=(",", ":"))
-                lines.append(f"ASSISTANT called {block.name} {_short(args, 200)}")
-            elif isinstance(block, ToolResultBlock):
-                lines.append(f"TOOL {'ERROR' if block.is_error else 'RESULT'}: {_short(block.content, 300)}")
-    return "\n".join(lines)[-TRANSCRIPT_CHARS:]
+def render_session(records: list[HistoryRecord], earlier: str | None = None) -> str:
+    """A session's messages (``transcript.SUMMARY``), after the summary of its compacted start if there is one;
+    the newest ``TRANSCRIPT_CHARS`` of it."""
+    transcript = render_transcript([record.message() for record in records], SUMMARY)
+    head = f"EARLIER IN THE SESSION (summary): {earlier}\n" if earlier else ""
+    return (head + transcript)[-TRANSCRIPT_CHARS:]
 
 
 def session_prompt(records: list[HistoryRecord], earlier: str | None = None) -> str:
     """The prompt of the one LLM call that summarises a session."""
-    return SESSION_PROMPT.format(transcript=render_transcript(records, earlier))
+    return SESSION_PROMPT.format(transcript=render_session(records, earlier))
 
 
 def session_records(history: HistoryLog, session_id: str) -> tuple[list[HistoryRecord], str | None]:
@@ -109,10 +101,9 @@ def summarize_session_at_exit(recall: SummaryContext, say: Callable[[str], None]
 
     def work() -> None:
         try:
-            options = ChatOptions(max_tokens=1024, temperature=0.3, purpose="memory")
-            reply = provider.chat([Message.user(session_prompt(records, earlier))], "", [], options)
+            reply = ask(provider, session_prompt(records, earlier))
             if not abandoned.is_set():
-                outcome["path"] = recall.append_summary(reply.text)
+                outcome["path"] = recall.append_summary(reply)
         except Exception as exc:
             outcome["error"] = exc
 
@@ -150,8 +141,3 @@ def append_summary(recall: SummaryContext, text: str) -> Path:
             except Exception as exc:  # the summary is on disk; the next commit of the journal picks it up
                 log.warning("session_summary_commit_failed", error=repr(exc))
     return path
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"

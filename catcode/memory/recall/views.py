@@ -13,6 +13,7 @@ from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, Hook
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
 from catcode.messages import Message
+from catcode.text import shorten
 from catcode.tokens import estimate_tokens
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
@@ -43,8 +44,7 @@ def no_match_line(query: str) -> str:
     """``No memories match <query>.``, the query cleaned of control characters and cut at 80 characters."""
     from catcode.memory.recall.fts_query import clean_text
 
-    shown = " ".join(clean_text(query).split())
-    shown = (shown[:80] + "…" if len(shown) > 80 else shown) or "(an empty query)"
+    shown = shorten(clean_text(query), 80) or "(an empty query)"
     return f"No memories match {shown}."
 
 

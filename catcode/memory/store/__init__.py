@@ -1,12 +1,14 @@
 """The memory store: memories as plain files the person can read, one write path, both scopes.
 
 - ``models.py``: ``MemoryType``, ``MemoryEntry``, ``CandidateMemory``, ``MemoryOperation``, reports, ``MemoryConfig``.
-- ``names.py``: the kebab-case name rule (``validate_name``) and ``slugify`` for near-miss names.
-- ``entry_file.py``: the ``<name>.md`` front-matter format and the ``MEMORY.md`` index format.
+- ``names.py``: memory names — ``catcode.names``'s kebab-case rule plus the reserved index name (``validate_name``),
+  and ``slugify`` for near-miss names.
+- ``entry_file.py``: the ``<name>.md`` format (YAML front matter through ``catcode.front_matter``) and the
+  ``MEMORY.md`` index format.
 - ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so.
 - ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write, index,
   commit).
 - ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health.
 
-Of catcode it imports only ``fsutil``, ``errors`` and ``log``: redaction and versioning come in as a callable
-and a Protocol."""
+Of catcode it imports only ``fsutil``, ``errors``, ``log`` and the shared text formats (``front_matter``, ``names``,
+``text``): redaction and versioning come in as a callable and a Protocol."""

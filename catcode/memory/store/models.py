@@ -126,6 +126,9 @@ class ConsolidationReport(BaseModel):
     skipped: list[str] = Field(default_factory=list)
     skipped_reason: str = ""
     redacted: int = 0
+    complete: bool = True
+    """False when a reply of the model was empty, malformed or cut off (what could be recovered was used): the
+    window counts as reviewed today; a caller may choose to retry it instead."""
 
 
 class MemoryConfig(BaseModel):

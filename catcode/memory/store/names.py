@@ -1,4 +1,6 @@
-"""Memory names: the kebab-case slug that is both the unique key and the file name (``<name>.md``).
+"""Memory names: the kebab-case slug that is both the unique key and the file name (``<name>.md``). The rule itself
+is ``catcode.names``, shared with skills; this module adds the name the index reserves, the error, and the repair of
+a model's near-miss names.
 
 A name is never redacted (it is the file name, an index line and part of the commit message), so a name that looks
 like a secret is refused wherever a memory is written (``validate_new_name``), and never made by ``slugify``."""
@@ -8,12 +10,12 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from catcode import names
 from catcode.errors import InvalidMemoryName
+from catcode.names import MAX_NAME_LENGTH
 from catcode.redact import redact
 
-MAX_NAME_LENGTH = 64
 RESERVED = "memory"  # MEMORY.md is the index; "memory.md" would clash with it on case-insensitive disks
-_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _RANDOM_RUN = 20  # a name part this long, letters and digits mixed throughout, is a token, not a word
 SECRET_NAME = (
@@ -24,21 +26,9 @@ SECRET_NAME = (
 
 def name_problem(name: object) -> str | None:
     """Why ``name`` is not a valid memory name, or None when it is."""
-    if not isinstance(name, str):
-        return "must be text"
-    if not name.strip():
-        return "must not be blank"
-    if "/" in name or "\\" in name:
-        return "must not contain path separators"
-    if ".." in name:
-        return "must not traverse directories"
-    if name.lower() == RESERVED:
+    if isinstance(name, str) and name.lower() == RESERVED:
         return "is reserved for the index (MEMORY.md)"
-    if len(name) > MAX_NAME_LENGTH:
-        return f"must be at most {MAX_NAME_LENGTH} characters"
-    if not _SLUG.fullmatch(name):
-        return "must be a kebab-case slug: lowercase letters and digits, single hyphens between parts"
-    return None
+    return names.name_problem(name)
 
 
 def validate_name(name: str) -> str:

@@ -1,7 +1,7 @@
 """``MemoryStore``: the memory files of the user scope and the project scope, with ONE write path.
 
 User and feedback memories live in ``user_dir``, project and reference memories in ``project_dir``;
-a name is unique across both. Every change (save, update, delete, apply, clear, index repair) goes
+a name is unique across both. Every change (update, delete, apply, clear, index repair) goes
 through ``_mutate``, which takes the cross-process lock, reloads from disk, validates names, redacts
 secrets, writes files atomically (0600, folders 0700), moves a memory whose type changed scope,
 rebuilds each touched ``MEMORY.md`` once and makes one versioning commit saying what changed and why.
@@ -139,11 +139,6 @@ class MemoryStore:
         return self._merged({entry.name: found.entry} if found else {}, entry.name, entry)
 
     # ----- writing -------------------------------------------------------------------------------------
-    def save(self, entry: MemoryEntry, *, why: str = "save") -> AppliedCounts:
-        """Write ``entry`` as given (a memory of the same name is replaced)."""
-        validate_name(entry.name)
-        return self._mutate(why, lambda cur: ({entry.name: entry}, _counts(entry.name in cur, entry.name)))
-
     def update(self, entry: MemoryEntry, *, why: str = "update") -> AppliedCounts:
         """Write ``entry`` keeping the existing memory's ``created_at``; ``updated_at`` becomes today."""
         validate_name(entry.name)

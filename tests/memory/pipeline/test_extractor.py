@@ -17,7 +17,7 @@ VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 
 
 def test_empty_window_makes_no_call() -> None:
     provider = ScriptedProvider()
-    assert MemoryExtractor(provider).extract([], []) == []
+    assert MemoryExtractor(provider).extract([], []).items == []
     assert provider.requests == []
 
 
@@ -25,7 +25,7 @@ def test_one_call_with_the_seed_options() -> None:
     provider = ScriptedProvider(text_response(json.dumps({"candidates": [VIM]})))
     config = MemoryConfig(extract_max_tokens=999, model="cheap-model")
     known = [MemorySummary(name="k", description="known")]
-    candidates = MemoryExtractor(provider, config).extract([Message.user("用 vim 编辑")], known)
+    candidates = MemoryExtractor(provider, config).extract([Message.user("用 vim 编辑")], known).items
     assert [(c.type, c.name) for c in candidates] == [(MemoryType.USER, "user-prefers-vim")]
     (request,) = provider.requests
     assert (request.system, request.tools, len(request.messages)) == ("", [], 1)

@@ -75,7 +75,8 @@ CANDIDATE_REPLIES = [
     ("bare-list", json.dumps([VIM]), ["user-prefers-vim"], 0, False),
     ("capitalised-key", json.dumps({"Candidates": [VIM]}), ["user-prefers-vim"], 0, False),
     ("two-objects", f'{{"note": "thinking"}} then {reply(API)}', ["project-api-style"], 0, False),
-    ("broken-later-item", reply(VIM)[:-2] + ', {"type": "user", "name": oops}]}', ["user-prefers-vim"], 0, False),
+    # json-repair reads the broken item too (name: oops), so it is dropped with its reason instead of silently
+    ("broken-later-item", reply(VIM)[:-2] + ', {"type": "user", "name": oops}]}', ["user-prefers-vim"], 1, False),
 ]
 
 
@@ -84,7 +85,7 @@ CANDIDATE_REPLIES = [
 )
 def test_candidate_replies(case: str, text: str, names: list[str], drops: int, unparseable: bool) -> None:
     with capture_logs() as logs:
-        candidates = parse_candidates(text)
+        candidates = parse_candidates(text).items
     assert [c.name for c in candidates] == names
     dropped = [e for e in logs if e["event"] == "memory_item_dropped"]
     assert len(dropped) == drops
@@ -103,7 +104,7 @@ def test_near_miss_name_repair_is_logged() -> None:
 
 
 def test_types_are_normalised() -> None:
-    assert [c.type for c in parse_candidates(reply({**VIM, "type": " Feedback "}))] == [MemoryType.FEEDBACK]
+    assert [c.type for c in parse_candidates(reply({**VIM, "type": " Feedback "})).items] == [MemoryType.FEEDBACK]
 
 
 def test_truncated_reply_is_logged_as_incomplete() -> None:
@@ -168,20 +169,38 @@ OPERATION_REPLIES = [
 @pytest.mark.parametrize(("case", "text", "kept", "drops"), OPERATION_REPLIES, ids=[c[0] for c in OPERATION_REPLIES])
 def test_operation_replies(case: str, text: str, kept: list[tuple[str, str | None, str | None]], drops: int) -> None:
     with capture_logs() as logs:
-        operations = parse_operations(text)
+        operations = parse_operations(text).items
     assert [(o.action.value, o.target_name, o.entry.name if o.entry else None) for o in operations] == kept
     assert len([e for e in logs if e["event"] == "memory_item_dropped"]) == drops
 
 
 @pytest.mark.parametrize("text", ["", "{}", "nothing", '{"operations": 5}', "[1, 2]", BIG])
 def test_unusable_operation_replies_give_nothing(text: str) -> None:
-    assert parse_operations(text) == []
+    assert parse_operations(text).items == []
 
 
 def test_non_text_reply_never_raises() -> None:
-    assert parse_candidates(None) == []  # type: ignore[arg-type]
-    assert parse_operations(b"{}") == []  # type: ignore[arg-type]
+    assert parse_candidates(None).items == []  # type: ignore[arg-type]
+    assert parse_operations(b"{}").items == []  # type: ignore[arg-type]
 
 
 def test_actions_are_enum_members() -> None:
-    assert parse_operations(ops({"action": "ADD", "entry": VIM}))[0].action is MemoryAction.ADD
+    assert parse_operations(ops({"action": "ADD", "entry": VIM})).items[0].action is MemoryAction.ADD
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [
+        (reply(), True),
+        (reply(VIM), True),
+        (f"Here is what I found:\n```json\n{reply(VIM)}\n```\nHope that helps!", True),
+        (json.dumps([VIM]), True),
+        (reply(VIM, API)[:-40], False),
+        (reply(VIM).replace('"', "'"), False),
+        ("I found nothing.", False),
+        ("", False),
+        ("{}", False),
+    ],
+)
+def test_complete_tells_a_well_formed_reply_from_a_mended_or_unreadable_one(text: str, complete: bool) -> None:
+    assert parse_candidates(text).complete is complete

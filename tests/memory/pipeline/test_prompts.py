@@ -1,18 +1,19 @@
-"""The extractor's and the consolidator's prompts against the seed's examples (goldens)."""
+"""The extractor's and the consolidator's prompts against the seed's examples (goldens), and their transcript."""
 
 from __future__ import annotations
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
+from catcode.compaction import SUMMARY_MARKER
 from catcode.memory.pipeline.prompts import (
     CONSOLIDATOR_INSTRUCTIONS,
     EXTRACTOR_INSTRUCTIONS,
     build_consolidate_prompt,
     build_extract_prompt,
-    render_conversation,
 )
 from catcode.memory.store.models import CandidateMemory, MemorySummary
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.transcript import render_transcript
 
 
 def seed_conversation() -> list[Message]:
@@ -57,10 +58,9 @@ def test_empty_sections_say_none() -> None:
     assert "## Existing Memories\n(none)\n\n## Candidates" in build_consolidate_prompt([], [])
 
 
-def test_memory_block_is_left_out_and_summaries_kept() -> None:
+def test_summaries_tool_calls_and_results() -> None:
     messages = [
-        Message.system("# Persistent Memory\n\n## user-prefers-vim\nvim"),
-        Message.system("[Conversation Summary] we chose Kotlin"),
+        Message.user(f"{SUMMARY_MARKER}\nwe chose Kotlin"),
         Message(
             role=Role.ASSISTANT,
             content=[
@@ -76,16 +76,16 @@ def test_memory_block_is_left_out_and_summaries_kept() -> None:
             ],
         ),
     ]
-    text = render_conversation(messages)
-    assert "Persistent Memory" not in text
+    text = render_transcript(messages)
     lines = text.split("\n")
-    assert lines[:3] == [
-        "SYSTEM: [Conversation Summary] we chose Kotlin",
+    assert lines[:4] == [
+        "USER: [Conversation Summary]",
+        "we chose Kotlin",
         "ASSISTANT:",
         "  [Tool Calls: read_file, bash]",
     ]
-    assert lines[3].startswith("  [Tool Results: line1 line2 | yyyy") and lines[3].endswith("…]")
-    assert len(lines[3]) < 300
+    assert lines[4].startswith("  [Tool Results: line1 line2 | yyyy") and lines[4].endswith("…]")
+    assert len(lines[4]) < 300
 
 
 def test_multi_line_candidate_content_is_indented() -> None:
@@ -94,5 +94,5 @@ def test_multi_line_candidate_content_is_indented() -> None:
 
 
 def test_very_long_message_is_capped() -> None:
-    text = render_conversation([Message.user("z" * 20_000)])
+    text = render_transcript([Message.user("z" * 20_000)])
     assert len(text) < 9_000 and text.endswith("more characters]")

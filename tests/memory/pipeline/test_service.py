@@ -10,6 +10,8 @@ import pytest
 
 from catcode.config import load_settings, resolve_paths
 from catcode.errors import ProviderError
+from catcode.memory.builder import build_memory_runtime
+from catcode.memory.exit_capture import capture_at_exit
 from catcode.memory.runtime import MemoryRuntime
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
@@ -30,7 +32,7 @@ def make_runtime(tmp_path: Path, provider, **memory) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir(exist_ok=True)
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {"memory": memory} if memory else {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=provider)
+    return build_memory_runtime(settings, resolve_paths(settings, home, root), provider=provider)
 
 
 def record_exchanges(runtime: MemoryRuntime, n: int, text: str = "use vim") -> None:
@@ -48,7 +50,7 @@ def test_exit_capture_processes_once_and_advances(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, provider)
     record_exchanges(runtime, 2)
     said: list[str] = []
-    runtime.capture_at_exit(said.append)
+    capture_at_exit(runtime, said.append)
     assert said[0] == "Saving memories… (Ctrl+C to skip)"
     assert "Memory: 1 added, 0 updated" in said[1] and "user-prefers-vim" in said[2]
     assert runtime.store.get("user-prefers-vim") is not None
@@ -64,7 +66,7 @@ def test_failure_keeps_cursor_and_next_start_recovers_exactly_those_lines(tmp_pa
     runtime = make_runtime(tmp_path, ScriptedProvider(ProviderError("API overloaded (529) after 4 retries")))
     record_exchanges(runtime, 2)
     said: list[str] = []
-    runtime.capture_at_exit(said.append)
+    capture_at_exit(runtime, said.append)
     assert "Memory capture failed (API overloaded (529)" in said[-1]
     assert runtime.cursor.get() == 0 and runtime.service.pending() == 4
     assert runtime.store.load_all() == []
@@ -95,7 +97,7 @@ def test_too_few_messages_wait_without_a_call(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider())
     record_exchanges(runtime, 1)
     said: list[str] = []
-    runtime.capture_at_exit(said.append)
+    capture_at_exit(runtime, said.append)
     assert said == [] and runtime.service.pending() == 2
 
 
@@ -141,10 +143,10 @@ def test_users_are_isolated(tmp_path: Path) -> None:
     stores = {}
     for user in ("alice", "bob"):
         settings = load_settings(home, root, {"CATCODE_USER_ID": user}, {})
-        stores[user] = MemoryRuntime(settings, resolve_paths(settings, home, root)).store
+        stores[user] = build_memory_runtime(settings, resolve_paths(settings, home, root)).store
     from catcode.memory.store.models import MemoryEntry, MemoryType
 
-    stores["alice"].save(MemoryEntry(name="alice-likes-emacs", description="d", type=MemoryType.USER, content="c"))
+    stores["alice"].update(MemoryEntry(name="alice-likes-emacs", description="d", type=MemoryType.USER, content="c"))
     assert [e.name for e in stores["alice"].load_all()] == ["alice-likes-emacs"]
     assert stores["bob"].load_all() == []
 
@@ -159,7 +161,7 @@ def test_exit_capture_says_when_nothing_was_new(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider(extraction()))
     record_exchanges(runtime, 2)
     said: list[str] = []
-    runtime.capture_at_exit(said.append)
+    capture_at_exit(runtime, said.append)
     assert said == ["Saving memories… (Ctrl+C to skip)", "Nothing new to remember."]
     assert runtime.service.pending() == 0
 

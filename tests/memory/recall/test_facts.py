@@ -39,7 +39,7 @@ NOISE = [
 
 @pytest.fixture
 def index(tmp_path: Path) -> FactsIndex:
-    with FactsIndex(tmp_path / "facts.db") as idx:
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
         idx.sync([VIM, CODE, DAILY, *NOISE])
         yield idx
 
@@ -137,7 +137,7 @@ def test_ranking_puts_the_exact_fact_first_among_distractors(tmp_path: Path) -> 
     ]
     sources = [FactSource(f"d{i}", "memory", "2026-01-01", t) for i, t in enumerate(distractors)]
     sources.append(FactSource("target", "memory", "2026-01-02", "The deploy script lives in ops/deploy.sh."))
-    with FactsIndex(tmp_path / "facts.db") as idx:
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
         idx.sync(sources)
         assert ids(idx.search("deploy script"))[0] == "target"
         assert ids(idx.search("where does the deploy script live?"))[0] == "target"
@@ -150,9 +150,9 @@ def test_or_fallback_when_no_fact_has_every_word(index: FactsIndex) -> None:
 
 def test_results_are_bounded_and_snippets_short(tmp_path: Path) -> None:
     text = "x " * 150 + "the needle is here " + "y " * 150
-    with FactsIndex(tmp_path / "facts.db") as idx:
-        idx.sync([FactSource(f"m{i}", "memory", "2026-01-01", f"Fact {i} about gardens.") for i in range(30)])
-        idx.upsert(FactSource("long", "memory", "2026-01-01", text))
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
+        facts = [FactSource(f"m{i}", "memory", "2026-01-01", f"Fact {i} about gardens.") for i in range(30)]
+        idx.sync([*facts, FactSource("long", "memory", "2026-01-01", text)])
         assert len(idx.search("gardens")) == 10 and len(idx.search("gardens", limit=3)) == 3
         assert idx.search("gardens", limit=0) == []
         snippet = idx.search("needle")[0].snippet
@@ -194,7 +194,7 @@ def test_search_never_raises_on_arbitrary_text(index: FactsIndex, query: str) ->
 def test_sync_adds_changes_and_deletes_sources(tmp_path: Path) -> None:
     a = FactSource("a", "memory", "2026-01-01", "Alpha uses postgres.")
     b = FactSource("b", "memory", "2026-01-01", "Beta uses redis.")
-    with FactsIndex(tmp_path / "facts.db") as idx:
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
         assert idx.sync([a, b]) == SyncResult(added=2)
         assert idx.sync([a, b]) == SyncResult()
         a2 = FactSource("a", "memory", "2026-01-02", "Alpha moved to mysql.")
@@ -215,17 +215,6 @@ def assert_fts_consistent(db: Path) -> None:
         assert word_rows == conn.execute("SELECT count(*) FROM facts").fetchone()[0]
 
 
-def test_upsert_and_delete(index: FactsIndex) -> None:
-    index.upsert(FactSource("new-one", "longterm", "2026-12-01", "Prefers tabs over spaces."))
-    assert ids(index.search("tabs")) == ["new-one"]
-    index.upsert(FactSource("new-one", "longterm", "2026-12-02", "Prefers spaces over tabs now."))
-    assert [h.date for h in index.search("tabs")] == ["2026-12-02"]
-    index.delete("new-one")
-    index.delete("never-existed")
-    assert index.search("tabs") == []
-    assert_fts_consistent(index.db_path)
-
-
 def test_unknown_kind_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown fact source kind"):
         FactSource("x", "diary", "2026-01-01", "text")
@@ -234,7 +223,7 @@ def test_unknown_kind_is_rejected() -> None:
 def test_usable_from_another_thread(index: FactsIndex) -> None:
     results: list[list[str]] = []
     workers = [threading.Thread(target=lambda: results.append(ids(index.search("偏好")))) for _ in range(4)]
-    writer = threading.Thread(target=lambda: index.upsert(FactSource("t", "memory", "2026-01-01", "Threads.")))
+    writer = threading.Thread(target=lambda: index.sync([FactSource("t", "memory", "2026-01-01", "Threads.")]))
     for thread in [*workers, writer]:
         thread.start()
     for thread in [*workers, writer]:
@@ -246,23 +235,23 @@ def test_usable_from_another_thread(index: FactsIndex) -> None:
 
 
 def test_fingerprint_marks_survive_reopen(tmp_path: Path) -> None:
-    with FactsIndex(tmp_path / "facts.db") as idx:
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
         assert not idx.is_fresh_for("fp-1")
         idx.sync([VIM])
         idx.mark_synced("fp-1")
         assert idx.is_fresh_for("fp-1") and not idx.is_fresh_for("fp-2")
-    with FactsIndex(tmp_path / "facts.db") as idx:
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
         assert idx.is_fresh_for("fp-1") and ids(idx.search("vim")) == ["user-prefers-vim"]
 
 
 def test_rebuild_after_facts_db_is_deleted(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         idx.sync([VIM, CODE])
         idx.mark_synced("fp")
     for path in tmp_path.glob("facts.db*"):
         path.unlink()
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         assert not idx.is_fresh_for("fp") and idx.search("vim") == []
         idx.sync([VIM, CODE])
         assert ids(idx.search("vim")) == ["user-prefers-vim"]
@@ -270,11 +259,11 @@ def test_rebuild_after_facts_db_is_deleted(tmp_path: Path) -> None:
 
 def test_rebuild_after_facts_db_is_replaced_by_garbage(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         idx.sync([VIM])
         idx.mark_synced("fp")
     db.write_bytes(b"this is not a database at all \x00\xff" * 400)
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         assert not idx.is_fresh_for("fp") and idx.count() == 0
         idx.sync([VIM])
         assert ids(idx.search("偏好")) == ["user-prefers-vim"]
@@ -283,7 +272,7 @@ def test_rebuild_after_facts_db_is_replaced_by_garbage(tmp_path: Path) -> None:
 
 def test_rebuild_when_pages_inside_the_database_are_garbage(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         idx.sync([FactSource(f"m{i}", "memory", "2026-01-01", f"Fact number {i} about kittens.") for i in range(300)])
     with closing(sqlite3.connect(db)) as conn:  # fold the WAL into the main file: the damage below is what is read
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -291,7 +280,7 @@ def test_rebuild_when_pages_inside_the_database_are_garbage(tmp_path: Path) -> N
     page = 4096
     data[page:] = bytes((i * 7 + 13) % 256 for i in range(len(data) - page))  # keep the header, trash the rest
     db.write_bytes(bytes(data))
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         idx.search("kittens")  # either open() or this search notices the damage; neither raises
         idx.sync([VIM])
         assert ids(idx.search("偏好")) == ["user-prefers-vim"] and idx.count() == 1
@@ -300,7 +289,7 @@ def test_rebuild_when_pages_inside_the_database_are_garbage(tmp_path: Path) -> N
 
 def test_corruption_found_by_a_search_recreates_the_index(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         idx.sync([FactSource(f"m{i}", "memory", "2026-01-01", f"Fact number {i} about kittens.") for i in range(300)])
         with closing(sqlite3.connect(db)) as other:  # another process damages the FTS segments under us
             other.execute("DELETE FROM docs_word_data WHERE id > 10")
@@ -313,12 +302,12 @@ def test_corruption_found_by_a_search_recreates_the_index(tmp_path: Path) -> Non
 
 def test_rebuild_when_schema_version_differs(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         idx.sync([VIM])
     with closing(sqlite3.connect(db)) as conn:
         conn.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
         conn.commit()
-    with FactsIndex(db) as idx:
+    with closing(FactsIndex(db)) as idx:
         assert idx.count() == 0
     assert not list(tmp_path.glob("facts.db.corrupt-*"))
 

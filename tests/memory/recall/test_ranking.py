@@ -16,15 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catcode.config import Paths, Settings
+from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.archive import archive_path, read_turns
-from catcode.memory.pipeline.cursor import DreamCursor, compact_history
+from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.recall.facts import FactsIndex
 from catcode.memory.recall.facts_schema import FactSource, Hit
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.stopwords import STOPWORDS
 from catcode.memory.recall.views import search_text
-from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryConfig
 from catcode.messages import Message
 
@@ -46,7 +47,7 @@ def test_a_rare_word_outranks_common_ones(tmp_path: Path) -> None:
     """The natural question's common words match hundreds of newer facts; its one rare word decides."""
     target = memory("old", "Caroline went to the LGBTQ support group on 7 May.", day="2025-05-08")
     crowd = [memory(i, f"Caroline said the support group {i} went well and she will go again.") for i in range(400)]
-    with FactsIndex(tmp_path / "facts.db") as index:
+    with closing(FactsIndex(tmp_path / "facts.db")) as index:
         index.sync([target, *crowd])  # the target is the oldest fact: a newest-first window would never see it
         hits = index.search("When did Caroline go to the LGBTQ support group?", limit=5)
     assert ids(hits)[0] == "m-old" and hits[0].snippet == "Caroline went to the LGBTQ support group on 7 May."
@@ -65,7 +66,7 @@ def test_a_rare_word_outranks_common_ones(tmp_path: Path) -> None:
 )
 def test_stemmed_forms_match(tmp_path: Path, query: str, stored: str) -> None:
     noise = [memory(i, f"Unrelated note number {i} about gardens.") for i in range(5)]
-    with FactsIndex(tmp_path / "facts.db") as index:
+    with closing(FactsIndex(tmp_path / "facts.db")) as index:
         index.sync([memory("target", stored), *noise])
         assert ids(index.search(query))[:1] == ["m-target"]
 
@@ -77,7 +78,7 @@ def test_one_line_per_source_with_its_best_fact(tmp_path: Path) -> None:
         "- Deploy windows are Tuesday and Thursday.",
     )
     others = [memory(i, f"The deploy of service {i} was quiet.") for i in range(3)]
-    with FactsIndex(tmp_path / "facts.db") as index:
+    with closing(FactsIndex(tmp_path / "facts.db")) as index:
         index.sync([long_note, *others])
         hits = index.search("deploy key", limit=10)
     assert len(ids(hits)) == len(set(ids(hits))) == 4
@@ -87,7 +88,7 @@ def test_one_line_per_source_with_its_best_fact(tmp_path: Path) -> None:
 def test_a_question_of_stop_words_only_still_answers_and_recency_breaks_ties(tmp_path: Path) -> None:
     old = memory("old", "What did we do? We did it.", day="2026-01-01")
     new = memory("new", "What did we do? We did it.", day="2026-02-01")
-    with FactsIndex(tmp_path / "facts.db") as index:
+    with closing(FactsIndex(tmp_path / "facts.db")) as index:
         index.sync([new, old])
         assert ids(index.search("what did we do")) == ["m-new", "m-old"]  # equal BM25: the newer first
         assert {"what", "did", "we", "do"} <= STOPWORDS
@@ -96,7 +97,7 @@ def test_a_question_of_stop_words_only_still_answers_and_recency_breaks_ties(tmp
 def test_description_and_name_rank_above_the_text(tmp_path: Path) -> None:
     titled = FactSource("kafka-retention", "memory", "2026-01-01", "Seven days.", title="kafka retention")
     mention = memory("mention", "We read about kafka once, a retention story, on a train, with coffee and a book.")
-    with FactsIndex(tmp_path / "facts.db") as index:
+    with closing(FactsIndex(tmp_path / "facts.db")) as index:
         index.sync([mention, titled])
         assert ids(index.search("kafka retention"))[0] == "kafka-retention"
 
@@ -133,7 +134,7 @@ def hostile_index(tmp_path_factory: pytest.TempPathFactory) -> FactsIndex:
         "What did we do? We did it and then some more of the same.",
         "Quotes \" and 'apostrophes' (parens).",
     ]
-    with FactsIndex(tmp_path_factory.mktemp("hostile") / "facts.db") as index:
+    with closing(FactsIndex(tmp_path_factory.mktemp("hostile") / "facts.db")) as index:
         index.sync([memory(i, texts[i % len(texts)] + f" Note {i}.") for i in range(300)])
         yield index
 
@@ -149,7 +150,7 @@ def test_a_facts_db_of_the_previous_schema_is_rebuilt(tmp_path: Path) -> None:
             "CREATE VIRTUAL TABLE facts_word USING fts5(words, content='');"
             "INSERT INTO sources VALUES ('old', 'memory', '2026-01-01', 'project', 'x');"
         )
-    with FactsIndex(db) as index:
+    with closing(FactsIndex(db)) as index:
         assert index.count() == 0
         index.sync([memory("vim", "The user edits with vim.")])
         assert ids(index.search("vim")) == ["m-vim"]
@@ -171,8 +172,8 @@ def history(paths: Paths, session: str, day: date) -> HistoryLog:
 
 
 def recall_for(paths: Paths, **memory_settings: object) -> Recall:
-    runtime = MemoryRuntime(Settings(memory=MemoryConfig(**memory_settings)), paths)
-    return Recall.from_runtime(runtime, today=lambda: TODAY)
+    runtime = build_memory_runtime(Settings(memory=MemoryConfig(**memory_settings)), paths)
+    return build_recall(runtime, today=lambda: TODAY)
 
 
 def say(log: HistoryLog, *lines: str) -> None:
@@ -194,7 +195,7 @@ def test_a_conversation_turn_is_still_found_after_history_compaction(paths: Path
     later = history(paths, "s-new", TODAY)
     say(later, *[f"Unrelated line {i} about the frontend colours." for i in range(40)])
     cursor = DreamCursor(paths.cursor_file, lock_path=paths.project_memory / ".history.lock")
-    cursor.advance(later.last_seq())
+    cursor.advance(later.read()[-1].seq)
     assert compact_history(later, cursor, char_budget=500, keep_recent=5, summarize=lambda r: "Earlier work.")
     assert b"jitter" not in paths.history_file.read_bytes()
     with recall_for(paths) as recall:  # a new process: the index is rebuilt from history.jsonl and its archive
@@ -211,7 +212,7 @@ def test_turns_compacted_before_any_search_are_found_and_a_short_reply_by_its_ne
     say(log, "Did the Lisbon offsite get booked for the 14th?", "Yes, last Tuesday.", "Great.", "Anything else?")
     say(log, *[f"Filler line {i} on a different topic entirely." for i in range(30)])
     cursor = DreamCursor(paths.cursor_file)
-    cursor.advance(log.last_seq())
+    cursor.advance(log.read()[-1].seq)
     assert compact_history(log, cursor, char_budget=200, keep_recent=2, summarize=lambda r: "Older talk.")
     assert [t.text for t in read_turns(archive_path(paths.history_file))][:2] == [
         "Did the Lisbon offsite get booked for the 14th?", "Yes, last Tuesday."]  # fmt: skip
@@ -225,10 +226,10 @@ def test_turns_compacted_before_any_search_are_found_and_a_short_reply_by_its_ne
 
 def test_the_session_asking_does_not_find_its_own_turns(paths: Paths) -> None:
     say(history(paths, "earlier", TODAY - timedelta(days=1)), "The quokka migration is done.", "Noted.")
-    runtime = MemoryRuntime(Settings(), paths)
+    runtime = build_memory_runtime(Settings(), paths)
     runtime.session_id = "now"
     say(history(paths, "now", TODAY), "What did we say about the quokka migration?", "Let me search.")
-    with Recall.from_runtime(runtime, today=lambda: TODAY) as recall:
+    with build_recall(runtime, today=lambda: TODAY) as recall:
         snippets = [h.snippet for h in recall.search("quokka migration")]
     assert snippets == ["The quokka migration is done.", "Noted."]  # "Noted." through its context
 
@@ -239,7 +240,7 @@ def test_retention_drops_old_turns_from_the_index_and_the_archive(paths: Paths) 
     say(history(paths, "s-new", new), "The zeppelin flag came back.", "OK.")
     cursor = DreamCursor(paths.cursor_file)
     log = history(paths, "x", TODAY)
-    cursor.advance(log.last_seq())
+    cursor.advance(log.read()[-1].seq)
     compact_history(log, cursor, char_budget=10, keep_recent=0, summarize=lambda r: "Older talk.")
     with recall_for(paths) as recall:
         assert {h.date for h in recall.search("zeppelin flag")} == {str(old), str(new)}

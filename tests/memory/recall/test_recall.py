@@ -26,6 +26,7 @@ from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.config import Paths, Settings
 from catcode.errors import ConfigError, ProviderError
 from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent
+from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
@@ -54,11 +55,11 @@ def paths(tmp_path: Path) -> Paths:
 
 
 def make_runtime(paths: Paths, provider: ScriptedProvider | None = None, **memory: object) -> MemoryRuntime:
-    return MemoryRuntime(Settings(memory=MemoryConfig(**memory)), paths, provider=provider)
+    return build_memory_runtime(Settings(memory=MemoryConfig(**memory)), paths, provider=provider)
 
 
 def make_recall(runtime: MemoryRuntime) -> Recall:
-    recall = Recall.from_runtime(runtime, today=lambda: DAY)
+    recall = build_recall(runtime, today=lambda: DAY)
     recall.now = lambda: datetime(2026, 11, 30, 14, 5)
     return recall
 
@@ -96,11 +97,11 @@ def needs_git(runtime: MemoryRuntime) -> None:
 
 
 def test_cjk_words_and_code_identifiers_are_found(runtime: MemoryRuntime, recall: Recall) -> None:
-    runtime.store.save(
+    runtime.store.update(
         memory("user-prefers-vim", "用户偏好 vim 作为编辑器，配置在 ~/.vimrc。", "用户偏好 vim 编辑器", MemoryType.USER)
     )
-    runtime.store.save(memory("auth-layer", "The UserService class owns sessions; call get_token() first."))
-    runtime.store.save(memory("path-rule", "Join paths with os.path.join, never string concatenation."))
+    runtime.store.update(memory("auth-layer", "The UserService class owns sessions; call get_token() first."))
+    runtime.store.update(memory("path-rule", "Join paths with os.path.join, never string concatenation."))
     assert sources(recall, "偏好")[0] == "user-prefers-vim"
     assert sources(recall, "编辑器")[0] == "user-prefers-vim"
     assert sources(recall, "UserService")[0] == "auth-layer"
@@ -112,14 +113,14 @@ def test_cjk_words_and_code_identifiers_are_found(runtime: MemoryRuntime, recall
 def test_the_exact_fact_ranks_first_among_many_similar_ones(runtime: MemoryRuntime, recall: Recall) -> None:
     noise = [memory(f"note-{i:02d}", f"The database backup {i} runs nightly on the staging server.") for i in range(40)]
     runtime.store.apply([add(entry) for entry in noise], why="test")  # one batch, one commit
-    runtime.store.save(memory("vault-rotation", "The staging database password rotates every 30 days through vault."))
+    runtime.store.update(memory("vault-rotation", "The staging database password rotates every 30 days through vault."))
     assert sources(recall, "staging database password rotates")[0] == "vault-rotation"
     assert sources(recall, "vault")[0] == "vault-rotation"
     assert len(recall.search("database", limit=5)) == 5
 
 
 def test_search_text_lines_and_the_no_match_line(runtime: MemoryRuntime, recall: Recall) -> None:
-    runtime.store.save(memory("user-prefers-vim", "The user edits with vim.", "editor choice", MemoryType.USER))
+    runtime.store.update(memory("user-prefers-vim", "The user edits with vim.", "editor choice", MemoryType.USER))
     today = date.today().isoformat()
     assert search_text(recall, "vim") == f"memory user-prefers-vim, {today}: The user edits with vim."
     assert search_text(recall, "emacs") == "No memories match emacs."
@@ -131,7 +132,7 @@ def test_search_text_lines_and_the_no_match_line(runtime: MemoryRuntime, recall:
 @given(query=st.text(max_size=300) | st.sampled_from(['"', "AND", "NEAR(vim, 2)", "c++", "*", "^x", "a:b", "x" * 9000]))
 def test_any_query_through_the_tool_answers_hit_lines_or_no_match(runtime: MemoryRuntime, query: str) -> None:
     if runtime.store.get("seed") is None:
-        runtime.store.save(memory("seed", "Vim AND emacs: c++ NEAR the 用户 table. * ^ \" ' ( )"))
+        runtime.store.update(memory("seed", "Vim AND emacs: c++ NEAR the 用户 table. * ^ \" ' ( )"))
     recall = make_recall(runtime)
     search = memory_search_tool(recall)
     result = ToolRegistry([search]).execute(search, search.parse({"query": query}), ToolContext(Path.cwd()))
@@ -152,7 +153,7 @@ def test_the_tool_is_a_read_tool_keyed_on_the_query(recall: Recall) -> None:
 def test_the_index_follows_writes_updates_deletes_and_a_git_revert(runtime: MemoryRuntime, recall: Recall) -> None:
     needs_git(runtime)
     store = runtime.store
-    store.save(memory("deploy-target", "Deploys go to the amsterdam region."))
+    store.update(memory("deploy-target", "Deploys go to the amsterdam region."))
     assert sources(recall, "amsterdam") == ["deploy-target"]
     store.update(memory("deploy-target", "Deploys go to the frankfurt region."))
     assert sources(recall, "frankfurt") == ["deploy-target"] and sources(recall, "amsterdam") == []
@@ -164,12 +165,12 @@ def test_the_index_follows_writes_updates_deletes_and_a_git_revert(runtime: Memo
 
 def test_writes_of_another_process_are_seen(paths: Paths, recall: Recall) -> None:
     other = make_runtime(paths)
-    other.store.save(memory("ci-cache", "CI caches the pnpm store between runs."))
+    other.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
     assert sources(recall, "pnpm") == ["ci-cache"]
 
 
 def test_an_unchanged_fingerprint_skips_the_sync(runtime: MemoryRuntime, recall: Recall) -> None:
-    runtime.store.save(memory("one", "first fact"))
+    runtime.store.update(memory("one", "first fact"))
     assert recall.sync() is not None
     assert recall.sync() is None
     recall.append_summary("- tuned the zorblax cache")
@@ -189,7 +190,7 @@ def test_journal_files_and_the_compacted_history_are_searchable(paths: Paths, re
 
 
 def test_a_deleted_facts_db_is_rebuilt(runtime: MemoryRuntime, recall: Recall, paths: Paths) -> None:
-    runtime.store.save(memory("ci-cache", "CI caches the pnpm store between runs."))
+    runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
     assert sources(recall, "pnpm") == ["ci-cache"]
     for path in paths.facts_db.parent.glob("facts.db*"):
         path.unlink()
@@ -198,7 +199,7 @@ def test_a_deleted_facts_db_is_rebuilt(runtime: MemoryRuntime, recall: Recall, p
 
 
 def test_a_corrupt_facts_db_is_rebuilt_at_open(runtime: MemoryRuntime, paths: Paths) -> None:
-    runtime.store.save(memory("ci-cache", "CI caches the pnpm store between runs."))
+    runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
     with make_recall(runtime) as first:
         assert sources(first, "pnpm") == ["ci-cache"]
     paths.facts_db.write_bytes(b"\xde\xad" * 4096)
@@ -210,7 +211,7 @@ def test_a_corrupt_facts_db_is_rebuilt_at_open(runtime: MemoryRuntime, paths: Pa
 
 
 def test_an_index_found_corrupt_by_a_search_is_refilled_at_once(runtime: MemoryRuntime, recall: Recall) -> None:
-    runtime.store.save(memory("ci-cache", "CI caches the pnpm store between runs."))
+    runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
     assert sources(recall, "pnpm") == ["ci-cache"]
     with closing(sqlite3.connect(recall.paths.facts_db)) as other:  # damage the FTS pages behind its back
         for table in ("facts_word_data", "facts_tri_data"):
@@ -373,7 +374,7 @@ def test_memory_search_and_recent_subcommands(runtime: MemoryRuntime, recall: Re
     registry = CommandRegistry()
     register_memory_commands(registry, runtime)
     register_recall_commands(registry, recall)
-    runtime.store.save(memory("user-prefers-vim", "The user edits with vim.", "prefers vim", MemoryType.USER))
+    runtime.store.update(memory("user-prefers-vim", "The user edits with vim.", "prefers vim", MemoryType.USER))
     append(recall, 30, "12:00", "- Tuned the [bold]vim[/bold] plugin")
     out = io.StringIO()
     ctx = CommandContext(session=None, console=Console(file=out, width=200))

@@ -202,7 +202,7 @@ def test_deleting_a_memory_whose_move_was_interrupted_removes_every_copy(tmp_pat
     both. Deleting the memory afterwards must not bring the other copy back."""
     root = tmp_path / "memory"
     store = open_store(root)
-    store.save(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"))
+    store.update(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"), why="save")
     moved = MemoryEntry(name="tool-choice", description="tools", type=MemoryType.PROJECT, content="v2 (unfinished)")
     # Exactly what a kill between the two steps of a move leaves: the new copy written, the old one not removed.
     (root / "projects" / "p1").mkdir(parents=True)
@@ -221,15 +221,17 @@ def test_a_write_killed_before_its_commit_is_committed_by_the_next_writer(tmp_pa
     writer must commit them, so ``/memory log`` shows every change and undo still works."""
     root = tmp_path / "memory"
     store = open_store(root)
-    store.save(MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="vim"))
-    store.save(MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="helix"))
+    store.update(MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="vim"), why="save")
+    store.update(MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="helix"), why="save")
     # The files exactly as the write path leaves them when the process dies before its commit.
     unversioned = MemoryStore(store.dirs[Scope.USER], store.dirs[Scope.PROJECT], lock_path=root / ".write.lock")
-    unversioned.save(MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="emacs"))
+    unversioned.update(
+        MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="emacs"), why="save"
+    )
 
     next_start = open_store(root)
     assert next_start.get("editor").content == "emacs"  # type: ignore[union-attr]
-    next_start.save(MemoryEntry(name="shell", description="shell", type=MemoryType.USER, content="fish"))
+    next_start.update(MemoryEntry(name="shell", description="shell", type=MemoryType.USER, content="fish"), why="save")
 
     status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True)
     assert status.stdout == ""  # nothing left uncommitted
@@ -247,7 +249,9 @@ def test_a_repository_creation_killed_half_way_is_completed_and_never_escapes_up
     root = home / ".cat-code" / "memory"
     (root / ".git").mkdir(parents=True)
 
-    open_store(root).save(MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="vim"))
+    open_store(root).update(
+        MemoryEntry(name="editor", description="editor", type=MemoryType.USER, content="vim"), why="save"
+    )
 
     enclosing = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=home, capture_output=True)
     assert enclosing.returncode != 0, "the memories were committed to the enclosing repository"

@@ -16,6 +16,7 @@ from rich.console import Console
 from catcode.commands.memory import register_memory_commands
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.config import load_settings, resolve_paths
+from catcode.memory.builder import build_memory_runtime
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store import entry_file
@@ -43,7 +44,7 @@ def make_runtime(tmp_path: Path) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir(exist_ok=True)
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {})
-    return MemoryRuntime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider())
+    return build_memory_runtime(settings, resolve_paths(settings, home, root), provider=ScriptedProvider())
 
 
 def valid(name: str, content: str = "x") -> str:
@@ -55,7 +56,7 @@ def valid(name: str, content: str = "x") -> str:
 def runtime(tmp_path: Path) -> MemoryRuntime:
     """A store holding user-prefers-vim, and six unreadable files in the user scope."""
     runtime = make_runtime(tmp_path)
-    runtime.store.save(seed_vim())
+    runtime.store.update(seed_vim())
     folder = runtime.paths.user_memory
     for name in STORED:
         shutil.copyfile(DATA / "badfiles" / f"{name}.md", folder / f"{name}.md")
@@ -168,7 +169,7 @@ def test_doctor_fix_quarantines_commits_rebuilds_the_index_and_revert_brings_the
 
 def test_stale_index_name_clash_and_old_temp_files(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
-    runtime.store.save(seed_api_style())
+    runtime.store.update(seed_api_style())
     user, project = runtime.paths.user_memory, runtime.paths.project_memory
     user.mkdir()
     (project / "MEMORY.md").write_text("# Memory Index\n\n- [gone](gone.md) — stale\n", encoding="utf-8")
@@ -198,7 +199,7 @@ def test_stale_index_name_clash_and_old_temp_files(tmp_path: Path) -> None:
 
 def test_versioning_off_is_a_warning_and_a_damaged_repository_a_problem(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
-    runtime.store.save(seed_vim())
+    runtime.store.update(seed_vim())
     objects = runtime.paths.memory_root / ".git" / "objects"
     loose = next(p for p in sorted(objects.glob("??/*")) if p.is_file())
     loose.chmod(0o644)

@@ -29,9 +29,9 @@ def files(store: MemoryStore) -> dict[str, list[str]]:
     return {s.value: sorted(p.name for p in d.glob("*") if not p.name.startswith(".")) for s, d in store.dirs.items()}
 
 
-def test_save_writes_each_scope_and_reloads(store: MemoryStore, make_store: Callable[..., MemoryStore]) -> None:
-    store.save(seed_vim())
-    store.save(seed_api_style())
+def test_writes_each_scope_and_reloads(store: MemoryStore, make_store: Callable[..., MemoryStore]) -> None:
+    store.update(seed_vim())
+    store.update(seed_api_style())
     assert files(store) == {
         "user": ["MEMORY.md", "user-prefers-vim.md"],
         "project": ["MEMORY.md", "project-api-style.md"],
@@ -43,7 +43,7 @@ def test_save_writes_each_scope_and_reloads(store: MemoryStore, make_store: Call
 
 
 def test_files_are_private(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     folder = store.dirs[seed_vim().type.scope]
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE((folder / "user-prefers-vim.md").stat().st_mode) == 0o600
@@ -57,12 +57,12 @@ def test_any_text_round_trips_through_the_store(description: str, content: str, 
         root = Path(tmp)
         make = lambda: MemoryStore(root / "u", root / "p", lock_path=root / ".lock")  # noqa: E731
         saved = MemoryEntry(name="any-text", description=description, type=kind, content=content)
-        make().save(saved)
+        make().update(saved)
         assert make().load_all() == [saved]
 
 
 def test_load_all_is_a_snapshot(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     snapshot = store.load_all()
     snapshot.clear()
     assert store.load_all() == [seed_vim()]
@@ -95,14 +95,14 @@ def test_load_all_is_a_snapshot(store: MemoryStore) -> None:
 def test_apply_rules(
     store: MemoryStore, operations: list[MemoryOperation], expected: tuple[int, int, int], names: list[str]
 ) -> None:
-    store.save(MemoryEntry(name="old-one", description="old", type=MemoryType.USER, content="old"))
+    store.update(MemoryEntry(name="old-one", description="old", type=MemoryType.USER, content="old"))
     counts = store.apply(operations, why="session-end")
     assert (counts.added, counts.updated, counts.skipped) == expected
     assert [e.name for e in store.load_all()] == names
 
 
 def test_update_writes_the_candidate_under_the_target(store: MemoryStore) -> None:
-    store.save(MemoryEntry(name="old-one", description="old", type=MemoryType.USER, content="old"))
+    store.update(MemoryEntry(name="old-one", description="old", type=MemoryType.USER, content="old"))
     store.apply(
         [MemoryOperation(action=UPDATE, target_name="old-one", entry=candidate("other", content="new"))], why="t"
     )
@@ -111,7 +111,7 @@ def test_update_writes_the_candidate_under_the_target(store: MemoryStore) -> Non
 
 
 def test_update_keeps_created_at_and_sets_updated_at(store: MemoryStore, clock: Clock) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     clock.day = date(2026, 9, 1)
     store.update(seed_vim().model_copy(update={"content": "neovim now", "created_at": clock.day}))
     stored = store.get("user-prefers-vim")
@@ -121,7 +121,7 @@ def test_update_keeps_created_at_and_sets_updated_at(store: MemoryStore, clock: 
 
 
 def test_type_change_moves_the_memory_to_the_other_scope(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     store.update(seed_vim().model_copy(update={"type": MemoryType.REFERENCE}))
     assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md", "user-prefers-vim.md"]}
     assert (store.dirs[MemoryType.USER.scope] / "MEMORY.md").read_text() == "# Memory Index\n\n"
@@ -129,8 +129,8 @@ def test_type_change_moves_the_memory_to_the_other_scope(store: MemoryStore) -> 
 
 
 def test_name_is_unique_across_scopes(store: MemoryStore) -> None:
-    store.save(MemoryEntry(name="shared", description="u", type=MemoryType.FEEDBACK, content="u"))
-    store.save(MemoryEntry(name="shared", description="p", type=MemoryType.PROJECT, content="p"))
+    store.update(MemoryEntry(name="shared", description="u", type=MemoryType.FEEDBACK, content="u"))
+    store.update(MemoryEntry(name="shared", description="p", type=MemoryType.PROJECT, content="p"))
     assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md", "shared.md"]}
     assert [(e.name, e.description) for e in store.load_all()] == [("shared", "p")]
 
@@ -138,9 +138,8 @@ def test_name_is_unique_across_scopes(store: MemoryStore) -> None:
 @pytest.mark.parametrize("name", ["../escape", "a/b", "MEMORY", "Bad Name", "", "x" * 65])
 def test_invalid_names_are_refused_with_nothing_written(store: MemoryStore, memory_root: Path, name: str) -> None:
     bad = MemoryEntry(name=name, description="d", type=MemoryType.USER, content="c")
-    for write in (store.save, store.update):
-        with pytest.raises(InvalidMemoryName):
-            write(bad)
+    with pytest.raises(InvalidMemoryName):
+        store.update(bad)
     with pytest.raises(InvalidMemoryName):
         store.apply(
             [MemoryOperation(action=ADD, entry=candidate("fine")), MemoryOperation(action=ADD, entry=candidate(name))],
@@ -153,13 +152,13 @@ def test_invalid_names_are_refused_with_nothing_written(store: MemoryStore, memo
 
 def test_too_large_memory_is_refused(store: MemoryStore) -> None:
     with pytest.raises(MemoryStoreError, match="too large"):
-        store.save(MemoryEntry(name="huge", description="d", type=MemoryType.USER, content="x" * 300_000))
+        store.update(MemoryEntry(name="huge", description="d", type=MemoryType.USER, content="x" * 300_000))
     assert store.load_all() == []
 
 
 def test_delete_and_clear(store: MemoryStore, versioning: RecordingVersioning) -> None:
-    store.save(seed_vim())
-    store.save(seed_api_style())
+    store.update(seed_vim())
+    store.update(seed_api_style())
     assert store.delete("nothing-here") is False
     assert store.delete("user-prefers-vim") is True
     assert store.clear(why="clear") == 1
@@ -169,7 +168,7 @@ def test_delete_and_clear(store: MemoryStore, versioning: RecordingVersioning) -
 
 
 def test_one_commit_per_batch_saying_what_and_why(store: MemoryStore, versioning: RecordingVersioning) -> None:
-    store.save(MemoryEntry(name="project-api-style", description="d", type=MemoryType.PROJECT, content="c"))
+    store.update(MemoryEntry(name="project-api-style", description="d", type=MemoryType.PROJECT, content="c"))
     versioning.commits.clear()
     store.apply(
         [
@@ -188,7 +187,7 @@ def test_one_commit_per_batch_saying_what_and_why(store: MemoryStore, versioning
 
 def test_a_failing_commit_does_not_undo_the_write(make_store: Callable[..., MemoryStore]) -> None:
     store = make_store(versioning=RecordingVersioning(fail=True))
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert make_store().load_all() == [seed_vim()]
 
 
@@ -198,7 +197,7 @@ def test_redactor_runs_on_description_and_content_not_name(make_store: Callable[
         return text.replace("hunter2", "[REDACTED:password]"), ["password"] * found
 
     store = make_store(redactor=redactor)
-    counts = store.save(
+    counts = store.update(
         MemoryEntry(name="db-login", description="pw hunter2", type=MemoryType.PROJECT, content="hunter2 x hunter2")
     )
     assert counts.redacted == 3
@@ -219,7 +218,7 @@ def test_each_batch_is_one_git_commit(make_store: Callable[..., MemoryStore], me
     if not git.available:
         pytest.skip("git is not installed")
     store = make_store(versioning=git)
-    store.save(MemoryEntry(name="project-api-style", description="d", type=MemoryType.PROJECT, content="c"))
+    store.update(MemoryEntry(name="project-api-style", description="d", type=MemoryType.PROJECT, content="c"))
     store.apply(
         [
             MemoryOperation(action=ADD, entry=candidate("user-prefers-vim")),

@@ -43,7 +43,7 @@ def test_bad_files_are_skipped_with_one_warning_each_and_never_touched(store: Me
     before = plant_bad_files(folder, tmp_path)
     with capture_logs() as logs:
         assert store.load_all() == []
-        store.save(seed_vim())
+        store.update(seed_vim())
         store.load_all()
     warned = sorted(Path(e["path"]).name for e in logs if e["event"] == "memory_file_skipped")
     assert warned == sorted([*BAD_FILES, "escape.md"])
@@ -63,7 +63,7 @@ def test_a_bad_file_is_never_overwritten(store: MemoryStore) -> None:
     folder.mkdir(parents=True)
     (folder / "broken.md").write_bytes(b"broken")
     with pytest.raises(MemoryStoreError, match="cannot be read"):
-        store.save(MemoryEntry(name="broken", description="d", type=MemoryType.USER, content="c"))
+        store.update(MemoryEntry(name="broken", description="d", type=MemoryType.USER, content="c"))
     op = MemoryOperation(
         action=MemoryAction.ADD, entry=CandidateMemory(type="user", name="broken", description="d", content="c")
     )
@@ -73,7 +73,7 @@ def test_a_bad_file_is_never_overwritten(store: MemoryStore) -> None:
 
 
 def test_missing_or_stale_index_is_rebuilt(store: MemoryStore, versioning: RecordingVersioning) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     index = store.dirs[MemoryType.USER.scope] / "MEMORY.md"
     expected = index.read_text()
     index.unlink()
@@ -86,7 +86,7 @@ def test_missing_or_stale_index_is_rebuilt(store: MemoryStore, versioning: Recor
 
 
 def test_hand_added_file_is_indexed(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     folder = store.dirs[MemoryType.PROJECT.scope]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "project-api-style.md").write_text(render(seed_api_style()))
@@ -95,7 +95,7 @@ def test_hand_added_file_is_indexed(store: MemoryStore) -> None:
 
 
 def test_sees_a_file_written_directly_by_another_process(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     before = store.fingerprint()
     # Within the same clock tick as the save: the folder mtime may not move, the listing does.
     atomic_write_text(store.dirs[MemoryType.PROJECT.scope] / "project-api-style.md", render(seed_api_style()))
@@ -104,7 +104,7 @@ def test_sees_a_file_written_directly_by_another_process(store: MemoryStore) -> 
 
 
 def test_sees_a_memory_replaced_directly_by_another_process(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert store.get("user-prefers-vim") == seed_vim()
     changed = seed_vim().model_copy(update={"content": "neovim now"})
     atomic_write_text(store.dirs[MemoryType.USER.scope] / "user-prefers-vim.md", render(changed))
@@ -112,7 +112,7 @@ def test_sees_a_memory_replaced_directly_by_another_process(store: MemoryStore) 
 
 
 def test_a_change_within_one_timestamp_tick_is_still_seen(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert store.get("user-prefers-vim") == seed_vim()
     folder = store.dirs[MemoryType.USER.scope]
     before = folder.stat()
@@ -123,17 +123,17 @@ def test_a_change_within_one_timestamp_tick_is_still_seen(store: MemoryStore) ->
 
 
 def test_fingerprint_is_stable_while_nothing_changes(store: MemoryStore) -> None:
-    store.save(seed_vim())
+    store.update(seed_vim())
     assert store.fingerprint() == store.fingerprint()
     assert store.load_all() is not store.load_all()
 
 
 def test_a_second_store_sees_writes_and_keeps_them(make_store: Callable[..., MemoryStore]) -> None:
     first, second = make_store(), make_store()
-    first.save(seed_vim())
+    first.update(seed_vim())
     assert second.load_all() == [seed_vim()]
-    second.save(seed_api_style())
-    first.save(MemoryEntry(name="third-one", description="d", type=MemoryType.USER, content="c"))
+    second.update(seed_api_style())
+    first.update(MemoryEntry(name="third-one", description="d", type=MemoryType.USER, content="c"))
     index = (first.dirs[MemoryType.USER.scope] / "MEMORY.md").read_text()
     assert "user-prefers-vim" in index and "third-one" in index
     assert [e.name for e in first.load_all()] == ["project-api-style", "third-one", "user-prefers-vim"]
@@ -142,7 +142,7 @@ def test_a_second_store_sees_writes_and_keeps_them(make_store: Callable[..., Mem
 def _writer(root: str, prefix: str, count: int) -> None:
     store = MemoryStore(Path(root) / "u", Path(root) / "p", lock_path=Path(root) / ".lock")
     for i in range(count):
-        store.save(MemoryEntry(name=f"{prefix}-{i}", description="d", type=MemoryType.USER, content="c"))
+        store.update(MemoryEntry(name=f"{prefix}-{i}", description="d", type=MemoryType.USER, content="c"))
 
 
 def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
@@ -164,11 +164,11 @@ def test_saving_a_memory_whose_move_was_interrupted_leaves_one_copy(
     make_store: Callable[..., MemoryStore], kind: MemoryType
 ) -> None:
     store = make_store()
-    store.save(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"))
+    store.update(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"))
     unfinished = MemoryEntry(name="tool-choice", description="tools", type=MemoryType.PROJECT, content="moving")
     atomic_write_text(store.dirs[unfinished.type.scope] / "tool-choice.md", render(unfinished))  # old copy not removed
 
-    make_store().save(MemoryEntry(name="tool-choice", description="tools", type=kind, content="v3"))
+    make_store().update(MemoryEntry(name="tool-choice", description="tools", type=kind, content="v3"))
 
     reopened = make_store()
     assert reopened.get("tool-choice").content == "v3"  # type: ignore[union-attr]
@@ -178,13 +178,13 @@ def test_saving_a_memory_whose_move_was_interrupted_leaves_one_copy(
 
 def test_temp_files_of_killed_writes_are_removed_once_old(make_store: Callable[..., MemoryStore]) -> None:
     store = make_store()
-    store.save(seed_vim())
+    store.update(seed_vim())
     folder = store.dirs[seed_vim().type.scope]
     old, fresh = folder / ".user-prefers-vim.md.a1b2.tmp", folder / ".MEMORY.md.c3d4.tmp"
     for path in (old, fresh):
         path.write_text("half written", encoding="utf-8")
     os.utime(old, (1, 1))
 
-    make_store().save(seed_api_style())  # the next start tidies up before its first write
+    make_store().update(seed_api_style())  # the next start tidies up before its first write
 
     assert not old.exists() and fresh.exists()  # a fresh one may belong to a write in progress

@@ -45,6 +45,7 @@ from catcode.memory.store.models import (
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
 from catcode.redact import redact
+from catcode.text import flatten
 
 SCRIPT = Path(__file__).resolve()
 USER = "u1"
@@ -96,7 +97,7 @@ def consistency_problems(store: MemoryStore) -> list[str]:
             if parsed.name != path.stem:
                 problems.append(f"{path}: holds {parsed.name}")
         expected = [
-            f"- [{e.name}]({e.name}.md) — {entry_file.one_line(e.description)}"
+            f"- [{e.name}]({e.name}.md) — {flatten(e.description)}"
             for e in entries
             if store.path_of(e.name).parent == folder  # type: ignore[union-attr]
         ]
@@ -191,7 +192,7 @@ def write_distinct(store: MemoryStore, prefix: str, count: int) -> None:
     """``count`` new memories ``<prefix>-000``…, of all four types (so both scope folders are written)."""
     for i in range(count):
         entry = _entry(f"{prefix}-{i:03d}", _TYPES[i % 4], f"{prefix} memory {i}\nwritten by {os.getpid()}")
-        _run_op(f"{prefix}-{i}", {entry.name: entry.content}, lambda why, e=entry: store.save(e, why=why))
+        _run_op(f"{prefix}-{i}", {entry.name: entry.content}, lambda why, e=entry: store.update(e, why=why))
 
 
 def update_one(store: MemoryStore, name: str, tag: str, count: int) -> None:
@@ -202,15 +203,14 @@ def update_one(store: MemoryStore, name: str, tag: str, count: int) -> None:
 
 
 def write_mixed(store: MemoryStore, rng: random.Random, run: str) -> None:
-    """Random saves, updates, deletes and apply batches over ``CRASH_NAMES``, forever (until killed).
+    """Random updates, deletes and apply batches over ``CRASH_NAMES``, forever (until killed).
 
     Types are random, so updates also move memories between the scopes."""
     for n in itertools.count():
         op, roll = f"{run}-{n}", rng.random()
         if roll < 0.6:
             entry = _entry(rng.choice(CRASH_NAMES), rng.choice(_TYPES), f"{op} {rng.random():.6f}\nsecond line ✓")
-            write = store.save if roll < 0.4 else store.update
-            _run_op(op, {entry.name: entry.content}, lambda why, e=entry, w=write: w(e, why=why))
+            _run_op(op, {entry.name: entry.content}, lambda why, e=entry: store.update(e, why=why))
         elif roll < 0.7:
             name = rng.choice(CRASH_NAMES)
             _run_op(op, {name: None}, lambda why, n=name: store.delete(n, why=why))

@@ -1,0 +1,115 @@
+"""Building the memory objects of a session — the runtime (store, git, and with a provider the pipeline over
+history.jsonl) and recall (fact index, journal and its compiler) — for ``app.build_session``, the composition root,
+and for ``catcode memory`` (offline: no provider). The objects themselves construct nothing they depend on."""
+
+from __future__ import annotations
+
+import queue
+import uuid
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from catcode.fsutil import ensure_private_dir
+from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.store.store import MemoryStore
+from catcode.memory.versioning.git_store import GitStore
+from catcode.providers.base import LLMProvider
+from catcode.redact import redact
+
+if TYPE_CHECKING:  # recall (and sqlite3 behind it) is loaded only by the commands that use it
+    from catcode.memory.recall.recall import Recall
+
+
+def build_memory_runtime(
+    settings: Any,
+    paths: Any,
+    *,
+    provider: LLMProvider | None = None,
+    notices: queue.SimpleQueue[str] | None = None,
+) -> MemoryRuntime:
+    """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline."""
+    for folder in (paths.memory_root, paths.memory_root / "users", paths.memory_root / "projects"):
+        ensure_private_dir(folder).chmod(0o700)
+    git = GitStore(paths.memory_root)
+    store = MemoryStore(
+        paths.user_memory,
+        paths.project_memory,
+        lock_path=paths.memory_lock,
+        redactor=redact,
+        versioning=git if git.available else None,
+    )
+    notices = notices or queue.SimpleQueue()
+    parts: dict[str, Any] = {"store": store, "git": git, "session_id": uuid.uuid4().hex[:12], "notices": notices}
+    if provider is not None:
+        parts.update(_pipeline(settings, paths, parts, provider), provider=provider)
+    return MemoryRuntime(settings, paths, **parts)
+
+
+def _pipeline(settings: Any, paths: Any, parts: dict[str, Any], provider: LLMProvider) -> dict[str, Any]:
+    """The manager (and the one of background runs, with their own output bound), history log, cursor and service."""
+    from catcode.memory.pipeline.consolidator import MemoryConsolidator
+    from catcode.memory.pipeline.cursor import DreamCursor
+    from catcode.memory.pipeline.extractor import MemoryExtractor
+    from catcode.memory.pipeline.history import HistoryLog
+    from catcode.memory.pipeline.history_compaction import llm_summarizer
+    from catcode.memory.pipeline.manager import MemoryManager
+    from catcode.memory.pipeline.service import MemoryService
+
+    def manager_for(config: Any) -> MemoryManager:
+        extractor, consolidator = MemoryExtractor(provider, config), MemoryConsolidator(provider, config)
+        return MemoryManager(parts["store"], extractor, consolidator, config)
+
+    config = settings.memory
+    manager = manager_for(config)
+    history_lock = paths.project_memory / ".history.lock"
+    cursor = DreamCursor(paths.cursor_file, lock_path=history_lock)
+    history = HistoryLog(
+        paths.history_file,
+        session_id=parts["session_id"],
+        lock_path=history_lock,
+        redact=redact,
+        tool_result_cap=settings.history.tool_result_cap,
+        seq_floor=cursor.get,
+    )
+    service = MemoryService(
+        manager,
+        history,
+        cursor,
+        config=config,
+        history_config=settings.history,
+        run_lock=paths.project_memory / ".dream.lock",
+        summarize=llm_summarizer(provider),
+        notify=parts["notices"].put,
+        background_manager=manager_for(config.model_copy(update={"extract_max_tokens": config.dream_max_tokens})),
+    )
+    return {"manager": manager, "service": service, "history": history, "cursor": cursor}
+
+
+def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = None) -> Recall:
+    """Recall over ``runtime``'s store and history (offline runtimes too: then only search and the journal)."""
+    from catcode.memory.recall.compile import JournalCompiler
+    from catcode.memory.recall.journal import Journal
+    from catcode.memory.recall.recall import Recall, today_from_env
+
+    today = today or today_from_env()
+    journal = Journal(Path(runtime.paths.project_memory) / "journal")
+    commit = runtime.git.commit if runtime.git.available else None
+    compiler = None
+    if runtime.provider is not None:
+        compiler = JournalCompiler(
+            journal, runtime.provider, today=today, lock_path=runtime.paths.memory_lock, commit=commit
+        )
+    return Recall(
+        store=runtime.store,
+        paths=runtime.paths,
+        config=runtime.config,
+        journal=journal,
+        compiler=compiler,
+        commit=commit,
+        provider=runtime.provider,
+        history=runtime.history,
+        session_id=runtime.session_id,
+        today=today,
+    )
