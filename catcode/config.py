@@ -221,11 +221,8 @@ def project_settings_files(project_root: Path) -> list[Path]:
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
-    """One settings file's raw mapping ({} when it does not exist); ``ConfigError`` when it cannot be read."""
-    return _read_yaml(path)
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
+    """One settings file's raw mapping ({} when it does not exist); ``ConfigError`` naming the file (and the line,
+    for invalid YAML) when it cannot be read."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -298,12 +295,12 @@ def settings_layers(
 
     project_dir = project_root / ".cat-code"
     user_file = home / "settings.yaml"
-    user = _read_yaml(user_file)
+    user = read_settings_file(user_file)
     anchor_memory_dir(user, user_file)
     project: list[Layer] = []
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
-        data = _read_yaml(path)
+        data = read_settings_file(path)
         if _has(data, ("memory", "dir")):
             raise ConfigError(
                 f"{path}: memory.dir may only be set in {home / 'settings.yaml'} (a project must not "
@@ -346,18 +343,11 @@ def validate_layers(layers: list[Layer]) -> Settings:
 
 
 def load_settings(
-    home: Path,
-    project_root: Path,
-    env: dict[str, str],
-    overrides: dict[str, Any],
-    *,
-    ask_consent: Asker | None = None,
-    notify: Callable[[str], None] | None = None,
+    home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any], **consent: Any
 ) -> Settings:
-    """Merge all layers and validate once; errors name the layer and key that caused them (consent: see
-    ``settings_layers``)."""
-    layers = settings_layers(home, project_root, env, overrides, ask_consent=ask_consent, notify=notify)
-    return validate_layers(layers)
+    """Merge all layers and validate once; errors name the layer and key that caused them. ``consent`` takes
+    ``settings_layers``' keywords (``ask_consent``, ``notify``)."""
+    return validate_layers(settings_layers(home, project_root, env, overrides, **consent))
 
 
 def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:
