@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import date
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -163,3 +164,7 @@ class MemoryConfig(BaseModel):
     search_retention_days: int | None = Field(default=None, ge=0)
     """Keep past conversation turns searchable for this many days (dropped from the index and from
     history-archive.jsonl after that); None keeps every turn."""
+    sync: Literal["off", "manual", "auto"] = "manual"
+    """Sync through the memory repository's git remote (``catcode memory remote add URL``): ``off`` never (the
+    ``sync`` command refuses), ``manual`` only by ``catcode memory sync``, ``auto`` also in the background at
+    start and after the exit capture, never holding up the prompt or the exit."""
