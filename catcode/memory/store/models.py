@@ -10,7 +10,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Scope(StrEnum):
@@ -168,3 +168,9 @@ class MemoryConfig(BaseModel):
     """Sync through the memory repository's git remote (``catcode memory remote add URL``): ``off`` never (the
     ``sync`` command refuses), ``manual`` only by ``catcode memory sync``, ``auto`` also in the background at
     start and after the exit capture, never holding up the prompt or the exit."""
+
+    @field_validator("sync", mode="before")
+    @classmethod
+    def _off_is_not_false(cls, value: object) -> object:
+        """YAML reads a bare ``off`` as false: ``sync: off`` means "off"."""
+        return "off" if value is False else value
