@@ -158,13 +158,14 @@ class MergeRules:
         for path in set(files) | set(sides[0]) | set(sides[1]):
             if (memory_name(path) or _is_index(path)) and any(side.get(path) != files.get(path) for side in sides):
                 folders.add(str(PurePosixPath(path).parent))
+        members = {p: b for p, b in files.items() if str(PurePosixPath(p).parent) in folders and memory_name(p)}
+        texts = self.remote.read_blobs([blob.blob for blob in members.values()])
         for folder in sorted(folders):
             entries = []
-            for path, blob in files.items():
-                if str(PurePosixPath(path).parent) == folder and memory_name(path):
-                    entry = _parse(self.remote.read_blob(blob.blob))
-                    if entry is not None:
-                        entries.append(entry)
+            for path, blob in members.items():
+                entry = _parse(texts[blob.blob]) if str(PurePosixPath(path).parent) == folder else None
+                if entry is not None:
+                    entries.append(entry)
             index = f"{folder}/{INDEX_NAME}"
             if entries or index in files:
                 merge.put(index, entry_file.render_index(entries).encode("utf-8"))

@@ -246,6 +246,20 @@ class GitRemote:
         """The content of one blob."""
         return self._bytes("cat-file", "blob", blob)
 
+    def read_blobs(self, blobs: list[str]) -> dict[str, bytes]:
+        """The content of many blobs, read by one git process (``cat-file --batch``)."""
+        wanted = list(dict.fromkeys(blobs))
+        if not wanted:
+            return {}
+        out = run_bytes(self._local, ("cat-file", "--batch"), ("\n".join(wanted) + "\n").encode("ascii"))
+        found, at = {}, 0
+        for blob in wanted:  # each answer: "<id> blob <size>\n<content>\n"
+            header_end = out.index(b"\n", at)
+            size = int(out[at:header_end].split()[2])
+            found[blob] = out[header_end + 1 : header_end + 1 + size]
+            at = header_end + 1 + size + 1
+        return found
+
     def commit_tree(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of ``tree`` with ``parents`` (the merge: ours first), not yet on any branch."""
         args = [arg for parent in parents for arg in ("-p", parent)]
