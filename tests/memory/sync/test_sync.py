@@ -302,3 +302,24 @@ def test_fetch_of_an_unreachable_url_is_a_remote_error(tmp_path: Path, project: 
     lone.connect(tmp_path / "nowhere.git")
     with pytest.raises(RemoteError):
         GitRemote(lone.root).fetch()
+
+
+def test_clones_at_different_paths_share_project_memories_with_git_remote_keys(tmp_path: Path, remote: Path) -> None:
+    machines = []
+    for name, folder in (("laptop", "home/alice/src/api"), ("desktop", "Users/alice/work/acme-api")):
+        clone = tmp_path / folder
+        clone.mkdir(parents=True)
+        git(clone, "init", "-q")
+        git(clone, "remote", "add", "origin", "git@github.com:acme/api.git")
+        home = tmp_path / name
+        home.mkdir(mode=0o700)
+        (home / "settings.yaml").write_text("memory:\n  project_key: git-remote\n")
+        machine = Machine(home, clone)
+        machine.connect(remote)
+        machines.append(machine)
+    laptop, desktop = machines
+    assert laptop.paths.project_memory.name == desktop.paths.project_memory.name
+    laptop.write("api-style", "REST, plural nouns", kind=MemoryType.PROJECT)
+    laptop.sync()
+    desktop.sync()
+    assert desktop.memories() == {"api-style": "REST, plural nouns"}
