@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from catcode.log import get_logger
-from catcode.memory.sync.engine import STATUS_FILE, read_status
+from catcode.memory.sync.status import STATUS_FILE, read_status
 
 log = get_logger(__name__)
 

@@ -13,10 +13,7 @@ changes nothing local: the merge is built off to the side and the branch moves b
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +21,14 @@ from catcode.errors import CatcodeError
 from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
 from catcode.memory.sync.rules import MergeRules
+from catcode.memory.sync.status import SyncReport, changes, read_status, record_status
 from catcode.memory.versioning.git_store import GitStore
-from catcode.memory.versioning.remote import BRANCH, GitRemote, RemoteError, has_password
+from catcode.memory.versioning.remote import BRANCH, TRACKING, GitRemote, RemoteError, has_password
 from catcode.redact import redact
 
 log = get_logger(__name__)
 
 SYNC_LOCK = ".sync.lock"
-STATUS_FILE = "catcode-sync.json"  # in .git: per machine, never versioned
 NO_REMOTE = "No memory remote is set: add one with `catcode memory remote add URL`."
 _VERSIONED = ("users", "projects", ".quarantine")
 _LOCAL_MESSAGE = "sync: commit changes made outside catcode"
@@ -42,33 +39,6 @@ Redactor = Callable[[str], tuple[str, list[str]]]
 
 class SyncError(CatcodeError):
     """A sync could not be completed (no remote, unreachable, refused, a secret in what would be sent)."""
-
-
-@dataclass
-class SyncReport:
-    """What a sync did: changes received and sent, and one line per merge decision worth knowing."""
-
-    url: str
-    received: int = 0
-    sent: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        """What ``catcode memory sync`` prints."""
-        if not self.received and not self.sent:
-            head = f"Memory is up to date with {self.url}."
-        else:
-            head = f"Synced with {self.url}: received {_changes(self.received)}, sent {_changes(self.sent)}."
-        return [head, *self.notes]
-
-
-@dataclass(frozen=True)
-class SyncStatus:
-    """The outcome of this machine's last sync (``.git/catcode-sync.json``)."""
-
-    time: str
-    ok: bool
-    message: str
 
 
 class MemorySync:
@@ -127,11 +97,11 @@ class MemorySync:
             lines.append(f"Last sync: {status.time}, {outcome.splitlines()[0] if outcome else ''}")
         else:
             lines.append("Last sync: never")
-        head, theirs = self.remote.rev("HEAD"), self.remote.rev("refs/remotes/origin/main")
+        head, theirs = self.remote.rev("HEAD"), self.remote.rev(TRACKING)
         if head is not None:
             unsent = self.remote.count(theirs, head)
             unseen = self.remote.count(head, theirs) if theirs else 0
-            lines.append(f"Not yet sent: {_changes(unsent)}; not yet merged: {_changes(unseen)} (as of the last sync).")
+            lines.append(f"Not yet sent: {changes(unsent)}; not yet merged: {changes(unseen)} (as of the last sync).")
         return lines
 
     def shown(self, url: str) -> str:
@@ -146,9 +116,9 @@ class MemorySync:
         try:
             report = self._run()
         except CatcodeError as exc:
-            self._record(False, str(exc))
+            record_status(self.root, False, str(exc))
             raise SyncError(str(exc)) from exc
-        self._record(True, "\n".join(report.lines()))
+        record_status(self.root, True, "\n".join(report.lines()))
         return report
 
     def _run(self) -> SyncReport:
@@ -227,26 +197,6 @@ class MemorySync:
                     "remote must only see redacted text. Take it out of the unsent changes (README, 'Sync "
                     "through a git remote') and sync again."
                 )
-
-    def _record(self, ok: bool, message: str) -> None:
-        status = {"time": datetime.now().astimezone().isoformat(timespec="seconds"), "ok": ok, "message": message}
-        try:
-            atomic_write_text(self.root / ".git" / STATUS_FILE, json.dumps(status, ensure_ascii=False) + "\n")
-        except OSError as exc:
-            log.warning("sync_status_unwritable", error=str(exc))
-
-
-def read_status(root: Path) -> SyncStatus | None:
-    """The last sync's outcome on this machine, if one was recorded."""
-    try:
-        data = json.loads((Path(root) / ".git" / STATUS_FILE).read_text(encoding="utf-8"))
-        return SyncStatus(time=str(data["time"]), ok=bool(data["ok"]), message=str(data["message"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _changes(count: int) -> str:
-    return f"{count} change" + ("" if count == 1 else "s")
 
 
 def sync_for(runtime: Any) -> MemorySync:

@@ -1,12 +1,13 @@
 """The memory repository's git remote and the git plumbing of a sync: fetch, push, and a merge computed off to the
-side in a temporary index, so that the working tree changes only once, by a fast-forward to the finished merge.
+side in a temporary index (``merge_index.py``), so that the working tree changes only once, by a fast-forward to
+the finished merge.
 
 Git is the whole engine: ``fetch`` and ``push`` carry the objects, ``merge-base`` and ``read-tree -m`` do the
 three-way merge at file level (a file changed on one side only is taken from that side), and what both sides
 changed is left as a ``Conflict`` for the caller to resolve, one file at a time, before ``write-tree`` and
 ``commit-tree`` record the merge with both parents. There is no protocol of our own and no force push.
 
-Network commands (fetch, push, ls-remote) read the person's own git configuration, so credential helpers,
+Network commands (fetch, push) read the person's own git configuration, so credential helpers,
 proxies and ``url.<base>.insteadOf`` work; hooks, signing and the identity stay isolated as for every other git
 command here. Knows nothing of memories: the caller decides what each conflicted file becomes."""
 
@@ -17,18 +18,18 @@ import re
 import shutil
 import subprocess
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.modes import GIT_UMASK
+from catcode.memory.versioning.merge_index import Conflict, IndexRunner, MergeIndex, Side, run_bytes
+
+__all__ = ["BRANCH", "EMPTY_TREE", "REMOTE", "TRACKING", "Conflict", "GitRemote", "MergeIndex", "RemoteError", "Side"]
 
 REMOTE = "origin"
 BRANCH = "main"
 TRACKING = f"refs/remotes/{REMOTE}/{BRANCH}"
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-_NO_FILE = "0" * 40
 _QUIET = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")  # no background gc racing the memory lock
 _MISSING_BRANCH = re.compile(r"couldn't find remote ref", re.I)
 _PASSWORD_IN_URL = re.compile(r"^[a-z][a-z0-9+.-]*://[^/@\s]*:[^/@\s]*@", re.I)
@@ -49,59 +50,6 @@ class _NetworkRunner(GitRunner):
         if home_config:  # an explicit choice of the person (or of a test): keep it
             env["GIT_CONFIG_GLOBAL"] = home_config
         return env
-
-
-class _IndexRunner(GitRunner):
-    """Git pointed at a temporary index file, so that a merge is built without touching the real index."""
-
-    def __init__(self, root: Path, binary: str, timeout: float, index: Path) -> None:
-        super().__init__(root, binary, timeout)
-        self.index = index
-
-    def env(self) -> dict[str, str]:
-        env = super().env()
-        env["GIT_INDEX_FILE"] = str(self.index)
-        return env
-
-    def run_input(self, *args: str, data: str | bytes) -> str:
-        """Run one git command with ``data`` on its standard input; its output."""
-        raw = data.encode("utf-8") if isinstance(data, str) else data
-        return run_bytes(self, args, raw).decode("utf-8", "replace")
-
-
-def run_bytes(runner: GitRunner, args: tuple[str, ...], data: bytes | None = None) -> bytes:
-    """Run git as ``runner`` does (same binary, environment, pinned repository, private umask) with bytes in and
-    out: blobs are not text. Raises ``MemoryStoreError`` with git's reason when it fails."""
-    pinned = (f"--git-dir={runner.root / '.git'}", f"--work-tree={runner.root}")
-    try:
-        result = subprocess.run(
-            [runner.binary, *pinned, *args], cwd=runner.root, env=runner.env(), capture_output=True, input=data,
-            timeout=runner.timeout, check=False, umask=GIT_UMASK,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise MemoryStoreError(f"git {args[0]} took longer than {runner.timeout:.0f}s in {runner.root}") from None
-    if result.returncode != 0:
-        reason = first_error_line(result.stderr.decode("utf-8", "replace")) or f"exit code {result.returncode}"
-        raise MemoryStoreError(f"git {args[0]} failed in {runner.root}: {reason}")
-    return result.stdout
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side's version of a conflicted file: its mode and blob id."""
-
-    mode: str
-    blob: str
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A file both sides changed since the merge base (``None``: absent on that side — deleted, or never there)."""
-
-    path: str
-    base: Side | None
-    ours: Side | None
-    theirs: Side | None
 
 
 def has_password(url: str) -> bool:
@@ -233,7 +181,7 @@ class GitRemote:
         """A temporary index holding the three-way merge of ``ours`` and ``theirs``: what one side changed is
         merged, what both changed differently is listed in ``conflicts``."""
         index = self.root / ".git" / f"catcode-merge-{uuid.uuid4().hex[:8]}.index"
-        runner = _IndexRunner(self.root, self._binary, self._timeout, index)
+        runner = IndexRunner(self.root, self._binary, self._timeout, index)
         base = self.merge_base(ours, theirs) or EMPTY_TREE
         try:
             runner.run("read-tree", "-i", "-m", "--aggressive", base, ours, theirs)
@@ -265,10 +213,6 @@ class GitRemote:
         args = [arg for parent in parents for arg in ("-p", parent)]
         return self._local.run("commit-tree", tree, *args, "-m", message).stdout.strip()
 
-    def tree_of(self, commit: str) -> str:
-        """The tree id of ``commit``."""
-        return self._local.run("rev-parse", f"{commit}^{{tree}}").stdout.strip()
-
     def advance(self, commit: str) -> None:
         """Move the branch, index and working tree forward to ``commit`` (a fast-forward: ``commit`` descends
         from HEAD, or HEAD does not exist yet). Files git does not track (history, cursors, indexes) are kept."""
@@ -278,65 +222,9 @@ class GitRemote:
         return run_bytes(self._local, args)
 
 
-class MergeIndex:
-    """A merge being built in a temporary index: read the conflicts and the merged files, set what each path
-    becomes, then ``write_tree``. ``close`` removes the temporary index (also after a failure)."""
-
-    def __init__(self, runner: _IndexRunner) -> None:
-        self._runner = runner
-        self.conflicts = self._conflicts()
-
-    def _conflicts(self) -> list[Conflict]:
-        out = self._runner.run("ls-files", "-u", "-z").stdout
-        stages: dict[str, dict[int, Side]] = {}
-        for record in filter(None, out.split("\x00")):
-            info, path = record.split("\t", 1)
-            mode, blob, stage = info.split()
-            stages.setdefault(path, {})[int(stage)] = Side(mode, blob)
-        return [Conflict(p, s.get(1), s.get(2), s.get(3)) for p, s in sorted(stages.items())]
-
-    def files(self) -> dict[str, Side]:
-        """Every merged (stage 0) file: path → mode and blob."""
-        out = self._runner.run("ls-files", "-s", "-z").stdout
-        found = {}
-        for record in filter(None, out.split("\x00")):
-            info, path = record.split("\t", 1)
-            mode, blob, stage = info.split()
-            if stage == "0":
-                found[path] = Side(mode, blob)
-        return found
-
-    def put(self, path: str, content: bytes | Side | None) -> None:
-        """Make ``path`` hold ``content`` (new bytes, or an existing blob), or remove it (None); any conflict
-        stages of the path are resolved by this."""
-        lines = [f"0 {_NO_FILE}\t{path}"]
-        if isinstance(content, bytes):
-            blob = self._hash(content)
-            lines.append(f"100644 {blob} 0\t{path}")
-        elif content is not None:
-            lines.append(f"{content.mode} {content.blob} 0\t{path}")
-        self._runner.run_input("update-index", "--index-info", data="\n".join(lines) + "\n")
-
-    def write_tree(self) -> str:
-        """The merged tree (every conflict must have been resolved by ``put``)."""
-        return self._runner.run("write-tree").stdout.strip()
-
-    def close(self) -> None:
-        """Remove the temporary index."""
-        self._runner.index.unlink(missing_ok=True)
-
-    def __enter__(self) -> MergeIndex:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _hash(self, content: bytes) -> str:
-        return self._runner.run_input("hash-object", "-w", "--stdin", data=content).strip()
-
-
 def _push_reason(result: subprocess.CompletedProcess[str]) -> str:
     text = result.stderr
     if "[rejected]" in text or "non-fast-forward" in text or "fetch first" in text:
         return "the remote has changes this machine has not seen yet (another machine synced meanwhile)"
     return first_error_line(text) or f"git push exited with {result.returncode}"
+

@@ -13,7 +13,8 @@ from machines import Machine, bare_remote, git
 
 from catcode.memory.store.entry_file import render_index
 from catcode.memory.store.models import MemoryType
-from catcode.memory.sync.engine import NO_REMOTE, SyncError, read_status
+from catcode.memory.sync.engine import NO_REMOTE, SyncError
+from catcode.memory.sync.status import read_status
 from catcode.memory.versioning.remote import GitRemote, RemoteError
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
