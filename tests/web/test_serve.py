@@ -9,8 +9,10 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from conftest import start_server, stop_server
 
 from catcode.memory.runtime import MemoryRuntime
@@ -107,3 +109,22 @@ def test_the_base_commands_never_import_the_web_stack() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_open_hands_the_url_to_the_browser(
+    runtime: MemoryRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))  # the person's browser choice, as Python's webbrowser reads it
+    served = start_server(Path.cwd(), "--open")
+    try:
+        deadline = time.monotonic() + 30
+        while not (opened.exists() and opened.read_text()):
+            assert time.monotonic() < deadline, "the browser was never asked to open the page"
+            time.sleep(0.05)
+        assert opened.read_text() == served.url
+    finally:
+        stop_server(served)
