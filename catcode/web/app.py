@@ -67,32 +67,41 @@ def create_app(view: MemoryView, *, token: str, hosts: set[str] | None) -> Guard
             log.exception("web_request_failed")
             return SafeJSON({"error": f"unexpected error: {one_line(exc)} (details in the log)"}, status_code=500)
 
+    def scopes(request: Request) -> Response:
+        return answer(view.scopes)
+
+    def memories(request: Request) -> Response:
+        return answer(lambda: view.memories(request.query_params.get("scope")))
+
+    def memory(request: Request) -> Response:
+        return answer(lambda: view.memory(request.path_params["scope"], request.path_params["name"]))
+
+    def history(request: Request) -> Response:
+        name = request.query_params.get("name") or None
+        return answer(lambda: view.history(_int(request, "limit", DEFAULT_HISTORY), name))
+
+    def change(request: Request) -> Response:
+        return answer(lambda: view.change(request.path_params["change_id"]))
+
     def revert(request: Request) -> Response:
         if request.method != "POST":
             return SafeJSON({"error": f"{request.method} is not allowed here"}, status_code=405)
         return answer(lambda: view.revert(request.path_params["change_id"]))
 
-    routes = [
+    def search(request: Request) -> Response:
+        query = request.query_params.get("q", "")
+        return answer(lambda: view.search(query, _int(request, "limit", DEFAULT_SEARCH)))
+
+    every_method = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+    routes = [  # the history routes before {scope}/{name}, which would match them too
         Route("/", index),
-        Route("/api/scopes", lambda r: answer(view.scopes)),
-        Route("/api/memory", lambda r: answer(lambda: view.memories(r.query_params.get("scope")))),
-        Route(
-            "/api/memory/history",
-            lambda r: answer(
-                lambda: view.history(_int(r, "limit", DEFAULT_HISTORY), r.query_params.get("name") or None)
-            ),
-        ),
-        Route("/api/memory/history/{change_id}", lambda r: answer(lambda: view.change(r.path_params["change_id"]))),
-        # Every method: a GET must get 405 here, not reach {scope}/{name}.
-        Route("/api/memory/revert/{change_id}", revert, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]),
-        Route(
-            "/api/memory/{scope}/{name}",
-            lambda r: answer(lambda: view.memory(r.path_params["scope"], r.path_params["name"])),
-        ),
-        Route(
-            "/api/search",
-            lambda r: answer(lambda: view.search(r.query_params.get("q", ""), _int(r, "limit", DEFAULT_SEARCH))),
-        ),
+        Route("/api/scopes", scopes),
+        Route("/api/memory", memories),
+        Route("/api/memory/history", history),
+        Route("/api/memory/history/{change_id}", change),
+        Route("/api/memory/revert/{change_id}", revert, methods=every_method),  # a GET gets 405, not {scope}/{name}
+        Route("/api/memory/{scope}/{name}", memory),
+        Route("/api/search", search),
     ]
 
     def http_error(request: Request, exc: Exception) -> Response:

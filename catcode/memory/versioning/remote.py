@@ -180,6 +180,8 @@ class GitRemote:
     def start_merge(self, ours: str, theirs: str) -> MergeIndex:
         """A temporary index holding the three-way merge of ``ours`` and ``theirs``: what one side changed is
         merged, what both changed differently is listed in ``conflicts``."""
+        for left in (self.root / ".git").glob("catcode-merge-*.index"):  # of a sync killed half-way: the caller
+            left.unlink(missing_ok=True)  # holds the locks, so no other merge is being built
         index = self.root / ".git" / f"catcode-merge-{uuid.uuid4().hex[:8]}.index"
         runner = IndexRunner(self.root, self._binary, self._timeout, index)
         base = self.merge_base(ours, theirs) or EMPTY_TREE
