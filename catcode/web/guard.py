@@ -49,7 +49,7 @@ class Guard:
         host = headers.get("host", "")
         refusal = None
         if self.hosts is not None and host.lower() not in self.hosts:
-            refusal = (403, f"Unexpected Host header {host!r}: open the address catcode memory serve printed.")
+            refusal = (400, f"Unexpected Host header {host!r}: open the address catcode memory serve printed.")
         elif not self._token_ok(scope, headers):
             refusal = (401, "Missing or wrong token: open the address catcode memory serve printed (with ?token=…).")
         elif scope["method"] not in _SAFE_METHODS and not self._same_origin(headers, scope):

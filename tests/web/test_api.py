@@ -76,7 +76,7 @@ def test_the_page_needs_the_token_and_carries_a_strict_policy(client: TestClient
 def test_a_foreign_host_header_is_refused(client: TestClient) -> None:
     for host in ("evil.example:8765", "127.0.0.1:9999", "attacker.test"):
         refused = client.get("/api/scopes", headers={"Host": host})
-        assert refused.status_code == 403 and "Unexpected Host header" in error_of(refused)
+        assert refused.status_code == 400 and "Unexpected Host header" in error_of(refused)
     assert client.get("/api/scopes", headers={"Host": "localhost:8765"}).status_code == 200
 
 
