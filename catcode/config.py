@@ -301,11 +301,11 @@ def settings_layers(
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
         data = read_settings_file(path)
-        if _has(data, ("memory", "dir")):
-            raise ConfigError(
-                f"{path}: memory.dir may only be set in {home / 'settings.yaml'} (a project must not "
-                "redirect where memories are written)"
-            )
+        for key, why in (("dir", "redirect where memories are written"), ("project_key", "pick its memory folder")):
+            if _has(data, ("memory", key)):
+                raise ConfigError(
+                    f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
+                )
         project.append((str(path), data))
     env_layer: dict[str, Any] = {}
     for var, path in ENV_VARS.items():
@@ -354,10 +354,15 @@ def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:
     """Where everything lives for these settings."""
     memory_dir = settings.memory.dir
     memory_root = Path(memory_dir).expanduser() if memory_dir else home / "memory"
+    key = None
+    if settings.memory.project_key == "git-remote":
+        from catcode.project_identity import remote_project_key
+
+        key = remote_project_key(project_root)
     return Paths(
         home=home,
         project_root=project_root,
-        project_key=project_key(project_root),
+        project_key=key or project_key(project_root),
         memory_root=memory_root,
         user_id=settings.memory.user_id or default_user_id(),
     )
