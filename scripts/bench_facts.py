@@ -154,8 +154,8 @@ _COMMON_ONLY = ["what did we do", "the and of to", "is it the one", "user test f
 
 def _budget_agreement(index: FactsIndex, queries: list[str]) -> tuple[float, int]:
     """Share of multi-word queries whose bounded top 10 is the unbounded BM25 top 10, and how many were cut."""
-    from catcode.memory.recall.facts_search import RANK_BUDGET, rank_documents
     from catcode.memory.recall.query import parse_query
+    from catcode.memory.recall.ranking import RANK_BUDGET, rank_documents
 
     same = cut = 0
     with index._lock:  # the bench reads the index's one connection directly, as its search does
