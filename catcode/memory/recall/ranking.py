@@ -31,8 +31,9 @@ pass costs plus two bounded counts. scripts/bench_facts.py measures the latency 
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from catcode.memory.recall.feedback import FEEDBACK_DOCS, feedback_terms
 from catcode.memory.recall.query import ParsedQuery
@@ -65,6 +66,7 @@ VERB_WEIGHT = 0.5
 STOPWORD_WEIGHT = 0.4
 DATE_PRIOR = 0.5
 FEEDBACK_WEIGHT = 0.35
+TAIL_BUDGET = 250
 REFINE_BUDGET = 1_000
 """The stop-word and feedback passes are each left out when their words together match more documents than this
 (in a large index, where they would cost more than the first pass); below that each costs under a millisecond."""
@@ -72,9 +74,12 @@ REFINE_BUDGET = 1_000
 _BM25 = f"bm25(docs_word, {TITLE_WEIGHT}, 1.0, {CONTEXT_WEIGHT})"
 _NOT_SESSION = "AND rowid NOT IN (SELECT id FROM sources WHERE session = :session)"
 _RANK_SQL = f"""
-SELECT rowid, -{_BM25} FROM docs_word WHERE docs_word MATCH :expr AND rowid >= :floor {{exclude}}
+SELECT rowid, -{_BM25} FROM docs_word WHERE docs_word MATCH :expr AND rowid >= :floor {{exclude}} {{among}}
 ORDER BY {_BM25}, rowid DESC LIMIT :limit
 """
+# "+rowid" keeps SQLite from handing the list to FTS5 as rowid lookups (each a query of its own, IDF and all): the
+# matches are read once and bm25() is computed only for the rows in the list.
+_AMONG = "AND +rowid IN (SELECT value FROM json_each(:among))"
 _COUNT_SQL = "SELECT count(*) FROM (SELECT 1 FROM docs_word WHERE docs_word MATCH ? LIMIT ?)"
 _NEWEST_SQL = "SELECT rowid FROM docs_word WHERE docs_word MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 _BODY_SQL = "SELECT rowid, body FROM docs_word WHERE rowid IN ({marks})"
@@ -88,12 +93,19 @@ def _count(conn: sqlite3.Connection, expr: str, cap: int) -> int:
 
 
 def bm25_ranked(
-    conn: sqlite3.Connection, terms: list[str], limit: int, session: str, budget: int, *, over: str = "newest"
+    conn: sqlite3.Connection,
+    terms: list[str],
+    limit: int,
+    session: str,
+    budget: int,
+    *,
+    over: str = "newest",
+    among: Collection[int] = (),
 ) -> list[tuple[int, float]]:
     """``(doc, BM25 score)`` of the best ``limit`` documents for ``terms`` (FTS5 expressions) joined by OR, ranking
-    at most ``budget`` documents. Over the budget, ``over`` says what is ranked: ``newest`` — the rarest terms that
-    fit, else the newest ``budget`` matches; ``rarest`` — the rarest terms that fit, else nothing; ``skip`` —
-    nothing (one cheap count: for terms that are all common, such as stop words)."""
+    at most ``budget`` documents; only those in ``among`` when given. Over the budget, ``over`` says what is ranked:
+    ``newest`` — the rarest terms that fit, else the newest ``budget`` matches; ``rarest`` — the rarest terms that
+    fit, else nothing; ``skip`` — nothing (one cheap count: for terms that are all common, such as stop words)."""
     if not terms:
         return []
     expr, floor = " OR ".join(terms), 0
@@ -113,8 +125,8 @@ def bm25_ranked(
         else:  # common words only: rank the newest `budget` documents that match
             row = conn.execute(_NEWEST_SQL, (expr, budget - 1)).fetchone()
             floor = row[0] if row else 0
-    sql = _RANK_SQL.format(exclude=_NOT_SESSION if session else "")
-    params = {"expr": expr, "floor": floor, "limit": limit, "session": session}
+    sql = _RANK_SQL.format(exclude=_NOT_SESSION if session else "", among=_AMONG if among else "")
+    params = {"expr": expr, "floor": floor, "limit": limit, "session": session, "among": json.dumps(list(among))}
     return [(doc, score) for doc, score in conn.execute(sql, params)]
 
 
@@ -126,31 +138,46 @@ def _best(scores: Scores, first: Callable[[int], bool] = lambda doc: True) -> li
 def rank_documents(
     conn: sqlite3.Connection, parsed: ParsedQuery, limit: int, session: str = "", budget: int = RANK_BUDGET
 ) -> list[tuple[int, float]]:
-    """``(source id, score)`` of the best ``limit`` documents for ``parsed`` (see the module docstring), ranking
-    at most ``budget`` documents per pass (scripts/bench_facts.py compares it with an unbounded budget). Leaves out
-    the documents of ``session``."""
+    """``(source id, score)`` of the best ``limit`` documents for ``parsed`` (see the module docstring), the first
+    pass ranking at most ``budget`` documents (scripts/bench_facts.py compares it with an unbounded budget). Leaves
+    out the documents of ``session``."""
     pool = max(limit, RERANK_POOL)
     scores: Scores = dict(bm25_ranked(conn, parsed.quoted_terms, pool, session, budget))
-    for doc, score in bm25_ranked(conn, parsed.verb_alternatives, pool, session, budget, over="rarest"):
-        scores[doc] = scores.get(doc, 0.0) + VERB_WEIGHT * score
+    _add(scores, bm25_ranked(conn, parsed.verb_alternatives, pool, session, budget, over="rarest"), VERB_WEIGHT)
     if not scores:
         return []
-    for doc, score in bm25_ranked(conn, parsed.quoted_stopwords, REFINE_BUDGET, session, REFINE_BUDGET, over="skip"):
-        if doc in scores:
-            scores[doc] += STOPWORD_WEIGHT * score
+    stops = parsed.quoted_stopwords
+    _add(scores, bm25_ranked(conn, stops, pool, session, REFINE_BUDGET, over="skip", among=scores), STOPWORD_WEIGHT)
     ranked = _best(scores)[:pool]
     if parsed.asks_when:
-        scores = _date_prior(conn, dict(ranked))
-        ranked = _best(scores)
-    matched = set(scores)
+        ranked = _best(_date_prior(conn, dict(ranked)))
+    return _with_feedback(conn, parsed, ranked, limit, session)[:limit]
+
+
+def _add(scores: Scores, ranked: list[tuple[int, float]], weight: float) -> None:
+    """Add ``weight`` × each document's score in ``ranked`` to ``scores``."""
+    for doc, score in ranked:
+        scores[doc] = scores.get(doc, 0.0) + weight * score
+
+
+def _with_feedback(
+    conn: sqlite3.Connection, parsed: ParsedQuery, ranked: list[tuple[int, float]], limit: int, session: str
+) -> list[tuple[int, float]]:
+    """``ranked`` (the matches, best first) reordered by pseudo-relevance feedback, then the documents found
+    through feedback words alone: they are looked for only when the matches do not fill ``limit``."""
     expansion = feedback_terms(conn, parsed, ranked[:FEEDBACK_DOCS])
-    second = bm25_ranked(conn, expansion, REFINE_BUDGET, session, REFINE_BUDGET, over="skip")
-    if second:
-        scale = ranked[0][1] / second[0][1] if second[0][1] > 0 else 0.0
-        for doc, score in second:
-            scores[doc] = scores.get(doc, 0.0) + FEEDBACK_WEIGHT * scale * score
-        ranked = _best(scores, matched.__contains__)
-    return ranked[:limit]
+    matched = dict(ranked)
+    if len(matched) >= limit:
+        second = bm25_ranked(conn, expansion, limit, session, REFINE_BUDGET, over="skip", among=matched)
+    else:  # ranking every document the feedback words match costs more: a smaller budget
+        second = bm25_ranked(conn, expansion, TAIL_BUDGET, session, TAIL_BUDGET, over="skip")
+    # Scaled so that the best feedback score among the matches is FEEDBACK_WEIGHT × the best match's score.
+    top = max((score for doc, score in second if doc in matched), default=0.0)
+    if top <= 0:
+        return ranked
+    scores = dict(matched)
+    _add(scores, second, FEEDBACK_WEIGHT * ranked[0][1] / top)
+    return _best(scores, matched.__contains__)
 
 
 def _date_prior(conn: sqlite3.Connection, scores: Scores) -> Scores:
