@@ -4,13 +4,14 @@ beyond a lookup), so a question in one tense finds a turn in another.
 The porter stemmer maps "painted" to "paint" but not "went" to "go" or "bought" to "buy": a natural question
 ("When did Caroline go to the support group?") asks with the base form that "did" takes, and the turn that answers
 it says "I went to a support group yesterday". ``verb_forms`` gives every form of the verbs a word is a form of,
-and ``query.py`` searches them as alternatives of the word, at the word's weight.
+and the ranking searches them as alternatives of the word, at a lower weight (``ranking.VERB_WEIGHT``).
 
 The table is the usual one of English grammars and learners' dictionaries (about 190 verbs, common prefixed forms
 such as "understand" and "forgive" included). Only the irregular forms are listed: a regular alternative
 ("dreamed", "learned") is reduced to the base form by the stemmer already, and listing it would count the base
-form twice. "goes" is added to "go": porter reduces it to "goe", not "go". Forms that are a stop word ("did",
-"was", "had", "won") are dropped by the caller: a stop word is not searched for."""
+form twice. "goes" is added to "go": porter reduces it to "goe", not "go". "born" is left out of "bear": "When was
+Ada born?" is not about bears. Forms that are a stop word ("did", "was", "had", "won") are dropped by the caller:
+a stop word is not searched for."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ __all__ = ["verb_forms"]
 
 # base, past, participle; alternatives separated by "/".
 _TABLE = """
-arise arose arisen; awake awoke awoken; be was/were been; bear bore borne/born; beat beat beaten;
+arise arose arisen; awake awoke awoken; be was/were been; bear bore borne; beat beat beaten;
 become became become; befall befell befallen; begin began begun; behold beheld beheld; bend bent bent;
 bet bet bet; bid bade bidden; bind bound bound; bite bit bitten; bleed bled bled; blow blew blown;
 break broke broken; breed bred bred; bring brought brought; build built built; burn burnt burnt;
