@@ -1,7 +1,8 @@
 """Figures for the fact index (catcode/memory/recall/facts.py): search latency at 10k and 100k facts next to a naive
-linear ``in`` scan, the latency of questions made only of common words (stop words, and the most frequent content
-words), what the ranking budget trades for that (how often the bounded top 10 equals the unbounded BM25 top 10),
-and the time of a full sync of 10,000 memories.
+linear ``in`` scan, the ranking alone with and without its refinements (ranking.py: what they cost), the latency of
+questions made only of common words (stop words, and the most frequent content words), what the ranking budget
+trades for that (how often the bounded top 10 equals the unbounded top 10), and the time of a full sync of 10,000
+memories.
 
 The corpus and the query mix are synthetic and deterministic (``random.Random(seed)``): English-like prose with a
 Zipf word distribution, code identifiers, CJK sentences; queries are content words, questions, identifiers
@@ -154,8 +155,8 @@ _COMMON_ONLY = ["what did we do", "the and of to", "is it the one", "user test f
 
 def _budget_agreement(index: FactsIndex, queries: list[str]) -> tuple[float, int]:
     """Share of multi-word queries whose bounded top 10 is the unbounded BM25 top 10, and how many were cut."""
-    from catcode.memory.recall.facts_search import RANK_BUDGET, rank_documents
     from catcode.memory.recall.query import parse_query
+    from catcode.memory.recall.ranking import RANK_BUDGET, rank_documents
 
     same = cut = 0
     with index._lock:  # the bench reads the index's one connection directly, as its search does
@@ -171,6 +172,27 @@ def _budget_agreement(index: FactsIndex, queries: list[str]) -> tuple[float, int
             cut += total > RANK_BUDGET
             same += bounded == exact
     return same / max(1, len(queries)), cut
+
+
+def _time_ranking(index: FactsIndex, queries: list[str]) -> tuple[list[int], list[int]]:
+    """The ranking's first pass alone (``bm25_ranked`` over the query's terms) and the whole ranking
+    (``rank_documents``: first pass and refinements), top 10 of the same parsed queries."""
+    from catcode.memory.recall.query import parse_query
+    from catcode.memory.recall.ranking import RANK_BUDGET, bm25_ranked, rank_documents
+
+    first, whole = [], []
+    parsed = [p for p in map(parse_query, queries) if not p.empty]
+    with index._lock:  # the bench reads the index's one connection directly, as its search does
+        conn = index._conn
+        assert conn is not None
+        for query in parsed:
+            start = time.perf_counter_ns()
+            bm25_ranked(conn, query.quoted_terms, 10, "", RANK_BUDGET)
+            first.append(time.perf_counter_ns() - start)
+            start = time.perf_counter_ns()
+            rank_documents(conn, query, 10)
+            whole.append(time.perf_counter_ns() - start)
+    return first, whole
 
 
 def _time_naive(facts: list[str], queries: list[str]) -> list[int]:
@@ -202,6 +224,9 @@ def _bench_search(seed: int, n_queries: int) -> dict[str, float]:
             index.sync(sources)
             build = time.perf_counter() - start
             p50, p95 = _percentiles(_time_search(index, queries))
+            first, whole = _time_ranking(index, queries)
+            first50, first95 = _percentiles(first)
+            rank50, rank95 = _percentiles(whole)
             facts = [fact for s in sources for fact in split_facts(s.text)]
             naive50, naive95 = _percentiles(_time_naive(facts, queries[:300]))
             common50, common95 = _percentiles(_time_search(index, _COMMON_ONLY * 20))
@@ -215,6 +240,10 @@ def _bench_search(seed: int, n_queries: int) -> dict[str, float]:
             f"queries_over_rank_budget_{label}": float(cut),
             f"search_p50_ms_{label}": p50,
             f"search_p95_ms_{label}": p95,
+            f"ranking_first_pass_p50_ms_{label}": first50,
+            f"ranking_first_pass_p95_ms_{label}": first95,
+            f"ranking_refined_p50_ms_{label}": rank50,
+            f"ranking_refined_p95_ms_{label}": rank95,
             f"naive_p50_ms_{label}": naive50,
             f"naive_p95_ms_{label}": naive95,
             f"naive_ratio_p50_{label}": naive50 / p50,

@@ -7,14 +7,18 @@ Two modes, each pooled (every conversation in one project) and per conversation 
   (name = the turn id, description = "speaker, date", content = "speaker: text"), and each question is asked, as
   written, through ``catcode memory search --json -n 100 -- QUESTION`` (the typer app in-process: the same code
   path as the console script, without 2,000 process starts). This is how an outside tester measures catcode.
+  A second layout, "(a) description = text", gives each memory its text as description too, as a tester filling
+  the required field from the turn might.
 - **(b) past conversations**: each conversation's sessions become history.jsonl sessions (first speaker = user,
   the other = assistant, the text as said), most of them then folded away by history compaction into the
   archive, and the questions go to ``Recall.search``: past-conversation search, where a turn is indexed with its
   neighbours.
 
 Baselines: ``BM25Baseline`` of tests/recall_bench.py (rank_bm25, k1 1.5, b 0.75, one document per turn text),
-the target's reference; and the same BM25 over the very text each memory holds in mode (a) ("bm25 same text").
-``python scripts/bench_recall_quality.py`` prints the figures; scripts/bench.py imports ``bench_recall_quality``."""
+the target's reference; and the same BM25 over the very text each memory holds in mode (a) ("bm25 same text":
+description, then content; for the second layout the text twice).
+``python scripts/bench_recall_quality.py`` prints the figures; scripts/bench.py imports ``bench_recall_quality``.
+Over the usual 250 lines: both modes, both memory layouts and both baselines share one setup and one run."""
 
 from __future__ import annotations
 
@@ -41,12 +45,19 @@ from tests.recall_bench import (  # after the path insert above: the repository 
 
 KS = (1, 5, 10)
 LIMIT = 100
+DUPLICATED = "description = text"
+"""The name suffix of the second memory layout (and of its same-text baseline)."""
 
 
-def memory_file(turn: Turn) -> str:
+def description(turn: Turn, layout: str) -> str:
+    """A memory's description in ``layout``: ``speaker`` ("speaker, date") or ``text`` (the content itself)."""
+    return f"{turn.speaker}: {turn.text}" if layout == "text" else f"{turn.speaker}, {turn.date}"
+
+
+def memory_file(turn: Turn, layout: str = "speaker") -> str:
     """One turn as a project memory, in the documented file format (JSON strings are YAML double-quoted ones)."""
     return (
-        f"---\nname: {turn.id.lower()}\ndescription: {json.dumps(f'{turn.speaker}, {turn.date}', ensure_ascii=False)}\n"
+        f"---\nname: {turn.id.lower()}\ndescription: {json.dumps(description(turn, layout), ensure_ascii=False)}\n"
         f"metadata:\n  type: project\n  createdAt: {turn.date}\n  updatedAt: {turn.date}\n---\n"
         f"{turn.speaker}: {turn.text}\n"
     )
@@ -94,16 +105,19 @@ def _scopes(corpus: Corpus, pooled: bool) -> dict[str, list[Turn]]:
     return {cid: list(c.turns) for cid, c in convs.items()}
 
 
-def memories_search(corpus: Corpus, tmp: Path, pooled: bool) -> Callable[[Question], list[str]]:
-    """Mode (a): one project per scope holding one memory file per turn; questions through the CLI."""
+def memories_search(
+    corpus: Corpus, tmp: Path, pooled: bool, layout: str = "speaker"
+) -> Callable[[Question], list[str]]:
+    """Mode (a): one project per scope holding one memory file per turn (descriptions in ``layout``); questions
+    through the CLI."""
     searches: dict[str, Callable[[str], list[str]]] = {}
     by_name = {t.id.lower(): t.id for t in corpus.turns.values()}
     for scope, turns in _scopes(corpus, pooled).items():
-        with _project(tmp, f"a-{scope}") as (env, root, paths):
+        with _project(tmp, f"a-{layout}-{scope}") as (env, root, paths):
             folder = Path(paths.project_memory)
             folder.mkdir(parents=True, exist_ok=True)
             for turn in turns:
-                (folder / f"{turn.id.lower()}.md").write_text(memory_file(turn), encoding="utf-8")
+                (folder / f"{turn.id.lower()}.md").write_text(memory_file(turn, layout), encoding="utf-8")
             searches[scope] = _cli_search(env, root)
 
     def search(question: Question) -> list[str]:
@@ -162,13 +176,14 @@ def conversations_search(corpus: Corpus, tmp: Path, pooled: bool) -> Callable[[Q
 
 
 class SameTextBM25(BM25Baseline):
-    """``BM25Baseline`` over the text each memory holds in mode (a): description, then "speaker: text"."""
+    """``BM25Baseline`` over the text each memory holds in mode (a): description (in ``layout``), then
+    "speaker: text"."""
 
-    def __init__(self, corpus: Corpus, *, pooled: bool = False) -> None:
+    def __init__(self, corpus: Corpus, *, pooled: bool = False, layout: str = "speaker") -> None:
         from tests.recall_bench import Conversation, Session
 
         def held(turn: Turn) -> Turn:
-            text = f"{turn.speaker}, {turn.date}\n{turn.speaker}: {turn.text}"
+            text = f"{description(turn, layout)}\n{turn.speaker}: {turn.text}"
             return Turn(turn.id, turn.conversation, turn.session, turn.date, turn.speaker, text)
 
         convs = {
@@ -221,23 +236,35 @@ def bench_recall_quality(corpus: Corpus | None = None) -> dict[str, float]:
             runs = {
                 "bm25": BM25Baseline(corpus, pooled=pooled),
                 "bm25 same text": SameTextBM25(corpus, pooled=pooled),
+                f"bm25 same text, {DUPLICATED}": SameTextBM25(corpus, pooled=pooled, layout="text"),
                 "catcode (a) memories": memories_search(corpus, Path(tmp), pooled),
+                f"catcode (a) memories, {DUPLICATED}": memories_search(corpus, Path(tmp), pooled, layout="text"),
                 "catcode (b) conversations": conversations_search(corpus, Path(tmp), pooled),
             }
             scored = {name: _figures(f"{scope} {name}", search, questions) for name, search in runs.items()}
             for values in scored.values():
                 figures |= values
-            base = scored["bm25"]
-            for name in ("catcode (a) memories", "catcode (b) conversations"):
-                for metric in ("recall@5", "mrr"):
-                    ours, theirs = scored[name][f"{scope} {name} {metric}"], base[f"{scope} bm25 {metric}"]
-                    figures[f"{scope} {name} {metric} / bm25"] = ours / theirs if theirs else 0.0
-            same = scored["bm25 same text"][f"{scope} bm25 same text recall@5"]
-            ours = scored["catcode (a) memories"][f"{scope} catcode (a) memories recall@5"]
-            figures[f"{scope} catcode (a) memories recall@5 / bm25 same text"] = ours / same if same else 0.0
+            figures |= _ratios(scope, scored)
+    return figures
+
+
+def _ratios(scope: str, scored: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Each catcode run against BM25 (recall@5 and MRR), and each memory layout against BM25 over its own text."""
+
+    def ratio(name: str, base: str, metric: str) -> float:
+        ours, theirs = scored[name][f"{scope} {name} {metric}"], scored[base][f"{scope} {base} {metric}"]
+        return ours / theirs if theirs else 0.0
+
+    figures = {}
+    for name in ("catcode (a) memories", f"catcode (a) memories, {DUPLICATED}", "catcode (b) conversations"):
+        for metric in ("recall@5", "mrr"):
+            figures[f"{scope} {name} {metric} / bm25"] = ratio(name, "bm25", metric)
+    for name, same in (("catcode (a) memories", "bm25 same text"),
+                       (f"catcode (a) memories, {DUPLICATED}", f"bm25 same text, {DUPLICATED}")):  # fmt: skip
+        figures[f"{scope} {name} recall@5 / bm25 same text"] = ratio(name, same, "recall@5")
     return figures
 
 
 if __name__ == "__main__":
     for key, value in bench_recall_quality().items():
-        print(f"  {key:<62} {value:>8.3f}" if isinstance(value, float) else f"  {key:<62} {value!s:>8}")
+        print(f"  {key:<86} {value:>8.3f}" if isinstance(value, float) else f"  {key:<86} {value!s:>8}")

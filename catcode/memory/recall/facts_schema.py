@@ -120,8 +120,8 @@ class Hit:
     snippet: str
     """The source's best-matching fact, or a window of at most ~200 characters of it around the match."""
     score: float
-    """Relevance, higher is better: BM25 (FTS5's ``bm25()``, field-weighted) for word matches, occurrences per
-    length for substring matches, 0.0 for the plain scan of queries under 3 characters."""
+    """Relevance, higher is better: BM25 (FTS5's ``bm25()``, field-weighted, refined by ``ranking.py``) for word
+    matches, occurrences per length for substring matches, 0.0 for the plain scan of queries under 3 characters."""
     scope: str = "project"
     source: str = ""
     """Where it comes from: ``memory NAME``, ``session DATE turn N`` or ``summary DATE``."""

@@ -9,6 +9,13 @@ tokenizer only ever sees characters, never operators.
   still answers; a chunk joined by symbols (``os.path.join``, ``3.12``) as one phrase; a CJK run as its
   overlapping two-character phrases (a CJK character is a token of its own in the index, see ``fts_query``).
   The ranking joins them with OR: BM25 then prefers the facts holding the rarer words.
+- **Verb forms** (``ParsedQuery.forms``): a word that is a form of an irregular verb is searched with the verb's
+  other forms as alternatives (``irregular_verbs.py``), so "go" finds "went" and "bought" finds "buy" — the
+  stemmer only joins regular forms.
+- **Stop words** (``ParsedQuery.stopwords``): the stop words left out of the terms, which the ranking still uses
+  as weak evidence among the documents the terms match.
+- **When-questions** (``ParsedQuery.asks_when``): "when…", "what day…", "什么时候…": the ranking then prefers the
+  documents that hold a date expression (``temporal.py``).
 - **Chunks** (``ParsedQuery.chunks``): the whitespace-separated pieces as typed (wrapping punctuation stripped),
   for the substring (trigram) search of identifiers and CJK words that the word index cannot split out.
 """
@@ -17,9 +24,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from catcode.memory.recall.fts_query import CJK_RUN, clean_text, spaced_cjk
+from catcode.memory.recall.irregular_verbs import verb_forms
 from catcode.memory.recall.stopwords import is_stopword
+from catcode.memory.recall.temporal import asks_when
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "ParsedQuery", "parse_query", "quote"]
 
@@ -74,16 +84,38 @@ class ParsedQuery:
     """Whitespace-separated pieces with wrapping punctuation stripped: ``c++``, ``os.path.join``, ``偏好``."""
     terms: tuple[str, ...]
     """BM25 terms: words (stemmed by the index), phrases of words joined by symbols, CJK bigrams."""
+    stopwords: tuple[str, ...] = ()
+    """The stop words of the query, lowercase, when they were left out of ``terms`` (none when only stop words
+    were typed: then they are the terms)."""
+    asks_when: bool = False
+    """True for a question about a time ("When did…", "什么时候…")."""
 
     @property
     def empty(self) -> bool:
         """True when nothing searchable is left (empty, whitespace or punctuation-only query)."""
         return not self.chunks and not self.terms
 
+    @staticmethod
+    def forms(term: str) -> tuple[str, ...]:
+        """``term`` and, for a word that is a form of an irregular verb, the verb's other forms that are not stop
+        words: ``forms("go") == ("go", "goes", "gone", "went")``."""
+        return (term, *(f for f in verb_forms(term) if not is_stopword(f)))
+
     @property
     def quoted_terms(self) -> list[str]:
         """Each term as an FTS5 string (CJK characters spaced, matching the index)."""
         return [quote(spaced_cjk(t) or t) for t in self.terms]
+
+    @property
+    def verb_alternatives(self) -> list[str]:
+        """The other forms of the irregular verbs among the terms, as FTS5 strings (none already a term)."""
+        found = dict.fromkeys(f for t in self.terms for f in self.forms(t)[1:] if f not in self.terms)
+        return [quote(f) for f in found]
+
+    @property
+    def quoted_stopwords(self) -> list[str]:
+        """``stopwords`` as FTS5 strings."""
+        return [quote(w) for w in self.stopwords]
 
     def word_expr(self) -> str | None:
         """Every term joined by OR: the expression BM25 ranks and the snippet is chosen with."""
@@ -128,17 +160,25 @@ class ParsedQuery:
         words = _WORD.findall(text.lower())
         joined, starts = " ".join(words), set(words)
         held = 0
-        for term in self.terms:
-            if " " in term or CJK_RUN.search(term):
-                held += term in joined  # a phrase of words, or CJK characters (inside a run of their own)
+        for term, stems in self._word_stems:
+            if stems:
+                held += any(w.startswith(stems) for w in starts)
             else:
-                stem = term[: max(4, len(term) - 3)]
-                held += any(w.startswith(stem) for w in starts)
+                held += term in joined  # a phrase of words, or CJK characters (inside a run of their own)
         return held, -len(text)
+
+    @cached_property
+    def _word_stems(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each term with the first letters of its forms that a fact's word must start with (none for a phrase or
+        CJK characters, matched as they are)."""
+        return [
+            (t, () if " " in t or CJK_RUN.search(t) else tuple(f[: max(4, len(f) - 3)] for f in self.forms(t)))
+            for t in self.terms
+        ]
 
     def needles(self) -> list[str]:
         """Strings to look for in a hit's text to centre its snippet, longest first."""
-        found = {c.lower() for c in self.chunks} | {w for t in self.terms for w in t.split()}
+        found = {c.lower() for c in self.chunks} | {w for t in self.terms for f in self.forms(t) for w in f.split()}
         return sorted(found, key=len, reverse=True)
 
 
@@ -154,6 +194,14 @@ def parse_query(query: str) -> ParsedQuery:
             chunks.append(chunk)
     content = [c for c in chunks if not is_stopword(c)]
     keep_stopwords = not content  # a question of stop words only ("what did we do?") is searched as it is
+    # Single letters ("s" of "Joel's", "i") say nothing about what is asked: they are not kept.
+    words = [] if keep_stopwords else [w for c in chunks for w in _WORD.findall(c.lower())]
+    stops = [w for w in words if len(w) > 1 and is_stopword(w)]
     chunks = (content or chunks)[:MAX_TERMS]
     terms = [t for c in chunks for t in _chunk_terms(c, keep_stopwords)]
-    return ParsedQuery(tuple(chunks), tuple(dict.fromkeys(terms))[:MAX_TERMS])
+    return ParsedQuery(
+        tuple(chunks),
+        tuple(dict.fromkeys(terms))[:MAX_TERMS],
+        tuple(dict.fromkeys(stops))[:MAX_TERMS],
+        asks_when(text),
+    )

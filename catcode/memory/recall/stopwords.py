@@ -4,8 +4,10 @@ The list is the Snowball project's English stop word list with the contraction p
 ("don", "t", "ll", "ve"...), as the NLTK corpus ships it (179 words). No list of our own and no words chosen for a
 benchmark: a standard list keeps the ranking honest on text we have never seen. On the recall corpus
 (scripts/bench_retrieval.py) it ranks better than both no list and a 1,300-word one (the ``stop-words`` package),
-which drops content words such as "area", "changes" or "big". Chinese questions need none: their two-character
-phrases carry BM25 weights of their own, and a list of single characters measured no better."""
+which drops content words such as "area", "changes" or "big". Left out of the terms is not thrown away: the ranking
+weighs a question's stop words lightly among the documents its other words match (``ranking.py``). Chinese
+questions need none: their two-character phrases carry BM25 weights of their own, and a list of single characters
+measured no better."""
 
 from __future__ import annotations
 

@@ -106,6 +106,7 @@ _HOSTILE_PIECES = [
     *sorted(STOPWORDS)[:40],
     '"', "'", "*", "^", "(", ")", ":", "-", "+", "AND", "OR", "NOT", "NEAR", "NEAR(a b, 2)", "col:val", "{x}",
     "用户偏好", "偏好", "c++", "os.path.join", "\x00", "\ud800", "🎉", "…", "。", "-n", "--json",
+    "when", "went", "bought", "什么时候", "last Tuesday", "vim", "editor",
 ]  # fmt: skip
 
 
