@@ -190,3 +190,15 @@ def consented_skills(
         return [skill for skill in skills if f"skill {skill.name}" in allowed]
 
     return admit
+
+
+PROJECT_SOURCES = (".cat-code", ".mcp.json")
+"""Where everything a project brings that may need consent lives: its settings files, skills, agent definitions
+and hooks under ``.cat-code/``, its MCP servers in ``.mcp.json`` (``catcode.mcp.sources.MCP_JSON``)."""
+
+
+def may_ask(project_root: Path) -> bool:
+    """Whether this project could bring something that needs the person's consent. The interactive session is then
+    built before the prompt is drawn, so that every question is asked and answered before what it governs is used;
+    otherwise it is built behind the prompt, where nobody can be asked."""
+    return any((project_root / name).exists() for name in PROJECT_SOURCES)
