@@ -161,31 +161,34 @@ def _interactive(
     prompt: str | None, model: str | None, permission_mode: str | None, resume: str | None, ask: Asker | None
 ) -> int:
     """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
-    validated first, with consent asked for what the project's settings want — unless there is nothing to validate
-    (``first_screen``): they are then loaded behind the prompt. A missing API key is one line and exit 2, before
-    any prompt either way."""
+    validated first, with consent asked for what the project's settings want — unless they are known valid without
+    pydantic (``first_screen``: nothing to validate, or exactly what was validated before): they are then loaded
+    behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
     from catcode import log as logsetup
-    from catcode.first_screen import FirstScreen, unsettled_defaults
+    from catcode.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
     from catcode.paths import catcode_home, find_project_root
     from catcode.providers.access import api_access
     from catcode.ui.repl import start_interactive
 
     env = dict(os.environ)
-    screen = None
-    if not (model or permission_mode):
-        screen = unsettled_defaults(catcode_home(), find_project_root(Path.cwd()), env)
+    home, root = catcode_home(), find_project_root(Path.cwd())
+    flags = bool(model or permission_mode)
+    screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
     if screen is None:
+        inputs = None if flags else settings_inputs(home, root, env)
         settings, paths = settle(model, permission_mode, ask_consent=ask, notify=_say)
         screen = FirstScreen.of(settings, paths)
+        validated = screen
 
         def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
             _log_tightened(_make_private(paths, notify), paths)
+            remember(home, root, env, inputs, validated)
             return settings, paths
 
     else:
 
         def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
-            settings, paths = settle(notify=notify)  # the defaults: nothing can fail or need consent
+            settings, paths = settle(notify=notify)  # known valid, and nothing in them needs asking
             _log_tightened(_make_private(paths, notify), paths)
             return settings, paths
 

@@ -1,18 +1,30 @@
 """What the prompt is drawn with before the session exists (``catcode.first_screen``), and when the settings can be
-left to load behind it: only when nothing could change the defaults."""
+left to load behind it: only when nothing could change the defaults, or when every input is exactly what was
+validated before; and which projects are built before the prompt because they may ask for consent."""
 
 from __future__ import annotations
 
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from catcode import consent
 from catcode.config import ENV_VARS, Settings, load_settings, resolve_paths
-from catcode.first_screen import UNCHECKED_VARIABLES, FirstScreen, unsettled_defaults
+from catcode.first_screen import (
+    CONSENT_FILE,
+    UNCHECKED_VARIABLES,
+    FirstScreen,
+    remember,
+    remembered,
+    settings_inputs,
+    unsettled_defaults,
+)
 from catcode.mcp.sources import MCP_JSON
-from catcode.project_trust import PROJECT_SOURCES, may_ask
+from catcode.project_trust import MCP_JSON as PROJECT_MCP_JSON
+from catcode.project_trust import may_ask
 
 
 @pytest.fixture
@@ -58,7 +70,60 @@ def test_first_screen_imports_no_pydantic() -> None:
 
 def test_projects_that_may_ask_for_consent_are_built_before_the_prompt(places: tuple[Path, Path]) -> None:
     _, root = places
-    assert MCP_JSON in PROJECT_SOURCES and ".cat-code" in PROJECT_SOURCES
+    assert PROJECT_MCP_JSON == MCP_JSON
     assert not may_ask(root)
-    (root / MCP_JSON).write_text("{}")
+    (root / ".cat-code").mkdir()
+    (root / ".cat-code" / "settings.local.yaml").write_text("permissions:\n  allow: ['bash(make*)']\n")
+    assert not may_ask(root)  # asked about while the settings are loaded, before the prompt
+    (root / ".cat-code" / "settings.yaml").write_text("hooks: {SessionStart: [{command: 'true'}]}\n")
     assert may_ask(root)
+
+
+@pytest.mark.parametrize("what", [".mcp.json", ".cat-code/skills", ".cat-code/agents", "mcp_servers", "unreadable"])
+def test_each_thing_that_may_ask_builds_before_the_prompt(places: tuple[Path, Path], what: str) -> None:
+    _, root = places
+    (root / ".cat-code").mkdir()
+    if what == ".mcp.json":
+        (root / MCP_JSON).write_text("{}")
+    elif what.startswith(".cat-code/"):
+        (root / what).mkdir()
+    elif what == "mcp_servers":
+        (root / ".cat-code" / "settings.yaml").write_text("mcp_servers:\n  x: {command: server}\n")
+    else:
+        (root / ".cat-code" / "settings.yaml").write_text("hooks: [unclosed\n")
+    assert may_ask(root)
+
+
+def test_a_record_is_used_only_for_exactly_the_inputs_it_was_made_for(places: tuple[Path, Path]) -> None:
+    home, root = places
+    (home / "settings.yaml").write_text("model: claude-opus-5-5\nmemory:\n  user_id: ada\n")
+    env = {"CATCODE_HOME": str(home), "CATCODE_MAX_RETRIES": "2"}
+    assert remembered(home, root, env) is None  # never validated
+    inputs = settings_inputs(home, root, env)
+    settings = load_settings(home, root, env, {})
+    screen = FirstScreen.of(settings, resolve_paths(settings, home, root))
+    remember(home, root, env, inputs, screen)
+    assert remembered(home, root, env) == screen and screen.model == "claude-opus-5-5"
+    assert stat.S_IMODE((home / "first-screen").stat().st_mode) == 0o700
+    assert remembered(home, root, {**env, "CATCODE_MAX_RETRIES": "3"}) is None
+    assert remembered(home, root, {**env, "CATCODE_MODEL": "x"}) is None
+    assert remembered(home, root / "sub", env) is None
+    for changed in (home / CONSENT_FILE, root / ".cat-code" / "settings.local.yaml", home / "settings.yaml"):
+        changed.parent.mkdir(exist_ok=True)
+        before = changed.read_bytes() if changed.exists() else None
+        changed.write_text("max_retries: 0\n")
+        assert remembered(home, root, env) is None, changed
+        changed.unlink() if before is None else changed.write_bytes(before)
+    assert remembered(home, root, env) == screen
+
+
+def test_nothing_is_recorded_when_the_inputs_changed_while_they_were_loaded(places: tuple[Path, Path]) -> None:
+    home, root = places
+    inputs = settings_inputs(home, root, {})
+    (home / CONSENT_FILE).write_text("projects: {}\n")  # e.g. a consent answer recorded while loading
+    remember(home, root, {}, inputs, FirstScreen(paths=resolve_paths(Settings(), home, root)))
+    assert not (home / "first-screen").exists() and remembered(home, root, {}) is None
+
+
+def test_the_consent_file_name_is_the_consent_modules() -> None:
+    assert CONSENT_FILE == consent.CONSENT_FILE

@@ -152,6 +152,26 @@ def test_a_settings_error_exits_2_with_one_line_before_any_prompt(spawn_catcode:
     assert PROMPT not in cat.output and cat.child.exitstatus == 2
 
 
+def test_a_settings_error_is_found_before_the_prompt_after_a_remembered_start(
+    spawn_catcode: Spawn, home_dir: Path
+) -> None:
+    settings = home_dir / ".cat-code" / "settings.yaml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("model: claude-opus-5-5\n")
+    for _ in range(2):  # validated before the prompt and recorded, then drawn from the record
+        cat = spawn_catcode()
+        cat.expect_text("claude-opus-5-5  (/help for commands")
+        cat.prompt()
+        assert cat.exit() == 0
+        assert len(list((home_dir / ".cat-code" / "first-screen").iterdir())) == 1
+    settings.write_text("model: claude-opus-5-5\nmax_tokens: 0\n")
+    broken = spawn_catcode()
+    broken.child.expect(pexpect.EOF, timeout=30)
+    broken.child.close()
+    assert plain(broken.output).strip() == f"catcode: {settings}: max_tokens: must be at least 1, got 0"
+    assert broken.child.exitstatus == 2
+
+
 def test_a_bad_variable_or_missing_key_exits_2_before_any_prompt(spawn_catcode: Spawn) -> None:
     bad = spawn_catcode(env={"CATCODE_MAX_RETRIES": "lots"})
     bad.child.expect(pexpect.EOF, timeout=30)
