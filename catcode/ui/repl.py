@@ -157,8 +157,8 @@ class Repl:
             app.after_render += self._drawn
 
     def _drawn(self, app: object) -> None:
-        """The prompt is on screen: build the session behind it (later renders do nothing)."""
-        self.start.start()
+        """The prompt is on screen: build the session behind it, or start what waited for the prompt."""
+        self.start.drawn()
 
     async def _watch(self) -> None:
         """While the prompt waits: print notices above it; end it with the error if the session cannot be built."""

@@ -1,12 +1,12 @@
 """Building the interactive session behind a prompt that is already on screen.
 
 ``SessionStart`` runs its ``build`` (``build_conversation``: settle the settings, build the session, its commands
-and screen objects) in a background thread started once the prompt is drawn, then, in the same thread, starts what
-waited for the prompt (MCP servers), imports what the first request needs (the SDK, the Markdown renderer) and
-resumes the garbage collector (``catcode.startup``: paused until then, which makes all of it cheaper). The REPL
-waits for it only where it needs the session: the first line sent, Shift+Tab, exit. A failed build is kept and
-raised wherever it is waited for. ``build_now`` builds in the calling thread instead, before the prompt (when the
-project may ask for consent, every question must come before what it governs is used).
+and screen objects) in a background thread started once the prompt is drawn, starts what waited for the prompt (MCP
+servers) before anyone can use the session, then, in the same thread, imports what the first request needs (the
+SDK, the Markdown renderer) and resumes the garbage collector (``catcode.startup``: paused until then, which makes
+all of it cheaper). The REPL waits for it only where it needs the session: the first line sent, Shift+Tab, exit. A
+failed build is kept and raised wherever it is waited for. ``build_now`` builds in the calling thread instead,
+before the prompt (when the project may ask for consent, every question must come before what it governs is used).
 
 Importing this module must stay cheap: the session's modules are imported by ``build_conversation``, in the
 background."""
@@ -39,12 +39,23 @@ class SessionStart:
         self._future: Future[Any] = Future()
         self._lock = threading.Lock()
         self._started = False
+        self._drawn = False
         self._listeners: list[Callable[[Any], None]] = []
 
     def build_now(self) -> Any:
         """Build in this thread; the background thread, once started, only does the rest."""
         self._run_build()
         return self._future.result()
+
+    def drawn(self) -> None:
+        """The prompt is on screen: start what waited for it (MCP servers) if the session is built (else the build
+        does, before anyone can use the session: a first request would otherwise start the servers and wait for
+        them), and the background thread."""
+        self._drawn = True
+        conversation = self.peek()
+        if conversation is not None:
+            self._start_background(conversation)
+        self.start()
 
     def start(self) -> None:
         """Start the background thread (later calls do nothing)."""
@@ -83,6 +94,8 @@ class SessionStart:
             return
         try:
             conversation = self._build()
+            if self._drawn:
+                self._start_background(conversation)
         except BaseException as exc:  # kept for whoever waits: the REPL shows it as one line
             self._future.set_exception(exc)
             return
@@ -95,13 +108,16 @@ class SessionStart:
             except Exception:
                 log.warning("session_listener_failed", exc_info=True)
 
+    def _start_background(self, conversation: Any) -> None:
+        with self._lock:  # whichever thread comes first starts them; ``start_background`` runs them once
+            conversation.session.start_background()
+
     def _background(self) -> None:
         try:
             self._run_build()
             conversation = self.peek()
             if conversation is None:
                 return
-            conversation.session.start_background()  # the prompt is on screen by now
             if self._warm:
                 warm_up(conversation.session.provider)
         except Exception:
