@@ -44,11 +44,15 @@ class FirstScreen:
     """The values the prompt is drawn with; the defaults are ``Settings()``'s (a test keeps them equal)."""
 
     paths: Paths
+    """Where everything is (the input history, the log, the project root whose name the header shows)."""
     model: str = DEFAULT_MODEL
+    """``model``: in the header and the toolbar."""
     mode: str = "default"
+    """``permissions.mode``: in the toolbar."""
     show_toolbar: bool = True
+    """``ui.show_toolbar``."""
     input_history: bool = True
-
+    """``input_history``: whether typed lines are kept on disk."""
     memory_dir: str | None = None
     """``memory.dir`` (with ``user_id``, what ``paths`` was made from)."""
     user_id: str | None = None

@@ -166,12 +166,13 @@ def _interactive(
     behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
     from catcode import log as logsetup
     from catcode.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
-    from catcode.paths import catcode_home, find_project_root
+    from catcode.paths import catcode_home, find_project_root, make_paths
     from catcode.providers.access import api_access
     from catcode.ui.repl import start_interactive
 
     env = dict(os.environ)
     home, root = catcode_home(), find_project_root(Path.cwd())
+    logsetup.configure(make_paths(home, root).logs, debug=state["debug"])  # where the log is needs no settings
     flags = bool(model or permission_mode)
     screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
     if screen is None:
@@ -192,7 +193,6 @@ def _interactive(
             _log_tightened(_make_private(paths, notify), paths)
             return settings, paths
 
-    logsetup.configure(screen.paths.logs, debug=state["debug"])
     api_access(env)
     return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
 

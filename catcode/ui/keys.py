@@ -144,7 +144,11 @@ def make_prompt(screen: FirstScreen, live: Any, console: Callable[[], Any], **io
     live.on_ready(lambda conversation: setattr(completer, "registry", conversation.registry))
 
     def cycle() -> None:
-        mode_cycler(live.result().session, console())()
+        try:
+            session = live.result().session  # pressed before the session exists: wait for it
+        except (KeyboardInterrupt, Exception):
+            return  # Ctrl+C while waiting: no change; a failed build ends the prompt with its error anyway
+        mode_cycler(session, console())()
 
     def show_output() -> None:
         pager_for(getattr(live.peek(), "events", None), console())()

@@ -80,8 +80,9 @@ def dim_line(console: Console | None, line: str) -> None:
 
 
 class Repl:
-    """The prompt loop, in front of a session that may still be being built. ``console`` is the one the person
-    passed (tests), else None: ``console()`` makes the terminal's when first needed."""
+    """The prompt loop, in front of a session that may still be being built. ``console()`` is the rich console
+    (made when first needed); ``given`` is the one the caller passed (tests), if any: the header goes through it,
+    else straight to the terminal."""
 
     def __init__(
         self,
@@ -102,11 +103,12 @@ class Repl:
 
     def run(self, first_message: str | None = None, resume: str | None = None) -> int:
         """Take up an earlier session (``resume``: ``"continue"``, ``""`` to pick, or an id), answer
-        ``first_message``, then loop until Ctrl+D or /exit and shut the session down; the exit code (always 0)."""
-        from_screen = self.screen
+        ``first_message`` (both wait for the session), then loop until Ctrl+D or /exit and shut the session down
+        (waiting for it if it is still being built); the exit code (always 0)."""
+        screen = self.screen
         dim_line(
             self._given,
-            f"catcode {__version__} · {from_screen.paths.project_root.name} · {from_screen.model}"
+            f"catcode {__version__} · {screen.paths.project_root.name} · {screen.model}"
             "  (/help for commands, Ctrl+D to exit)",
         )
         conv: Any = None
