@@ -19,7 +19,6 @@ from typing import Any
 from catcode.agent import Agent, AgentEvents
 from catcode.config import Paths, Settings
 from catcode.consent import Asker
-from catcode.errors import MissingApiKeyError
 from catcode.hooks import HookContext, HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.permissions import Approver, PermissionPolicy
@@ -28,21 +27,15 @@ from catcode.tools.base import ToolContext, ToolRegistry
 
 log = get_logger(__name__)
 
-MISSING_KEY = (
-    "No API key. Set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-...) or point ANTHROPIC_BASE_URL at an "
-    "Anthropic-compatible server."
-)
-
 
 def make_provider(
     settings: Settings, env: dict[str, str], on_retry: Callable[[str], None] | None = None
 ) -> LLMProvider:
     """The Anthropic provider for these settings; raises ``MissingApiKeyError`` when nothing can be reached.
     ``on_retry`` hears each retry of a conversation request ("overloaded, retrying in 2 s (attempt 2/4)")."""
-    api_key = env.get("ANTHROPIC_API_KEY") or None
-    base_url = env.get("ANTHROPIC_BASE_URL") or None
-    if not api_key and not base_url:
-        raise MissingApiKeyError(MISSING_KEY)
+    from catcode.providers.access import api_access
+
+    api_key, base_url = api_access(env)
     from catcode.providers.anthropic import AnthropicProvider
 
     return AnthropicProvider(
@@ -115,12 +108,14 @@ def build_session(
     interactive: bool = True,
     ask_consent: Asker | None = None,
     cwd: Path | None = None,
+    notices: queue.SimpleQueue[str] | None = None,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
     ``ask_consent`` asks the person about what the project brings that needs consent (its skills, MCP servers,
     hooks, subagents with write tools); None asks nobody (print mode, piped input): only what was allowed before
-    is used, and one line says what was left out. ``cwd`` (default: the process's) decides which project
+    is used, and one line says what was left out — on stderr, or in ``notices`` when given (the queue of lines the
+    interactive prompt shows; default a new one). ``cwd`` (default: the process's) decides which project
     instruction files are read."""
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
@@ -133,11 +128,11 @@ def build_session(
     provider = provider or make_provider(settings, env, on_retry=events.on_retry if events else None)
     hooks = HookManager()
     tools = ToolRegistry(builtin_tools())
-    parts = _Parts()
+    parts = _Parts() if notices is None else _Parts(notices=notices)
     memory = recall = skill_set = None
     if settings.memory.enabled:
         memory, recall = _add_memory(settings, paths, provider, hooks, tools, parts, env)
-    notify = parts.notices.put if ask_consent is not None else _stderr_line
+    notify = parts.notices.put if ask_consent is not None or notices is not None else _stderr_line
     if settings.skills_enabled:
         skill_set = _add_skills(paths, hooks, tools, parts, ask_consent, notify)
     extensions = gather(paths, tools, ask_consent, notify, env, subagents=settings.subagents.enabled)

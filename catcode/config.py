@@ -1,4 +1,4 @@
-"""Settings (pydantic models, layered YAML) and the paths catcode uses.
+"""Settings (pydantic models, layered YAML) and the paths they resolve to (``catcode.paths``).
 
 Layers, lowest first: defaults < ``$CATCODE_HOME/settings.yaml`` < ``<project>/.cat-code/settings.yaml`` <
 ``<project>/.cat-code/settings.local.yaml`` < ``CATCODE_*`` environment variables < command-line flags.
@@ -23,11 +23,7 @@ they resolve are read together whenever a setting is added."""
 
 from __future__ import annotations
 
-import getpass
-import hashlib
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -36,17 +32,22 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
+from catcode.first_screen import DEFAULT_MODEL as DEFAULT_MODEL
 from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
 from catcode.memory.pipeline.history import HistoryConfig
 from catcode.memory.store.models import MemoryConfig
+from catcode.paths import Paths as Paths
+from catcode.paths import catcode_home as catcode_home
+from catcode.paths import default_user_id as default_user_id
+from catcode.paths import find_project_root as find_project_root
+from catcode.paths import make_paths
+from catcode.paths import project_key as project_key
+from catcode.paths import user_hash as user_hash
 from catcode.subagents.settings import SubagentSettings
 from catcode.user_hook_settings import HooksSettings
 
 if TYPE_CHECKING:
     from catcode.consent import Asker
-
-DEFAULT_MODEL = "claude-sonnet-5-5"
-"""A current Sonnet from the installed SDK's model list."""
 
 
 class Section(BaseModel):
@@ -135,84 +136,6 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CATCODE_MAX_RETRIES": ("max_retries",),
 }
 """Environment variables and the setting each one sets."""
-
-
-def catcode_home(env: dict[str, str] | None = None) -> Path:
-    """``$CATCODE_HOME`` or ``~/.cat-code``."""
-    env = os.environ if env is None else env
-    raw = env.get("CATCODE_HOME")
-    return Path(raw).expanduser().resolve() if raw else Path.home() / ".cat-code"
-
-
-def find_project_root(cwd: Path) -> Path:
-    """The git root containing ``cwd``, else ``cwd`` itself."""
-    cwd = cwd.resolve()
-    for candidate in (cwd, *cwd.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return cwd
-
-
-def project_key(root: Path) -> str:
-    """Readable and collision-free: ``<dirname>-<sha256(abs path)[:8]>``."""
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:8]
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in root.name) or "root"
-    return f"{name}-{digest}"
-
-
-def user_hash(user_id: str) -> str:
-    """``sha256(user_id)[:16]``: the user scope folder name."""
-    return hashlib.sha256(user_id.encode()).hexdigest()[:16]
-
-
-def default_user_id() -> str:
-    """The OS login name."""
-    try:
-        return getpass.getuser()
-    except Exception:
-        return "default"
-
-
-@dataclass(frozen=True)
-class Paths:
-    """Every place on disk catcode reads or writes: five given, the rest derived from them once."""
-
-    home: Path
-    project_root: Path
-    project_key: str
-    memory_root: Path
-    user_id: str
-    logs: Path = field(init=False)
-    """The log file."""
-    input_history: Path = field(init=False)
-    """Typed-line history of the REPL, per project."""
-    user_memory: Path = field(init=False)
-    """User scope: ``memory/users/<uid16>``."""
-    project_memory: Path = field(init=False)
-    """Project scope: ``memory/projects/<project-key>``."""
-    memory_lock: Path = field(init=False)
-    """The cross-process lock that serialises memory writes and commits."""
-    history_file: Path = field(init=False)
-    """The project's conversation log."""
-    cursor_file: Path = field(init=False)
-    """How far extraction has processed the conversation log."""
-    facts_db: Path = field(init=False)
-    """The derived full-text index."""
-
-    def __post_init__(self) -> None:
-        project = self.memory_root / "projects" / self.project_key
-        derived = {
-            "logs": self.home / "logs" / "catcode.log",
-            "input_history": self.home / "input-history" / self.project_key,
-            "user_memory": self.memory_root / "users" / user_hash(self.user_id),
-            "project_memory": project,
-            "memory_lock": self.memory_root / ".write.lock",
-            "history_file": project / "history.jsonl",
-            "cursor_file": project / ".dream_cursor",
-            "facts_db": project / "facts.db",
-        }
-        for name, path in derived.items():
-            object.__setattr__(self, name, path)  # frozen: set once, here
 
 
 def project_settings_files(project_root: Path) -> list[Path]:
@@ -352,17 +275,11 @@ def load_settings(
 
 def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:
     """Where everything lives for these settings."""
-    memory_dir = settings.memory.dir
-    memory_root = Path(memory_dir).expanduser() if memory_dir else home / "memory"
     key = None
     if settings.memory.project_key == "git-remote":
         from catcode.project_identity import remote_project_key
 
         key = remote_project_key(project_root)
-    return Paths(
-        home=home,
-        project_root=project_root,
-        project_key=key or project_key(project_root),
-        memory_root=memory_root,
-        user_id=settings.memory.user_id or default_user_id(),
+    return make_paths(
+        home, project_root, memory_dir=settings.memory.dir, user_id=settings.memory.user_id, project_key=key
     )

@@ -13,11 +13,13 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from catcode.errors import CatcodeError
 from catcode.modes import PRIVATE_FILE, private_dir, private_file
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 
 def ensure_private_dir(path: Path) -> Path:
@@ -104,6 +106,8 @@ def locked(lock_path: Path, timeout: float = 30.0) -> Iterator[None]:
 
     Re-entrant within one thread; other threads of this process wait like other processes do. One
     ``FileLock`` per path is kept because a second instance in the same process would wait on itself."""
+    from filelock import FileLock, Timeout  # on first use: the interactive prompt does not wait for its import
+
     private_file(lock_path)  # filelock keeps an existing file's mode
     with _locks_guard:
         lock = _locks.setdefault(str(lock_path), FileLock(str(lock_path), mode=PRIVATE_FILE))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -25,6 +26,22 @@ def load(
     ``ask_consent`` asks the person about what the project's settings want that needs consent (None: nobody is
     asked; what was not allowed before is left out, with one line on stderr)."""
     from catcode import log as logsetup
+
+    settings, paths = settle(model, permission_mode, ask_consent=ask_consent, notify=_say)
+    tightened = _make_private(paths, _say)
+    logsetup.configure(paths.logs, debug=state["debug"])
+    _log_tightened(tightened, paths)
+    return settings, paths
+
+
+def settle(
+    model: str | None = None,
+    permission_mode: str | None = None,
+    *,
+    ask_consent: Asker | None = None,
+    notify: Callable[[str], None] = lambda line: None,
+) -> tuple[Any, Any]:
+    """The validated settings (flags over every layer) and their paths, for the current directory."""
     from catcode.config import catcode_home, find_project_root, load_settings, resolve_paths
 
     home = catcode_home()
@@ -34,15 +51,15 @@ def load(
         overrides["model"] = model
     if permission_mode:
         overrides["permissions"] = {"mode": permission_mode}
-    settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=_say)
-    paths = resolve_paths(settings, home, root)
-    tightened = _make_private(paths)
-    logsetup.configure(paths.logs, debug=state["debug"])
-    if tightened:
+    settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
+    return settings, resolve_paths(settings, home, root)
+
+
+def _log_tightened(count: int, paths: Any) -> None:
+    if count:
         from catcode.log import get_logger
 
-        get_logger(__name__).info("modes_tightened", count=tightened, home=str(paths.home))
-    return settings, paths
+        get_logger(__name__).info("modes_tightened", count=count, home=str(paths.home))
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -55,7 +72,7 @@ def _say(line: str) -> None:
     sys.stderr.write(f"catcode: {line}\n")
 
 
-def _make_private(paths: Any) -> int:
+def _make_private(paths: Any, say: Callable[[str], None]) -> int:
     """Tighten what an older version or a loose umask left readable by others (one line when anything was)."""
     from catcode.modes import tighten
 
@@ -72,7 +89,7 @@ def _make_private(paths: Any) -> int:
     changed = tighten(roots, shallow=[memory] if catcodes(memory) else [])
     if changed:
         where = paths.home if memory.is_relative_to(paths.home) else f"{paths.home} and {memory}"
-        _say(f"made {changed} file(s) and folder(s) in {where} private (0600/0700): other users could read them")
+        say(f"made {changed} file(s) and folder(s) in {where} private (0600/0700): other users could read them")
     return changed
 
 
@@ -118,20 +135,18 @@ def start(
             if permission_mode not in PERMISSION_MODES:
                 raise ConfigError(unknown_mode(permission_mode))
         ask = None if print_mode else consent_asker()
+        if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
+            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask))
         settings, paths = load(model, permission_mode, ask_consent=ask)
         if print_mode:
             from catcode.print_mode import run_print
 
             return run_print(settings, paths, prompt, output_format=output_format, resume=resume)
-        if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
-            from catcode.stdin_input import read_piped
-            from catcode.ui.piped import run_piped
+        from catcode.stdin_input import read_piped
+        from catcode.ui.piped import run_piped
 
-            text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
-            return run_piped(settings, paths, text, prompt=prompt, more=more)
-        from catcode.ui.repl import run_interactive
-
-        return _exit_now(run_interactive(settings, paths, first_message=prompt, resume=resume, ask_consent=ask))
+        text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
+        return run_piped(settings, paths, text, prompt=prompt, more=more)
     except (MissingApiKeyError, ConfigError) as exc:
         sys.stderr.write(f"catcode: {exc}\n")
         return 2
@@ -140,6 +155,46 @@ def start(
             raise
         sys.stderr.write(f"catcode: {exc}\n")
         return 1
+
+
+def _interactive(
+    prompt: str | None, model: str | None, permission_mode: str | None, resume: str | None, ask: Asker | None
+) -> int:
+    """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
+    validated first, with consent asked for what the project's settings want — unless they are known valid without
+    pydantic (``first_screen``: nothing to validate, or exactly what was validated before): they are then loaded
+    behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
+    from catcode import log as logsetup
+    from catcode.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
+    from catcode.paths import catcode_home, find_project_root, make_paths
+    from catcode.providers.access import api_access
+    from catcode.ui.repl import start_interactive
+
+    env = dict(os.environ)
+    home, root = catcode_home(), find_project_root(Path.cwd())
+    logsetup.configure(make_paths(home, root).logs, debug=state["debug"])  # where the log is needs no settings
+    flags = bool(model or permission_mode)
+    screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
+    if screen is None:
+        inputs = None if flags else settings_inputs(home, root, env)
+        settings, paths = settle(model, permission_mode, ask_consent=ask, notify=_say)
+        screen = FirstScreen.of(settings, paths)
+        validated = screen
+
+        def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
+            _log_tightened(_make_private(paths, notify), paths)
+            remember(home, root, env, inputs, validated)
+            return settings, paths
+
+    else:
+
+        def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
+            settings, paths = settle(notify=notify)  # known valid, and nothing in them needs asking
+            _log_tightened(_make_private(paths, notify), paths)
+            return settings, paths
+
+    api_access(env)
+    return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
 
 
 def _isatty(stream: Any) -> bool:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import logging
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 _SECRET_KEYS = re.compile(r"(api[_-]?key|authorization|x-api-key|password|secret|token)$", re.I)
 _SECRET_VALUES = re.compile(r"(sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9_\-]{20,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
+_setup = threading.Lock()
+_pending: dict[str, int] = {}  # the level ``configure`` asked for, until structlog is configured with it
 
 
 def _mask(value: Any) -> Any:
@@ -63,9 +66,7 @@ class LazyLogger:
         self._logger: Any = None
 
     def __getattr__(self, attr: str) -> Any:
-        import structlog
-
-        return getattr(structlog.get_logger(self._name), attr)
+        return getattr(_structlog().get_logger(self._name), attr)
 
 
 def get_logger(name: str) -> LazyLogger:
@@ -74,9 +75,8 @@ def get_logger(name: str) -> LazyLogger:
 
 
 def configure(log_file: Path, *, debug: bool = False) -> None:
-    """Route structlog and stdlib logging to ``log_file`` (and stderr when ``debug``)."""
-    import structlog
-
+    """Route structlog and stdlib logging to ``log_file`` (and stderr when ``debug``). The stdlib handlers are set
+    now; structlog is configured when it is first used (importing it is what costs the time)."""
     from catcode.modes import private_file
 
     handlers: list[logging.Handler] = []
@@ -99,16 +99,30 @@ def configure(log_file: Path, *, debug: bool = False) -> None:
     root.setLevel(logging.DEBUG if debug else logging.INFO)
     for noisy in ("httpx", "httpx2", "httpcore", "anthropic"):
         logging.getLogger(noisy).setLevel(logging.DEBUG if debug else logging.WARNING)
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            scrub_secrets,
-            structlog.processors.JSONRenderer(ensure_ascii=False, default=str),
-        ],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG if debug else logging.INFO),
-        cache_logger_on_first_use=True,
-    )
+    with _setup:
+        _pending["level"] = logging.DEBUG if debug else logging.INFO
+    if "structlog" in sys.modules:  # already in use: configure it now, as before
+        _structlog()
+
+
+def _structlog() -> Any:
+    """The structlog module, configured as ``configure`` asked the first time it is used after that call."""
+    import structlog
+
+    with _setup:
+        level = _pending.pop("level", None)
+        if level is not None:
+            structlog.configure(
+                processors=[
+                    structlog.contextvars.merge_contextvars,
+                    structlog.processors.add_log_level,
+                    structlog.processors.TimeStamper(fmt="iso", utc=True),
+                    structlog.processors.format_exc_info,
+                    scrub_secrets,
+                    structlog.processors.JSONRenderer(ensure_ascii=False, default=str),
+                ],
+                logger_factory=structlog.stdlib.LoggerFactory(),
+                wrapper_class=structlog.make_filtering_bound_logger(level),
+                cache_logger_on_first_use=True,
+            )
+    return structlog

@@ -190,3 +190,42 @@ def consented_skills(
         return [skill for skill in skills if f"skill {skill.name}" in allowed]
 
     return admit
+
+
+MCP_JSON = ".mcp.json"
+"""A project's MCP servers in Claude Code's format (``catcode.mcp.sources`` reads it; a test keeps the names equal)."""
+ASKING_FOLDERS = ("skills", "agents")
+"""Folders of ``.cat-code/`` whose contents may need consent: project skills and agent definitions."""
+ASKING_KEYS = ("hooks", "mcp_servers")
+"""Keys of a project settings file that run commands, which need consent."""
+
+
+def may_ask(project_root: Path) -> bool:
+    """Whether building a session for this project could ask the person something: an ``.mcp.json``, skills or agent
+    definitions under ``.cat-code/``, or hooks or MCP servers in its settings files (what those files ask about the
+    permission prompts is asked while the settings are loaded, before). The interactive session is then built
+    before the prompt is drawn, so that every question is answered before what it governs is used; otherwise it is
+    built behind the prompt, where nobody can be asked."""
+    folder = project_root / ".cat-code"
+    if (project_root / MCP_JSON).exists() or any((folder / name).exists() for name in ASKING_FOLDERS):
+        return True
+    return any(_runs_commands(folder / name) for name in ("settings.yaml", "settings.local.yaml"))
+
+
+def _runs_commands(settings_file: Path) -> bool:
+    """Whether a project settings file sets hooks or MCP servers; one that cannot be read counts as yes."""
+    try:
+        text = settings_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    except (OSError, UnicodeDecodeError):
+        return True
+    if not any(key in text for key in ASKING_KEYS):
+        return False
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return True
+    return not isinstance(data, dict) or any(data.get(key) for key in ASKING_KEYS)

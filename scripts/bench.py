@@ -70,7 +70,7 @@ def bench_cli(runs: int = 11) -> dict[str, float]:
 SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
-    ("startup: interactive prompt vs import anthropic", "bench_startup", "bench_startup"),
+    ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
     ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
     ("memory: injection per request vs re-reading files", "bench_memory", "bench_injection"),

@@ -23,11 +23,12 @@ SKIPPED = {".git"}
 
 
 class ReplCompleter(Completer):
-    """Completes ``/command [sub] [argument]`` and ``@path``."""
+    """Completes ``/command [sub] [argument]`` and ``@path``; commands only once ``registry`` is set (the prompt is
+    drawn before the session and its commands exist)."""
 
     def __init__(
         self,
-        registry: CommandRegistry,
+        registry: CommandRegistry | None,
         project_root: Path,
         context: Callable[[], CommandContext | None] = lambda: None,
     ) -> None:
@@ -49,13 +50,16 @@ class ReplCompleter(Completer):
 
     def commands(self, text: str) -> Iterator[Completion]:
         """``text`` is the line after the slash."""
+        registry = self.registry
+        if registry is None:
+            return
         name, space, rest = text.partition(" ")
         if not space:
-            for cmd in self.registry.all():
+            for cmd in registry.all():
                 if cmd.name.startswith(name):
                     yield Completion(cmd.name, -len(name), display="/" + cmd.name, display_meta=cmd.summary)
             return
-        found = self.registry.resolve(name)
+        found = registry.resolve(name)
         if isinstance(found, Command):
             yield from self.arguments(found, rest)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -24,9 +24,10 @@ from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.search import stop_search
 
-from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.ui.completion import ReplCompleter
-from catcode.ui.render import usage_summary
+
+if TYPE_CHECKING:
+    from catcode.first_screen import FirstScreen
 
 
 def prompt_bindings(
@@ -107,6 +108,7 @@ def pager_for(events: Any, console: Any) -> Callable[[], None]:
 def toolbar(session: Any) -> str:
     """Model, permission mode, tokens used and, when every model used has a known price, dollars."""
     from catcode.pricing import cost_of, dollars, session_usage
+    from catcode.ui.render import usage_summary
 
     mode = getattr(session.policy.mode, "value", session.policy.mode)
     total, _ = cost_of(session_usage(session))
@@ -120,24 +122,47 @@ def prompt_marker() -> str:
     return "❯ " if encoding.startswith("utf") else "> "
 
 
-def input_history(session: Any) -> History:
+def first_toolbar(screen: FirstScreen) -> str:
+    """The toolbar before the session exists: model and permission mode, no tokens yet."""
+    return f" {screen.model} · {screen.mode} · /help "
+
+
+def input_history(screen: FirstScreen) -> History:
     """The project's typed-line history: redacted on disk, 0600 (``catcode.ui.history``), or only in memory with
     ``input_history: false``."""
     from catcode.ui.history import input_history as history_for
 
-    return history_for(session.paths.input_history, enabled=session.settings.input_history)
+    return history_for(screen.paths.input_history, enabled=screen.input_history)
 
 
-def make_prompt(
-    session: Any, registry: CommandRegistry, ctx: CommandContext, events: Any = None, **io: Any
-) -> PromptSession[str]:
-    """The main prompt; ``io`` may hold prompt_toolkit ``input``/``output`` (tests pass a pipe)."""
+def make_prompt(screen: FirstScreen, live: Any, console: Callable[[], Any], **io: Any) -> PromptSession[str]:
+    """The main prompt, drawn before the session exists: ``live.peek()`` is the ``Conversation`` once it is built
+    (None until then) and ``live.result()`` waits for it (``ui/session_start.py``); ``console()`` is the rich
+    console. Until then completion offers ``@path``s only, the toolbar shows no tokens, and Shift+Tab waits for the
+    session. ``io`` may hold prompt_toolkit ``input``/``output`` (tests pass a pipe)."""
+    completer = ReplCompleter(None, screen.paths.project_root, lambda: getattr(live.peek(), "ctx", None))
+    live.on_ready(lambda conversation: setattr(completer, "registry", conversation.registry))
+
+    def cycle() -> None:
+        try:
+            session = live.result().session  # pressed before the session exists: wait for it
+        except (KeyboardInterrupt, Exception):
+            return  # Ctrl+C while waiting: no change; a failed build ends the prompt with its error anyway
+        mode_cycler(session, console())()
+
+    def show_output() -> None:
+        pager_for(getattr(live.peek(), "events", None), console())()
+
+    def bottom() -> str:
+        conversation = live.peek()
+        return toolbar(conversation.session) if conversation is not None else first_toolbar(screen)
+
     return PromptSession(
-        history=input_history(session),
-        completer=ReplCompleter(registry, session.paths.project_root, lambda: ctx),
+        history=input_history(screen),
+        completer=completer,
         complete_while_typing=True,
-        key_bindings=prompt_bindings(mode_cycler(session, ctx.console), pager_for(events, ctx.console)),
-        bottom_toolbar=(lambda: toolbar(session)) if session.settings.ui.show_toolbar else None,
+        key_bindings=prompt_bindings(cycle, show_output),
+        bottom_toolbar=bottom if screen.show_toolbar else None,
         prompt_continuation=lambda width, line_number, is_soft_wrap: " " * width,
         **io,
     )

@@ -1,105 +1,154 @@
 """The interactive REPL: ``catcode`` (or ``catcode "first message"``) on a terminal.
 
-``run_interactive`` builds the session (with a terminal approver and screen events), the command registry
-(``conversation.build_registry``) and the main prompt (``keys.make_prompt``: file history per project, completion,
-key bindings, bottom toolbar), takes up an earlier session when asked (``--continue``, ``--resume``), then loops:
-notices, prompt, slash command or agent turn. Nothing here imports the Anthropic SDK before the prompt is shown;
-a background thread warms it once the prompt is up. When stdin or stdout is not a terminal, ``launch`` runs
-``catcode.ui.piped`` instead."""
+The prompt comes first. ``start_interactive`` prints the header and draws the main prompt (``keys.make_prompt``)
+from a ``FirstScreen`` (model, permission mode, input history); the session — settings settled, ``app.build_session``,
+the command registry, the screen objects: a ``Conversation`` — is built in a background thread once the prompt is on
+screen, and the SDK is imported there next (``session_start.SessionStart``). Whatever is typed meanwhile stays in
+the prompt; the first line sent waits for the session if it is not ready yet, then runs. When the project may ask
+for consent (``project_trust.may_ask``), the session is built before the prompt instead, so that every question is
+answered before what it governs is used. Then it loops: notices, prompt, slash command or agent turn, until Ctrl+D
+or /exit. When stdin or stdout is not a terminal, ``launch`` runs ``catcode.ui.piped`` instead.
+
+``Conversation`` and ``build_registry`` (``ui/conversation.py``) are reachable from here too, imported when first
+asked for: this module is imported before the prompt is drawn, they import the whole session."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import os
+import queue
+import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app, run_in_terminal
-from rich.console import Console
-from rich.text import Text
 
 from catcode import __version__
-from catcode.consent import terminal_asker
+from catcode.first_screen import FirstScreen
 from catcode.log import get_logger
-from catcode.startup import resume_gc
-from catcode.ui.approval import TerminalApprover, ask_yes_no
-from catcode.ui.conversation import Conversation, build_registry, drain
-from catcode.ui.events import ReplEvents
+from catcode.project_trust import may_ask
 from catcode.ui.keys import AnswerReader, make_prompt, prompt_marker
+from catcode.ui.session_start import SessionStart, Settle, build_conversation
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 log = get_logger(__name__)
 
-NOTICE_POLL = 0.2  # seconds between looks at session.notices while the prompt waits
+NOTICE_POLL = 0.2  # seconds between looks at the notices while the prompt waits
 EXIT_HINT = "Press Ctrl+D to exit."
 
 
-def warm_up(provider: Any) -> None:
-    """Import the SDK (and what Markdown rendering needs) in a background thread, so that the first request
-    does not pay for it while the person reads the prompt."""
+def __getattr__(name: str) -> Any:
+    if name in ("Conversation", "build_registry"):
+        from catcode.ui import conversation
 
-    def work() -> None:
-        try:
-            if hasattr(provider, "warm_up"):
-                provider.warm_up()
-            for module in ("rich.live", "rich.spinner", "rich.markdown"):
-                importlib.import_module(module)
-        except Exception:
-            log.warning("warm_up_failed", exc_info=True)
-        finally:
-            resume_gc()
+        return getattr(conversation, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    threading.Thread(target=work, name="catcode-warm-up", daemon=True).start()
+
+def console_maker(console: Console | None) -> Callable[[], Console]:
+    """``console``, or else a terminal console made when first asked for (in whichever thread): importing rich costs
+    about 15 ms that the prompt does not wait for."""
+    made: list[Console] = [console] if console is not None else []
+    lock = threading.Lock()
+
+    def get() -> Console:
+        with lock:
+            if not made:
+                from rich.console import Console
+
+                made.append(Console(highlight=False))
+            return made[0]
+
+    return get
+
+
+def dim_line(console: Console | None, line: str) -> None:
+    """``line``, dim: through ``console`` when there is one, else straight to the terminal (as rich would write it),
+    so that the header does not wait for rich."""
+    if console is not None:
+        from rich.text import Text
+
+        console.print(Text(line, style="dim"))
+        return
+    styled = sys.stdout.isatty() and os.environ.get("TERM", "dumb") not in ("dumb", "unknown")
+    sys.stdout.write(f"\x1b[2m{line}\x1b[0m\n" if styled else f"{line}\n")
+    sys.stdout.flush()
 
 
 class Repl:
-    """The prompt loop."""
+    """The prompt loop, in front of a session that may still be being built. ``console()`` is the rich console
+    (made when first needed); ``given`` is the one the caller passed (tests), if any: the header goes through it,
+    else straight to the terminal."""
 
-    def __init__(self, conversation: Conversation, prompt: PromptSession[str], *, warm: bool = True) -> None:
-        self.conversation = conversation
+    def __init__(
+        self,
+        start: SessionStart,
+        prompt: PromptSession[str],
+        screen: FirstScreen,
+        console: Callable[[], Console],
+        given: Console | None = None,
+    ) -> None:
+        self.start = start
         self.prompt = prompt
+        self.screen = screen
+        self.console = console
+        self._given = given
         self.marker = prompt_marker()
-        self._warm = warm
         self._drawn_hooked = False
+        start.on_ready(lambda conversation: prompt.app.invalidate())  # the toolbar gains its token counts
 
     def run(self, first_message: str | None = None, resume: str | None = None) -> int:
         """Take up an earlier session (``resume``: ``"continue"``, ``""`` to pick, or an id), answer
-        ``first_message``, then loop until Ctrl+D or /exit and shut the session down; the exit code (always 0)."""
-        conv = self.conversation
-        session = conv.session
-        conv.console.print(
-            Text(
-                f"catcode {__version__} · {session.paths.project_root.name} · {session.provider.model}"
-                "  (/help for commands, Ctrl+D to exit)",
-                style="dim",
-            )
+        ``first_message`` (both wait for the session), then loop until Ctrl+D or /exit and shut the session down
+        (waiting for it if it is still being built); the exit code (always 0)."""
+        screen = self.screen
+        dim_line(
+            self._given,
+            f"catcode {__version__} · {screen.paths.project_root.name} · {screen.model}"
+            "  (/help for commands, Ctrl+D to exit)",
         )
+        conv: Any = None
         try:
+            if resume is not None or first_message:
+                conv = self.start.result()
             if resume is not None:
                 from catcode.commands.resume import resume_at_start
 
                 resume_at_start(conv.ctx, resume)
             if first_message:
+                from rich.text import Text
+
                 conv.print_notices()
                 conv.console.print(Text(f"{self.marker}{first_message}", style="bold"))
                 conv.handle(first_message)
-            while not conv.state.get("exit"):
+            while conv is None or not conv.state.get("exit"):
                 try:
-                    conv.print_notices()
+                    if conv is not None:
+                        conv.print_notices()
                     line = self.prompt.prompt(self.marker, pre_run=self._pre_run)
                 except KeyboardInterrupt:
-                    conv.console.print(Text(EXIT_HINT, style="dim"))
+                    self.console().print(EXIT_HINT, style="dim", markup=False, highlight=False)
                     continue
                 except EOFError:
                     break
+                if not line.strip():
+                    continue  # nothing to run: no need to wait for the session
                 try:
+                    if self.start.peek() is None:
+                        log.info("line_waits_for_session")
+                    conv = self.start.result()  # the first line sent waits here until the session is built
+                    conv.print_notices()
                     conv.handle(line)
-                except KeyboardInterrupt:  # a second Ctrl+C while the first was being handled
-                    conv.events.end_turn()
-                    conv.console.print(Text("interrupted", style="yellow"))
+                except KeyboardInterrupt:  # Ctrl+C while waiting for the session, or a second one in a turn
+                    if conv is not None:
+                        conv.events.end_turn()
+                    self.console().print("interrupted", style="yellow", markup=False, highlight=False)
         finally:
-            conv.shutdown()
+            self.start.result().shutdown()  # waits for a session still being built; raises if it failed
         return 0
 
     def _pre_run(self) -> None:
@@ -110,27 +159,29 @@ class Repl:
             app.after_render += self._drawn
 
     def _drawn(self, app: object) -> None:
-        """The prompt is on screen: start what waits for it (MCP servers); later renders do nothing."""
-        self.conversation.session.start_background()
+        """The prompt is on screen: build the session behind it, or start what waited for the prompt."""
+        self.start.drawn()
 
     async def _watch(self) -> None:
-        """While the prompt waits: warm the SDK once (the prompt is drawn by now), print notices above it."""
-        if self._warm:
-            self._warm = False
-            warm_up(self.conversation.session.provider)
-        else:
-            resume_gc()
-        notices = self.conversation.session.notices
+        """While the prompt waits: print notices above it; end it with the error if the session cannot be built."""
         while True:
+            error = self.start.error()
+            if error is not None:
+                get_app().exit(exception=error)
+                return
+            conv = self.start.peek()
+            if conv is not None:
+                from catcode.ui.conversation import drain
+
+                lines = drain(conv.session.notices)
+                if lines:
+                    await run_in_terminal(lambda lines=lines, conv=conv: conv.show_notices(lines))
             await asyncio.sleep(NOTICE_POLL)
-            lines = drain(notices)
-            if lines:
-                await run_in_terminal(lambda lines=lines: self.conversation.show_notices(lines))
 
 
-def run_interactive(
-    settings: Any,
-    paths: Any,
+def start_interactive(
+    screen: FirstScreen,
+    settle: Settle,
     *,
     first_message: str | None = None,
     resume: str | None = None,
@@ -141,33 +192,37 @@ def run_interactive(
     ask_consent: Any = None,
     **io: Any,
 ) -> int:
-    """Run catcode interactively in the current project; the process exit code.
+    """Run catcode interactively: the prompt drawn from ``screen``, the session built behind it from
+    ``settle(notify)`` (the validated settings and paths; ``notify`` shows a line above the prompt); the process
+    exit code.
 
     Tests inject ``provider``, a rich ``console`` and prompt_toolkit ``input``/``output`` through ``io``.
-    ``ask_consent`` asks the person about what the project brings that needs consent (its skills)."""
-    from catcode.app import build_session
-    from catcode.settings_file import save_allow_rules
-
-    console = console or Console(highlight=False)
+    ``ask_consent`` asks the person about what the project brings that needs consent; it is used only when the
+    project may ask (the session is then built before the prompt)."""
+    screen_console = console_maker(console)
     answers = AnswerReader(**io)
-    events = ReplEvents(console, preview_lines=settings.ui.result_preview_lines)
-    environment = dict(os.environ) if env is None else env
+    eager = may_ask(screen.paths.project_root)
+    asker = None
+    if eager:
+        from catcode.consent import terminal_asker
 
-    def save(rules: list[str]) -> str:
-        return save_allow_rules(rules, home=paths.home, project_root=paths.project_root, env=environment)
+        def show(text: str) -> None:
+            screen_console().print(text, markup=False, highlight=False, end="", soft_wrap=True)
 
-    approver = TerminalApprover(console, answers, save=save)
-
-    def show(text: str) -> None:
-        console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
-
-    asker = ask_consent or terminal_asker(answers, show)
-    session = build_session(
-        settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=asker
+        asker = ask_consent or terminal_asker(answers, show)
+    notices: queue.SimpleQueue[str] = queue.SimpleQueue()
+    start = SessionStart(
+        lambda: build_conversation(
+            settle, screen_console, answers, notices=notices, provider=provider, env=env, ask_consent=asker
+        ),
+        warm=warm,
     )
-    events.tools = session.tools
-    registry = build_registry(session)
-    conversation = Conversation(session, registry, console, events, lambda q: ask_yes_no(answers, q))
-    conversation.ctx.ask = answers
-    prompt = make_prompt(session, registry, conversation.ctx, events=events, **io)
-    return Repl(conversation, prompt, warm=warm).run(first_message, resume)
+    if eager:
+        start.build_now()
+    prompt = make_prompt(screen, start, screen_console, **io)
+    return Repl(start, prompt, screen, screen_console, console).run(first_message, resume)
+
+
+def run_interactive(settings: Any, paths: Any, **options: Any) -> int:
+    """Run catcode interactively with settings already validated (``start_interactive``'s ``options``)."""
+    return start_interactive(FirstScreen.of(settings, paths), lambda notify: (settings, paths), **options)

@@ -116,17 +116,18 @@ def catcode_env(fake_server: FakeAnthropicServer, home_dir: Path) -> dict[str, s
 
 @pytest.fixture
 def spawn_catcode(project: Path, catcode_env: dict[str, str]) -> Iterator[Callable[..., Catcode]]:
-    """``spawn_catcode(*args, env={...})`` starts catcode in ``project``; every child is killed at teardown."""
+    """``spawn_catcode(*args, env={...}, unset=(...))`` starts catcode in ``project`` (``unset`` names variables of
+    ``catcode_env`` to leave out); every child is killed at teardown."""
     children: list[pexpect.spawn] = []
 
-    def spawn(*args: str, env: dict[str, str] | None = None) -> Catcode:
+    def spawn(*args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = ()) -> Catcode:
         argv = [*catcode_argv(), *args]
         log = io.StringIO()
         child = pexpect.spawn(
             argv[0],
             argv[1:],
             cwd=str(project),
-            env={**catcode_env, **(env or {})},
+            env={name: value for name, value in {**catcode_env, **(env or {})}.items() if name not in unset},
             encoding="utf-8",
             codec_errors="replace",
             dimensions=(LINES, COLUMNS),

@@ -152,7 +152,7 @@ def test_the_sdk_is_loaded_only_after_the_prompt_is_drawn(spawn_catcode: Spawn, 
     settings.write_text(yaml.safe_dump({"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
     cat = spawn_catcode(env={"PYTHONPROFILEIMPORTTIME": "1"})  # every import is reported on stderr (the pty)
     cat.prompt()
-    assert re.search(r"\|\s+catcode\.mcp\.manager\s*$", cat.child.before, re.M)  # configured...
-    assert not re.search(r"\|\s+mcp\s*$", cat.child.before, re.M)  # ...but the SDK is not loaded yet
-    cat.expect(r"\|\s+mcp\s*\r?\n")  # it is, once the prompt is up
+    assert not re.search(r"\|\s+mcp\s*$", cat.child.before, re.M)  # the SDK is not loaded yet...
+    cat.expect(r"\|\s+catcode\.mcp\.manager\s*\r?\n")  # ...the servers are configured (the session is built
+    cat.expect(r"\|\s+mcp\s*\r?\n")  # behind the prompt) and the SDK is loaded once the prompt is up
     assert cat.exit() == 0

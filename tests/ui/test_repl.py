@@ -71,6 +71,7 @@ class Harness:
         self.thread = threading.Thread(target=self._run, args=(console,), daemon=True)
         self.thread.start()
         self.wait_for("catcode 0.")
+        wait_until(lambda: self.session is not None, "the session, built behind the prompt")
 
     def _run(self, console: Console) -> None:
         self.code = repl.run_interactive(

@@ -1,0 +1,136 @@
+"""The session built behind the prompt (``ui/session_start.py``, ``ui/repl.py``), in-process: a real prompt on pipe
+input, a scripted model, and a ``build_session`` held on an event so that the prompt is certainly up before the
+session exists."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+import catcode.app
+from catcode.config import resolve_paths
+from catcode.errors import ConfigError
+from catcode.providers.scripted import ScriptedProvider, text_response
+from catcode.ui import repl
+from catcode.ui.session_start import SessionStart
+from tests.ui.test_repl import WAIT, settings, user_texts, wait_until
+
+
+class Held:
+    """``run_interactive`` in a thread whose ``build_session`` waits for ``release()`` (or raises ``error``)."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: Any, *responses: Any) -> None:
+        self.pipe, self.out = pipe, StringIO()
+        self.provider = ScriptedProvider(*responses)
+        self.gate = threading.Event()
+        self.error: BaseException | None = None
+        self.prompt: Any = None
+        self.raised: BaseException | None = None
+        self.code: int | None = None
+        root = tmp_path / "project"
+        root.mkdir()
+        self.paths = resolve_paths(settings(), tmp_path / "home", root)
+        build, make_prompt = catcode.app.build_session, repl.make_prompt
+
+        def held_build(*args: Any, **kwargs: Any) -> Any:
+            assert self.gate.wait(WAIT)
+            if self.error is not None:
+                raise self.error
+            return build(*args, **kwargs)
+
+        def capture_prompt(*args: Any, **kwargs: Any) -> Any:
+            self.prompt = make_prompt(*args, **kwargs)
+            return self.prompt
+
+        monkeypatch.setattr(catcode.app, "build_session", held_build)
+        monkeypatch.setattr(repl, "make_prompt", capture_prompt)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        wait_until(lambda: self.prompt is not None and self.prompt.app.is_running, "the prompt")
+
+    def _run(self) -> None:
+        console = Console(file=self.out, width=100, color_system=None)
+        try:
+            self.code = repl.run_interactive(
+                settings(), self.paths, provider=self.provider, console=console, warm=False, input=self.pipe,
+                output=DummyOutput(),
+            )  # fmt: skip
+        except BaseException as exc:
+            self.raised = exc
+
+    def ended(self) -> None:
+        self.thread.join(WAIT)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    with create_pipe_input() as pipe:
+        yield lambda *responses: Held(tmp_path, monkeypatch, pipe, *responses)
+
+
+def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: Any) -> None:
+    h = held(text_response("Answered once."))
+    assert h.prompt.bottom_toolbar() == " claude-sonnet-5-5 · default · /help "  # no session, no tokens yet
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    assert h.provider.requests == []  # the session is held: nothing could be sent yet
+    h.gate.set()
+    wait_until(lambda: "Answered once." in h.out.getvalue(), "the answer")
+    wait_until(lambda: h.prompt.app.is_running, "the next prompt")
+    assert h.prompt.bottom_toolbar() == " scripted-model · default · 10 in · 5 out · 0 cached · /help "
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0 and user_texts(h.provider) == ["hello"]
+    assert h.out.getvalue().count("Answered once.") == 1
+
+
+def test_commands_complete_once_the_session_exists(held: Any) -> None:
+    h = held()
+    completer = h.prompt.completer
+    slash = Document("/he")
+    assert list(completer.get_completions(slash, CompleteEvent())) == []  # no commands before the session
+    h.gate.set()
+    wait_until(lambda: completer.registry is not None, "the registry")
+    assert [c.text for c in completer.get_completions(slash, CompleteEvent())] == ["help"]
+    h.pipe.send_text("\x04")
+    h.ended()
+
+
+def test_a_session_that_cannot_be_built_ends_the_prompt_with_its_error(held: Any) -> None:
+    h = held()
+    h.error = ConfigError("hooks.SessionStart.0: not allowed")
+    h.gate.set()
+    h.ended()
+    assert isinstance(h.raised, ConfigError) and str(h.raised) == "hooks.SessionStart.0: not allowed"
+
+
+def test_session_start_keeps_the_error_and_tells_listeners_once() -> None:
+    seen: list[Any] = []
+    good = SessionStart(lambda: "conversation", warm=False)
+    good.on_ready(seen.append)
+    assert good.peek() is None and good.error() is None
+    assert good.result() == "conversation"
+    good.on_ready(seen.append)  # already built: told at once
+    assert seen == ["conversation", "conversation"] and good.peek() == "conversation"
+
+    def broken() -> Any:
+        raise ConfigError("bad")
+
+    bad = SessionStart(broken, warm=False)
+    bad.on_ready(seen.append)
+    with pytest.raises(ConfigError):
+        bad.build_now()
+    assert isinstance(bad.error(), ConfigError) and bad.peek() is None and len(seen) == 2
+    with pytest.raises(ConfigError):
+        bad.result()
