@@ -336,3 +336,56 @@ def test_a_half_made_repository_is_completed_and_an_enclosing_one_never_used(tmp
     assert [c.subject for c in store.log()] == ["add a", "initialize memory versioning"]
     enclosing = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=home, capture_output=True)
     assert enclosing.returncode != 0 and git(home, "ls-files") == ""  # nothing committed or staged there
+
+
+SLOW_GIT = """#!/bin/sh
+# A git that, like one still finishing a commit, holds index.lock until told to go on (two FIFOs).
+: > "$HOLD_DIR/../memory/.git/index.lock"
+echo started > "$HOLD_DIR/started"
+read go < "$HOLD_DIR/go"
+rm -f "$HOLD_DIR/../memory/.git/index.lock"
+exec git "$@"
+"""
+
+
+def test_a_git_left_running_by_a_killed_process_keeps_its_lock_until_it_ends(
+    store: GitStore, root: Path, tmp_path: Path
+) -> None:
+    """The crash test's intermittent ``git fsck`` failure: killing catcode (not its git) left a git running with
+    index.lock; the next writer took a lock older than a second for a stale one, removed it, and two gits wrote
+    the index at once. Now the git of a killed process holds the run lock until it ends, so nothing is removed."""
+    import fcntl
+    import signal
+    import sys
+    import threading
+
+    store.commit("add a", [write(root / "a.md", "a\n")])
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    os.mkfifo(hold / "started")
+    os.mkfifo(hold / "go")
+    slow = hold / "git"
+    slow.write_text(SLOW_GIT, encoding="utf-8")
+    slow.chmod(0o755)
+    script = "import sys; from pathlib import Path; from catcode.memory.versioning.git_runner import GitRunner; "
+    script += "GitRunner(Path(sys.argv[1]), sys.argv[2], 60).run('status')"
+    env = {**os.environ, "HOLD_DIR": str(hold)}
+    parent = subprocess.Popen([sys.executable, "-c", script, str(root), str(slow)], env=env)
+    assert (hold / "started").read_text() == "started\n"  # blocks until the slow git holds index.lock
+    os.kill(parent.pid, signal.SIGKILL)  # the process dies; the git it started goes on (an orphan)
+    parent.wait()
+
+    fd = os.open(root / ".git-run.lock", os.O_RDWR)
+    try:
+        with pytest.raises(BlockingIOError):  # still held: by the orphaned git
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(fd)
+    with capture_logs() as logs:
+        writer = threading.Thread(target=store.commit, args=("edit a", [write(root / "a.md", "b\n")]))
+        writer.start()
+        (hold / "go").write_text("go\n")  # blocks until the orphaned git reads it
+        writer.join(60)
+    assert not writer.is_alive()
+    assert [entry["event"] for entry in logs if entry["log_level"] == "warning"] == []
+    assert store.log()[0].subject == "edit a" and store.fsck()
