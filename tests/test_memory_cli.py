@@ -184,3 +184,39 @@ def test_a_question_after_double_dash_is_plain_text(project: Path, question: str
     result = cli("search", "--", question)
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout.startswith(("memory user-prefers-vim, ", "No memories match "))
+
+
+def test_reading_never_commits_and_only_valid_redacted_memory_files_are_ever_committed(project: Path) -> None:
+    """Issue 14 #7: ``catcode memory list`` committed a hand-written memory holding a token, and an unreadable file
+    holding a password, unredacted; the first start committed a 10 MB file and binary garbage as "recover: …"."""
+    from catcode.memory.store.entry_file import render
+
+    memory = runtime(project)
+    memory.store.update(API, why="save")
+    before = [c.sha for c in memory.git.log(100)]
+    folder = memory.paths.user_memory
+    folder.mkdir(mode=0o700)
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    hand = MemoryEntry(name="deploy-notes", description="how we deploy", type=MemoryType.USER, content=f"use {token}")
+    (folder / "deploy-notes.md").write_text(render(hand), encoding="utf-8")
+    (folder / "notes.md").write_text(f"no front matter, but a token: {token}\n", encoding="utf-8")
+    (folder / "huge.md").write_bytes(b"x" * 10_000_000)
+    (folder / "garbage.md").write_bytes(bytes(range(256)) * 8)
+    for path in folder.iterdir():
+        path.chmod(0o600)
+
+    for args in (["list"], ["show", "deploy-notes"], ["search", "deploy"], ["recent"], ["log"], ["diff"],
+                 ["status"], ["doctor"], ["path"]):  # fmt: skip
+        cli(*args)
+    assert [c.sha for c in memory.git.log(100)] == before  # reading never writes history
+
+    memory.store.reconcile()  # what the next session start does
+    root = memory.paths.memory_root
+    everything = subprocess.run(
+        ["git", "log", "--all", "-p", "--format=%s"], cwd=root, capture_output=True, check=True
+    ).stdout
+    assert token.encode() not in everything
+    assert b"[REDACTED:github_token]" in everything and b"deploy-notes" in everything
+    assert token not in (folder / "deploy-notes.md").read_text(encoding="utf-8")  # the file itself is redacted
+    tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert {Path(line).name for line in tracked.splitlines()} & {"notes.md", "huge.md", "garbage.md"} == set()

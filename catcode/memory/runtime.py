@@ -58,6 +58,7 @@ class MemoryRuntime:
         self.provider, self.manager, self.service = provider, manager, service
         self.history, self.cursor = history, cursor
         self.capture_failed = False  # set by the exit step when the API failed or timed out
+        self._check: threading.Thread | None = None
 
     def register(self, hooks: HookManager, tools: ToolRegistry) -> None:
         """Injection hook and memory tools."""
@@ -77,14 +78,25 @@ class MemoryRuntime:
         if self.git.warning:
             self.notices.put(self.git.warning)
         # Reading every memory file takes a while in a large store: do it (it warms the cache the first request
-        # needs anyway) without holding up the prompt.
-        threading.Thread(target=self._report_problems, name="memory-check", daemon=True).start()
+        # needs anyway) without holding up the prompt. It also records what was left uncommitted (a hand edit, a
+        # killed session): valid memory files only, redacted.
+        self._check = threading.Thread(target=self._check_store, name="memory-check", daemon=True)
+        self._check.start()
         if interactive:
             session.exit_steps.append(partial(capture_at_exit, self))
             if self.service.pending():
                 self.service.start_background("recovery")
 
-    def _report_problems(self) -> None:
+    def wait_started(self, timeout: float | None = None) -> None:
+        """Wait for the start-up check of ``attach`` (tests, the simulation)."""
+        if self._check is not None:
+            self._check.join(timeout)
+
+    def _check_store(self) -> None:
+        try:
+            self.store.reconcile()
+        except Exception:
+            log.warning("memory_reconcile_failed", exc_info=True)
         try:
             problems = self.store.problems()
         except Exception:

@@ -109,10 +109,10 @@ def test_preview_of_an_update_is_a_diff(tools: dict[str, Tool], store: MemorySto
     assert diff is not None
     assert diff.startswith("--- a/users/u1/user-prefers-vim.md\n+++ b/users/u1/user-prefers-vim.md\n")
     assert "\n-用户偏好 vim 作为编辑器，配置在 ~/.vimrc。\n+neovim\n" in diff
-    moved = preview(
+    retyped = preview(
         tools["memory_write"], tmp_path, name="user-prefers-vim", type="project", description="d", content="c"
     )
-    assert moved is not None and "+++ b/projects/p1/user-prefers-vim.md" in moved
+    assert retyped is not None and "+++ b/users/u1/user-prefers-vim.md" in retyped  # a write keeps the scope
     deleted = preview(tools["memory_delete"], tmp_path, name="user-prefers-vim")
     assert deleted is not None and "+++ /dev/null" in deleted
 

@@ -13,10 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Scope(StrEnum):
-    """Where a memory lives: the user's own folder or the current project's folder."""
+    """Where a memory lives: the user's own folder (seen in every project) or the current project's folder."""
 
     USER = "user"
     PROJECT = "project"
+
+    @property
+    def label(self) -> str:
+        """How the scope is shown to the person: "all projects" or "this project"."""
+        return "all projects" if self is Scope.USER else "this project"
 
 
 class MemoryType(StrEnum):
@@ -29,7 +34,9 @@ class MemoryType(StrEnum):
 
     @property
     def scope(self) -> Scope:
-        """User and feedback memories follow the person; project and reference ones stay with the project."""
+        """Where a NEW memory of this type goes by default: user and feedback memories follow the person, project
+        and reference ones stay with the project. Once written, a memory stays in its scope whatever its type
+        becomes (only an explicit move changes it), so no write can take a memory away from other projects."""
         return Scope.USER if self in (MemoryType.USER, MemoryType.FEEDBACK) else Scope.PROJECT
 
 
@@ -115,6 +122,12 @@ class AppliedCounts(BaseModel):
     added_names: list[str] = Field(default_factory=list)
     updated_names: list[str] = Field(default_factory=list)
     skipped_names: list[str] = Field(default_factory=list)
+    renamed: dict[str, str] = Field(default_factory=dict)
+    """New memories written under another name because theirs was taken in another scope: asked → written."""
+    commit: str | None = None
+    """The id of the change that recorded the batch (None: nothing changed, or versioning is off)."""
+    superseded: bool = False
+    """Nothing was applied: what the batch came from was dealt with meanwhile (a ``clear`` passed the cursor)."""
 
 
 class ConsolidationReport(BaseModel):
@@ -127,8 +140,12 @@ class ConsolidationReport(BaseModel):
     skipped_reason: str = ""
     redacted: int = 0
     complete: bool = True
-    """False when a reply of the model was empty, malformed or cut off (what could be recovered was used): the
-    window counts as reviewed today; a caller may choose to retry it instead."""
+    """False when a reply of the model was empty, malformed or cut off. The manager never applies such a reply
+    (``UnreadableReply``), so a report that reaches a person is complete."""
+    renamed: dict[str, str] = Field(default_factory=dict)
+    """Memories saved under another name because theirs was taken in another scope (see ``AppliedCounts``)."""
+    commit: str | None = None
+    """The change that recorded what was added and updated: what ``/memory revert <id>`` undoes."""
 
 
 class MemoryConfig(BaseModel):

@@ -1,7 +1,7 @@
 """Versioning of the memory root: every memory change is a git commit that can be listed, shown and undone.
 
 - ``git_store.py``: ``GitStore`` — one commit per batch of changes, ``log``, ``diff``, revert as a new commit,
-  leftovers of a killed session committed at the next start.
+  and what is uncommitted (the store decides what of it may be committed: only valid, redacted memory files).
 - ``changes.py``: what it reports — ``Change`` and ``FileChange`` (``log``), ``RevertResult``, ``RevertConflict``.
 - ``git_runner.py``: ``GitRunner`` — git run isolated from the person's setup, pinned to ``<root>/.git``,
   recovering the lock files a killed git left behind.

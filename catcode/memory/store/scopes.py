@@ -1,0 +1,107 @@
+"""Where a NEW memory goes, and names across scopes.
+
+The rule (also in the README): a new memory goes to its type's scope — user and feedback memories to the user scope
+("all projects"), project and reference memories to the project scope ("this project") — except that a user or
+feedback memory naming files or folders of this project is kept to this project: a correction such as "别动 tests
+目录" (don't touch the tests folder) is about this project's files and must not follow the person into other
+projects. "Naming" means: a path-like word of the description or content (``tests/``, ``src/app.py``,
+``setup.cfg``) that exists in the project, or a bare word that is the name of a file or folder at the project's top
+level (``tests``). Once written, a memory stays in its scope; ``/memory move NAME user|project`` moves it.
+
+A name is unique across the user scope and every project's scope: a new user-scope memory may not take a name a
+project memory of any project already has (``taken_elsewhere``); the pipeline then saves it under a free name
+(``free_name``), a person or the model is told to choose another."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
+from catcode.names import MAX_NAME_LENGTH
+
+_WORD = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_./-]*")
+_TRAILING = ".,;:/-"
+MAX_WORDS = 500  # distinct words checked per memory: enough for any real description and content
+
+
+class Placement:
+    """Decides the scope of new memories for one project (``project_root``; None: by type only)."""
+
+    def __init__(self, project_root: Path | None = None) -> None:
+        self.project_root = project_root
+
+    def __call__(self, entry: MemoryEntry) -> Scope:
+        """The scope a new memory ``entry`` is written to."""
+        scope = entry.type.scope
+        if scope is Scope.USER and self.named_paths(entry):
+            return Scope.PROJECT
+        return scope
+
+    def reason(self, entry: MemoryEntry, scope: Scope) -> str:
+        """Why ``entry`` is in ``scope`` when that is not its type's scope ("" otherwise), for the exit lines."""
+        if scope is entry.type.scope:
+            return ""
+        named = self.named_paths(entry)
+        if scope is Scope.PROJECT and named:
+            return f"it names {', '.join(named[:3])} of this project"
+        return ""
+
+    def named_paths(self, entry: MemoryEntry) -> list[str]:
+        """The files and folders of this project that ``entry`` names, in the order they appear."""
+        root = self.project_root
+        if root is None or entry.type not in (MemoryType.USER, MemoryType.FEEDBACK):
+            return []
+        try:
+            top = {name for name in os.listdir(root) if not name.startswith(".")}
+        except OSError:
+            return []
+        found: list[str] = []
+        for word in _words(f"{entry.description}\n{entry.content}"):
+            if word in found:
+                continue
+            if (("/" in word or "." in word) and _inside(root, word)) or word in top:
+                found.append(word)
+        return found
+
+
+def _words(text: str) -> list[str]:
+    """Distinct path-like words of ``text`` (ASCII letters, digits, ``_ . / -``), trailing punctuation removed."""
+    words: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        word = match.group().rstrip(_TRAILING)
+        if len(word) >= 2 and ".." not in word:
+            words[word] = None
+            if len(words) >= MAX_WORDS:
+                break
+    return list(words)
+
+
+def _inside(root: Path, word: str) -> bool:
+    path = root / word
+    try:
+        return os.path.lexists(path) and Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
+    except OSError:
+        return False
+
+
+def taken_elsewhere(projects_dir: Path, own_project: Path, name: str) -> list[Path]:
+    """The memory files called ``name`` in the project scopes of other projects."""
+    try:
+        folders = [Path(d.path) for d in os.scandir(projects_dir) if d.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    return sorted(f / f"{name}.md" for f in folders if f != own_project and os.path.lexists(f / f"{name}.md"))
+
+
+def free_name(name: str, taken: Callable[[str], bool]) -> str:
+    """``name`` with the smallest suffix ``-2``, ``-3``… that is not ``taken`` (kept within the name length)."""
+    number = 2
+    while True:
+        suffix = f"-{number}"
+        candidate = name[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
+        if not taken(candidate):
+            return candidate
+        number += 1
