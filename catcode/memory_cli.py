@@ -158,14 +158,19 @@ def revert(commit: str = typer.Argument(None, help="Change id from `catcode memo
 
 @memory_app.command("doctor")
 def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable files, rebuild indexes.")) -> None:
-    """Check memory files, indexes and versioning; list each problem with its fix. Exit 1 if problems remain."""
+    """Check memory files, indexes, history.jsonl and versioning; list each problem with its fix. Exit 1 if
+    problems remain."""
+    from catcode.memory.pipeline.cursor import HISTORY_LOCK
+    from catcode.memory.pipeline.history_check import HistoryCheck
     from catcode.memory.store.doctor import run_doctor
 
     healthy = True
 
     def body(runtime: Any) -> None:
         nonlocal healthy
-        report = run_doctor(runtime, fix=fix)
+        paths = runtime.paths
+        history = HistoryCheck(paths.history_file, paths.project_memory / HISTORY_LOCK, paths.memory_root)
+        report = run_doctor(runtime, fix=fix, extra=[history])
         typer.echo(report.text())
         healthy = report.healthy
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
-from catcode.memory.exit_capture import capture_at_exit
+from catcode.memory.exit_capture import ExitBudget, capture_at_exit
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
@@ -58,6 +58,7 @@ class MemoryRuntime:
         self.provider, self.manager, self.service = provider, manager, service
         self.history, self.cursor = history, cursor
         self.capture_failed = False  # set by the exit step when the API failed or timed out
+        self.exit_budget = ExitBudget(self.config.exit_timeout)  # shared by capture and the session summary
         self._check: threading.Thread | None = None
 
     def register(self, hooks: HookManager, tools: ToolRegistry) -> None:
@@ -115,7 +116,7 @@ class MemoryRuntime:
         if self.service is None:
             return
         try:
-            self.service.process_pending(why="compaction", wait=5.0)
+            self.service.process_pending(why="compaction", wait=5.0, respect_backoff=True)
         except Busy:
             log.info("flush_skipped_busy")  # the running pass covers them; the cursor keeps the rest
         except Exception:

@@ -7,6 +7,7 @@ backwards; a missing or corrupt file reads as 0 (everything is processed again, 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,13 +17,14 @@ from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, utc_stamp
 from catcode.messages import Message
+from catcode.transcript import EXTRACTION, render_transcript
 
 logger = get_logger(__name__)
 
 Summarizer = Callable[[list[HistoryRecord]], str]
 MESSAGE_KINDS = frozenset({"message"})
 WINDOW_MAX_MESSAGES = 400  # one run reviews at most this many messages; the rest waits for the next run
-WINDOW_MAX_CHARS = 120_000
+WINDOW_MAX_CHARS = 120_000  # of the transcript the extractor reads (each message's text is cut at 8,000 characters)
 
 
 class DreamCursor:
@@ -65,31 +67,63 @@ class DreamCursor:
 
 class HistoryWindow:
     """The seed's watermark kept on disk (a ``manager.Watermark``): the oldest message lines after the cursor, at
-    most ``WINDOW_MAX_MESSAGES`` and about ``WINDOW_MAX_CHARS``, read once; ``advance`` moves the cursor past them."""
+    most ``WINDOW_MAX_MESSAGES`` and ``WINDOW_MAX_CHARS`` as the extractor reads them (``transcript.EXTRACTION``
+    shortens an oversized message, so a few huge messages still leave room for the ones after them), read once;
+    ``advance`` moves the cursor past them. ``waiting`` counts every valid message after the cursor, so the
+    manager's minimum applies to what is pending, not to what fits. Lines that are not valid records (a hand
+    edit) are skipped, logged, and passed with the window around them."""
 
     def __init__(self, log: HistoryLog, cursor: DreamCursor) -> None:
         self._cursor = cursor
+        self.start = cursor.get()
+        """The cursor when the window was read: which window a failure is about (``attempts.py``)."""
         self._records: list[HistoryRecord] = []
+        self.end = self.start
+        """The seq the cursor moves to on ``advance``: the window's last line (or a bad line before it)."""
+        self.invalid = 0
+        entries = log.scan(self.start, MESSAGE_KINDS)
+        self._waiting = sum(1 for _, record in entries if record is not None)
         chars = 0
-        for record in unprocessed(log, cursor, MESSAGE_KINDS)[:WINDOW_MAX_MESSAGES]:
-            size = len(str(record.content))
+        for seq, record in entries:
+            if record is None:
+                self.invalid += 1
+                self.end = seq
+                continue
+            if len(self._records) >= WINDOW_MAX_MESSAGES:
+                break
+            size = len(render_transcript([record.message()], EXTRACTION))
             if self._records and chars + size > WINDOW_MAX_CHARS:
                 break
             self._records.append(record)
             chars += size
+            self.end = seq
         self.advanced = False
 
     def __len__(self) -> int:
         return len(self._records)
 
+    @property
+    def first(self) -> int:
+        """The seq of the window's first message (0 when it has none)."""
+        return self._records[0].seq if self._records else 0
+
     def pending(self) -> list[Message]:
         """The window's messages, oldest first."""
         return [record.message() for record in self._records]
 
+    def waiting(self) -> int:
+        """How many valid messages are after the cursor in all (the window may hold fewer)."""
+        return self._waiting
+
+    def still_pending(self) -> bool:
+        """False once another process moved the cursor past this window (a ``clear`` marks everything said before
+        it as processed): what was extracted from it must not be applied."""
+        return self._cursor.get() < self.end
+
     def advance(self) -> None:
         """Record the window as processed (``.dream_cursor`` moves to its last seq)."""
-        if self._records:
-            self._cursor.advance(self._records[-1].seq)
+        if self.end > self.start:
+            self._cursor.advance(self.end)
             self.advanced = True
 
 
@@ -101,3 +135,31 @@ def unprocessed(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | N
 def unprocessed_count(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | None = None) -> int:
     """How many records are after the cursor; reads the file from the end, so it is cheap when few are."""
     return log.count_after(cursor.get(), kinds)
+
+
+HISTORY_FILE, CURSOR_FILE, HISTORY_LOCK = "history.jsonl", ".dream_cursor", ".history.lock"
+"""The names of a project scope's history files (``config.Paths`` and ``builder.py`` use the same)."""
+CLEARED = "memory_cleared"
+
+
+def mark_cleared(projects_dir: Path, *, session_id: str = "clear") -> list[Path]:
+    """What a ``clear`` means for conversation not yet processed: in every project (``projects_dir/*``) whose
+    history.jsonl exists, append a ``memory_cleared`` line and move the cursor to it, so no session — one still
+    running included — ever extracts what was said before the clear; what is said after it is remembered as
+    usual. The project folders marked."""
+    marked = []
+    try:
+        folders = sorted(Path(d.path) for d in os.scandir(projects_dir) if d.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+    for folder in folders:
+        if not (folder / HISTORY_FILE).exists():
+            continue
+        lock = folder / HISTORY_LOCK
+        cursor = DreamCursor(folder / CURSOR_FILE, lock_path=lock)
+        log = HistoryLog(folder / HISTORY_FILE, session_id=session_id, lock_path=lock, seq_floor=cursor.get)
+        seq = log.append_event(CLEARED)
+        cursor.advance(seq)
+        logger.info("history_marked_cleared", folder=str(folder), seq=seq)
+        marked.append(folder)
+    return marked

@@ -26,6 +26,7 @@ from catcode.memory.pipeline.history_format import (
     HistoryRecord,
     parse_line,
     record_data,
+    record_from,
     reverse_lines,
     split_lines,
     utc_stamp,
@@ -114,8 +115,19 @@ class HistoryLog:
         return records
 
     def tail(self, after_seq: int, kinds: Collection[str] | None = None) -> list[HistoryRecord]:
-        """Records with ``seq > after_seq`` (of the given types), read from the end: cost grows with the answer."""
-        found = [HistoryRecord.model_validate(d) for d in self._scan_back(after_seq, kinds)]
+        """Valid records with ``seq > after_seq`` (of the given types), read from the end: cost grows with the
+        answer. Invalid lines are skipped and logged (``scan`` says where they are)."""
+        return [record for _, record in self.scan(after_seq, kinds) if record is not None]
+
+    def scan(self, after_seq: int, kinds: Collection[str] | None = None) -> list[tuple[int, HistoryRecord | None]]:
+        """Every line with ``seq > after_seq`` (of the given types) as ``(seq, record)``, oldest first; ``record``
+        is None for a line that is not a valid record (a hand edit): it is skipped and logged with the reason."""
+        found: list[tuple[int, HistoryRecord | None]] = []
+        for data in self._scan_back(after_seq, kinds):
+            record, reason = record_from(data)
+            if record is None:
+                log.warning("history_invalid_line", path=str(self.path), seq=data["seq"], reason=reason)
+            found.append((data["seq"], record))
         return found[::-1]
 
     def count_after(self, after_seq: int, kinds: Collection[str] | None = None) -> int:

@@ -37,6 +37,7 @@ GITIGNORE = """\
 history.jsonl
 *.jsonl
 .dream_cursor
+.dream_attempts
 facts.db
 facts.db*
 *.db-journal
