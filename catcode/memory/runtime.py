@@ -19,7 +19,7 @@ from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.changes import RevertResult
-from catcode.memory.versioning.git_store import GitStore, revert_under_lock
+from catcode.memory.versioning.git_store import GitStore
 from catcode.messages import Message
 from catcode.providers.base import LLMProvider
 from catcode.tools.base import ToolRegistry
@@ -123,5 +123,7 @@ class MemoryRuntime:
             log.warning("flush_failed", exc_info=True)
 
     def revert(self, commit: str | None = None) -> RevertResult:
-        """Undo a change as a new commit, under the write lock so no session writes meanwhile."""
-        return revert_under_lock(self.git, self.paths.memory_lock, commit)
+        """Undo a change (default: the last change to memories) as a new commit: ``revert_tool.revert_change``."""
+        from catcode.memory.revert_tool import revert_change
+
+        return revert_change(self.git, self.store, self.paths.memory_lock, commit)

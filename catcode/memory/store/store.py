@@ -85,6 +85,8 @@ class MemoryStore:
         self._cache = DiskCache(self.dirs, self.root)
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
+        self.last_commit: str | None = None
+        """The change that recorded this store's latest write (None: it changed nothing, or no versioning)."""
 
     # ----- reading (never writes anything) ------------------------------------------------------------------
     def fingerprint(self) -> tuple[object, ...]:
@@ -369,6 +371,7 @@ class MemoryStore:
             counts.deleted = len(summary["delete"])
             if paths and self._versioning is not None:
                 counts.commit = self._commit(_message(why, summary), paths)
+            self.last_commit = counts.commit
             return counts
 
     def _write_files(

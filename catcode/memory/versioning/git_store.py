@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
-from catcode.fsutil import atomic_write_text, locked
+from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, RevertResult, parse_name_status
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
@@ -280,10 +280,3 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def revert_under_lock(git: GitStore, lock_path: Path, commit: str | None = None) -> RevertResult:
-    """``git.revert(commit)`` under the memory write lock at ``lock_path``, so no session writes meanwhile
-    (``GitStore`` leaves locking to its callers; a revert has no caller that holds the lock already)."""
-    with locked(lock_path):
-        return git.revert(commit)

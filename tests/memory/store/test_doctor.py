@@ -85,7 +85,8 @@ def test_store_skips_each_with_its_reason_and_list_counts_them(runtime: MemoryRu
     register_memory_commands(registry, runtime)
     registry.dispatch("/memory list", CommandContext(None, Console(file=out, width=300)))
     assert out.getvalue() == (
-        "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n6 unreadable memory files skipped — run catcode memory doctor\n"
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"
+        "6 unreadable memory files skipped — run catcode memory doctor\n"
     )
     assert bad_files(runtime) == before
 
@@ -97,7 +98,7 @@ def test_injection_and_memory_read_ignore_them(runtime: MemoryRuntime, tmp_path:
     tools = ToolRegistry(memory_tools(runtime.manager))
     read = tools.get("memory_read")
     listed = tools.execute(read, read.parse({}), ToolContext(project_root=tmp_path))
-    assert listed.text.startswith("## user-prefers-vim (user)") and "unknown-type" not in listed.text
+    assert "- user-prefers-vim (user, all projects)" in listed.text and "unknown-type" not in listed.text
     for name in REASONS:
         result = tools.execute(read, read.parse({"name": name}), ToolContext(project_root=tmp_path))
         assert result == ToolResult(
