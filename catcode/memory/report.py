@@ -88,6 +88,8 @@ def clear_memories(store: MemoryStore, versioned: bool, confirm: Confirm, undo: 
     clear — in any project, a session still open included — is never saved afterwards. The line to show."""
     items = store.located()
     if not items:
+        if mark is not None:
+            mark()  # nothing to delete, but what was said so far is still not to be saved
         return NO_MEMORIES
     count, split = len(items), scope_counts(items)
     undoable = "This is a git commit you can revert." if versioned else "Versioning is off: this cannot be undone."

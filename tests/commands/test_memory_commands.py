@@ -330,3 +330,28 @@ def test_edit_opens_the_editor_checks_the_file_and_saves_through_the_write_path(
     assert runtime.store.get("user-prefers-vim").content == "neovim, token [REDACTED:github_token]"
     assert runtime.git.log(1)[0].subject == "edit: update user-prefers-vim"
     assert repl("/memory edit nope") == "No memory named nope. /memory list shows them.\n"
+
+
+def test_the_undo_hint_after_exit_undoes_the_memories_not_the_session_summary(tmp_path: Path) -> None:
+    """Issue 14 #6: after exit capture the last commit was the session summary, so a bare /memory revert deleted
+    the journal entry and left the memories; /memory diff showed it too, and summaries crowded /memory log."""
+    from catcode.memory.builder import build_recall
+    from catcode.memory.exit_capture import capture_at_exit
+
+    runtime = make_runtime(tmp_path, extraction(VIM), consolidation(VIM))
+    record_exchanges(runtime, 2)
+    said: list[str] = []
+    capture_at_exit(runtime, said.append)
+    with build_recall(runtime) as recall:
+        recall.append_summary("- Talked about editors")
+    assert runtime.git.log(1)[0].subject.startswith("session-summary: ")
+    capture = runtime.git.log(2)[1]
+    short = capture.short_sha
+    assert said[-1] == f"  Undo with /memory revert {short}, or `catcode memory revert {short}`."
+
+    repl = Repl(runtime)
+    assert "session-summary" not in repl("/memory log") and "session-summary" in repl("/memory log --all")
+    assert "+name: user-prefers-vim" in repl("/memory diff")
+    assert repl("/memory revert").startswith(f"Undid {capture.short_sha} 'session-end: add user-prefers-vim'")
+    assert runtime.store.get("user-prefers-vim") is None
+    assert list((runtime.paths.project_memory / "journal" / "daily").glob("*.md"))  # the journal is untouched

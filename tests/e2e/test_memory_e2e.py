@@ -293,3 +293,42 @@ def test_failing_capture_exits_cleanly_and_leaves_memory_alone(
     assert len(lines) == 1 and lines[0].startswith("Memory capture failed ("), lines
     assert [r.status for r in of_kind(fake_server, "extract")] == [500] and not of_kind(fake_server, "consolidate")
     assert {p: p.read_bytes() for p in scope.iterdir()} == before
+
+
+def test_a_clear_from_another_process_is_not_undone_at_the_exit_of_a_live_session(
+    spawn_catcode: Spawn, fake_server: FakeAnthropicServer, home_dir: Path, project: Path, catcode_env: dict[str, str]
+) -> None:
+    """Issue 14 #9: a session that was running during `catcode memory clear --yes` re-added, at its exit, memories
+    from what was typed before the clear. A clear marks what was said before it, in every project, as processed;
+    what is said after it is remembered as usual."""
+    from tests.e2e.conftest import catcode_argv
+
+    scope = memory_root(home_dir) / "users" / hashlib.sha256(b"tester").hexdigest()[:16]
+    scope.mkdir(parents=True)
+    (scope / "user-prefers-vim.md").write_text(VIM_FILE)  # remembered from an earlier session
+    env = {**MEMORY_ON, "CATCODE_USER_ID": "tester"}
+    model = MemoryModel(extract=candidates(VIM), consolidate=adds(VIM))
+    fake_server.responder = model
+    cat = spawn_catcode(env=env)
+    cat.prompt()
+    chat(cat, fake_server, "用 vim 编辑，别动 tests 目录", "好的，记住了。")
+    chat(cat, fake_server, "And keep answers short.", "Understood.")
+
+    # A second process: the person clears memory from another terminal while the session runs.
+    clear = subprocess.run(
+        [*catcode_argv(), "memory", "clear", "--yes"],
+        cwd=project, env={**catcode_env, **env}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert clear.returncode == 0, clear.stderr
+    assert clear.stdout.startswith("Deleted 1 memory (1 for all projects).")
+
+    chat(cat, fake_server, "From now on I use helix.", "Noted.")
+    chat(cat, fake_server, "It is configured in ~/.config/helix.", "Good.")
+    helix = {**VIM, "name": "user-prefers-helix", "description": "User edits with helix", "content": "helix"}
+    model.extract, model.consolidate = candidates(helix), adds(helix)
+    assert cat.exit() == 0
+    (extraction,) = of_kind(fake_server, "extract")
+    lines = conversation_lines(extraction)
+    assert "USER: From now on I use helix." in lines and not any("vim" in line for line in lines)
+    names = [p.stem for p in memory_root(home_dir).rglob("*.md") if p.name != "MEMORY.md" and "journal" not in p.parts]
+    assert names == ["user-prefers-helix"]

@@ -343,3 +343,31 @@ def test_history_stays_within_its_budget_after_every_capture(tmp_path: Path) -> 
         chars = len(runtime.paths.history_file.read_text(encoding="utf-8"))
         assert runtime.service.pending() == 0 and chars <= budget, (session, chars)
     assert any(r.type == "compacted_summary" for r in runtime.history.read())
+
+
+def test_a_correction_about_this_projects_files_stays_with_this_project(tmp_path: Path) -> None:
+    """Issue 14 #10: "别动 tests 目录" was saved as feedback, which goes to the user scope, and was then injected in
+    every other project. The rule: a user or feedback memory naming this project's files stays with it."""
+    from catcode.memory.injection import MemoryInjectionHook
+    from catcode.memory.store.models import Scope
+
+    (tmp_path / "project" / "tests").mkdir(parents=True)
+    provider = ScriptedProvider(extraction(TESTS, VIM), consolidation(TESTS, VIM))
+    runtime = make_runtime(tmp_path, provider)
+    runtime.history.append(Message.user("用 vim 编辑，别动 tests 目录"))
+    runtime.history.append(Message.assistant("好的，记住了。"))
+    record_exchanges(runtime, 1)
+    said: list[str] = []
+    capture_at_exit(runtime, said.append)
+    assert "  + no-touch-tests — 别动 tests 目录 (this project: it names tests of this project)" in said
+    assert "  + user-prefers-vim — 用户偏好 vim 编辑器 (all projects)" in said
+    assert runtime.store.scope_of("no-touch-tests") is Scope.PROJECT
+    assert runtime.store.get("no-touch-tests").type.value == "feedback"  # its type is kept
+
+    home = tmp_path / "home"
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    settings = load_settings(home, other_root, {"CATCODE_USER_ID": "tester"}, {})
+    other = build_memory_runtime(settings, resolve_paths(settings, home, other_root))
+    text = MemoryInjectionHook(other.store).memory_index_text()
+    assert text is not None and "user-prefers-vim" in text and "no-touch-tests" not in text
