@@ -51,7 +51,7 @@ class HistoryConfig(BaseModel):
     char_budget: int = Field(default=32_000, gt=0, le=100_000_000)
     """Compact history.jsonl once it holds more than this many characters."""
     keep_recent: int = Field(default=30, ge=0, le=1_000_000)
-    """The newest lines compaction always keeps verbatim, processed or not."""
+    """The newest lines compaction keeps verbatim (the processed ones: as many as fit in half of char_budget)."""
     tool_result_cap: int = Field(default=8_000, gt=0, le=10_000_000)
     """Tool results longer than this many characters are truncated (with a marker) in the log."""
 

@@ -160,13 +160,14 @@ class MemoryConfig(BaseModel):
     extract_max_tokens: int = Field(default=2048, gt=0, le=128_000)
     """Output token limit of the extraction and consolidation calls."""
     max_injected_summaries: int = Field(default=30, ge=0, le=1000)
-    """At most this many memories (name + description) are injected into each request."""
+    """At most this many memories (name + description) are injected into each request, shared by the two scopes."""
     enabled: bool = True
     """Turn the whole memory pipeline (injection, tools, extraction) on or off."""
     model: str | None = Field(default=None, min_length=1, max_length=200)
     """A cheaper model for the memory calls; None uses the main model."""
     exit_timeout: float = Field(default=60.0, gt=0, le=600, allow_inf_nan=False)
-    """Seconds the session-end extraction may take before catcode exits anyway (at most 600)."""
+    """Seconds the whole exit may spend on memory — capture, then the session summary with what is left — before
+    catcode exits anyway (at most 600)."""
     dream_min_lines: int = Field(default=50, ge=1, le=100_000)
     """Start a background Dream once this many history lines are unprocessed."""
     dream_max_tokens: int = Field(default=2048, gt=0, le=128_000)
