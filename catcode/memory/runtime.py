@@ -85,7 +85,7 @@ class MemoryRuntime:
         self._check.start()
         if interactive:
             session.exit_steps.append(partial(capture_at_exit, self))
-            if self.service.pending():
+            if self.service.needs_work():
                 self.service.start_background("recovery")
 
     def wait_started(self, timeout: float | None = None) -> None:

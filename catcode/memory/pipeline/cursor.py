@@ -2,13 +2,19 @@
 manager's watermark). Folding the processed ones into a summary is ``history_compaction.py``.
 
 The cursor holds the last seq extraction has processed. It is written atomically and never moves
-backwards; a missing or corrupt file reads as 0 (everything is processed again, never skipped)."""
+backwards; a missing or corrupt file reads as 0 (everything is processed again, never skipped).
+
+Exactly once, even under ``kill -9``: before the result of a window is applied, the operations are written to
+``.dream_intent`` with the window's bounds; the cursor moves past the window only after the apply, and the intent
+is removed then. A process killed in between leaves the intent: the next run applies those same operations again
+(an apply is idempotent) and moves the cursor, instead of asking the model about the window a second time
+(``resume_intent``)."""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +22,7 @@ from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, utc_stamp
+from catcode.memory.store.models import MemoryOperation
 from catcode.messages import Message
 from catcode.transcript import EXTRACTION, render_transcript
 
@@ -120,11 +127,51 @@ class HistoryWindow:
         it as processed): what was extracted from it must not be applied."""
         return self._cursor.get() < self.end
 
+    def applying(self, operations: Sequence[MemoryOperation], why: str) -> None:
+        """Record what is about to be applied for this window (``.dream_intent``), for ``resume_intent``."""
+        record = {"start": self.start, "end": self.end, "why": why}
+        record["operations"] = [op.model_dump(mode="json") for op in operations]
+        atomic_write_text(intent_path(self._cursor), json.dumps(record, ensure_ascii=False) + "\n")
+
     def advance(self) -> None:
-        """Record the window as processed (``.dream_cursor`` moves to its last seq)."""
+        """Record the window as processed (``.dream_cursor`` moves to its last seq; the intent is done)."""
         if self.end > self.start:
             self._cursor.advance(self.end)
             self.advanced = True
+        intent_path(self._cursor).unlink(missing_ok=True)
+
+
+INTENT_FILE = ".dream_intent"
+
+
+def intent_path(cursor: DreamCursor) -> Path:
+    """``.dream_intent`` next to ``.dream_cursor``."""
+    return cursor.path.with_name(INTENT_FILE)
+
+
+def resume_intent(cursor: DreamCursor, apply: Callable[[list[MemoryOperation], str], object]) -> bool:
+    """Finish an apply a killed process left half done: when ``.dream_intent`` is for the window after the cursor,
+    ``apply`` its operations again and move the cursor past it; an intent the cursor already passed (done, or a
+    clear came first) is dropped. True when an apply was finished. The caller holds the run lock."""
+    path = intent_path(cursor)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        start, end, why = int(record["start"]), int(record["end"]), str(record["why"])
+        operations = [MemoryOperation.model_validate(op) for op in record["operations"]]
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("dream_intent_unreadable", path=str(path), error=str(exc))
+        path.unlink(missing_ok=True)
+        return False
+    if start != cursor.get() or end <= start:
+        path.unlink(missing_ok=True)
+        return False
+    apply(operations, why)
+    cursor.advance(end)
+    path.unlink(missing_ok=True)
+    logger.warning("memory_apply_resumed", start=start, end=end, operations=len(operations))
+    return True
 
 
 def unprocessed(log: HistoryLog, cursor: DreamCursor, kinds: Collection[str] | None = None) -> list[HistoryRecord]:

@@ -124,6 +124,9 @@ class MemoryManager:
         result = self._consolidator.consolidate(candidates, existing)
         if not result.complete:
             raise UnreadableReply("the model's consolidation reply could not be read (empty, malformed or cut off)")
+        applying = getattr(watermark, "applying", None)
+        if applying is not None:
+            applying(result.operations, why)  # recorded first: a kill during the apply is finished, not redone
         counts = self.store.apply(result.operations, why=why, still_wanted=getattr(watermark, "still_pending", None))
         if counts.superseded:
             return ConsolidationReport(candidates_found=len(candidates), skipped_reason=SUPERSEDED), False

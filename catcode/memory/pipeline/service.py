@@ -23,7 +23,14 @@ from filelock import FileLock, Timeout
 from catcode.errors import one_line
 from catcode.log import get_logger
 from catcode.memory.pipeline.attempts import ATTEMPTS_FILE, MAX_BAD_REPLIES, Attempts
-from catcode.memory.pipeline.cursor import MESSAGE_KINDS, DreamCursor, HistoryWindow, unprocessed_count
+from catcode.memory.pipeline.cursor import (
+    MESSAGE_KINDS,
+    DreamCursor,
+    HistoryWindow,
+    intent_path,
+    resume_intent,
+    unprocessed_count,
+)
 from catcode.memory.pipeline.history import HistoryConfig, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
@@ -107,6 +114,16 @@ class MemoryService:
         """Unprocessed message lines."""
         return unprocessed_count(self.history, self.cursor, MESSAGE_KINDS)
 
+    def needs_work(self) -> bool:
+        """Whether a run at start has anything to do: lines unprocessed, an apply a killed process left half done,
+        or history.jsonl over its budget (a session killed before its compaction). Cheap: stats and a tail read."""
+        if self.pending() or intent_path(self.cursor).exists():
+            return True
+        try:
+            return self.history.path.stat().st_size > self.history_config.char_budget  # bytes ≥ characters
+        except FileNotFoundError:
+            return False
+
     # -- one run ------------------------------------------------------------------------------------------------
 
     def process_pending(self, *, why: str, wait: float = 0.0, respect_backoff: bool = False) -> RunResult:
@@ -132,6 +149,8 @@ class MemoryService:
         return result
 
     def _run(self, why: str, respect_backoff: bool) -> RunResult:
+        store = self.manager.store
+        resume_intent(self.cursor, lambda operations, was: store.apply(operations, why=f"{was} (finished)"))
         window = HistoryWindow(self.history, self.cursor)
         result = RunResult(why, messages=len(window))
         self.last_run = result

@@ -38,6 +38,7 @@ history.jsonl
 *.jsonl
 .dream_cursor
 .dream_attempts
+.dream_intent
 facts.db
 facts.db*
 *.db-journal

@@ -371,3 +371,22 @@ def test_a_correction_about_this_projects_files_stays_with_this_project(tmp_path
     other = build_memory_runtime(settings, resolve_paths(settings, home, other_root))
     text = MemoryInjectionHook(other.store).memory_index_text()
     assert text is not None and "user-prefers-vim" in text and "no-touch-tests" not in text
+
+
+def test_an_apply_killed_half_way_is_finished_by_the_next_run_without_asking_the_model_again(tmp_path: Path) -> None:
+    """Exactly once under kill -9: the operations are recorded before the apply, the cursor moves after it."""
+    from catcode.memory.pipeline.cursor import HistoryWindow, intent_path
+    from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation
+
+    runtime = make_runtime(tmp_path, ScriptedProvider())  # any model call would fail the test
+    record_exchanges(runtime, 2)
+    window = HistoryWindow(runtime.history, runtime.cursor)
+    add = MemoryOperation(action=MemoryAction.ADD, entry=CandidateMemory(**VIM))
+    window.applying([add], "session-end")  # ...and the process was killed here, before the apply
+    assert intent_path(runtime.cursor).exists() and runtime.cursor.get() == 0
+
+    later = make_runtime(tmp_path, ScriptedProvider())
+    result = later.service.process_pending(why="recovery")
+    assert later.store.get("user-prefers-vim") is not None and later.cursor.get() == window.end
+    assert not intent_path(later.cursor).exists() and later.provider.requests == [] and result.messages == 0
+    assert later.git.log(1)[0].subject == "session-end (finished): add user-prefers-vim"
