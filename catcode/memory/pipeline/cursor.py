@@ -78,7 +78,7 @@ class HistoryWindow:
     shortens an oversized message, so a few huge messages still leave room for the ones after them), read once;
     ``advance`` moves the cursor past them. ``waiting`` counts every valid message after the cursor, so the
     manager's minimum applies to what is pending, not to what fits. Lines that are not valid records (a hand
-    edit) are skipped, logged, and passed with the window around them."""
+    edit) are never part of it (``HistoryLog.tail``)."""
 
     def __init__(self, log: HistoryLog, cursor: DreamCursor) -> None:
         self._cursor = cursor
@@ -86,16 +86,11 @@ class HistoryWindow:
         """The cursor when the window was read: which window a failure is about (``attempts.py``)."""
         self._records: list[HistoryRecord] = []
         self.end = self.start
-        """The seq the cursor moves to on ``advance``: the window's last line (or a bad line before it)."""
-        self.invalid = 0
-        entries = log.scan(self.start, MESSAGE_KINDS)
-        self._waiting = sum(1 for _, record in entries if record is not None)
+        """The seq the cursor moves to on ``advance``: the window's last message."""
+        records = log.tail(self.start, MESSAGE_KINDS)
+        self._waiting = len(records)
         chars = 0
-        for seq, record in entries:
-            if record is None:
-                self.invalid += 1
-                self.end = seq
-                continue
+        for record in records:
             if len(self._records) >= WINDOW_MAX_MESSAGES:
                 break
             size = len(render_transcript([record.message()], EXTRACTION))
@@ -103,7 +98,7 @@ class HistoryWindow:
                 break
             self._records.append(record)
             chars += size
-            self.end = seq
+            self.end = record.seq
         self.advanced = False
 
     def __len__(self) -> int:

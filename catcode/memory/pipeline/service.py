@@ -155,7 +155,6 @@ class MemoryService:
         result = RunResult(why, messages=len(window))
         self.last_run = result
         if not window:
-            window.advance()  # only lines that are not valid records were waiting: they are passed (logged)
             return result
         if respect_backoff and not self.attempts.due(window.start):
             result.deferred = True

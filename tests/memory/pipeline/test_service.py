@@ -390,3 +390,21 @@ def test_an_apply_killed_half_way_is_finished_by_the_next_run_without_asking_the
     assert later.store.get("user-prefers-vim") is not None and later.cursor.get() == window.end
     assert not intent_path(later.cursor).exists() and later.provider.requests == [] and result.messages == 0
     assert later.git.log(1)[0].subject == "session-end (finished): add user-prefers-vim"
+
+
+@pytest.mark.parametrize("seq", [1, 100_000])
+def test_a_hand_edited_line_with_any_seq_neither_stalls_nor_skips_the_lines_after_the_cursor(
+    tmp_path: Path, seq: int
+) -> None:
+    provider = ScriptedProvider(extraction(), extraction())
+    runtime = make_runtime(tmp_path, provider)
+    record_exchanges(runtime, 3)
+    runtime.service.process_pending(why="command")
+    record_exchanges(runtime, 1)
+    with runtime.paths.history_file.open("a") as history:
+        history.write(json.dumps({"seq": seq, "type": "message", "role": "user", "content": "x"}) + "\n")
+    record_exchanges(runtime, 1)
+    seqs = [r.seq for r in runtime.history.read()]
+    assert len(seqs) == len(set(seqs)) == 10  # no seq taken twice, the bad line is not a record
+    assert runtime.service.pending() == 4
+    assert runtime.service.process_pending(why="command").reviewed and runtime.cursor.get() == max(seqs)
