@@ -119,12 +119,14 @@ class MemoryManager:
         if not extraction.complete:
             raise UnreadableReply("the model's extraction reply could not be read (empty, malformed or cut off)")
         candidates = extraction.items
+        applying = getattr(watermark, "applying", None)
         if not candidates:
+            if applying is not None:
+                applying([], why)  # reviewed: a kill before the cursor moves must not ask the model again
             return ConsolidationReport(candidates_found=0, skipped_reason=NOTHING_WORTH_REMEMBERING), True
         result = self._consolidator.consolidate(candidates, existing)
         if not result.complete:
             raise UnreadableReply("the model's consolidation reply could not be read (empty, malformed or cut off)")
-        applying = getattr(watermark, "applying", None)
         if applying is not None:
             applying(result.operations, why)  # recorded first: a kill during the apply is finished, not redone
         counts = self.store.apply(result.operations, why=why, still_wanted=getattr(watermark, "still_pending", None))

@@ -1,11 +1,13 @@
-"""What was left uncommitted in a store's two folders — files a killed session wrote but did not commit, hand
-edits, hand-added files — and which of it may be recorded: only what is safe to keep in git forever.
+"""What was left uncommitted in the memory folders — files a killed session wrote but did not commit (in this
+view's folders or in another project's or user's), hand edits, hand-added files — and which of it may be recorded:
+only what is safe to keep in git forever.
 
 - A deleted file: its removal (nothing of its content is written anywhere).
 - A memory file (``<scope>/<name>.md``): only when it is a valid memory (it parses, its name is allowed and not
   secret-looking, it is small enough); a file whose text holds a secret is rewritten redacted first (in the
   store's own format). An unreadable file is never recorded: the doctor reports it and can set it aside.
-- A ``MEMORY.md``: never as it is: the store rebuilds it from the memories.
+- A ``MEMORY.md`` of this view: never as it is: the store rebuilds it from the memories. Of another folder: as
+  the text it is (it is derived from memory files, and redacted like any other file).
 - Any other file (the journal): plain UTF-8 text of a sane size, rewritten redacted when it holds a secret.
 
 A valid memory recorded this way whose identical copy in the other scope is already committed is the new half of a
@@ -50,26 +52,55 @@ def plan(
     copies: Callable[[str], list[Located]],
     prepare: Callable[[MemoryEntry], tuple[MemoryEntry, int]],
     redactor: Redactor | None,
+    scope_kinds: Collection[Path] = (),
 ) -> Plan:
-    """What of ``pending`` (uncommitted files under ``folders``) may be recorded. ``valid``: the valid memory files
-    by path; ``copies``: every valid file of a name; ``prepare``: the store's validate-and-redact."""
+    """What of ``pending`` (uncommitted files) may be recorded. ``folders``: this view's two scope folders, whose
+    valid memory files are ``valid`` (by path); ``copies``: every valid file of a name in them; ``prepare``: the
+    store's validate-and-redact; ``scope_kinds``: the folders holding every user's and every project's scope."""
     pending = list(pending)
     result = Plan()
     for path in pending:
+        memory_file = path.suffix == ".md" and not path.name.startswith(".")
         if path.name == INDEX_NAME and path.parent in folders:
             result.index_folders.add(path.parent)
         elif not os.path.lexists(path):
             result.paths.append(path)
-        elif path.parent in folders and path.suffix == ".md" and not path.name.startswith("."):
+        elif memory_file and path.parent in folders:
             found = valid.get(path)
             if found is None:
                 log.warning("memory_file_not_committed", path=str(path), reason="not a valid memory file")
                 continue
             result.paths += _adopt(found, copies(found.entry.name), pending, prepare, redactor)
+        elif memory_file and path.name != INDEX_NAME and path.parent.parent in scope_kinds:
+            found = _foreign(path)  # another user's or project's scope: read it as the store would
+            if found is None:
+                continue
+            result.paths += _adopt(found, [], pending, prepare, redactor)
         elif _adopt_text(path, redactor):
             result.paths.append(path)
     result.index_folders |= {p.parent for p in result.paths if p.parent in folders}
     return result
+
+
+def _foreign(path: Path) -> Located | None:
+    """A valid memory file of a folder outside this view (a regular file, small, named as its memory), or None."""
+    from catcode.memory.store.cache import MAX_FILE_BYTES
+    from catcode.memory.store.entry_file import EntryParseError, parse
+    from catcode.memory.store.models import Scope
+    from catcode.memory.store.names import name_problem
+
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES or name_problem(path.stem):
+            raise ValueError("not a memory file")
+        entry = parse(path.read_bytes())
+        if entry.name != path.stem:
+            raise ValueError("its name field does not match the file name")
+    except (OSError, ValueError, EntryParseError) as exc:
+        log.warning("memory_file_not_committed", path=str(path), reason=str(exc))
+        return None
+    scope = Scope.USER if path.parent.parent.name == "users" else Scope.PROJECT
+    return Located(entry, path.parent, scope)
 
 
 def _adopt(

@@ -8,9 +8,9 @@ projects. "Naming" means: a path-like word of the description or content (``test
 ``setup.cfg``) that exists in the project, or a bare word that is the name of a file or folder at the project's top
 level (``tests``). Once written, a memory stays in its scope; ``/memory move NAME user|project`` moves it.
 
-A name is unique across the user scope and every project's scope: a new user-scope memory may not take a name a
-project memory of any project already has (``taken_elsewhere``); the pipeline then saves it under a free name
-(``free_name``), a person or the model is told to choose another."""
+A name is unique in every view: a new user-scope memory may not take a name a project memory of any project has,
+nor a new project memory a name a user memory of any user has (``taken_elsewhere``); the pipeline then saves it
+under a free name (``free_name``), a person or the model is told to choose another."""
 
 from __future__ import annotations
 
@@ -87,13 +87,14 @@ def _inside(root: Path, word: str) -> bool:
         return False
 
 
-def taken_elsewhere(projects_dir: Path, own_project: Path, name: str) -> list[Path]:
-    """The memory files called ``name`` in the project scopes of other projects."""
+def taken_elsewhere(scopes_dir: Path, own: Path, name: str) -> list[Path]:
+    """The memory files called ``name`` in the scope folders under ``scopes_dir`` (every project's, or every
+    user's), ``own`` (a folder of the other kind, this view's) aside."""
     try:
-        folders = [Path(d.path) for d in os.scandir(projects_dir) if d.is_dir(follow_symlinks=False)]
+        folders = [Path(d.path) for d in os.scandir(scopes_dir) if d.is_dir(follow_symlinks=False)]
     except OSError:
         return []
-    return sorted(f / f"{name}.md" for f in folders if f != own_project and os.path.lexists(f / f"{name}.md"))
+    return sorted(f / f"{name}.md" for f in folders if f != own and os.path.lexists(f / f"{name}.md"))
 
 
 def free_name(name: str, taken: Callable[[str], bool]) -> str:

@@ -3,8 +3,9 @@
 A new user or feedback memory goes to ``user_dir`` ("all projects"), a project or reference one to ``project_dir``
 ("this project"), as ``placement`` decides (``scopes.py``: a correction naming this project's files stays here).
 Once written, a memory stays in its scope whatever its type becomes; only ``move`` changes it. So no write ever
-deletes a memory of the other scope: the user scope is shared by every project. A name is unique across the user
-scope and every project's scope; a new user memory whose name a project memory of another project has is renamed
+deletes a memory of the other scope: the user scope is shared by every project. A name is unique in every view:
+a new user memory may not take a name a project memory of any project has, nor a new project memory a name a
+user memory of any user has (each project is seen by every user working in it); such a memory is renamed
 (``apply``) or refused (``update``).
 
 Every change (update, delete, apply, clear, move, rename, index repair) goes through ``_mutate``, which takes the
@@ -313,14 +314,15 @@ class MemoryStore:
         return scope
 
     def _taken(self, name: str, scope: Scope) -> bool:
-        """Whether a new memory ``name`` in ``scope`` would clash with a memory of another scope."""
-        other = Scope.PROJECT if scope is Scope.USER else Scope.USER
-        if os.path.lexists(self.dirs[other] / f"{name}.md"):
-            return True
-        return scope is Scope.USER and bool(self._other_projects(name))
+        """Whether a new memory ``name`` in ``scope`` would clash with a memory of the other kind of scope."""
+        return bool(self._clashing(name, scope))
 
-    def _other_projects(self, name: str) -> list[Path]:
-        return taken_elsewhere(self.dirs[Scope.PROJECT].parent, self.dirs[Scope.PROJECT], name)
+    def _clashing(self, name: str, scope: Scope) -> list[Path]:
+        """The memory files called ``name`` that a memory ``name`` in ``scope`` would clash with in some view: in
+        every project's scope for a user memory, in every user's scope for a project memory (each project is
+        seen by every user working in it), this view's other scope included."""
+        other = Scope.PROJECT if scope is Scope.USER else Scope.USER
+        return taken_elsewhere(self.dirs[other].parent, self.dirs[scope], name)
 
     def _refuse_unreadable(self, target: Path) -> None:
         problem = self._cache.problem_at(target)
@@ -328,16 +330,15 @@ class MemoryStore:
             raise MemoryStoreError(f"{target} exists but cannot be read ({problem}); fix or remove it first")
 
     def _refuse_clash(self, name: str, scope: Scope, *, moving: bool = False) -> None:
-        elsewhere = self._other_projects(name)
-        if scope is Scope.USER and elsewhere:
-            where = os.path.relpath(elsewhere[0].parent, self.root)
+        source = self.dirs[Scope.PROJECT if scope is Scope.USER else Scope.USER] / f"{name}.md"
+        clashing = [p for p in self._clashing(name, scope) if not (moving and p == source)]
+        if clashing:
+            whose = "another project" if scope is Scope.USER else "a user of this project"
+            where = os.path.relpath(clashing[0].parent, self.root)
             raise MemoryStoreError(
-                f"The name {name} is already used by a memory of another project ({where}); choose another name"
+                f"The name {name} is already used by a memory of {whose} ({where}); choose another name"
                 + (" for it first" if moving else "")
             )
-        other = Scope.PROJECT if scope is Scope.USER else Scope.USER
-        if not moving and os.path.lexists(self.dirs[other] / f"{name}.md"):
-            raise MemoryStoreError(f"The name {name} is already used for {other.label}; choose another name")
 
     def _merged(self, old: MemoryEntry | None, entry: MemoryEntry) -> MemoryEntry:
         created = old.created_at if old else entry.created_at
@@ -412,6 +413,10 @@ class MemoryStore:
             self._cache.assemble()
         return [target for target, _ in writes] + [old.path for old in removals], summary, touched
 
+    def _scope_kinds(self) -> set[Path]:
+        """The folders holding every user's scope and every project's scope (``users/``, ``projects/``)."""
+        return {folder.parent for folder in self.dirs.values()}
+
     def _scope_at(self, path: Path) -> Scope:
         return Scope.USER if path.parent == self.dirs[Scope.USER] else Scope.PROJECT
 
@@ -446,7 +451,7 @@ class MemoryStore:
             self._recover = False
             return None
         try:
-            pending = [Path(p) for p in uncommitted(list(self.dirs.values()))]
+            pending = [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
             commit = self._record_leftovers(pending) if pending else None
             self._recover = False
             return commit
@@ -458,11 +463,14 @@ class MemoryStore:
         self._cache.refresh()
         valid = {loc.path: loc for scope in Scope for loc in self._cache.valid_files(scope)}
         folders = set(self.dirs.values())
-        found = leftovers.plan(pending, folders, valid, self._cache.copies, self.prepare, self._redactor)
+        found = leftovers.plan(
+            pending, folders, valid, self._cache.copies, self.prepare, self._redactor, self._scope_kinds()
+        )
         if not found:
             return None
         self._cache.invalidate()
-        stale = self._cache.refresh() | {self._scope_at(folder / INDEX_NAME) for folder in found.index_folders}
+        own = [folder for folder in found.index_folders if folder in folders]
+        stale = self._cache.refresh() | {self._scope_at(folder / INDEX_NAME) for folder in own}
         paths = found.paths + self._write_indexes(stale)
         self._cache.settle()
         log.info("memory_leftovers_recorded", files=len(paths))

@@ -287,3 +287,19 @@ def test_each_batch_is_one_git_commit(make_store: Callable[..., MemoryStore], me
         "users/u1/MEMORY.md",
         "users/u1/user-prefers-vim.md",
     ]
+
+
+def test_a_project_memory_never_takes_a_name_another_user_of_the_project_has(
+    memory_root: Path, versioning: RecordingVersioning
+) -> None:
+    """Found by the simulation: Bob's new project memory hid Alice's user memory of the same name in that project."""
+    project = memory_root / "projects" / "p1"
+    lock = memory_root / ".lock"
+    alice = MemoryStore(memory_root / "users" / "alice", project, lock_path=lock, versioning=versioning)
+    bob = MemoryStore(memory_root / "users" / "bob", project, lock_path=lock, versioning=versioning)
+    alice.update(MemoryEntry(name="test-runner", description="a", type=MemoryType.USER, content="pytest -x"))
+    counts = bob.apply([MemoryOperation(action=ADD, entry=candidate("test-runner", "project", "tox"))], why="t")
+    assert counts.renamed == {"test-runner": "test-runner-2"}
+    assert alice.hidden() == [] and alice.get("test-runner").content == "pytest -x"  # type: ignore[union-attr]
+    with pytest.raises(MemoryStoreError, match="already used by a memory of a user of this project"):
+        bob.update(MemoryEntry(name="test-runner", description="b", type=MemoryType.PROJECT, content="tox"))
