@@ -89,6 +89,7 @@ SECTIONS = [
         "bench_recall_quality",
         "bench_recall_quality",
     ),
+    ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

@@ -7,7 +7,8 @@ when it failed — an API error or a reply that could not be read. Failures are 
 (``attempts.py``): background runs back off, and a window whose replies could not be read ``MAX_BAD_REPLIES``
 times is skipped, said and logged (a ``extraction_skipped`` line in history.jsonl records which lines). After
 every run history.jsonl is compacted back within its budget. One run at a time per project, across processes
-(``.dream.lock``)."""
+(``.dream.lock``). A little over the usual 250 lines: one run, its failure accounting and the background runs
+share the lock and the cursor, and are read together."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from catcode.errors import MemoryStoreError
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.names import MAX_NAME_LENGTH
 
@@ -85,6 +86,45 @@ def _inside(root: Path, word: str) -> bool:
         return os.path.lexists(path) and Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
     except OSError:
         return False
+
+
+class ScopeRules:
+    """The rules of one view (``dirs``: its user and project folders): where a new memory goes, and which names
+    clash across scopes."""
+
+    def __init__(self, dirs: dict[Scope, Path], root: Path, placement: Callable[[MemoryEntry], Scope]) -> None:
+        self.dirs, self.root, self.placement = dirs, root, placement
+
+    def place(self, entry: MemoryEntry, *, refuse: bool = False) -> Scope:
+        """The scope of the new memory ``entry``; with ``refuse``, ``MemoryStoreError`` when its name clashes."""
+        scope = self.placement(entry)
+        if refuse:
+            self.refuse_clash(entry.name, scope)
+        return scope
+
+    def taken(self, name: str, scope: Scope) -> bool:
+        """Whether a new memory ``name`` in ``scope`` would clash with a memory of the other kind of scope."""
+        return bool(self.clashing(name, scope))
+
+    def clashing(self, name: str, scope: Scope) -> list[Path]:
+        """The memory files called ``name`` that a memory ``name`` in ``scope`` would clash with in some view: in
+        every project's scope for a user memory, in every user's scope for a project memory (each project is
+        seen by every user working in it), this view's other scope included."""
+        other = Scope.PROJECT if scope is Scope.USER else Scope.USER
+        return taken_elsewhere(self.dirs[other].parent, self.dirs[scope], name)
+
+    def refuse_clash(self, name: str, scope: Scope, *, moving: bool = False) -> None:
+        """``MemoryStoreError`` saying who has the name, when ``name`` may not go to ``scope`` (``moving``: the
+        memory of that name in this view's other scope is the one being moved)."""
+        source = self.dirs[Scope.PROJECT if scope is Scope.USER else Scope.USER] / f"{name}.md"
+        clashing = [p for p in self.clashing(name, scope) if not (moving and p == source)]
+        if clashing:
+            whose = "another project" if scope is Scope.USER else "a user of this project"
+            where = os.path.relpath(clashing[0].parent, self.root)
+            raise MemoryStoreError(
+                f"The name {name} is already used by a memory of {whose} ({where}); choose another name"
+                + (" for it first" if moving else "")
+            )
 
 
 def taken_elsewhere(scopes_dir: Path, own: Path, name: str) -> list[Path]:

@@ -30,11 +30,12 @@ from catcode.errors import MemoryStoreError
 from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
 from catcode.log import get_logger
 from catcode.memory.store import entry_file, leftovers
+from catcode.memory.store.batch import Changes, decide_batch
 from catcode.memory.store.cache import DUPLICATE, MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
-from catcode.memory.store.scopes import Placement, free_name, taken_elsewhere
+from catcode.memory.store.scopes import Placement, ScopeRules
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
 
@@ -42,8 +43,6 @@ log = get_logger(__name__)
 
 Redactor = Callable[[str], tuple[str, list[str]]]
 """Returns the text with secrets replaced and the kinds of secret found (one item per redaction)."""
-Changes = dict[str, tuple[MemoryEntry, Scope] | None]
-"""name → the entry to write and the scope it goes to, or None to delete."""
 Decide = Callable[[Mapping[str, Located]], tuple[Changes, AppliedCounts]]
 RECOVER = "recover: record changes made outside catcode (an interrupted session or a hand edit)"
 
@@ -83,6 +82,7 @@ class MemoryStore:
         self._versioning = versioning
         self.today = today
         self.placement = placement or Placement()
+        self.rules = ScopeRules(self.dirs, self.root, self.placement)
         self._cache = DiskCache(self.dirs, self.root)
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
@@ -139,7 +139,7 @@ class MemoryStore:
         self._sync()
         with self._guard:
             found = self._cache.entries.get(validate_name(entry.name))
-        return found.path if found else self.dirs[self.placement(entry)] / f"{entry.name}.md"
+        return found.path if found else self.dirs[self.rules.place(entry)] / f"{entry.name}.md"
 
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
         """``entry`` exactly as it would be written (secrets redacted, text encodable) and the number of
@@ -174,7 +174,7 @@ class MemoryStore:
 
         def decide(cur: Mapping[str, Located]) -> tuple[Changes, AppliedCounts]:
             old = cur.get(entry.name)
-            scope = old.scope if old else self._placement_of(entry, refuse=True)
+            scope = old.scope if old else self.rules.place(entry, refuse=True)
             self._refuse_unreadable(self.dirs[scope] / f"{entry.name}.md")
             return {entry.name: (self._merged(old.entry if old else None, entry), scope)}, _counts(old, entry.name)
 
@@ -205,7 +205,7 @@ class MemoryStore:
                 raise MemoryStoreError(f"No memory named {name}")
             if old.scope is scope:
                 raise MemoryStoreError(f"{name} is already kept for {scope.label}")
-            self._refuse_clash(name, scope, moving=True)
+            self.rules.refuse_clash(name, scope, moving=True)
             self._refuse_unreadable(self.dirs[scope] / f"{name}.md")
             return {name: (old.entry, scope)}, AppliedCounts(updated=1, updated_names=[name])
 
@@ -221,7 +221,7 @@ class MemoryStore:
                 raise MemoryStoreError(f"No memory named {name}")
             if new_name in cur or self._cache.copies(new_name):
                 raise MemoryStoreError(f"The name {new_name} is taken")
-            self._refuse_clash(new_name, old.scope)
+            self.rules.refuse_clash(new_name, old.scope)
             renamed = old.entry.model_copy(update={"name": new_name})
             counts = AppliedCounts(added=1, added_names=[new_name], renamed={name: new_name})
             return {name: None, new_name: (renamed, old.scope)}, counts
@@ -248,7 +248,10 @@ class MemoryStore:
             if still_wanted is not None and not still_wanted():
                 log.info("memory_batch_superseded", why=why, operations=len(operations))
                 return {}, AppliedCounts(superseded=True)
-            return self._decide(operations, cur)
+            return decide_batch(
+                operations, cur, rules=self.rules, problem_at=self._cache.problem_at, today=self.today,
+                merged=self._merged,
+            )  # fmt: skip
 
         return self._mutate(why, decide)
 
@@ -265,80 +268,10 @@ class MemoryStore:
                     commit = self._commit("reindex: rebuild MEMORY.md", paths) or commit
             return commit
 
-    def _decide(
-        self, operations: list[MemoryOperation], current: Mapping[str, Located]
-    ) -> tuple[Changes, AppliedCounts]:
-        work: dict[str, Located | None] = dict(current)
-        changes: Changes = {}
-        counts = AppliedCounts()
-        for op in operations:
-            name = _written_name(op)
-            fresh = op.entry.to_entry(self.today(), name_override=name) if name and op.entry else None
-            old = work.get(name) if name else None
-            if fresh is not None and old is None and name not in changes:
-                scope = self._placement_of(fresh, refuse=False)
-                if self._taken(fresh.name, scope):
-                    new = free_name(fresh.name, lambda n, s=scope: n in work or n in changes or self._taken(n, s))
-                    log.warning("memory_renamed", name=fresh.name, to=new, reason="the name is taken in another scope")
-                    counts.renamed[fresh.name] = new
-                    fresh = fresh.model_copy(update={"name": new})
-            if fresh is not None and self._cache.problem_at(self._where(fresh, work, changes)):
-                log.warning("memory_operation_blocked", name=name, reason="its file exists but cannot be read")
-                fresh = None
-            if fresh is None:
-                counts.skipped += 1
-                skipped = op.entry.name if op.entry else op.target_name
-                counts.skipped_names.extend([skipped] if skipped else [])
-                continue
-            (counts.added_names if op.action is MemoryAction.ADD else counts.updated_names).append(fresh.name)
-            previous = changes.get(fresh.name)
-            base = work.get(fresh.name)
-            scope = previous[1] if previous else base.scope if base else self._placement_of(fresh, refuse=False)
-            earlier = previous[0] if previous else base.entry if base else None
-            changes[fresh.name] = (self._merged(earlier, fresh), scope)
-        counts.added, counts.updated = len(counts.added_names), len(counts.updated_names)
-        return changes, counts
-
-    def _where(self, entry: MemoryEntry, work: Mapping[str, Located | None], changes: Changes) -> Path:
-        found = work.get(entry.name)
-        if found is not None:
-            return found.path
-        planned = changes.get(entry.name)
-        scope = planned[1] if planned else self._placement_of(entry, refuse=False)
-        return self.dirs[scope] / f"{entry.name}.md"
-
-    def _placement_of(self, entry: MemoryEntry, *, refuse: bool) -> Scope:
-        scope = self.placement(entry)
-        if refuse:
-            self._refuse_clash(entry.name, scope)
-        return scope
-
-    def _taken(self, name: str, scope: Scope) -> bool:
-        """Whether a new memory ``name`` in ``scope`` would clash with a memory of the other kind of scope."""
-        return bool(self._clashing(name, scope))
-
-    def _clashing(self, name: str, scope: Scope) -> list[Path]:
-        """The memory files called ``name`` that a memory ``name`` in ``scope`` would clash with in some view: in
-        every project's scope for a user memory, in every user's scope for a project memory (each project is
-        seen by every user working in it), this view's other scope included."""
-        other = Scope.PROJECT if scope is Scope.USER else Scope.USER
-        return taken_elsewhere(self.dirs[other].parent, self.dirs[scope], name)
-
     def _refuse_unreadable(self, target: Path) -> None:
         problem = self._cache.problem_at(target)
         if problem:
             raise MemoryStoreError(f"{target} exists but cannot be read ({problem}); fix or remove it first")
-
-    def _refuse_clash(self, name: str, scope: Scope, *, moving: bool = False) -> None:
-        source = self.dirs[Scope.PROJECT if scope is Scope.USER else Scope.USER] / f"{name}.md"
-        clashing = [p for p in self._clashing(name, scope) if not (moving and p == source)]
-        if clashing:
-            whose = "another project" if scope is Scope.USER else "a user of this project"
-            where = os.path.relpath(clashing[0].parent, self.root)
-            raise MemoryStoreError(
-                f"The name {name} is already used by a memory of {whose} ({where}); choose another name"
-                + (" for it first" if moving else "")
-            )
 
     def _merged(self, old: MemoryEntry | None, entry: MemoryEntry) -> MemoryEntry:
         created = old.created_at if old else entry.created_at
@@ -480,15 +413,6 @@ class MemoryStore:
         """Bring the cache up to date. Reads never write: a stale index waits for the next write or reconcile."""
         with self._guard:
             self._cache.refresh()
-
-
-def _written_name(op: MemoryOperation) -> str | None:
-    """The memory an operation writes: the entry's name for ADD, the target for UPDATE, else None."""
-    if op.entry is None:
-        return None
-    if op.action is MemoryAction.ADD:
-        return op.entry.name
-    return op.target_name if op.action is MemoryAction.UPDATE else None
 
 
 def _counts(old: Located | None, name: str) -> AppliedCounts:
