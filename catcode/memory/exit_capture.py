@@ -106,7 +106,8 @@ def saved_line(store: Any, name: str, renamed: dict[str, str]) -> str:
         notes[0] += f": {reason}"
     asked = next((old for old, new in renamed.items() if new == name), None)
     if asked:
-        notes.append(f"saved as {name}: {asked} is the name of another project's memory")
+        whose = "another project" if scope.value == "user" else "another user of this project"
+        notes.append(f"saved as {name}: {asked} is taken by a memory of {whose}")
     return f"{name} — {entry.description} ({'; '.join(notes)})"
 
 

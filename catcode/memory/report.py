@@ -33,7 +33,7 @@ def format_report(report: ConsolidationReport) -> str:
         if names:
             lines.append(f"  {label}: {', '.join(names)}")
     for asked, saved in report.renamed.items():
-        lines.append(f"  renamed: {asked} → {saved} ({asked} is the name of another project's memory)")
+        lines.append(f"  renamed: {asked} → {saved} ({asked} is taken by a memory of another project or user)")
     if report.redacted:
         lines.append(f"  redacted: {report.redacted} secret(s)")
     return "\n".join(lines)

@@ -408,3 +408,20 @@ def test_a_hand_edited_line_with_any_seq_neither_stalls_nor_skips_the_lines_afte
     assert len(seqs) == len(set(seqs)) == 10  # no seq taken twice, the bad line is not a record
     assert runtime.service.pending() == 4
     assert runtime.service.process_pending(why="command").reviewed and runtime.cursor.get() == max(seqs)
+
+
+def test_a_renamed_memory_is_said_at_exit(tmp_path: Path) -> None:
+    from catcode.memory.store.models import MemoryEntry, MemoryType
+
+    other = tmp_path / "other"
+    other.mkdir()
+    home = tmp_path / "home"
+    settings = load_settings(home, other, {"CATCODE_USER_ID": "tester"}, {})
+    elsewhere = build_memory_runtime(settings, resolve_paths(settings, home, other))
+    elsewhere.store.update(MemoryEntry(name="user-prefers-vim", description="p", type=MemoryType.PROJECT, content="x"))
+    runtime = make_runtime(tmp_path, ScriptedProvider(extraction(VIM), consolidation(VIM)))
+    record_exchanges(runtime, 2)
+    said: list[str] = []
+    capture_at_exit(runtime, said.append)
+    note = "saved as user-prefers-vim-2: user-prefers-vim is taken by a memory of another project"
+    assert f"  + user-prefers-vim-2 — 用户偏好 vim 编辑器 (all projects; {note})" in said
