@@ -213,6 +213,10 @@ def build_session(
                 else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
             )
         recall.start_background(compile=interactive)
+    if memory is not None and interactive and settings.memory.sync == "auto":
+        from catcode.memory.sync.auto import attach_auto_sync
+
+        attach_auto_sync(session, memory)  # after the capture and summary steps: the sync carries what they wrote
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
 

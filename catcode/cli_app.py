@@ -19,6 +19,7 @@ from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
+from catcode.memory_share_cli import register as register_share_commands
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
@@ -47,6 +48,7 @@ app = typer.Typer(
     help="catcode: a coding agent that remembers.\n\nPROMPT starts the session with that message (with -p: the "
     "one message to answer). Piped stdin is read as one message, after PROMPT.",
 )
+register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
 app.add_typer(memory_app, name="memory")
 app.add_typer(config_app, name="config")
 app.add_typer(mcp_app, name="mcp")

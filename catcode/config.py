@@ -221,11 +221,8 @@ def project_settings_files(project_root: Path) -> list[Path]:
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:
-    """One settings file's raw mapping ({} when it does not exist); ``ConfigError`` when it cannot be read."""
-    return _read_yaml(path)
-
-
-def _read_yaml(path: Path) -> dict[str, Any]:
+    """One settings file's raw mapping ({} when it does not exist); ``ConfigError`` naming the file (and the line,
+    for invalid YAML) when it cannot be read."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -298,17 +295,17 @@ def settings_layers(
 
     project_dir = project_root / ".cat-code"
     user_file = home / "settings.yaml"
-    user = _read_yaml(user_file)
+    user = read_settings_file(user_file)
     anchor_memory_dir(user, user_file)
     project: list[Layer] = []
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
-        data = _read_yaml(path)
-        if _has(data, ("memory", "dir")):
-            raise ConfigError(
-                f"{path}: memory.dir may only be set in {home / 'settings.yaml'} (a project must not "
-                "redirect where memories are written)"
-            )
+        data = read_settings_file(path)
+        for key, why in (("dir", "redirect where memories are written"), ("project_key", "pick its memory folder")):
+            if _has(data, ("memory", key)):
+                raise ConfigError(
+                    f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
+                )
         project.append((str(path), data))
     env_layer: dict[str, Any] = {}
     for var, path in ENV_VARS.items():
@@ -346,28 +343,26 @@ def validate_layers(layers: list[Layer]) -> Settings:
 
 
 def load_settings(
-    home: Path,
-    project_root: Path,
-    env: dict[str, str],
-    overrides: dict[str, Any],
-    *,
-    ask_consent: Asker | None = None,
-    notify: Callable[[str], None] | None = None,
+    home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any], **consent: Any
 ) -> Settings:
-    """Merge all layers and validate once; errors name the layer and key that caused them (consent: see
-    ``settings_layers``)."""
-    layers = settings_layers(home, project_root, env, overrides, ask_consent=ask_consent, notify=notify)
-    return validate_layers(layers)
+    """Merge all layers and validate once; errors name the layer and key that caused them. ``consent`` takes
+    ``settings_layers``' keywords (``ask_consent``, ``notify``)."""
+    return validate_layers(settings_layers(home, project_root, env, overrides, **consent))
 
 
 def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:
     """Where everything lives for these settings."""
     memory_dir = settings.memory.dir
     memory_root = Path(memory_dir).expanduser() if memory_dir else home / "memory"
+    key = None
+    if settings.memory.project_key == "git-remote":
+        from catcode.project_identity import remote_project_key
+
+        key = remote_project_key(project_root)
     return Paths(
         home=home,
         project_root=project_root,
-        project_key=project_key(project_root),
+        project_key=key or project_key(project_root),
         memory_root=memory_root,
         user_id=settings.memory.user_id or default_user_id(),
     )

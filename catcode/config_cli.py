@@ -101,8 +101,9 @@ def set_value(
     user: bool = typer.Option(False, "--user", help="Write your own $CATCODE_HOME/settings.yaml (the default)."),
 ) -> None:
     """Set KEY to VALUE in your settings (or the project's with --project); checked before anything is written."""
+    from catcode.config import read_settings_file
     from catcode.errors import ConfigError
-    from catcode.settings_file import checked_write, parse_value, read_data, with_value
+    from catcode.settings_file import checked_write, parse_value, with_value
 
     if project and user:
         _fail("choose one of --project and --user")
@@ -110,7 +111,7 @@ def set_value(
     target = root / ".cat-code" / "settings.yaml" if project else home / "settings.yaml"
     try:
         checked_write(
-            target, with_value(read_data(target), key, parse_value(value)), home=home, project_root=root,
+            target, with_value(read_settings_file(target), key, parse_value(value)), home=home, project_root=root,
             env=dict(os.environ),
         )  # fmt: skip
     except ConfigError as exc:
@@ -120,13 +121,13 @@ def set_value(
 
 def project_requests(root: Path) -> list[str]:
     """What the project's files ask for that needs consent: permission settings, skills, MCP servers, hooks."""
-    from catcode.settings_file import read_data
+    from catcode.config import read_settings_file
 
     lines: list[str] = []
     for name in ("settings.yaml", "settings.local.yaml"):
         path = root / ".cat-code" / name
         try:
-            data = read_data(path)
+            data = read_settings_file(path)
         except Exception as exc:
             lines.append(f"  (cannot read .cat-code/{name}: {exc})")
             continue

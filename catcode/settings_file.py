@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from catcode.config import Layer, Settings, settings_layers, validate_layers
+from catcode.config import Layer, Settings, read_settings_file, settings_layers, validate_layers
 from catcode.consent import ConsentItem, ConsentStore
 from catcode.errors import ConfigError
 from catcode.fsutil import atomic_write_text, ensure_private_dir
@@ -70,21 +70,6 @@ def _sets_memory_dir(data: dict[str, Any]) -> bool:
     return isinstance(memory, dict) and "dir" in memory
 
 
-def read_data(path: Path) -> dict[str, Any]:
-    """The YAML mapping in ``path`` (empty when missing); ``ConfigError`` when unreadable."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"Cannot read {path}: {exc}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
-    return data
-
-
 def rule_consent(rule: str) -> ConsentItem:
     """The consent item for a project allow rule (the shape the project-settings consent check asks about)."""
     return ConsentItem(
@@ -99,7 +84,7 @@ def save_allow_rules(rules: list[str], *, home: Path, project_root: Path, env: d
     """Add ``rules`` to ``permissions.allow`` of the project's ``settings.local.yaml`` and record the person's
     consent to them (they chose them, so they are not asked about again); one line saying what was done."""
     target = project_root / LOCAL_SETTINGS
-    data = read_data(target)
+    data = read_settings_file(target)
     permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
     allow = list(permissions.get("allow") or [])
     added = [rule for rule in rules if rule not in allow]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the whole test suite from a fresh clone: creates its own virtualenv, installs catcode with its dev
-# extras, checks lint, then runs every test. Needs only Python 3.11+, pip and git.
+# Run the whole test suite from a fresh clone: creates its own virtualenv, installs catcode with its dev and web
+# extras, checks lint, then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs
+# Debian's chromium, installed here when running as root with apt (as CI does), else that test says it is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${CATCODE_TEST_VENV:-.venv-test}"
@@ -8,6 +9,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev]"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev,web]"
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing Debian's chromium for the browser test (once)..." >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+    || echo "Could not install chromium: the browser test will be skipped (outside CI)" >&2
+fi
 "$VENV/bin/ruff" check catcode tests scripts
 PATH="$PWD/$VENV/bin:$PATH" exec "$VENV/bin/python" -m pytest "$@"

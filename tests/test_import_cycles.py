@@ -22,7 +22,14 @@ LAYERS = [
     ("catcode.memory.store",),
     ("catcode.memory.pipeline",),
     ("catcode.memory.recall",),
-    ("catcode.memory", "catcode.commands", "catcode.memory_cli", "catcode.app"),
+    (
+        "catcode.memory",
+        "catcode.commands",
+        "catcode.memory_cli",
+        "catcode.memory_share_cli",
+        "catcode.web",
+        "catcode.app",
+    ),
 ]
 """The memory layers, lowest first (a package stands for its modules): a module imports from its own layer or
 lower ones only. Versioning knows nothing of memories, the store is versioned through a Protocol, recall reads

@@ -17,15 +17,14 @@ read-only tools is used only after one-time consent (``consent_item``). A broken
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from catcode import front_matter
 from catcode.consent import ConsentItem
 from catcode.log import get_logger
+from catcode.names import name_problem
 from catcode.tools.base import Permission
 
 log = get_logger(__name__)
@@ -46,7 +45,6 @@ CLAUDE_TOOLS = {
 }
 MODEL_ALIASES = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 MAX_FILE_BYTES = 128 * 1024
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -141,23 +139,15 @@ def parse_definition(path: Path, source: str) -> AgentDefinition:
         text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read it ({exc})") from None
-    lines = text.replace("\r\n", "\n").split("\n")
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
-    if lines[0].rstrip() != "---" or end is None:
-        raise ValueError("no front matter between '---' lines")
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as exc:
-        raise ValueError(f"the front matter is not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(meta, dict):
-        raise ValueError("the front matter is not a mapping")
+    missing = "no front matter between '---' lines"
+    meta, body = front_matter.read(text.replace("\r\n", "\n"), ValueError, missing=missing)
     name = meta.get("name", path.stem)
-    if not isinstance(name, str) or not _NAME.match(name) or len(name) > 64:
-        raise ValueError(f"name {name!r} is not a kebab-case name (lowercase letters, digits, single hyphens)")
+    if problem := name_problem(name):
+        raise ValueError(f"name {name!r} {problem}")
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
         raise ValueError("the front matter has no description")
-    prompt = "\n".join(lines[end + 1 :]).strip()
+    prompt = body.strip()
     if not prompt:
         raise ValueError("the body (the subagent's system prompt) is empty")
     return AgentDefinition(

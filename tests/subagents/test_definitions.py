@@ -57,7 +57,7 @@ def test_claude_code_format(tmp_path: Path) -> None:
     [
         ("no front matter\n", "no front matter"),
         ("---\nname: a\n---\nbody\n", "no description"),
-        ("---\nname: Bad_Name\ndescription: d\n---\nbody\n", "is not a kebab-case name"),
+        ("---\nname: Bad_Name\ndescription: d\n---\nbody\n", "is not a kebab-case slug"),
         ("---\nname: a\ndescription: d\ntools: 3\n---\nbody\n", "tools must be"),
         ("---\nname: a\ndescription: d\n---\n\n", "body (the subagent's system prompt) is empty"),
         ("---\nname: [a\n---\nbody\n", "not valid YAML"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -21,7 +21,15 @@ from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 if TYPE_CHECKING:
     from catcode.memory.recall.facts_schema import Hit
 
-__all__ = ["RecentWorkHook", "memory_search_tool", "no_match_line", "recent_text", "search_json_lines", "search_text"]
+__all__ = [
+    "RecentWorkHook",
+    "memory_search_tool",
+    "no_match_line",
+    "recent_text",
+    "search_dicts",
+    "search_json_lines",
+    "search_text",
+]
 
 RECENT_HEADER = """## Recent work
 
@@ -49,10 +57,15 @@ def no_match_line(query: str) -> str:
     return f"No memories match {shown}."
 
 
+def search_dicts(recall: Recall, query: str, limit: int = 10) -> list[dict[str, Any]]:
+    """The hits as JSON-ready objects, best first (``Hit.as_dict``): ``kind``, ``source``, ``date``, ``score``,
+    ``snippet``, ``scope`` — what ``catcode memory search --json`` prints and the web view's search returns."""
+    return [hit.as_dict() for hit in recall.search(query, limit)]
+
+
 def search_json_lines(recall: Recall, query: str, limit: int = 10) -> list[str]:
-    """One JSON object per hit, best first (``Hit.as_dict``): ``kind``, ``source``, ``date``, ``score``,
-    ``snippet``, ``scope``. No hit, no line."""
-    return [json.dumps(hit.as_dict(), ensure_ascii=False) for hit in recall.search(query, limit)]
+    """One JSON object per hit (``search_dicts``), one a line. No hit, no line."""
+    return [json.dumps(hit, ensure_ascii=False) for hit in search_dicts(recall, query, limit)]
 
 
 def recent_text(recall: Recall, n: int = 5) -> str:

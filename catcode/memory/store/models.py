@@ -8,8 +8,9 @@ from __future__ import annotations
 from datetime import date
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Scope(StrEnum):
@@ -181,3 +182,17 @@ class MemoryConfig(BaseModel):
     search_retention_days: int | None = Field(default=None, ge=0)
     """Keep past conversation turns searchable for this many days (dropped from the index and from
     history-archive.jsonl after that); None keeps every turn."""
+    project_key: Literal["path", "git-remote"] = "path"
+    """What names a project's memory folder: ``path`` (its folder's name and a hash of its path on this machine)
+    or ``git-remote`` (its repository's name and a hash of its ``origin`` URL: the same on every machine and for
+    everyone with a clone, so that sync brings a project's memories together). Only your own settings may set it."""
+    sync: Literal["off", "manual", "auto"] = "manual"
+    """Sync through the memory repository's git remote (``catcode memory remote add URL``): ``off`` never (the
+    ``sync`` command refuses), ``manual`` only by ``catcode memory sync``, ``auto`` also in the background at
+    start and after the exit capture, never holding up the prompt or the exit."""
+
+    @field_validator("sync", mode="before")
+    @classmethod
+    def _off_is_not_false(cls, value: object) -> object:
+        """YAML reads a bare ``off`` as false: ``sync: off`` means "off"."""
+        return "off" if value is False else value

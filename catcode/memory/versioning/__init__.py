@@ -3,6 +3,10 @@
 - ``git_store.py``: ``GitStore`` — one commit per batch of changes, ``log``, ``diff``, revert as a new commit,
   and what is uncommitted (the store decides what of it may be committed: only valid, redacted memory files).
 - ``changes.py``: what it reports — ``Change`` and ``FileChange`` (``log``), ``RevertResult``, ``RevertConflict``.
+- ``remote.py``: ``GitRemote`` — the repository's remote for sync: fetch, push (never forced), merge base,
+  a merge's commit with both parents, the fast-forward to it.
+- ``merge_index.py``: ``MergeIndex`` — a three-way merge built in a temporary index; what both sides changed is
+  left for the caller to resolve, one file at a time.
 - ``git_runner.py``: ``GitRunner`` — git run isolated from the person's setup, pinned to ``<root>/.git``,
   recovering the lock files a killed git left behind.
 

@@ -50,6 +50,10 @@ class RevertConflict(MemoryStoreError):
         self.files = files
 
 
+class UnknownChange(MemoryStoreError):
+    """No change has the id given (a mistyped id, or one of another repository)."""
+
+
 def parse_name_status(text: str) -> list[FileChange]:
     """Parse ``--name-status -z`` output: status and path alternate, NUL-separated."""
     tokens = [t for t in text.lstrip("\x00\n").split("\x00") if t]

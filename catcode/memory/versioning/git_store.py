@@ -8,9 +8,9 @@ Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never 
 repository (a home directory kept in git), even while ``.git`` is half made.
 
 Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``; what ``log`` and
-``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 270 lines) because its steps share one
+``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 300 lines) because its steps share one
 repository's invariants: created on the first commit, the setup a commit of its own (and its update when the
-ignore list grows).
+ignore list grows), a merge of two machines never undone as one change.
 """
 
 from __future__ import annotations
@@ -26,7 +26,14 @@ from pathlib import Path
 from catcode.errors import MemoryStoreError
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
-from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, RevertResult, parse_name_status
+from catcode.memory.versioning.changes import (
+    Change,
+    FileChange,
+    RevertConflict,
+    RevertResult,
+    UnknownChange,
+    parse_name_status,
+)
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 from catcode.modes import private_dir
 
@@ -138,6 +145,11 @@ class GitStore:
             raise MemoryStoreError("That change only set up memory versioning; there is nothing to undo")
         original = self._run("log", "-1", "--format=%h%x00%s", sha).stdout.rstrip("\n")
         short, subject = original.split("\x00", 1)
+        if self._run("rev-parse", "--verify", "--quiet", f"{sha}^2", ok_codes=(0, 1)).stdout.strip():
+            raise MemoryStoreError(
+                f"Change {short} '{subject}' joined the changes of two machines; undo those changes one by one "
+                "instead (/memory log lists them)"
+            )
         result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128))
         if result.returncode != 0:
             self._abandon_revert(short, subject, result)
@@ -153,13 +165,13 @@ class GitStore:
     # -- reading ---------------------------------------------------------------------------------------------
 
     def log(self, limit: int = 20, *, paths: Sequence[str] = ()) -> list[Change]:
-        """The last ``limit`` changes, newest first (only those touching ``paths``, git pathspecs, when given);
-        empty before the first commit or when versioning is off."""
+        """The last ``limit`` changes, newest first (only those touching ``paths``, git pathspecs relative to the
+        root, when given); empty before the first commit or when versioning is off."""
         if not self.available or not self.initialized or not self._has_commits():
             return []
         out = self._run(
             "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
-            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", *(("--", *paths) if paths else ()),
+            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths,
         ).stdout  # fmt: skip
         changes = []
         for record in out.split("\x1e")[1:]:
@@ -188,6 +200,11 @@ class GitStore:
         if not self.available or not self.initialized:
             return True
         return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
+
+    def ensure_repository(self) -> None:
+        """Create the repository now, with its setup commit (a sync needs one before the first memory change)."""
+        if self.available:
+            self._ensure_repository()
 
     # -- internals -------------------------------------------------------------------------------------------
 
@@ -234,9 +251,7 @@ class GitStore:
         raise MemoryStoreError(f"Cannot undo {short} '{subject}': {reason}")
 
     def _resolve(self, commit: str) -> str:
-        bad = MemoryStoreError(
-            f"No memory change '{commit}'; list the changes with /memory log and use one of their ids"
-        )
+        bad = UnknownChange(f"No memory change '{commit}'; list the changes with /memory log and use one of their ids")
         if not _REVISION.fullmatch(commit):
             raise bad
         sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout

@@ -1,0 +1,192 @@
+"""``MemoryView``: what the web view's JSON API answers, as plain Python — scopes, memories, one memory, the
+change history, one change's diff, revert, search — over a ``MemoryRuntime`` and its ``Recall``. Every answer is
+JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the person, the same
+line the CLI prints. Calls are serialised: git and the fact index are used by one request at a time."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from catcode.errors import InvalidMemoryName, MemoryStoreError
+from catcode.memory.recall.views import search_dicts
+from catcode.memory.revert_tool import NO_CHANGES, describe_revert
+from catcode.memory.store.entry_file import INDEX_NAME
+from catcode.memory.store.models import MemoryEntry, Scope
+from catcode.memory.store.names import validate_name
+from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, UnknownChange
+from catcode.memory_cli import for_shell
+
+MAX_HISTORY = 500
+MAX_SEARCH = 100  # as ``catcode memory search --limit``
+SCOPES = tuple(scope.value for scope in Scope)
+
+
+class ApiError(Exception):
+    """A request the API refuses: ``status`` is the HTTP status, the message one line for the person."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class MemoryView:
+    """The API's answers for the memory of ``runtime`` (store and git); ``recall`` opens search on first use."""
+
+    def __init__(self, runtime: Any, recall: Callable[[], Any]) -> None:
+        self.runtime, self.store, self.git = runtime, runtime.store, runtime.git
+        self._open_recall, self._recall = recall, None
+        self._lock = threading.Lock()
+        self._folders = {
+            Scope.USER: _relative(runtime.paths.user_memory, runtime.paths.memory_root),
+            Scope.PROJECT: _relative(runtime.paths.project_memory, runtime.paths.memory_root),
+        }
+
+    def scopes(self) -> list[dict[str, Any]]:
+        """Both scopes: name, folder and how many memories each holds."""
+        with self._lock:
+            entries = self.store.load_all()
+            return [
+                {
+                    "scope": scope.value,
+                    "path": str(self.store.dirs[scope]),
+                    "count": sum(self._scope(e) is scope for e in entries),
+                }
+                for scope in Scope
+            ]
+
+    def memories(self, scope: str | None) -> list[dict[str, Any]]:
+        """Every memory of ``scope`` (both when None), user scope first, by name."""
+        wanted = _scope(scope) if scope is not None else None
+        with self._lock:
+            found = [(self._scope(e), e) for e in self.store.load_all()]
+        found.sort(key=lambda pair: (pair[0] is not Scope.USER, pair[1].name))
+        return [_entry(entry, scope) for scope, entry in found if wanted in (None, scope)]
+
+    def memory(self, scope: str, name: str) -> dict[str, Any]:
+        """One memory with its content."""
+        wanted = _scope(scope)
+        _name(name)
+        with self._lock:
+            entry = self.store.get(name)
+            where = self._scope(entry) if entry is not None else None
+        if entry is None or where is not wanted:
+            raise ApiError(
+                404, f"No memory {name} in the {wanted.value} scope; /api/memory?scope={wanted.value} lists them."
+            )
+        return {**_entry(entry, wanted), "content": entry.content}
+
+    def history(self, limit: int, name: str | None) -> list[dict[str, Any]]:
+        """The last ``limit`` changes, newest first (only those touching memory ``name`` when given)."""
+        if not 1 <= limit <= MAX_HISTORY:
+            raise ApiError(400, f"limit must be between 1 and {MAX_HISTORY}, got {limit}")
+        paths = () if name is None else tuple(f"{self._folders[s]}/{_name(name)}.md" for s in Scope)
+        with self._lock:
+            self._require_versioning()
+            return [self._change(c) for c in self.git.log(limit, paths=paths)]
+
+    def change(self, change_id: str) -> dict[str, Any]:
+        """One change's diff (``git show --stat --patch``)."""
+        with self._lock:
+            self._require_versioning()
+            try:
+                diff = self.git.diff(change_id)
+            except UnknownChange as exc:
+                raise ApiError(404, for_shell(str(exc))) from None
+        if not diff:
+            raise ApiError(404, NO_CHANGES)
+        first = diff.split("\n", 1)[0]
+        return {"id": first.removeprefix("commit ").strip(), "diff": diff}
+
+    def revert(self, change_id: str) -> dict[str, Any]:
+        """Undo a change as a new change, under the same rules and with the same messages as the CLI."""
+        with self._lock:
+            self._require_versioning()
+            try:
+                result = self.runtime.revert(change_id)
+            except UnknownChange as exc:
+                raise ApiError(404, for_shell(str(exc))) from None
+            except RevertConflict as exc:
+                raise ApiError(409, for_shell(str(exc))) from None
+            except MemoryStoreError as exc:
+                raise ApiError(409, for_shell(str(exc))) from None
+        return {
+            "id": result.sha,
+            "reverted": result.reverted_sha,
+            "message": describe_revert(result),
+            "files": [self._file(f) for f in result.files],
+        }
+
+    def search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """The same hits as ``catcode memory search --json``, best first."""
+        if not query.strip():
+            raise ApiError(400, "Give something to search for: /api/search?q=WORDS")
+        if not 1 <= limit <= MAX_SEARCH:
+            raise ApiError(400, f"limit must be between 1 and {MAX_SEARCH}, got {limit}")
+        with self._lock:
+            if self._recall is None:
+                self._recall = self._open_recall()
+            return search_dicts(self._recall, query, limit)
+
+    def close(self) -> None:
+        """Close the search index."""
+        with self._lock:
+            if self._recall is not None:
+                self._recall.close()
+                self._recall = None
+
+    # -- helpers -----------------------------------------------------------------------------------------------
+
+    def _scope(self, entry: MemoryEntry) -> Scope:
+        """The scope whose folder holds ``entry`` (a hand-placed file may sit outside its type's scope)."""
+        path = self.store.path_of(entry.name)
+        return Scope.USER if path is not None and path.parent == self.store.dirs[Scope.USER] else Scope.PROJECT
+
+    def _change(self, change: Change) -> dict[str, Any]:
+        return {
+            "id": change.sha,
+            "time": change.date.isoformat(),
+            "message": change.message,
+            "files": [self._file(f) for f in change.files],
+        }
+
+    def _file(self, change: FileChange) -> dict[str, Any]:
+        path = PurePosixPath(change.path)
+        scope = next((s.value for s, folder in self._folders.items() if str(path.parent) == folder), None)
+        is_memory = len(path.parts) == 3 and path.suffix == ".md" and path.name != INDEX_NAME
+        return {"path": change.path, "status": change.status, "scope": scope, "name": path.stem if is_memory else None}
+
+    def _require_versioning(self) -> None:
+        if not self.git.available:
+            raise ApiError(503, self.git.warning)
+
+
+def _entry(entry: MemoryEntry, scope: Scope) -> dict[str, Any]:
+    return {
+        "name": entry.name,
+        "description": entry.description,
+        "type": entry.type.value,
+        "scope": scope.value,
+        "createdAt": entry.created_at.isoformat(),
+        "updatedAt": entry.updated_at.isoformat(),
+    }
+
+
+def _scope(value: str) -> Scope:
+    try:
+        return Scope(value)
+    except ValueError:
+        raise ApiError(400, f"Unknown scope {value!r}: use one of {', '.join(SCOPES)}") from None
+
+
+def _name(name: str) -> str:
+    try:
+        return validate_name(name)
+    except InvalidMemoryName as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+def _relative(folder: Path, root: Path) -> str:
+    return Path(folder).relative_to(root).as_posix()

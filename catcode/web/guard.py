@@ -1,0 +1,97 @@
+"""``Guard``: the ASGI middleware in front of every request of the web view.
+
+- The ``Host`` header must name the address the server listens on (``127.0.0.1:PORT`` or ``localhost:PORT``):
+  a page of another site whose name was rebound to 127.0.0.1 (DNS rebinding) sends its own name and is refused.
+- The token must come with every request, as the ``token`` query parameter or an ``Authorization: Bearer``
+  header, compared in constant time; a wrong or missing one gets 401.
+- A request that changes something and says it comes from another origin is refused (no CORS: no
+  ``Access-Control-*`` header is ever sent, so other sites cannot read any answer either).
+- Every answer is ``no-store``, ``nosniff``, never framed, and sends no referrer (the token is in the URL).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+SECURITY_HEADERS = [
+    (b"cache-control", b"no-store"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+_SAFE_METHODS = {"GET", "HEAD"}
+
+
+class Guard:
+    """Checks the Host header, the token and the origin of every HTTP request before ``app`` sees it."""
+
+    def __init__(self, app: ASGIApp, *, token: str, hosts: set[str] | None) -> None:
+        """``hosts``: the accepted ``Host`` header values (None accepts any: a server on all interfaces, which
+        the person was warned about)."""
+        self.app, self.token, self.hosts = app, token, hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        host = headers.get("host", "")
+        refusal = None
+        if self.hosts is not None and host.lower() not in self.hosts:
+            refusal = (400, f"Unexpected Host header {host!r}: open the address catcode memory serve printed.")
+        elif not self._token_ok(scope, headers):
+            refusal = (401, "Missing or wrong token: open the address catcode memory serve printed (with ?token=…).")
+        elif scope["method"] not in _SAFE_METHODS and not self._same_origin(headers, scope):
+            refusal = (403, "Refused a change requested by another site.")
+        if refusal is not None:
+            await _refuse(send, *refusal)
+            return
+        await self.app(scope, receive, _with_headers(send))
+
+    def _token_ok(self, scope: Scope, headers: dict[str, str]) -> bool:
+        given = ""
+        auth = headers.get("authorization", "")
+        if auth[:7].lower() == "bearer ":
+            given = auth[7:].strip()
+        else:
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            given = (query.get("token") or [""])[0]
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode("utf-8"))
+
+    @staticmethod
+    def _same_origin(headers: dict[str, str], scope: Scope) -> bool:
+        origin = headers.get("origin")
+        if origin is None:  # not sent by a browser's cross-site request (scripts and curl send none)
+            return True
+        return origin == f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+
+
+def _with_headers(send: Send) -> Send:
+    async def wrapped(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            present = {k.lower() for k, _ in message.get("headers", [])}
+            extra = [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+            message["headers"] = [*message.get("headers", []), *extra]
+        await send(message)
+
+    return wrapped
+
+
+async def _refuse(send: Send, status: int, text: str) -> None:
+    body = json.dumps({"error": text}).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="catcode"'))
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, *SECURITY_HEADERS]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,66 @@
+"""The web view in a real headless browser (Debian's Chromium, driven by Playwright) against the real
+``catcode memory serve``: load the page, search, open a change's diff, revert it behind its confirmation, and see
+the deleted memory come back — while a memory full of markup shows as text and never runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import start_server, stop_server
+from web_helpers import XSS
+
+from catcode.memory.runtime import MemoryRuntime
+
+
+def test_search_diff_and_revert_bring_a_memory_back(runtime: MemoryRuntime, chromium: Any) -> None:
+    from playwright.sync_api import expect  # the chromium fixture skipped already when Playwright is missing
+
+    runtime.store.delete("project-api-style", why="test")
+    served = start_server(Path.cwd())
+    page = chromium.new_page()
+    try:
+        page.goto(served.url)
+        page.locator("body[data-ready='1']").wait_for(state="attached")
+        # memories with their scope badges; the markup memory is text
+        vim = page.locator("#memory-list li[data-name='user-prefers-vim']")
+        assert vim.locator(".badge").inner_text() == "user"
+        markup = page.locator("#memory-list li[data-name='markup-test']")
+        assert markup.locator(".badge").inner_text() == "project"
+        assert markup.locator(".desc").inner_text() == XSS
+        assert page.locator("#memory-list li[data-name='project-api-style']").count() == 0
+        markup.locator("button").click()
+        expect(page.locator("#detail-title")).to_have_text("markup-test")
+        assert page.locator("#detail-body").inner_text() == f"look: {XSS} & more"
+
+        # search
+        page.fill("#search", "vim")
+        page.press("#search", "Enter")
+        first = page.locator("#results li.hit").first
+        first.wait_for()
+        assert "memory user-prefers-vim" in first.inner_text()
+
+        # the history: open the deletion's diff
+        deletion = page.locator("#timeline li.change", has_text="test: delete project-api-style")
+        deletion.locator(".show-diff").click()
+        expect(page.locator("#detail-body .del", has_text="-plural nouns")).to_have_count(1)
+        expect(page.locator("#detail-title")).to_have_text(f"Change {runtime.git.log(1)[0].short_sha}")
+
+        # revert, behind a confirmation: cancelling changes nothing, confirming brings the memory back
+        deletion.locator(".revert").click()
+        assert page.locator("#confirm").is_visible()
+        assert "test: delete project-api-style" in page.locator("#confirm-text").inner_text()
+        page.click("#confirm-no")
+        assert not page.locator("#confirm").is_visible()
+        deletion.locator(".revert").click()
+        page.click("#confirm-yes")
+        page.locator("#memory-list li[data-name='project-api-style']").wait_for()
+        assert page.locator("#status").inner_text().startswith("Undid ")
+        assert "restored: project-api-style" in page.locator("#status").inner_text()
+        assert runtime.store.get("project-api-style") is not None
+        assert page.locator("#timeline li.change").first.inner_text().count("revert: undo") == 1
+
+        assert page.evaluate("window.pwned") is None  # no markup from memory text ever ran
+    finally:
+        page.close()
+        stop_server(served)

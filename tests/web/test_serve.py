@@ -1,0 +1,130 @@
+"""``catcode memory serve`` as a person runs it: a process printing its URL with the token, on 127.0.0.1 (a free
+port with ``--port 0``), answering only with the token and the right Host header, stopped by Ctrl+C; a warning
+for another address; one line when the port is taken or the web extra is missing."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import start_server, stop_server
+
+from catcode.memory.runtime import MemoryRuntime
+
+
+def request(port: int, path: str, *, host: str | None = None, token: str | None = None) -> tuple[int, dict]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.putrequest("GET", path, skip_host=host is not None)
+        if host is not None:
+            connection.putheader("Host", host)
+        if token is not None:
+            connection.putheader("Authorization", f"Bearer {token}")
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_serve_prints_its_url_answers_with_the_token_only_and_stops_on_ctrl_c(runtime: MemoryRuntime) -> None:
+    served = start_server(Path.cwd())
+    try:
+        assert served.url == f"http://127.0.0.1:{served.port}/?token={served.token}"
+        assert len(served.token) >= 32
+        status, body = request(served.port, "/api/scopes")
+        assert status == 401 and "token" in body["error"]
+        status, body = request(served.port, f"/api/scopes?token={served.token}")
+        assert status == 200 and [s["scope"] for s in body] == ["user", "project"]
+        status, body = request(served.port, "/api/memory?scope=user", token=served.token)
+        assert status == 200 and [e["name"] for e in body] == ["user-prefers-vim"]
+        status, _ = request(served.port, "/api/scopes", host="rebound.example", token=served.token)
+        assert status == 400
+    finally:
+        code = stop_server(served)
+    assert code == 0
+    assert not any("Warning" in line for line in served.stderr)
+    assert not any(served.token in line for line in served.stderr)  # no access log with the token
+
+
+def test_another_address_needs_host_and_gets_a_warning(runtime: MemoryRuntime) -> None:
+    served = start_server(Path.cwd(), "--host", "127.0.0.2")
+    try:
+        assert served.url.startswith("http://127.0.0.2:")
+        status, _ = request_at("127.0.0.2", served.port, f"/api/scopes?token={served.token}")
+        assert status == 200
+    finally:
+        stop_server(served)
+    assert any(line.startswith("Warning: listening on 127.0.0.2 rather than 127.0.0.1") for line in served.stderr)
+
+
+def request_at(address: str, port: int, path: str) -> tuple[int, dict]:
+    connection = http.client.HTTPConnection(address, port, timeout=30)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_a_port_in_use_is_one_line(runtime: MemoryRuntime) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "catcode", "memory", "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"catcode: Cannot listen on 127.0.0.1:{port}: Address already in use; pick another with --port N "
+        "(0 picks a free one)\n"
+    )
+
+
+def test_without_the_web_extra_the_command_says_how_to_install_it(runtime: MemoryRuntime) -> None:
+    # uvicorn made unimportable in that process only, as when the extra is not installed
+    code = "import sys; sys.modules['uvicorn'] = None; sys.argv = ['catcode', 'memory', 'serve']; " \
+           "from catcode.cli import main; main()"  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert (
+        result.stderr
+        == "catcode: The web view needs the web extra: pip install 'catcode[web]' (Starlette and uvicorn).\n"
+    )
+
+
+def test_the_base_commands_never_import_the_web_stack() -> None:
+    code = (
+        "import sys; import catcode.cli_app, catcode.app; "
+        "print(sorted(m for m in ('starlette', 'uvicorn', 'catcode.web') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_open_hands_the_url_to_the_browser(
+    runtime: MemoryRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))  # the person's browser choice, as Python's webbrowser reads it
+    served = start_server(Path.cwd(), "--open")
+    try:
+        deadline = time.monotonic() + 30
+        while not (opened.exists() and opened.read_text()):
+            assert time.monotonic() < deadline, "the browser was never asked to open the page"
+            time.sleep(0.05)
+        assert opened.read_text() == served.url
+    finally:
+        stop_server(served)
