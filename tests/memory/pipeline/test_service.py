@@ -277,14 +277,20 @@ def test_a_model_that_always_replies_badly_is_retried_a_bounded_number_of_times_
     from structlog.testing import capture_logs
 
     record_exchanges(make_runtime(tmp_path, ScriptedProvider()), 2)
+    from catcode.memory.report import status_lines
+
     lines: list[list[str]] = []
+    statuses: list[list[str]] = []
     for _ in range(3):  # three sessions, each exiting with a broken reply
         runtime = make_runtime(tmp_path, ScriptedProvider(MALFORMED))
         said: list[str] = []
         with capture_logs() as logs:
             capture_at_exit(runtime, said.append)
         lines.append(said)
+        statuses.append(status_lines(runtime))  # what /memory status says meanwhile
     assert "(attempt 2)" in lines[1][-1]
+    assert any(line.startswith("failing:        the model's extraction reply could not be read") and
+               "(2 of 3 unreadable replies, 0 errors)" in line for line in statuses[1])  # fmt: skip
     assert lines[2][-1].startswith("Memory: skipped 4 messages after 3 replies from the model that could not be read")
     assert any(entry["event"] == "memory_window_skipped" for entry in logs)
     skipped = [r for r in runtime.history.read() if r.type == "extraction_skipped"]
