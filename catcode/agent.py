@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from catcode.errors import ProviderError, one_line
+from catcode.errors import CatcodeError, ProviderError, one_line
 from catcode.hooks import HookContext, HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
@@ -28,6 +28,11 @@ log = get_logger(__name__)
 
 INTERRUPTED = "Interrupted by the user before this tool finished."
 BLOCKED_PROMPT = "Not sent: a UserPromptSubmit hook blocked it"
+BLOCKED_REQUEST = "Not sent: a hook blocked the request"
+
+
+class RequestBlocked(CatcodeError):
+    """A PRE_LLM_REQUEST hook answered ``Block``: the request was not sent; the message says why."""
 
 
 class AgentEvents:
@@ -148,8 +153,8 @@ class Agent:
         except KeyboardInterrupt:
             result.interrupted = True
             self._repair_after_interrupt()
-        except ProviderError as exc:
-            result.error, result.status = str(exc), exc.status
+        except (ProviderError, RequestBlocked) as exc:
+            result.error, result.status = str(exc), getattr(exc, "status", None)
             self._streaming = False
             if created and len(self.messages) - 1 == start:
                 self.messages.pop()  # nothing answered it; the person re-sends it with Up
@@ -158,7 +163,8 @@ class Agent:
         return result
 
     def query(self) -> ChatResponse:
-        """One request: compaction keeps it under budget; hooks may append per-request system messages."""
+        """One request: compaction keeps it under budget; hooks may append per-request system messages, or block
+        it (``RequestBlocked``: nothing is sent)."""
         if self.compactor is not None and self.counter is not None:
             compacted = self.compactor.maybe_compact(self.messages, self.counter)
             if compacted is not None:
@@ -166,6 +172,9 @@ class Agent:
                 self.events.on_notice(compacted.notice)
         # After compaction: its memory flush may have added memories this request should already carry.
         outcome = self.hooks.emit(HookContext(HookEvent.PRE_LLM_REQUEST, messages=self.messages))
+        if outcome.block is not None:
+            log.info("request_blocked", reason=outcome.block.reason)
+            raise RequestBlocked(f"{BLOCKED_REQUEST}: {outcome.block.reason}")
         self._partial = []
         self._streaming = True
         self.events.on_request()

@@ -200,9 +200,12 @@ def build_session(
         memory.attach(session, interactive=interactive)
     if recall is not None:
         if interactive:
-            # After the capture step, and skipped when capture failed: the API is down, one line is enough.
+            # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
+            # the API is down, one line is enough.
             session.exit_steps.append(
-                lambda say: None if memory.capture_failed else recall.summarize_session_at_exit(say)
+                lambda say: None
+                if memory.capture_failed
+                else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
             )
         recall.start_background(compile=interactive)
     if memory is not None and interactive and settings.memory.sync == "auto":

@@ -63,7 +63,8 @@ class AppendMessages:
 
 @dataclass(frozen=True)
 class Block:
-    """PRE_TOOL_USE: do not run the tool; ``reason`` goes back to the model as an error result.
+    """PRE_LLM_REQUEST: the request is not sent; ``reason`` is shown to the person (the turn ends there).
+    PRE_TOOL_USE: do not run the tool; ``reason`` goes back to the model as an error result.
     POST_TOOL_USE: the tool ran; ``reason`` is added to its result for the model.
     USER_PROMPT_SUBMIT: the text is not sent; ``reason`` is shown to the person."""
 

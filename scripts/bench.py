@@ -89,6 +89,7 @@ SECTIONS = [
         "bench_recall_quality",
         "bench_recall_quality",
     ),
+    ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
 ]

@@ -308,3 +308,28 @@ def test_turn_heals_a_history_left_unpaired_by_a_second_interrupt(tmp_path: Path
     assert agent.run_turn("again").text == "ok"
     assert history_problems(agent.messages) == []
     assert agent.messages[2].tool_results[0].content == INTERRUPTED
+
+
+def test_block_from_pre_llm_request_is_honoured(tmp_path: Path) -> None:
+    """Issue 14 #14: a Block was silently ignored and the request sent anyway."""
+    hooks = HookManager()
+    hooks.on(HookEvent.PRE_LLM_REQUEST, lambda ctx: Block("over the daily budget"))
+    provider = ScriptedProvider()  # any request would be an unexpected call
+    agent = make_agent(tmp_path, provider, hooks=hooks)
+    result = agent.run_turn("go")
+    assert provider.requests == []
+    assert result.error == "Not sent: a hook blocked the request: over the daily budget"
+    assert agent.messages == []  # nothing answered it: the person re-sends it with Up
+
+
+def test_block_from_pre_llm_request_mid_turn_keeps_the_history_valid(tmp_path: Path) -> None:
+    hooks = HookManager()
+    calls = iter([CONTINUE, Block("stop here")])
+    hooks.on(HookEvent.PRE_LLM_REQUEST, lambda ctx: next(calls))
+    provider = ScriptedProvider(tool_response("echo", {"text": "x"}, id="t1"))
+    agent = make_agent(tmp_path, provider, hooks=hooks)
+    result = agent.run_turn("go")
+    assert result.error == "Not sent: a hook blocked the request: stop here"
+    assert [m.role for m in agent.messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+    assert agent.messages[2].tool_results[0].tool_use_id == "t1"
+    provider.assert_complete()

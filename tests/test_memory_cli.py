@@ -71,15 +71,17 @@ def test_list_show_and_path(project: Path) -> None:
     (memory.paths.user_memory / "broken.md").chmod(0o600)  # a wider file would add the start-up notice about modes
     result = cli("list")
     assert result.exit_code == 0
-    assert (
-        result.stdout == "user-prefers-vim - 用户偏好 vim 编辑器 (user)\nproject-api-style - Kotlin style (project)\n"
+    assert result.stdout == (
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"
+        "project-api-style - Kotlin style (project, this project)\n"
     )
     assert result.stderr == "1 unreadable memory file skipped — run catcode memory doctor\n"
     shown = cli("show", "user-prefers-vim")
-    assert shown.exit_code == 0 and shown.stdout.startswith("## user-prefers-vim (user)\n用户偏好 vim 编辑器\n")
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith("## user-prefers-vim (user, all projects)\n用户偏好 vim 编辑器\n")
     missing = cli("show", "nope")
     assert missing.exit_code == 1 and missing.stdout == ""
-    assert missing.stderr == "catcode: Memory not found: nope. List them with `catcode memory list`.\n"
+    assert missing.stderr == "catcode: No memory named nope. `catcode memory list` shows them.\n"
     path = cli("path")
     assert path.exit_code == 0
     assert f"user scope:    {memory.paths.user_memory}\n" in path.stdout
@@ -105,7 +107,11 @@ def test_log_diff_clear_and_revert(project: Path) -> None:
     assert len(memory.store.load_all()) == 2
     cleared = cli("clear", "--yes")
     assert cleared.exit_code == 0
-    assert cleared.stdout == "Deleted 2 memories. Undo with `catcode memory revert`.\n"
+    assert re.fullmatch(
+        r"Deleted 2 memories \(1 for all projects, 1 for this project\)\. "
+        r"Undo with `catcode memory revert [0-9a-f]{7}`\.\n",
+        cleared.stdout,
+    )
     assert memory.store.load_all() == []
     undone = cli("revert")
     assert undone.exit_code == 0 and undone.stdout.startswith("Undid ")
@@ -139,7 +145,8 @@ def test_real_console_script_lists_memories_without_an_api_key(project: Path, tm
     done = subprocess.run(
         [str(script), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n", "")
+    listed = "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"
+    assert (done.returncode, done.stdout, done.stderr) == (0, listed, "")
 
 
 def _write_memory_file(folder: Path, name: str, description: str, content: str) -> None:
@@ -184,3 +191,77 @@ def test_a_question_after_double_dash_is_plain_text(project: Path, question: str
     result = cli("search", "--", question)
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout.startswith(("memory user-prefers-vim, ", "No memories match "))
+
+
+def test_reading_never_commits_and_only_valid_redacted_memory_files_are_ever_committed(project: Path) -> None:
+    """Issue 14 #7: ``catcode memory list`` committed a hand-written memory holding a token, and an unreadable file
+    holding a password, unredacted; the first start committed a 10 MB file and binary garbage as "recover: …"."""
+    from catcode.memory.store.entry_file import render
+
+    memory = runtime(project)
+    memory.store.update(API, why="save")
+    before = [c.sha for c in memory.git.log(100)]
+    folder = memory.paths.user_memory
+    folder.mkdir(mode=0o700)
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    hand = MemoryEntry(name="deploy-notes", description="how we deploy", type=MemoryType.USER, content=f"use {token}")
+    (folder / "deploy-notes.md").write_text(render(hand), encoding="utf-8")
+    (folder / "notes.md").write_text(f"no front matter, but a token: {token}\n", encoding="utf-8")
+    (folder / "huge.md").write_bytes(b"x" * 10_000_000)
+    (folder / "garbage.md").write_bytes(bytes(range(256)) * 8)
+    for path in folder.iterdir():
+        path.chmod(0o600)
+
+    for args in (["list"], ["show", "deploy-notes"], ["search", "deploy"], ["recent"], ["log"], ["diff"],
+                 ["status"], ["doctor"], ["path"]):  # fmt: skip
+        cli(*args)
+    assert [c.sha for c in memory.git.log(100)] == before  # reading never writes history
+
+    memory.store.reconcile()  # what the next session start does
+    root = memory.paths.memory_root
+    everything = subprocess.run(
+        ["git", "log", "--all", "-p", "--format=%s"], cwd=root, capture_output=True, check=True
+    ).stdout
+    assert token.encode() not in everything
+    assert b"[REDACTED:github_token]" in everything and b"deploy-notes" in everything
+    assert token not in (folder / "deploy-notes.md").read_text(encoding="utf-8")  # the file itself is redacted
+    tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert {Path(line).name for line in tracked.splitlines()} & {"notes.md", "huge.md", "garbage.md"} == set()
+
+
+def test_forget_asks_unless_yes_and_status_works_offline(project: Path) -> None:
+    """Issue 14 #11: `catcode memory forget NAME` (asks; --yes skips) and `catcode memory status`."""
+    memory = runtime(project)
+    memory.store.update(VIM, why="save")
+    memory.store.update(API, why="save")
+    refused = cli("forget", "user-prefers-vim")
+    assert refused.exit_code == 1
+    assert refused.stderr == "catcode: Refusing to forget user-prefers-vim without --yes (no terminal to ask on)\n"
+    done = cli("forget", "user-prefers-vim", "--yes")
+    assert done.exit_code == 0
+    assert re.fullmatch(r"Forgot user-prefers-vim \(all projects\)\. Undo with `catcode memory revert [0-9a-f]{7}`\.\n",
+                        done.stdout)  # fmt: skip
+    assert [e.name for e in memory.store.load_all()] == ["project-api-style"]
+    assert cli("forget", "nope", "--yes").stderr == "catcode: No memory named nope. `catcode memory list` shows them.\n"
+    status = cli("status")
+    assert status.exit_code == 0
+    assert f"project scope:  {memory.paths.project_memory} (1 memory, for this project)" in status.stdout
+    assert "unprocessed:    0 message lines" in status.stdout and "versioning:     on (git)" in status.stdout
+    moved = cli("move", "project-api-style", "user")
+    assert moved.exit_code == 0 and moved.stdout.startswith("Moved project-api-style to all projects")
+
+
+def test_edit_without_a_terminal_gives_up_on_a_broken_file_and_changes_nothing(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = runtime(project)
+    memory.store.update(VIM, why="save")
+    before = memory.store.path_of("user-prefers-vim").read_bytes()
+    editor = tmp_path / "break.sh"
+    editor.write_text('#!/bin/sh\nprintf "no front matter\\n" > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    result = cli("edit", "user-prefers-vim")
+    assert result.exit_code == 0 and result.stdout.startswith("user-prefers-vim was not changed: broken front matter")
+    assert memory.store.path_of("user-prefers-vim").read_bytes() == before

@@ -1,8 +1,10 @@
-"""``/memory`` (run the pipeline now, and its subcommands: list, show, clear, log, diff, revert, status) and
-``/dream``. The report texts follow the seed's ``MemoryCommand`` / ``runPipeline``.
+"""``/memory`` (run the pipeline now, and its subcommands: list, show, forget, edit, move, clear, log, diff,
+revert, status) and ``/dream``. The report texts follow the seed's ``MemoryCommand`` / ``runPipeline``; the flows
+and texts shared with ``catcode memory`` are ``memory/report.py``, ``memory/edit.py`` and ``memory/revert_tool.py``.
 
 Subcommands are handlers in ``MemoryCommand.handlers``; another module adds one with
-``add_memory_subcommand(registry, name, help, handler)`` (its help and completion then appear too)."""
+``add_memory_subcommand(registry, name, help, handler)`` (its help and completion then appear too). Over the usual
+250 lines on purpose: one dispatcher and its ten subcommands, each a few lines around a shared flow."""
 
 from __future__ import annotations
 
@@ -15,22 +17,31 @@ from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
 from catcode.memory.report import (
     clear_memories,
+    forget_memory,
     format_entry,
     format_list,
     format_report,
+    hidden_line,
+    move_memory,
+    not_found_line,
     sorted_by_scope,
     status_lines,
     unreadable_line,
 )
-from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes
+from catcode.memory.revert_tool import NO_CHANGES, format_changes, memory_diff, memory_log, revert_text
 from catcode.memory.store.models import ConsolidationReport
-from catcode.memory.tools import not_found
 
 Handler = Callable[[CommandContext, str], None]
 
 NOTHING_PENDING = "no new messages since the last run"
 BUSY = "another memory run is in progress — try again in a moment"
 DEFAULT_LOG = 10
+LISTER = "/memory list"
+
+
+def undo_hint(commit: str | None) -> str:
+    """`` Undo with /memory revert <id>.`` for a change that was recorded, else nothing."""
+    return f" Undo with /memory revert {commit[:7]}." if commit else ""
 
 
 class MemoryCommand:
@@ -41,6 +52,9 @@ class MemoryCommand:
         self.handlers: dict[str, Handler] = {
             "list": self.sub_list,
             "show": self.sub_show,
+            "forget": self.sub_forget,
+            "edit": self.sub_edit,
+            "move": self.sub_move,
             "clear": self.sub_clear,
             "log": self.sub_log,
             "diff": self.sub_diff,
@@ -48,13 +62,16 @@ class MemoryCommand:
             "status": self.sub_status,
         }
         self.help: dict[str, str] = {
-            "list": "list memories: name - description (type)",
+            "list": "list memories: name - description (type, all projects | this project)",
             "show": "show one memory in full: /memory show <name>",
+            "forget": "delete one memory (asks first; revertible): /memory forget <name>",
+            "edit": "edit one memory in $VISUAL/$EDITOR, checked before it is saved: /memory edit <name>",
+            "move": "keep a memory for all projects or this one only: /memory move <name> user|project",
             "clear": "delete every memory (asks first; revertible)",
-            "log": "recent memory changes, newest first: /memory log [N]",
-            "diff": "what a change did: /memory diff [id] (default: the last)",
-            "revert": "undo a change as a new change: /memory revert [id]",
-            "status": "scopes, counts, unprocessed lines, last Dream, versioning",
+            "log": "recent changes to memories, newest first: /memory log [N] [--all] (--all: journal too)",
+            "diff": "what a change did: /memory diff [id] (default: the last change to memories)",
+            "revert": "undo a change as a new change: /memory revert [id] (default: the last change to memories)",
+            "status": "scopes, counts, unprocessed lines, failures, last Dream, versioning",
         }
 
     def __call__(self, ctx: CommandContext, args: str) -> None:
@@ -72,17 +89,24 @@ class MemoryCommand:
             ctx.console.print(f"Unknown subcommand /memory {sub} — choose one of: {known}", style="red", markup=False)
 
     def complete(self, ctx: CommandContext | None, text: str) -> list[str]:
-        """Subcommand names, and memory names after ``show``."""
-        if text.startswith("show "):
-            return [f"show {e.name}" for e in self.runtime.store.load_all() if f"show {e.name}".startswith(text)]
+        """Subcommand names, and memory names after ``show``, ``forget``, ``edit`` and ``move``."""
+        sub, space, _ = text.partition(" ")
+        if space and sub in ("show", "forget", "edit", "move"):
+            names = [f"{sub} {e.name}" for e in self.runtime.store.load_all()]
+            return [line for line in names if line.startswith(text)]
         return [name for name in self.handlers if name.startswith(text)]
 
     # -- the pipeline -------------------------------------------------------------------------------------------
 
     def run_pipeline(self, ctx: CommandContext) -> None:
         """The seed's runPipeline: process what is pending, print the report; a failure is one line."""
+        from catcode.memory.pipeline.service import skipped_line
+
         result = self._process(ctx, "command", "Memory pipeline failed")
         if result is None:
+            return
+        if result.skipped:
+            ctx.console.print(skipped_line(result), style="yellow", markup=False, highlight=False)
             return
         report = result.report or ConsolidationReport(candidates_found=0, skipped_reason=NOTHING_PENDING)
         ctx.console.print(format_report(report), markup=False, highlight=False)
@@ -95,7 +119,11 @@ class MemoryCommand:
             return
         service.last_dream = result  # /memory status shows foreground Dreams too
         report = result.report
-        if report is None:
+        if result.skipped:
+            from catcode.memory.pipeline.service import skipped_line
+
+            line = skipped_line(result)
+        elif report is None:
             line = "Dream: nothing new to review."
         elif not result.reviewed:
             line = f"Dream: nothing done — {report.skipped_reason}."
@@ -129,58 +157,104 @@ class MemoryCommand:
     # -- subcommands ----------------------------------------------------------------------------------------------
 
     def sub_list(self, ctx: CommandContext, args: str) -> None:
-        """``name - description (type)``, user scope first; then a count of skipped files."""
+        """``name - description (type, all projects)``, user scope first; then counts of skipped and hidden."""
         store = self.runtime.store
-        ctx.console.print(format_list(sorted_by_scope(store.load_all())), markup=False, highlight=False)
-        problems = store.problems()
-        if problems:
-            ctx.console.print(unreadable_line(len(problems)), style="yellow", markup=False)
+        ctx.console.print(format_list(sorted_by_scope(store.located())), markup=False, highlight=False)
+        hidden, problems = len(store.hidden()), len(store.problems())
+        if problems - hidden:
+            ctx.console.print(unreadable_line(problems - hidden), style="yellow", markup=False)
+        if hidden:
+            ctx.console.print(hidden_line(hidden), style="yellow", markup=False)
 
     def sub_show(self, ctx: CommandContext, args: str) -> None:
-        """One memory in full."""
+        """One memory in full, with its scope."""
         if not args:
             ctx.console.print("Usage: /memory show <name>", style="red", markup=False)
             return
-        entry = self.runtime.store.get(args)
+        store = self.runtime.store
+        entry = store.get(args)
         if entry is None:
-            ctx.console.print(not_found(args), style="red", markup=False)
+            ctx.console.print(not_found_line(args, LISTER), style="red", markup=False)
             return
-        ctx.console.print(format_entry(entry), markup=False, highlight=False)
+        ctx.console.print(format_entry(entry, store.scope_of(args)), markup=False, highlight=False)
+
+    def sub_forget(self, ctx: CommandContext, args: str) -> None:
+        """Delete one memory after asking; one git commit that /memory revert undoes."""
+        if not args:
+            ctx.console.print("Usage: /memory forget <name>", style="red", markup=False)
+            return
+        runtime = self.runtime
+        confirm = lambda _, question: ctx.confirm(question)  # noqa: E731
+        line = forget_memory(runtime.store, args, runtime.git.available, confirm, undo_hint, LISTER)
+        ctx.console.print(line, markup=False, highlight=False)
+
+    def sub_edit(self, ctx: CommandContext, args: str) -> None:
+        """Open one memory in $VISUAL/$EDITOR; saved only when it is a valid memory file."""
+        from catcode.memory.edit import edit_memory
+
+        if not args:
+            ctx.console.print("Usage: /memory edit <name>", style="red", markup=False)
+            return
+        line = edit_memory(self.runtime.store, args, again=ctx.confirm, undo=undo_hint, lister=LISTER)
+        ctx.console.print(line, markup=False, highlight=False)
+
+    def sub_move(self, ctx: CommandContext, args: str) -> None:
+        """Keep a memory for all projects (user) or for this project only (project)."""
+        name, _, where = args.partition(" ")
+        if not name or where.strip() not in ("user", "project"):
+            ctx.console.print("Usage: /memory move <name> user|project", style="red", markup=False)
+            return
+        line = move_memory(self.runtime.store, name, where, undo_hint, LISTER)
+        ctx.console.print(line, markup=False, highlight=False)
 
     def sub_clear(self, ctx: CommandContext, args: str) -> None:
-        """Delete every memory after asking; one git commit that /memory revert undoes."""
+        """Delete every memory after asking (the question says which are for all projects); one git commit that
+        /memory revert undoes. Conversation said before the clear is never saved afterwards."""
+        from catcode.memory.pipeline.cursor import mark_cleared
+
         runtime = self.runtime
-        line = clear_memories(runtime.store, runtime.git.available, lambda _, q: ctx.confirm(q), "/memory revert")
+        projects = runtime.paths.project_memory.parent
+        line = clear_memories(
+            runtime.store,
+            runtime.git.available,
+            lambda _, q: ctx.confirm(q),
+            undo_hint,
+            mark=lambda: mark_cleared(projects),
+        )
         ctx.console.print(line, markup=False)
 
     def sub_log(self, ctx: CommandContext, args: str) -> None:
-        """Recent changes: id, when, why, and A/M/D per memory."""
-        if not args.isdigit() and args:
-            ctx.console.print("Usage: /memory log [N]", style="red", markup=False)
+        """Recent changes to memories (``--all``: journal entries too): id, when, why, and A/M/D per memory."""
+        words = args.split()
+        everything = "--all" in words
+        numbers = [w for w in words if w != "--all"]
+        if len(numbers) > 1 or (numbers and not numbers[0].isdigit()):
+            ctx.console.print("Usage: /memory log [N] [--all]", style="red", markup=False)
             return
         if self._versioning_off(ctx):
             return
-        changes = self.runtime.git.log(int(args) if args else DEFAULT_LOG)
+        changes = memory_log(self.runtime.git, int(numbers[0]) if numbers else DEFAULT_LOG, everything=everything)
         ctx.console.print(format_changes(changes), markup=False, highlight=False)
 
     def sub_diff(self, ctx: CommandContext, args: str) -> None:
-        """The diff of a change (default: the last), coloured."""
+        """The diff of a change (default: the last change to memories), coloured."""
         if self._versioning_off(ctx):
             return
         from rich.syntax import Syntax  # pygments: only when a diff is shown
 
-        text = self.runtime.git.diff(args or None)
+        text = memory_diff(self.runtime.git, args or None)
         if not text:
             ctx.console.print(NO_CHANGES, markup=False)
             return
         ctx.console.print(Syntax(text.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
 
     def sub_revert(self, ctx: CommandContext, args: str) -> None:
-        """Undo a change (default: the last) as a new change; a conflict changes nothing."""
+        """Undo a change (default: the last change to memories) as a new change; a conflict changes nothing."""
         if self._versioning_off(ctx):
             return
-        result = self.runtime.revert(args or None)  # RevertConflict: one red line (``__call__``), nothing changed
-        ctx.console.print(describe_revert(result), markup=False, highlight=False)
+        runtime = self.runtime  # RevertConflict: one red line (``__call__``), nothing changed
+        line = revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, args or None)
+        ctx.console.print(line, markup=False, highlight=False)
 
     def sub_status(self, ctx: CommandContext, args: str) -> None:
         """Scopes and counts, cursor, unprocessed lines, last Dream, versioning, unreadable files."""

@@ -29,10 +29,9 @@ def build_server(runtime: Any, recall: Any, *, allow_writes: bool) -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    from catcode.commands.memory import sorted_by_scope
     from catcode.memory.recall.views import search_text
-    from catcode.memory.report import NO_MEMORIES, format_entry, format_list
-    from catcode.memory.tools import not_found
+    from catcode.memory.report import format_entry, format_list, sorted_by_scope
+    from catcode.memory.tools import memory_page, not_found
 
     store = runtime.store
     server = MCPServer("catcode-memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
@@ -48,21 +47,22 @@ def build_server(runtime: Any, recall: Any, *, allow_writes: bool) -> Any:
 
     @server.tool(annotations=read_only, structured_output=False)
     def memory_read(
-        name: Annotated[str, Field(description="The memory to read; empty lists every memory in full.")] = "",
+        name: Annotated[str, Field(description="The memory to read; empty lists names and descriptions.")] = "",
+        page: Annotated[int, Field(ge=1, description="Which page of the list when no name is given.")] = 1,
     ) -> str:
-        """Read one memory in full by name, or every memory when no name is given."""
+        """Read one memory in full by name, or list names and descriptions (50 per page) when no name is given."""
         name = name.strip()
         if not name:
-            return "\n\n".join(format_entry(e) for e in sorted_by_scope(store.load_all())) or NO_MEMORIES
+            return memory_page(store, page)
         entry = store.get(name)
         if entry is None:
             raise ToolError(not_found(name))
-        return format_entry(entry)
+        return format_entry(entry, store.scope_of(name))
 
     @server.tool(annotations=read_only, structured_output=False)
     def memory_list() -> str:
-        """List every memory as name - description (type), the user's first, then this project's."""
-        return format_list(sorted_by_scope(store.load_all()))
+        """List every memory as name - description (type, scope), the user's first, then this project's."""
+        return format_list(sorted_by_scope(store.located()))
 
     if allow_writes:
         writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)

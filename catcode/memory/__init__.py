@@ -4,7 +4,7 @@ One concept per folder; imports point down only (``tests/test_import_cycles.py``
 there is no cycle)::
 
     builder.py  runtime.py  exit_capture.py  injection.py  tools.py     use: one session's memory, for the model,
-    report.py  revert_tool.py  (+ catcode/commands/, memory_cli.py)      the slash commands and `catcode memory`
+    report.py  edit.py  revert_tool.py  (+ commands/, memory_cli.py)     the slash commands and `catcode memory`
          │
          ▼
     recall/       the fact index (FTS5), the journal, the session summary, ``memory_search``
@@ -22,10 +22,14 @@ Each folder's ``__init__.py`` names what each of its files owns. This top level 
 - ``builder.py``: builds ``MemoryRuntime`` and ``Recall`` for ``app.build_session`` (the composition root) and,
   offline, for ``catcode memory``.
 - ``runtime.py``: ``MemoryRuntime`` — the memory objects of one session and what the session does with them.
-- ``exit_capture.py``: the exit step ("Saving memories…", bounded by ``memory.exit_timeout``).
+- ``exit_capture.py``: the exit step ("Saving memories…") and ``ExitBudget``, the one bound of the whole exit
+  (``memory.exit_timeout``, shared with the session summary).
 - ``injection.py``: ``MemoryInjectionHook`` — the ``# Persistent Memory`` block on every request.
 - ``tools.py``: ``memory_read``, ``memory_write``, ``memory_delete`` and ``MEMORY_GUIDANCE``.
-- ``report.py``: text of ``/memory``, ``/memory list``, ``/memory show`` and ``path``, and the one ``clear`` flow.
-- ``revert_tool.py``: ``memory_revert`` and the text of ``log``, ``diff`` and ``revert``.
+- ``report.py``: text of ``/memory``, ``/memory list``, ``/memory show``, ``status`` and ``path``, and the one
+  ``clear``, ``forget`` and ``move`` flows.
+- ``edit.py``: ``/memory edit`` and ``catcode memory edit`` — a memory in the person's editor, checked before saved.
+- ``revert_tool.py``: ``memory_revert``, the text of ``log``, ``diff`` and ``revert``, and ``revert_change``, the
+  one undo (what a web view or any other front end calls too).
 
 The memory ``__init__.py`` files import nothing, so importing one module does not load its neighbours."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.fsutil import ensure_private_dir
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.store.scopes import Placement
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.base import LLMProvider
@@ -39,6 +40,7 @@ def build_memory_runtime(
         lock_path=paths.memory_lock,
         redactor=redact,
         versioning=git if git.available else None,
+        placement=Placement(paths.project_root),  # a correction naming this project's files stays with it
     )
     notices = notices or queue.SimpleQueue()
     parts: dict[str, Any] = {"store": store, "git": git, "session_id": uuid.uuid4().hex[:12], "notices": notices}

@@ -1,10 +1,15 @@
 """The memory step at exit: "Saving memories… (Ctrl+C to skip)", the pipeline over what the session left
-unprocessed in a thread bounded by ``memory.exit_timeout``, then one line per memory added or updated and how to
-undo it. It exits whatever happens: what times out or fails stays after the cursor for the next start."""
+unprocessed in a thread, then one line per memory added or updated — with the scope it went to — and the exact
+change that undoes them. It exits whatever happens: what times out or fails stays after the cursor for the next
+start; a reply that could not be read is said so, never "Nothing new to remember.".
+
+``ExitBudget`` is the one bound of the whole exit: capture and the session summary after it share
+``memory.exit_timeout`` (the summary gets what capture left)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,16 +19,35 @@ from catcode.log import get_logger
 log = get_logger(__name__)
 
 
+class ExitBudget:
+    """``seconds`` for every memory step at exit together, counted from the first step that asks."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self._clock = clock
+        self._deadline: float | None = None
+
+    def remaining(self) -> float:
+        """Seconds left (the budget starts on the first call); never negative."""
+        if self._deadline is None:
+            self._deadline = self._clock() + self.seconds
+        return max(0.0, self._deadline - self._clock())
+
+
 def capture_at_exit(runtime: Any, say: Callable[[str], None]) -> None:
-    """Process what the session of ``runtime`` (a ``MemoryRuntime`` with a provider) left unprocessed, bounded by
-    ``memory.exit_timeout``; Ctrl+C skips it. Sets ``runtime.capture_failed`` when it timed out or failed."""
+    """Process what the session of ``runtime`` (a ``MemoryRuntime`` with a provider) left unprocessed, within
+    what is left of its exit budget; Ctrl+C skips it. Sets ``runtime.capture_failed`` when it timed out or
+    failed."""
+    from catcode.memory.pipeline.manager import SUPERSEDED, UnreadableReply
+    from catcode.memory.pipeline.service import skipped_line
+
     service, history = runtime.service, runtime.history
     assert service is not None and history is not None
     if service.pending() < runtime.config.extract_min_messages:
         history.append_event("session_end", captured=service.pending() == 0)
         return
     say("Saving memories… (Ctrl+C to skip)")
-    timeout = runtime.config.exit_timeout
+    timeout = runtime.exit_budget.remaining()
     outcome: dict[str, Any] = {}
 
     def work() -> None:
@@ -38,26 +62,60 @@ def capture_at_exit(runtime: Any, say: Callable[[str], None]) -> None:
     if worker.is_alive():
         runtime.capture_failed = True
         log.warning("session_end_memory_timeout", timeout=timeout)
-        say(f"Memory capture timed out after {timeout:.0f}s; it will finish at the next start.")
+        say(f"Memory capture timed out after {runtime.config.exit_timeout:.0f}s; it will finish at the next start.")
         return
     if "error" in outcome:
         runtime.capture_failed = True
-        log.warning("Session-end memory extraction failed", error=repr(outcome["error"]))
-        say(f"Memory capture failed ({one_line(outcome['error'])}); it will be retried at the next start.")
+        error = outcome["error"]
+        log.warning("Session-end memory extraction failed", error=repr(error))
+        if isinstance(error, UnreadableReply):
+            tries = service.attempts.current(runtime.cursor.get()).bad_replies
+            say(f"Memory capture failed: {error} (attempt {tries}); it will be retried at the next start.")
+        else:
+            say(f"Memory capture failed ({one_line(error)}); it will be retried at the next start.")
         return
     result = outcome["result"]
     report = result.report
     added, updated = (report.added, report.updated) if report else ([], [])
     log.info(f"Session-end memory: {len(added)} added, {len(updated)} updated")
-    history.append_event("session_end", captured=result.reviewed)
-    if added or updated:
+    history.append_event("session_end", captured=result.reviewed or bool(result.skipped))
+    if result.skipped:
+        say(skipped_line(result))
+    elif added or updated:
         say(f"Memory: {len(added)} added, {len(updated)} updated — /memory list shows them")
         for mark, names in (("+", added), ("~", updated)):
             for name in names:
-                entry = runtime.store.get(name)
-                say(f"  {mark} {name} — {entry.description if entry else ''}")
-        if report and report.redacted:
+                say(f"  {mark} {saved_line(runtime.store, name, report.renamed)}")
+        if report.redacted:
             say(f"  {report.redacted} secret(s) were redacted before saving")
-        say("  Undo with /memory revert, or `catcode memory revert`.")
+        say(undo_line(runtime, report.commit))
     elif result.reviewed:
         say("Nothing new to remember.")
+    elif report is not None and report.skipped_reason == SUPERSEDED:
+        say("Memory was cleared during this session: nothing said before the clear was saved.")
+
+
+def saved_line(store: Any, name: str, renamed: dict[str, str]) -> str:
+    """``name — description (all projects)``: where a memory went, and why when its type alone does not say."""
+    entry, scope = store.get(name), store.scope_of(name)
+    if entry is None or scope is None:
+        return name
+    notes = [scope.label]
+    reason = store.placement.reason(entry, scope) if hasattr(store.placement, "reason") else ""
+    if reason:
+        notes[0] += f": {reason}"
+    asked = next((old for old, new in renamed.items() if new == name), None)
+    if asked:
+        whose = "another project" if scope.value == "user" else "another user of this project"
+        notes.append(f"saved as {name}: {asked} is taken by a memory of {whose}")
+    return f"{name} — {entry.description} ({'; '.join(notes)})"
+
+
+def undo_line(runtime: Any, commit: str | None) -> str:
+    """The undo hint: the exact change, so that it stays true whatever is committed after it."""
+    if commit:
+        short = commit[:7]
+        return f"  Undo with /memory revert {short}, or `catcode memory revert {short}`."
+    if not runtime.git.available:
+        return "  Versioning is off (git is not installed): this cannot be undone."
+    return "  Undo with /memory revert, or `catcode memory revert`."

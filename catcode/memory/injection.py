@@ -1,5 +1,10 @@
 """``MemoryInjectionHook``: the read side — the memory index, appended to every request as a system message.
 
+At most ``max_injected`` memories are listed, and the two scopes share that budget: each gets half, and a scope
+that needs less leaves the rest to the other (so 30 memories for all projects never crowd out this project's).
+Within a scope that does not fit, the most recently updated ones are shown. When any are left out, a last line
+says how many of each scope and how to list them (``memory_read`` without a name: a paged list of names).
+
 The text is byte-identical between requests while memory is unchanged (prompt caching depends on it)
 and is rebuilt only when ``store.fingerprint()`` changes, which also catches files written by another
 process. Descriptions are put on one line so no memory can forge a heading of the block."""
@@ -21,19 +26,30 @@ The following memories were saved from previous sessions. Call `memory_read`
 with a memory's name to retrieve its full content."""
 
 
-def build_memory_index_text(entries: Sequence[MemoryEntry], max_injected: int) -> str | None:
-    """The ``# Persistent Memory`` block: user scope first, then project scope, each sorted by name,
-    at most ``max_injected`` entries and a line saying how many were left out. None when empty."""
-    if not entries:
+def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> str | None:
+    """The ``# Persistent Memory`` block: user scope first, then project scope, each sorted by name, at most
+    ``max_injected`` entries shared between the scopes and a line saying what was left out. None when empty."""
+    if not items:
         return None
-    ordered = sorted(entries, key=lambda e: (e.type.scope is not Scope.USER, e.name))
-    shown = ordered[:max_injected]
-    blocks = [HEADER, *(f"## {e.name}\n{flatten(e.description)}" for e in shown)]
-    hidden = len(ordered) - len(shown)
+    by_scope = {scope: [e for e, s in items if s is scope] for scope in Scope}
+    quota = _quotas({scope: len(entries) for scope, entries in by_scope.items()}, max_injected)
+    blocks, left_out = [HEADER], {}
+    for scope in (Scope.USER, Scope.PROJECT):
+        newest = sorted(by_scope[scope], key=lambda e: (e.updated_at, e.name), reverse=True)[: quota[scope]]
+        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in sorted(newest, key=lambda e: e.name)]
+        left_out[scope] = len(by_scope[scope]) - len(newest)
+    hidden = sum(left_out.values())
     if hidden:
         noun = "memory" if hidden == 1 else "memories"
-        blocks.append(f"({hidden} more {noun} not shown — call memory_read without a name to list all.)")
+        parts = ", ".join(f"{n} for {scope.label}" for scope, n in left_out.items() if n)
+        blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
     return "\n\n".join(blocks)
+
+
+def _quotas(sizes: dict[Scope, int], total: int) -> dict[Scope, int]:
+    """How many of each scope to show: half of ``total`` each, what one scope does not need going to the other."""
+    user = min(sizes[Scope.USER], max(total // 2, total - sizes[Scope.PROJECT]))
+    return {Scope.USER: user, Scope.PROJECT: min(sizes[Scope.PROJECT], total - user)}
 
 
 class MemoryInjectionHook:
@@ -55,5 +71,5 @@ class MemoryInjectionHook:
         """The current block (cached until memory changes); None when memory is empty."""
         fingerprint = self._store.fingerprint()
         if self._cached is None or self._cached[0] != fingerprint:
-            self._cached = (fingerprint, build_memory_index_text(self._store.load_all(), self._max_injected))
+            self._cached = (fingerprint, build_memory_index_text(self._store.located(), self._max_injected))
         return self._cached[1]

@@ -1,7 +1,12 @@
 """Memory changes as people and the model see them: the change list (``/memory log``, ``catcode memory log``),
-what an undo did, and the ``memory_revert`` tool that lets the model undo a change under the permission prompt.
+what an undo did, the ``memory_revert`` tool that lets the model undo a change under the permission prompt — and
+``revert_change``, THE undo: the rules (what was left uncommitted is recorded first, under the memory lock; a bare
+undo means the last change to memories, never a journal entry) and the texts live here, so that the slash command,
+the offline CLI, the tool and any other front end (a web view) undo and say the same thing.
 
-The text lives here so that the slash command, the offline CLI and the tool say the same thing."""
+The journal (session summaries and their weekly and long-term compiles) is versioned in the same repository but
+kept out of the way: ``MEMORY_CHANGES`` selects the changes that touched memories; ``log`` shows only those unless
+asked for everything, and ``diff`` and ``revert`` without an id mean the last of them."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from catcode.errors import MemoryStoreError
+from catcode.fsutil import locked
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.versioning.changes import Change, FileChange, RevertResult
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
@@ -19,8 +25,45 @@ from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 PREVIEW_MAX_LINES = 80
 PREVIEW_MAX_CHARS = 6000
 NO_CHANGES = "No memory changes recorded yet."
+MEMORY_CHANGES = ("users", "projects", ":(exclude,glob)projects/*/journal/**")
+"""git pathspecs of the changes to memories: both scopes, not the journal (nor the repository's own set-up)."""
 _HIDDEN = {INDEX_NAME, ".gitignore"}  # derived or set-up files: not memories
 _VERBS = {"A": "restored", "D": "removed", "M": "changed back"}
+
+
+def memory_log(git: Any, limit: int, *, everything: bool = False) -> list[Change]:
+    """The last ``limit`` changes to memories (``everything``: journal entries and set-up too), newest first."""
+    return git.log(limit) if everything else git.log(limit, paths=MEMORY_CHANGES)
+
+
+def last_memory_change(git: Any) -> str | None:
+    """The id of the last change to memories (what a bare ``diff`` shows and a bare ``revert`` undoes)."""
+    return git.last_change(MEMORY_CHANGES)
+
+
+def memory_diff(git: Any, commit: str | None = None) -> str:
+    """The diff of ``commit``, by default of the last change to memories; "" when there is none."""
+    target = commit or last_memory_change(git)
+    return git.diff(target) if target else ""
+
+
+def revert_change(git: Any, store: Any, lock_path: Any, commit: str | None = None) -> RevertResult:
+    """Undo ``commit`` (default: the last change to memories) as a new change, under the memory lock: what was
+    left uncommitted is first recorded the store's way (valid memory files only, redacted), so git never refuses
+    over it and nothing unchecked is committed. ``MemoryStoreError`` (``RevertConflict``) says why it could not."""
+    if not git.available:
+        raise MemoryStoreError(git.warning)
+    with locked(lock_path):
+        store.reconcile()
+        target = commit or last_memory_change(git)
+        if target is None:
+            raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
+        return git.revert(target)
+
+
+def revert_text(git: Any, store: Any, lock_path: Any, commit: str | None = None) -> str:
+    """``revert_change`` as the line(s) every front end shows."""
+    return describe_revert(revert_change(git, store, lock_path, commit))
 
 
 def file_label(change: FileChange) -> str:
@@ -84,7 +127,7 @@ def memory_revert_tool(runtime: Any) -> Tool:
 
     def preview(args: MemoryRevertInput, ctx: ToolContext) -> str | None:
         try:
-            text = runtime.git.diff(_commit(args))
+            text = memory_diff(runtime.git, _commit(args))
         except Exception:  # a preview is a courtesy; the revert itself reports any problem
             return None
         return f"This change would be undone:\n{cap(text)}" if text else None

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
-from catcode.memory.exit_capture import capture_at_exit
+from catcode.memory.exit_capture import ExitBudget, capture_at_exit
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.changes import RevertResult
-from catcode.memory.versioning.git_store import GitStore, revert_under_lock
+from catcode.memory.versioning.git_store import GitStore
 from catcode.messages import Message
 from catcode.providers.base import LLMProvider
 from catcode.tools.base import ToolRegistry
@@ -58,6 +58,8 @@ class MemoryRuntime:
         self.provider, self.manager, self.service = provider, manager, service
         self.history, self.cursor = history, cursor
         self.capture_failed = False  # set by the exit step when the API failed or timed out
+        self.exit_budget = ExitBudget(self.config.exit_timeout)  # shared by capture and the session summary
+        self._check: threading.Thread | None = None
 
     def register(self, hooks: HookManager, tools: ToolRegistry) -> None:
         """Injection hook and memory tools."""
@@ -77,14 +79,25 @@ class MemoryRuntime:
         if self.git.warning:
             self.notices.put(self.git.warning)
         # Reading every memory file takes a while in a large store: do it (it warms the cache the first request
-        # needs anyway) without holding up the prompt.
-        threading.Thread(target=self._report_problems, name="memory-check", daemon=True).start()
+        # needs anyway) without holding up the prompt. It also records what was left uncommitted (a hand edit, a
+        # killed session): valid memory files only, redacted.
+        self._check = threading.Thread(target=self._check_store, name="memory-check", daemon=True)
+        self._check.start()
         if interactive:
             session.exit_steps.append(partial(capture_at_exit, self))
-            if self.service.pending():
+            if self.service.needs_work():
                 self.service.start_background("recovery")
 
-    def _report_problems(self) -> None:
+    def wait_started(self, timeout: float | None = None) -> None:
+        """Wait for the start-up check of ``attach`` (tests, the simulation)."""
+        if self._check is not None:
+            self._check.join(timeout)
+
+    def _check_store(self) -> None:
+        try:
+            self.store.reconcile()
+        except Exception:
+            log.warning("memory_reconcile_failed", exc_info=True)
         try:
             problems = self.store.problems()
         except Exception:
@@ -103,12 +116,14 @@ class MemoryRuntime:
         if self.service is None:
             return
         try:
-            self.service.process_pending(why="compaction", wait=5.0)
+            self.service.process_pending(why="compaction", wait=5.0, respect_backoff=True)
         except Busy:
             log.info("flush_skipped_busy")  # the running pass covers them; the cursor keeps the rest
         except Exception:
             log.warning("flush_failed", exc_info=True)
 
     def revert(self, commit: str | None = None) -> RevertResult:
-        """Undo a change as a new commit, under the write lock so no session writes meanwhile."""
-        return revert_under_lock(self.git, self.paths.memory_lock, commit)
+        """Undo a change (default: the last change to memories) as a new commit: ``revert_tool.revert_change``."""
+        from catcode.memory.revert_tool import revert_change
+
+        return revert_change(self.git, self.store, self.paths.memory_lock, commit)

@@ -13,11 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.pipeline.manager import MemoryManager
-from catcode.memory.report import NO_MEMORIES, format_entry
+from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
 from catcode.memory.store.store import MemoryStore
+from catcode.text import shorten
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 MEMORY_GUIDANCE = """\
@@ -35,18 +36,24 @@ Never save secrets (API keys, tokens, passwords, private keys), anything derivab
 state of the task at hand."""
 
 NAME_REQUIRED = "Error: name is required"
+PAGE_SIZE = 50
+"""Memories per page of ``memory_read`` without a name: names and descriptions only, full text by name."""
+DESCRIPTION_CHARS = 200
 TYPE_INVALID = "Error: type must be one of user|feedback|project|reference"
 
 
 def not_found(name: str) -> str:
-    """The seed's answer for an unknown name."""
+    """The seed's answer for an unknown name (to the model; a person is told ``report.not_found_line``)."""
     return f"Memory not found: {name}. Use memory_read without name to list all memories."
 
 
 class MemoryReadInput(BaseModel):
     """Input of memory_read."""
 
-    name: str | None = Field(default=None, description="The memory to read; omit it to list every memory.")
+    name: str | None = Field(
+        default=None, description="The memory to read in full; omit it to list names and descriptions, by page."
+    )
+    page: int | None = Field(default=None, description="Which page of the list (from 1) when no name is given.")
 
 
 class MemoryWriteInput(BaseModel):
@@ -74,12 +81,15 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
 
     @tool("memory_read", key_arg="name")
     def memory_read(args: MemoryReadInput, ctx: ToolContext) -> ToolResult:
-        """Read saved memories. With a name, return that memory in full; without one, list every memory."""
+        """Read saved memories. With a name, return that memory in full; without one, list the names and
+        descriptions of the memories, 50 per page (``page`` picks one)."""
         name = (args.name or "").strip()
         if not name:
-            return ToolResult("\n\n".join(format_entry(e) for e in store.load_all()) or NO_MEMORIES)
+            return ToolResult(memory_page(store, args.page or 1))
         entry = store.get(name)
-        return ToolResult(format_entry(entry)) if entry else ToolResult(not_found(name), is_error=True)
+        if entry is None:
+            return ToolResult(not_found(name), is_error=True)
+        return ToolResult(format_entry(entry, store.scope_of(name)))
 
     def preview_write(args: MemoryWriteInput, ctx: ToolContext) -> str | None:
         entry = _entry(args, store)
@@ -122,6 +132,27 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         return ToolResult(f"Memory deleted: {name}") if deleted else ToolResult(not_found(name), is_error=True)
 
     return [memory_read, memory_write, memory_delete]
+
+
+def memory_page(store: MemoryStore, page: int) -> str:
+    """One page of the list ``memory_read`` gives without a name: ``- name (type, scope): description``, the user
+    scope first, at most ``PAGE_SIZE`` lines of at most ``DESCRIPTION_CHARS`` characters each."""
+    items = sorted_by_scope(store.located())
+    if not items:
+        return NO_MEMORIES
+    pages = -(-len(items) // PAGE_SIZE)
+    if page < 1 or page > pages:
+        return f"There is no page {page}: {len(items)} memories make {pages} page(s) of {PAGE_SIZE}."
+    first = (page - 1) * PAGE_SIZE
+    shown = items[first : first + PAGE_SIZE]
+    lines = [
+        f"Memories {first + 1}-{first + len(shown)} of {len(items)} (page {page} of {pages}). "
+        "Call memory_read with a name for the full text."
+    ]
+    lines += [f"- {e.name} ({e.type.value}, {s.label}): {shorten(e.description, DESCRIPTION_CHARS)}" for e, s in shown]
+    if page < pages:
+        lines.append(f"More: memory_read with page={page + 1}.")
+    return "\n".join(lines)
 
 
 def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResult:

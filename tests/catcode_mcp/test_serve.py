@@ -98,7 +98,7 @@ def test_read_only_by_default_search_read_list_and_a_refused_write(project: Path
     assert "memory user-prefers-vim" in text_of(got["search"])
     assert "~/.vimrc" in text_of(got["read"]) and not got["read"].is_error
     assert got["missing"].is_error and "Memory not found: no-such-memory" in text_of(got["missing"])
-    assert text_of(got["list"]) == "user-prefers-vim - The user edits with vim (user)"
+    assert text_of(got["list"]) == "user-prefers-vim - The user edits with vim (user, all projects)"
     assert got["write"].is_error and "memory_write" in text_of(got["write"])
     assert run_cli(project, "memory", "log") == log_before  # nothing was written
 

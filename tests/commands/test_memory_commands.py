@@ -20,7 +20,7 @@ from catcode.memory.builder import build_memory_runtime
 from catcode.memory.pipeline.service import Busy
 from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime
-from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
 
@@ -143,22 +143,28 @@ def test_list_user_scope_first_and_counts_unreadable_files(runtime: MemoryRuntim
     (runtime.paths.user_memory / "broken.md").write_text("no front matter", encoding="utf-8")
     (runtime.paths.project_memory / "other.md").write_bytes(b"\xff\xfe")
     assert repl("/memory list") == (
-        "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n"
-        "project-api-style - 项目 API 风格遵循 Kotlin 官方惯例 (project)\n"
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"
+        "project-api-style - 项目 API 风格遵循 Kotlin 官方惯例 (project, this project)\n"
         "2 unreadable memory files skipped — run catcode memory doctor\n"
     )
 
 
 def test_show_and_completion(runtime: MemoryRuntime, repl: Repl) -> None:
     runtime.store.update(USER, why="save")
-    assert repl("/memory show user-prefers-vim") == format_entry(runtime.store.get("user-prefers-vim")) + "\n"
-    assert repl("/memory show nope") == ("Memory not found: nope. Use memory_read without name to list all memories.\n")
+    shown = repl("/memory show user-prefers-vim")
+    assert shown == format_entry(runtime.store.get("user-prefers-vim"), Scope.USER) + "\n"
+    assert shown.startswith("## user-prefers-vim (user, all projects)\n")
+    # Issue 14 #11: a message meant for a person, not the model's tool text.
+    assert repl("/memory show nope") == "No memory named nope. /memory list shows them.\n"
     assert repl("/memory show") == "Usage: /memory show <name>\n"
     command = repl.registry.resolve("memory")
     assert isinstance(command, Command) and command.complete is not None
     assert command.complete(None, "show us") == ["show user-prefers-vim"]
     assert command.complete(None, "l") == ["list", "log"]
-    assert set(command.subcommands) == {"list", "show", "clear", "log", "diff", "revert", "status"}
+    assert command.complete(None, "forget us") == ["forget user-prefers-vim"]
+    assert set(command.subcommands) == {
+        "list", "show", "forget", "edit", "move", "clear", "log", "diff", "revert", "status"
+    }  # fmt: skip
 
 
 def test_clear_asks_and_no_keeps_everything(runtime: MemoryRuntime, repl: Repl) -> None:
@@ -166,7 +172,9 @@ def test_clear_asks_and_no_keeps_everything(runtime: MemoryRuntime, repl: Repl) 
     runtime.store.update(USER, why="save")
     commits = len(runtime.git.log(50))
     assert repl("/memory clear", answer=False) == "Kept every memory.\n"
-    assert repl.questions == ["Delete all 2 memories? This is a git commit you can revert."]
+    assert repl.questions == [
+        "Delete all 2 memories (1 for all projects, 1 for this project)? This is a git commit you can revert."
+    ]
     assert len(runtime.store.load_all()) == 2 and len(runtime.git.log(50)) == commits
 
 
@@ -174,7 +182,11 @@ def test_revert_of_a_clear_restores_every_file(runtime: MemoryRuntime, repl: Rep
     runtime.store.update(API, why="save")
     runtime.store.update(USER, why="save")
     files = {p: p.read_bytes() for d in runtime.store.dirs.values() for p in d.glob("*.md")}
-    assert repl("/memory clear", answer=True) == "Deleted 2 memories. Undo with /memory revert.\n"
+    cleared = repl("/memory clear", answer=True)
+    assert re.fullmatch(
+        r"Deleted 2 memories \(1 for all projects, 1 for this project\)\. Undo with /memory revert [0-9a-f]{7}\.\n",
+        cleared,
+    )
     assert runtime.store.load_all() == []
     out = repl("/memory revert")
     assert re.match(
@@ -195,9 +207,10 @@ def test_log_lists_changes_newest_first(runtime: MemoryRuntime, repl: Repl) -> N
     assert lines[1] == "    D user-prefers-vim"
     assert re.fullmatch(stamp + "tool: update user-prefers-vim", lines[2]) and lines[3] == "    M user-prefers-vim"
     assert re.fullmatch(stamp + "save: add user-prefers-vim", lines[4]) and lines[5] == "    A user-prefers-vim"
-    assert re.fullmatch(stamp + "initialize memory versioning", lines[6]) and len(lines) == 7
+    assert len(lines) == 6  # the repository's set-up is not a change to memories
+    assert re.fullmatch(stamp + "initialize memory versioning", repl("/memory log --all").splitlines()[-1])
     assert len(repl("/memory log 1").splitlines()) == 2
-    assert repl("/memory log many") == "Usage: /memory log [N]\n"
+    assert repl("/memory log many") == "Usage: /memory log [N] [--all]\n"
 
 
 def test_diff_of_a_change_plain_and_coloured(runtime: MemoryRuntime, repl: Repl) -> None:
@@ -227,8 +240,8 @@ def test_status_lines(runtime: MemoryRuntime, repl: Repl) -> None:
     record_exchanges(runtime, 2)
     (runtime.paths.user_memory / "broken.md").write_text("nope", encoding="utf-8")
     out = repl("/memory status")
-    assert f"user scope:     {runtime.paths.user_memory} (1 memory)" in out
-    assert f"project scope:  {runtime.paths.project_memory} (0 memories)" in out
+    assert f"user scope:     {runtime.paths.user_memory} (1 memory, for all projects)" in out
+    assert f"project scope:  {runtime.paths.project_memory} (0 memories, for this project)" in out
     assert "cursor:         history.jsonl processed through seq 0\n" in out
     assert "unprocessed:    4 message lines\n" in out
     assert "versioning:     on (git)\n" in out
@@ -248,3 +261,97 @@ def test_unknown_subcommand_and_extension_point(runtime: MemoryRuntime, repl: Re
     command = repl.registry.resolve("memory")
     assert isinstance(command, Command) and command.subcommands["search"].startswith("search memories")
     assert "search" in command.complete(None, "se")
+
+
+def test_forget_asks_deletes_one_and_revert_brings_it_back(runtime: MemoryRuntime, repl: Repl) -> None:
+    """Issue 14 #11: a single memory could not be forgotten by the person."""
+    runtime.store.update(API, why="save")
+    runtime.store.update(USER, why="save")
+    assert repl("/memory forget user-prefers-vim", answer=False) == "Kept user-prefers-vim.\n"
+    assert repl.questions == [
+        "Forget user-prefers-vim (user, all projects): 用户偏好 vim 编辑器? This is a git commit you can revert."
+    ]
+    out = repl("/memory forget user-prefers-vim", answer=True)
+    assert re.fullmatch(r"Forgot user-prefers-vim \(all projects\)\. Undo with /memory revert ([0-9a-f]{7})\.\n", out)
+    assert [e.name for e in runtime.store.load_all()] == ["project-api-style"]
+    repl(f"/memory revert {out.split()[-1].rstrip('.')}")
+    assert runtime.store.get("user-prefers-vim") is not None
+    assert repl("/memory forget nope") == "No memory named nope. /memory list shows them.\n"
+    assert repl("/memory forget") == "Usage: /memory forget <name>\n"
+
+
+def test_move_keeps_a_memory_for_this_project_or_for_all(runtime: MemoryRuntime, repl: Repl) -> None:
+    """Issue 14 #10: /memory move NAME user|project."""
+    runtime.store.update(USER, why="save")
+    out = repl("/memory move user-prefers-vim project")
+    assert re.fullmatch(
+        r"Moved user-prefers-vim to this project \(it was for all projects\)\. "
+        r"Undo with /memory revert [0-9a-f]{7}\.\n",
+        out,
+    )
+    assert runtime.store.scope_of("user-prefers-vim") is Scope.PROJECT
+    assert "(user, this project)" in repl("/memory list")
+    assert repl("/memory move user-prefers-vim project") == "user-prefers-vim is already kept for this project\n"
+    repl("/memory revert")
+    assert runtime.store.scope_of("user-prefers-vim") is Scope.USER
+    assert repl("/memory move user-prefers-vim") == "Usage: /memory move <name> user|project\n"
+    assert repl("/memory move nope user") == "No memory named nope. /memory list shows them.\n"
+
+
+def test_edit_opens_the_editor_checks_the_file_and_saves_through_the_write_path(
+    runtime: MemoryRuntime, repl: Repl, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14 #11: /memory edit NAME opens $VISUAL/$EDITOR; broken front matter re-opens it or aborts and
+    nothing is half-written."""
+    runtime.store.update(USER, why="save")
+    path = runtime.store.path_of("user-prefers-vim")
+    before = path.read_bytes()
+    editor = tmp_path / "editor.sh"
+    # The "editor" copies the next prepared text over the file it is given, as a person saving would.
+    editor.write_text('#!/bin/sh\nn=$(cat "$EDITS/next")\ncp "$EDITS/$n" "$1"\necho $((n + 1)) > "$EDITS/next"\n')
+    editor.chmod(0o755)
+    edits = tmp_path / "edits"
+    edits.mkdir()
+    broken = before.decode().replace("metadata:", "metadata: [")
+    fixed = before.decode().replace("\nvim\n", "\nneovim, token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\n")
+    (edits / "1").write_text(broken)
+    (edits / "2").write_text(fixed)
+    (edits / "next").write_text("1\n")
+    monkeypatch.setenv("VISUAL", str(editor))
+    monkeypatch.setenv("EDITS", str(edits))
+
+    assert repl("/memory edit user-prefers-vim", answer=False).startswith("user-prefers-vim was not changed: ")
+    assert path.read_bytes() == before and repl.questions[0].startswith("user-prefers-vim was not saved: ")
+
+    (edits / "next").write_text("1\n")
+    out = repl("/memory edit user-prefers-vim", answer=True)  # broken first, then re-opened and fixed
+    saved = r"Saved user-prefers-vim \(1 secret\(s\) redacted\)\. Undo with /memory revert [0-9a-f]{7}\.\n"
+    assert re.fullmatch(saved, out)
+    assert runtime.store.get("user-prefers-vim").content == "neovim, token [REDACTED:github_token]"
+    assert runtime.git.log(1)[0].subject == "edit: update user-prefers-vim"
+    assert repl("/memory edit nope") == "No memory named nope. /memory list shows them.\n"
+
+
+def test_the_undo_hint_after_exit_undoes_the_memories_not_the_session_summary(tmp_path: Path) -> None:
+    """Issue 14 #6: after exit capture the last commit was the session summary, so a bare /memory revert deleted
+    the journal entry and left the memories; /memory diff showed it too, and summaries crowded /memory log."""
+    from catcode.memory.builder import build_recall
+    from catcode.memory.exit_capture import capture_at_exit
+
+    runtime = make_runtime(tmp_path, extraction(VIM), consolidation(VIM))
+    record_exchanges(runtime, 2)
+    said: list[str] = []
+    capture_at_exit(runtime, said.append)
+    with build_recall(runtime) as recall:
+        recall.append_summary("- Talked about editors")
+    assert runtime.git.log(1)[0].subject.startswith("session-summary: ")
+    capture = runtime.git.log(2)[1]
+    short = capture.short_sha
+    assert said[-1] == f"  Undo with /memory revert {short}, or `catcode memory revert {short}`."
+
+    repl = Repl(runtime)
+    assert "session-summary" not in repl("/memory log") and "session-summary" in repl("/memory log --all")
+    assert "+name: user-prefers-vim" in repl("/memory diff")
+    assert repl("/memory revert").startswith(f"Undid {capture.short_sha} 'session-end: add user-prefers-vim'")
+    assert runtime.store.get("user-prefers-vim") is None
+    assert list((runtime.paths.project_memory / "journal" / "daily").glob("*.md"))  # the journal is untouched

@@ -128,10 +128,10 @@ def project_scope(home_dir: Path) -> Path:
     return folder
 
 
-def git_log(home_dir: Path) -> list[str]:
-    """Subjects of the memory repository's commits, newest first."""
+def git_log(home_dir: Path, form: str = "%s") -> list[str]:
+    """Subjects (or ``form``) of the memory repository's commits, newest first."""
     out = subprocess.run(
-        ["git", "-C", str(memory_root(home_dir)), "log", "--format=%s"],
+        ["git", "-C", str(memory_root(home_dir)), "log", f"--format={form}"],
         env={**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"},
         capture_output=True,
         text=True,
@@ -175,7 +175,8 @@ def test_walkthrough_capture_injection_tools_and_commands(
     cat.send("\x04")
     cat.expect_text("Saving memories… (Ctrl+C to skip)", timeout=EXPECT)
     cat.expect_text("Memory: 1 added, 0 updated — /memory list shows them", timeout=EXPECT)
-    cat.expect_text("+ user-prefers-vim — User edits with vim", timeout=EXPECT)
+    cat.expect_text("+ user-prefers-vim — User edits with vim (all projects)", timeout=EXPECT)
+    cat.expect_text("Undo with /memory revert ", timeout=EXPECT)
     assert ended(cat) == 0
     assert len(of_kind(fake_server, "extract")) == 1 and len(of_kind(fake_server, "consolidate")) == 1
     (extraction,) = of_kind(fake_server, "extract")
@@ -193,6 +194,9 @@ def test_walkthrough_capture_injection_tools_and_commands(
     assert (scope / "MEMORY.md").read_text() == VIM_INDEX
     newest, capture = git_log(home_dir)[:2]
     assert newest.startswith("session-summary: ") and capture == "session-end: add user-prefers-vim"
+    # Issue 14 #6: the undo hint names the change that added the memory, not the session summary after it.
+    hint = re.search(r"Undo with /memory revert ([0-9a-f]{7}), or `catcode memory revert \1`\.", plain(cat.output))
+    assert hint is not None and git_log(home_dir, "%h %s")[1] == f"{hint[1]} session-end: add user-prefers-vim"
     chats_before = len(of_kind(fake_server, "chat"))
 
     # Session 2: the index is injected; memory_write asks first and writes at once; the /memory commands.
@@ -235,18 +239,22 @@ def test_walkthrough_capture_injection_tools_and_commands(
     assert not list(memory_root(home_dir).rglob("one-off.md"))
 
     cat.say("/memory list")
-    cat.expect_text("user-prefers-vim - User edits with vim (user)", timeout=EXPECT)
-    cat.expect_text("api-gotcha - The billing API returns cents (reference)", timeout=EXPECT)
+    cat.expect_text("user-prefers-vim - User edits with vim (user, all projects)", timeout=EXPECT)
+    cat.expect_text("api-gotcha - The billing API returns cents (reference, this project)", timeout=EXPECT)
     cat.prompt()
     cat.say("/memory show user-prefers-vim")
-    cat.expect_text("## user-prefers-vim (user)", timeout=EXPECT)
+    cat.expect_text("## user-prefers-vim (user, all projects)", timeout=EXPECT)
     cat.expect_text(VIM["content"], timeout=EXPECT)
     cat.prompt()
     files = {p: p.read_bytes() for p in (vim_file, gotcha)}
     cat.say("/memory clear")
-    cat.expect_text("Delete all 2 memories? This is a git commit you can revert.", timeout=EXPECT)
+    cat.expect_text(
+        "Delete all 2 memories (1 for all projects, 1 for this project)? This is a git commit you can revert.",
+        timeout=EXPECT,
+    )
     cat.say("y")
-    cat.expect_text("Deleted 2 memories. Undo with /memory revert.", timeout=EXPECT)
+    deleted = "Deleted 2 memories (1 for all projects, 1 for this project). Undo with /memory revert "
+    cat.expect_text(deleted, timeout=EXPECT)
     cat.prompt()
     assert not vim_file.exists() and not gotcha.exists()
     cat.say("/memory revert")
@@ -255,8 +263,8 @@ def test_walkthrough_capture_injection_tools_and_commands(
     assert {p: p.read_bytes() for p in files} == files
     assert "[y/N] [y/N]" not in cat.output, "the clear question shows its [y/N] once"
     assert cat.exit() == 0
-    assert len(of_kind(fake_server, "extract")) == 2  # the second exit reviewed its messages once
-    assert len(of_kind(fake_server, "consolidate")) == 1  # ...and found nothing new
+    # The clear marked what was said before it as processed: the second exit had nothing left to review.
+    assert len(of_kind(fake_server, "extract")) == 1 and len(of_kind(fake_server, "consolidate")) == 1
     fake_server.assert_complete()
 
 
@@ -285,3 +293,42 @@ def test_failing_capture_exits_cleanly_and_leaves_memory_alone(
     assert len(lines) == 1 and lines[0].startswith("Memory capture failed ("), lines
     assert [r.status for r in of_kind(fake_server, "extract")] == [500] and not of_kind(fake_server, "consolidate")
     assert {p: p.read_bytes() for p in scope.iterdir()} == before
+
+
+def test_a_clear_from_another_process_is_not_undone_at_the_exit_of_a_live_session(
+    spawn_catcode: Spawn, fake_server: FakeAnthropicServer, home_dir: Path, project: Path, catcode_env: dict[str, str]
+) -> None:
+    """Issue 14 #9: a session that was running during `catcode memory clear --yes` re-added, at its exit, memories
+    from what was typed before the clear. A clear marks what was said before it, in every project, as processed;
+    what is said after it is remembered as usual."""
+    from tests.e2e.conftest import catcode_argv
+
+    scope = memory_root(home_dir) / "users" / hashlib.sha256(b"tester").hexdigest()[:16]
+    scope.mkdir(parents=True)
+    (scope / "user-prefers-vim.md").write_text(VIM_FILE)  # remembered from an earlier session
+    env = {**MEMORY_ON, "CATCODE_USER_ID": "tester"}
+    model = MemoryModel(extract=candidates(VIM), consolidate=adds(VIM))
+    fake_server.responder = model
+    cat = spawn_catcode(env=env)
+    cat.prompt()
+    chat(cat, fake_server, "用 vim 编辑，别动 tests 目录", "好的，记住了。")
+    chat(cat, fake_server, "And keep answers short.", "Understood.")
+
+    # A second process: the person clears memory from another terminal while the session runs.
+    clear = subprocess.run(
+        [*catcode_argv(), "memory", "clear", "--yes"],
+        cwd=project, env={**catcode_env, **env}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert clear.returncode == 0, clear.stderr
+    assert clear.stdout.startswith("Deleted 1 memory (1 for all projects).")
+
+    chat(cat, fake_server, "From now on I use helix.", "Noted.")
+    chat(cat, fake_server, "It is configured in ~/.config/helix.", "Good.")
+    helix = {**VIM, "name": "user-prefers-helix", "description": "User edits with helix", "content": "helix"}
+    model.extract, model.consolidate = candidates(helix), adds(helix)
+    assert cat.exit() == 0
+    (extraction,) = of_kind(fake_server, "extract")
+    lines = conversation_lines(extraction)
+    assert "USER: From now on I use helix." in lines and not any("vim" in line for line in lines)
+    names = [p.stem for p in memory_root(home_dir).rglob("*.md") if p.name != "MEMORY.md" and "journal" not in p.parts]
+    assert names == ["user-prefers-helix"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from memory_helpers import data_file, seed_api_style, seed_vim
 
 from catcode.fsutil import atomic_write_text
@@ -48,14 +50,30 @@ def test_byte_identical_across_calls_and_hook_instances(store: MemoryStore) -> N
     assert injected(MemoryInjectionHook(store)).encode() == first.encode()
 
 
-def test_left_out_line_over_the_cap(store: MemoryStore) -> None:
+def test_left_out_line_over_the_cap(store: MemoryStore, clock) -> None:
     for i in range(5):
         kind = MemoryType.PROJECT if i < 3 else MemoryType.FEEDBACK
+        clock.day = date(2026, 8, 1 + i)
         store.update(MemoryEntry(name=f"m-{i}", description=f"d{i}", type=kind, content="c"))
     text = injected(MemoryInjectionHook(store, max_injected=3))
-    assert [line for line in text.split("\n") if line.startswith("## ")] == ["## m-3", "## m-4", "## m-0"]
-    assert text.endswith("\n\n(2 more memories not shown — call memory_read without a name to list all.)")
+    assert [line for line in text.split("\n") if line.startswith("## ")] == ["## m-4", "## m-1", "## m-2"]
+    assert text.endswith(
+        "\n\n(2 more memories not shown: 1 for all projects, 1 for this project — call memory_read without a name "
+        "to list them.)"
+    )
     assert "## m-" not in injected(MemoryInjectionHook(store, max_injected=0))
+
+
+def test_the_scopes_share_the_budget(store: MemoryStore) -> None:
+    """Issue 14 #13: with 30 or more user memories, project memories were never injected."""
+    for i in range(40):
+        store.update(MemoryEntry(name=f"user-{i:02d}", description="u", type=MemoryType.FEEDBACK, content="c"))
+    for i in range(4):
+        store.update(MemoryEntry(name=f"proj-{i}", description="p", type=MemoryType.PROJECT, content="c"))
+    text = injected(MemoryInjectionHook(store, max_injected=30))
+    headings = [line for line in text.split("\n") if line.startswith("## ")]
+    assert len(headings) == 30 and sum(h.startswith("## proj-") for h in headings) == 4
+    assert "(14 more memories not shown: 14 for all projects — call memory_read" in text
 
 
 def test_sees_a_file_written_by_another_process(store: MemoryStore) -> None:

@@ -12,7 +12,7 @@ from catcode.memory.pipeline.consolidator import MemoryConsolidator
 from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import format_entry
-from catcode.memory.store.models import MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.providers.scripted import ScriptedProvider
@@ -43,8 +43,29 @@ def test_read_texts(tools: dict[str, Tool], store: MemoryStore, tmp_path: Path) 
     assert call(read, tmp_path) == ToolResult("No memories stored.")
     assert call(read, tmp_path, name="nope") == ToolResult(NOT_FOUND.format("nope"), is_error=True)
     store.update(seed_vim())
-    assert call(read, tmp_path, name=" user-prefers-vim ") == ToolResult(format_entry(seed_vim()))
-    assert call(read, tmp_path, name="") == ToolResult(format_entry(seed_vim()))
+    assert call(read, tmp_path, name=" user-prefers-vim ") == ToolResult(format_entry(seed_vim(), Scope.USER))
+    assert call(read, tmp_path, name="") == ToolResult(
+        "Memories 1-1 of 1 (page 1 of 1). Call memory_read with a name for the full text.\n"
+        "- user-prefers-vim (user, all projects): 用户偏好 vim 编辑器"
+    )
+
+
+def test_read_without_a_name_is_a_capped_paged_list_of_names(
+    tools: dict[str, Tool], store: MemoryStore, tmp_path: Path
+) -> None:
+    """Issue 14 #12: memory_read without a name returned every memory in full, uncapped."""
+    for i in range(120):
+        entry = MemoryEntry(name=f"fact-{i:03d}", description="d" * 500, type=MemoryType.PROJECT, content="x" * 9000)
+        store.update(entry)
+    read = tools["memory_read"]
+    first = call(read, tmp_path).text
+    lines = first.split("\n")
+    assert lines[0] == "Memories 1-50 of 120 (page 1 of 3). Call memory_read with a name for the full text."
+    assert len(lines) == 52 and lines[-1] == "More: memory_read with page=2."
+    assert "x" * 100 not in first and len(first) < 15_000 and all(len(line) < 260 for line in lines)
+    last = call(read, tmp_path, page=3).text
+    assert last.split("\n")[0].startswith("Memories 101-120 of 120") and "More:" not in last
+    assert call(read, tmp_path, page=4).text == "There is no page 4: 120 memories make 3 page(s) of 50."
 
 
 def test_write_texts(tools: dict[str, Tool], store: MemoryStore, tmp_path: Path) -> None:
@@ -109,10 +130,10 @@ def test_preview_of_an_update_is_a_diff(tools: dict[str, Tool], store: MemorySto
     assert diff is not None
     assert diff.startswith("--- a/users/u1/user-prefers-vim.md\n+++ b/users/u1/user-prefers-vim.md\n")
     assert "\n-用户偏好 vim 作为编辑器，配置在 ~/.vimrc。\n+neovim\n" in diff
-    moved = preview(
+    retyped = preview(
         tools["memory_write"], tmp_path, name="user-prefers-vim", type="project", description="d", content="c"
     )
-    assert moved is not None and "+++ b/projects/p1/user-prefers-vim.md" in moved
+    assert retyped is not None and "+++ b/users/u1/user-prefers-vim.md" in retyped  # a write keeps the scope
     deleted = preview(tools["memory_delete"], tmp_path, name="user-prefers-vim")
     assert deleted is not None and "+++ /dev/null" in deleted
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from memory_helpers import seed_api_style, seed_vim
 
 from catcode.memory.report import format_entry, format_list, format_report
-from catcode.memory.store.models import ConsolidationReport
+from catcode.memory.store.models import ConsolidationReport, Scope
 
 
 def test_report_as_the_seed_prints_it() -> None:
@@ -25,9 +25,10 @@ def test_report_mentions_redactions() -> None:
     assert format_report(report).endswith("  added: a\n  redacted: 2 secret(s)")
 
 
-def test_list() -> None:
-    assert format_list([seed_api_style(), seed_vim()]) == (
-        "project-api-style - 项目 API 风格遵循 Kotlin 官方惯例 (project)\nuser-prefers-vim - 用户偏好 vim 编辑器 (user)"
+def test_list_shows_each_memory_with_its_scope() -> None:
+    assert format_list([(seed_api_style(), Scope.PROJECT), (seed_vim(), Scope.USER)]) == (
+        "project-api-style - 项目 API 风格遵循 Kotlin 官方惯例 (project, this project)\n"
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)"
     )
     assert format_list([]) == "No memories stored."
 
@@ -37,3 +38,17 @@ def test_entry() -> None:
         "## user-prefers-vim (user)\n用户偏好 vim 编辑器\n(created 2026-08-06, updated 2026-08-06)\n\n"
         "用户偏好 vim 作为编辑器，配置在 ~/.vimrc。"
     )
+    assert format_entry(seed_vim(), Scope.USER).startswith("## user-prefers-vim (user, all projects)\n")
+
+
+def test_the_clear_question_says_which_memories_every_project_loses(store) -> None:
+    """Issue 14 #10: "Delete all 4 memories?" deleted the global ones without saying so."""
+    from catcode.memory.report import clear_memories
+
+    store.update(seed_vim())
+    store.update(seed_api_style())
+    asked: list[str] = []
+    assert clear_memories(store, True, lambda n, q: asked.append(q) or False, lambda c: "") == "Kept every memory."
+    assert asked == [
+        "Delete all 2 memories (1 for all projects, 1 for this project)? This is a git commit you can revert."
+    ]

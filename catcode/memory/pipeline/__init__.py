@@ -9,8 +9,12 @@
   path.
 - ``history.py``: ``HistoryLog``, ``history.jsonl`` (every message, appended as it happens); ``history_format.py``:
   its line format (``HistoryRecord``, ``parse_line``) and reading lines backwards.
-- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed), and ``HistoryWindow`` (the
-  watermark: the messages after it); ``history_compaction.py``: processed lines folded into one summary line.
+- ``cursor.py``: ``DreamCursor``, ``.dream_cursor`` (how far history was processed), ``HistoryWindow`` (the
+  watermark: the messages after it), and ``mark_cleared`` (what a clear means for what was said before it);
+  ``history_compaction.py``: processed lines folded into one summary line; ``history_check.py``: the doctor's
+  check of history.jsonl's bad lines.
+- ``attempts.py``: failed runs of a window across sessions (``.dream_attempts``): backoff, and the bound after
+  which a window whose replies could not be read is skipped.
 - ``archive.py``: ``history-archive.jsonl``, the turns compaction folds away (copied there by ``compact_history``
   itself), and reading every turn after a seq from history and archive, for past-conversation search.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the

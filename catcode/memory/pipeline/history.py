@@ -26,6 +26,7 @@ from catcode.memory.pipeline.history_format import (
     HistoryRecord,
     parse_line,
     record_data,
+    record_from,
     reverse_lines,
     split_lines,
     utc_stamp,
@@ -50,7 +51,7 @@ class HistoryConfig(BaseModel):
     char_budget: int = Field(default=32_000, gt=0, le=100_000_000)
     """Compact history.jsonl once it holds more than this many characters."""
     keep_recent: int = Field(default=30, ge=0, le=1_000_000)
-    """The newest lines compaction always keeps verbatim, processed or not."""
+    """The newest lines compaction keeps verbatim (the processed ones: as many as fit in half of char_budget)."""
     tool_result_cap: int = Field(default=8_000, gt=0, le=10_000_000)
     """Tool results longer than this many characters are truncated (with a marker) in the log."""
 
@@ -114,16 +115,18 @@ class HistoryLog:
         return records
 
     def tail(self, after_seq: int, kinds: Collection[str] | None = None) -> list[HistoryRecord]:
-        """Records with ``seq > after_seq`` (of the given types), read from the end: cost grows with the answer."""
-        found = [HistoryRecord.model_validate(d) for d in self._scan_back(after_seq, kinds)]
+        """Valid records with ``seq > after_seq`` (of the given types), oldest first, read from the end: cost grows
+        with the answer. A line that is not a valid record (a hand edit, a torn write) is skipped — its seq is not
+        trusted either, so it never stops the scan nor moves the cursor — and logged; the doctor reports it."""
+        found = list(self._scan_back(after_seq, kinds))
         return found[::-1]
 
     def count_after(self, after_seq: int, kinds: Collection[str] | None = None) -> int:
-        """How many records have ``seq > after_seq`` (of the given types), read from the end."""
+        """How many valid records have ``seq > after_seq`` (of the given types), read from the end."""
         return sum(1 for _ in self._scan_back(after_seq, kinds))
 
-    def _scan_back(self, after_seq: int, kinds: Collection[str] | None) -> Iterator[dict[str, Any]]:
-        """Valid records from the end, newest first, stopping at the first ``seq <= after_seq``."""
+    def _scan_back(self, after_seq: int, kinds: Collection[str] | None) -> Iterator[HistoryRecord]:
+        """Valid records from the end, newest first, stopping at the first valid one with ``seq <= after_seq``."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -136,13 +139,17 @@ class HistoryLog:
                 data = record_data(raw)
                 if data is None:
                     continue
-                if data["seq"] <= after_seq:
-                    if newest and data["seq"] < after_seq:  # only when seq_floor was not wired
-                        log.warning("history_behind_cursor", path=str(self.path), last=data["seq"], cursor=after_seq)
+                record, reason = record_from(data)
+                if record is None:
+                    log.debug("history_invalid_line", path=str(self.path), seq=data["seq"], reason=reason)
+                    continue
+                if record.seq <= after_seq:
+                    if newest and record.seq < after_seq:  # only when seq_floor was not wired
+                        log.warning("history_behind_cursor", path=str(self.path), last=record.seq, cursor=after_seq)
                     return
                 newest = False
-                if kinds is None or data["type"] in kinds:
-                    yield data
+                if kinds is None or record.type in kinds:
+                    yield record
         finally:
             os.close(fd)
 
@@ -210,14 +217,21 @@ class HistoryLog:
                 lines = reverse_lines(rfd, st.st_size)
                 fragment = next(lines)
                 # A fragment that is a whole record becomes valid once terminated: never reuse its seq.
-                last = (record_data(fragment) or {}).get("seq", 0) if fragment else 0
+                last = _valid_seq(fragment) if fragment else 0
                 for raw in lines:
-                    data = record_data(raw)
-                    if data is not None:
-                        last = max(last, data["seq"])
+                    seq = _valid_seq(raw)  # a hand-edited line's seq is not trusted
+                    if seq:
+                        last = max(last, seq)
                         break
             finally:
                 os.close(rfd)
         if self._seq_floor is not None:
             last = max(last, self._seq_floor())
         return last, bool(fragment)
+
+
+def _valid_seq(raw: bytes) -> int:
+    """The seq of a line that is a valid record, else 0."""
+    data = record_data(raw)
+    record = record_from(data)[0] if data is not None else None
+    return record.seq if record is not None else 0

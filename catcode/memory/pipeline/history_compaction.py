@@ -120,7 +120,9 @@ def _read(path: Path) -> bytes:
 
 
 def _plan(path: Path, cursor_seq: int, char_budget: int, keep_recent: int) -> _Plan | None:
-    """The replaceable prefix: lines before the first unprocessed record and before the newest ``keep_recent``."""
+    """The replaceable prefix: lines before the first unprocessed record and before the newest ``keep_recent`` —
+    of which only as many are kept as fit in half the budget, so that after a compaction the file holds at most
+    half its budget of processed lines, one summary line, and the lines not yet processed."""
     data = _read(path)
     if len(data.decode(errors="replace")) <= char_budget:
         return None
@@ -132,6 +134,10 @@ def _plan(path: Path, cursor_seq: int, char_budget: int, keep_recent: int) -> _P
         boundary = valid[-keep_recent] if len(valid) >= keep_recent else 0
     first_unprocessed = next((i for i in valid if parsed[i].seq > cursor_seq), len(lines))  # type: ignore[union-attr]
     boundary = min(boundary, first_unprocessed)
+    kept = sum(len(raw.decode(errors="replace")) for raw in lines[boundary:first_unprocessed])
+    while boundary < first_unprocessed and kept > char_budget // 2:  # a few huge recent lines: fold them too
+        kept -= len(lines[boundary].decode(errors="replace"))
+        boundary += 1
     records = [rec for rec in parsed[:boundary] if rec is not None]
     if not records or (len(records) == 1 and records[0].type == "compacted_summary"):
         return None  # nothing new to fold in

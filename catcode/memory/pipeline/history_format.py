@@ -47,10 +47,30 @@ def parse_line(raw: bytes) -> HistoryRecord | None:
     data = record_data(raw)
     if data is None:
         return None
+    record, _ = record_from(data)
+    return record
+
+
+def record_from(data: dict[str, Any]) -> tuple[HistoryRecord | None, str]:
+    """The record of a line's JSON object, or None and why it is not one: a ``message`` line must also hold a
+    valid message (``{"seq":1,"type":"message","role":"user","content":"x"}`` does not: its content is no list
+    of blocks), so one bad line can never break a reader."""
     try:
-        return HistoryRecord.model_validate(data)
-    except ValueError:
-        return None
+        record = HistoryRecord.model_validate(data)
+        if record.type == "message":
+            record.message()
+    except ValueError as exc:
+        return None, _reason(exc)
+    return record, ""
+
+
+def _reason(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        return f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid"))
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def record_data(raw: bytes) -> dict[str, Any] | None:

@@ -5,13 +5,19 @@ The watermark is kept outside the manager, behind the ``Watermark`` Protocol. In
 cursor over history.jsonl (``cursor.HistoryWindow``), so exit capture, Dream, recovery, ``/memory`` and the
 compaction flush (``service.py``) all review exactly the messages no run has reviewed yet. As in the seed it
 advances when the window was reviewed (nothing worth remembering, or applied) and never when a call failed or
-the window was too short, so a failed pass is retried with the same messages."""
+too few messages were waiting, so a failed pass is retried with the same messages.
+
+A reply of the model that is empty, malformed or cut off (``ParsedReply.complete`` is False) is a failure like an
+API error: ``UnreadableReply`` is raised, nothing of it is applied, the watermark stays (``service.py`` bounds the
+retries). The minimum (``extract_min_messages``) applies to the messages waiting, not to those that fit in one
+window."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol
 
+from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.memory.pipeline.consolidator import MemoryConsolidator
 from catcode.memory.pipeline.extractor import MemoryExtractor
@@ -22,7 +28,7 @@ from catcode.messages import Message
 log = get_logger(__name__)
 
 NOTHING_WORTH_REMEMBERING = "nothing worth remembering"
-UNREADABLE_REPLY = "the model's reply could not be read"
+SUPERSEDED = "memory was cleared meanwhile; nothing from before the clear was saved"
 MAX_KNOWN_SHOWN = 500  # "## Already Known" lists at most this many (the most recently updated) memories
 DISABLED = "memory is disabled"
 
@@ -39,11 +45,23 @@ def _known(existing: Sequence[MemoryEntry]) -> list[MemorySummary]:
     return [e.summary for e in existing]
 
 
+class UnreadableReply(CatcodeError):
+    """The model's extraction or consolidation reply was empty, malformed or cut off: nothing was applied."""
+
+
 class Watermark(Protocol):
     """The seed's watermark: which messages the pipeline has not reviewed yet."""
 
     def pending(self) -> Sequence[Message]:
-        """The messages after the watermark, oldest first."""
+        """The messages after the watermark, oldest first (at most one window of them)."""
+        ...
+
+    def waiting(self) -> int:
+        """How many messages are after the watermark in all (``pending`` may hold fewer)."""
+        ...
+
+    def still_pending(self) -> bool:
+        """False when the messages were dealt with meanwhile (a ``clear``): the result is then not applied."""
         ...
 
     def advance(self) -> None:
@@ -68,9 +86,9 @@ class MemoryManager:
 
     def extract_and_consolidate(self, watermark: Watermark, *, why: str) -> ConsolidationReport:
         """Extract from the messages after ``watermark``, consolidate with what memory holds, apply, and advance
-        the watermark when they were reviewed. Provider and store errors propagate with the watermark where it
-        was; ``why`` prefixes the commit message ("session-end", "dream", "command", ...)."""
-        report, reviewed = self._review(watermark.pending(), why=why)
+        the watermark when they were reviewed. Provider and store errors, and ``UnreadableReply``, propagate with
+        the watermark where it was; ``why`` prefixes the commit message ("session-end", "dream", "command", ...)."""
+        report, reviewed = self._review(watermark, why=why)
         if reviewed:
             watermark.advance()
         return report
@@ -85,23 +103,35 @@ class MemoryManager:
         """Delete a memory through the store's write path; False when there is none."""
         return self.store.delete(name, why=why)
 
-    def _review(self, window: Sequence[Message], *, why: str) -> tuple[ConsolidationReport, bool]:
+    def _review(self, watermark: Watermark, *, why: str) -> tuple[ConsolidationReport, bool]:
         """The report, and whether the window was reviewed: True when nothing was worth remembering or the
-        result was applied, False when it was too short or memory is off."""
+        result was applied, False when too few messages wait, memory is off or a clear came first."""
         if not self._config.enabled:
             return ConsolidationReport(candidates_found=0, skipped_reason=DISABLED), False
+        window = list(watermark.pending())
+        waiting = getattr(watermark, "waiting", lambda: len(window))()
         minimum = self._config.extract_min_messages
-        if len(window) < minimum:
-            reason = f"not enough new messages ({len(window)} < {minimum})"
+        if waiting < minimum or not window:
+            reason = f"not enough new messages ({waiting} < {minimum})"
             return ConsolidationReport(candidates_found=0, skipped_reason=reason), False
         existing = self.store.load_all()
-        extraction = self._extractor.extract(list(window), _known(existing))
+        extraction = self._extractor.extract(window, _known(existing))
+        if not extraction.complete:
+            raise UnreadableReply("the model's extraction reply could not be read (empty, malformed or cut off)")
         candidates = extraction.items
+        applying = getattr(watermark, "applying", None)
         if not candidates:
-            reason = NOTHING_WORTH_REMEMBERING if extraction.complete else UNREADABLE_REPLY
-            return ConsolidationReport(candidates_found=0, skipped_reason=reason, complete=extraction.complete), True
+            if applying is not None:
+                applying([], why)  # reviewed: a kill before the cursor moves must not ask the model again
+            return ConsolidationReport(candidates_found=0, skipped_reason=NOTHING_WORTH_REMEMBERING), True
         result = self._consolidator.consolidate(candidates, existing)
-        counts = self.store.apply(result.operations, why=why)
+        if not result.complete:
+            raise UnreadableReply("the model's consolidation reply could not be read (empty, malformed or cut off)")
+        if applying is not None:
+            applying(result.operations, why)  # recorded first: a kill during the apply is finished, not redone
+        counts = self.store.apply(result.operations, why=why, still_wanted=getattr(watermark, "still_pending", None))
+        if counts.superseded:
+            return ConsolidationReport(candidates_found=len(candidates), skipped_reason=SUPERSEDED), False
         unmatched = [c.name for c in result.unmatched]
         report = ConsolidationReport(
             candidates_found=len(candidates),
@@ -110,7 +140,8 @@ class MemoryManager:
             skipped=_dedupe([*counts.skipped_names, *unmatched]),
             skipped_reason=f"not decided by the consolidator: {', '.join(unmatched)}" if unmatched else "",
             redacted=counts.redacted,
-            complete=extraction.complete and result.complete,
+            renamed=counts.renamed,
+            commit=counts.commit,
         )
         log.info(
             "memory_pipeline_done",
@@ -120,6 +151,5 @@ class MemoryManager:
             updated=len(report.updated),
             skipped=len(report.skipped),
             redacted=counts.redacted,
-            complete=report.complete,
         )
         return report, True

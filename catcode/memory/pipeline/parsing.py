@@ -189,8 +189,8 @@ def _find(value: Any, key: str, *, bare: bool) -> list[Any] | None:
             return [found]  # one item instead of a list of one
         if found is None:
             return []
-    if bare and isinstance(value, list) and value:
-        return value
+    if bare and isinstance(value, list):
+        return value  # a bare list of items (``[]``: nothing worth remembering)
     return None
 
 

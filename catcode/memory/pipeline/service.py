@@ -1,9 +1,14 @@
 """``MemoryService``: drives the pipeline from history.jsonl through the persistent cursor.
 
-Session end, Dream (background, mid-session), recovery at start and the compaction flush all call
+Session end, Dream (background, mid-session), recovery at start, ``/memory`` and the compaction flush all call
 ``process_pending``, which processes exactly the message lines after ``.dream_cursor``: nothing twice, nothing
 lost. The cursor advances when a run reviewed its window (also when nothing was worth remembering) and never
-when it failed. One run at a time per project, across processes (``.dream.lock``)."""
+when it failed — an API error or a reply that could not be read. Failures are counted across sessions
+(``attempts.py``): background runs back off, and a window whose replies could not be read ``MAX_BAD_REPLIES``
+times is skipped, said and logged (a ``extraction_skipped`` line in history.jsonl records which lines). After
+every run history.jsonl is compacted back within its budget. One run at a time per project, across processes
+(``.dream.lock``). A little over the usual 250 lines: one run, its failure accounting and the background runs
+share the lock and the cursor, and are read together."""
 
 from __future__ import annotations
 
@@ -18,17 +23,27 @@ from filelock import FileLock, Timeout
 
 from catcode.errors import one_line
 from catcode.log import get_logger
-from catcode.memory.pipeline.cursor import MESSAGE_KINDS, DreamCursor, HistoryWindow, unprocessed_count
+from catcode.memory.pipeline.attempts import ATTEMPTS_FILE, MAX_BAD_REPLIES, Attempts
+from catcode.memory.pipeline.cursor import (
+    MESSAGE_KINDS,
+    DreamCursor,
+    HistoryWindow,
+    intent_path,
+    resume_intent,
+    unprocessed_count,
+)
 from catcode.memory.pipeline.history import HistoryConfig, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
-from catcode.memory.pipeline.manager import MemoryManager
+from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
 from catcode.memory.store.models import ConsolidationReport, MemoryConfig
 from catcode.messages import Message
 
 log = get_logger(__name__)
 
 BACKOFF_START, BACKOFF_MAX = 60.0, 1800.0
+
+SKIPPED = "extraction_skipped"
 
 
 @dataclass
@@ -40,6 +55,10 @@ class RunResult:
     reviewed: bool = False
     messages: int = 0
     error: str | None = None
+    skipped: int = 0
+    """Messages passed without extraction after ``MAX_BAD_REPLIES`` unreadable replies (``error`` says why)."""
+    deferred: bool = False
+    """A background run that left the window alone: it is backing off after a failure."""
     finished: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @property
@@ -68,6 +87,7 @@ class MemoryService:
         notify: Callable[[str], None] = lambda line: None,
         clock: Callable[[], float] = time.monotonic,
         background_manager: MemoryManager | None = None,
+        attempts: Attempts | None = None,
     ) -> None:
         self.manager, self.history, self.cursor = manager, history, cursor
         # Dream and recovery runs use their own output bound (memory.dream_max_tokens).
@@ -75,6 +95,7 @@ class MemoryService:
         self.config, self.history_config = config, history_config
         self._run_lock = FileLock(str(run_lock), mode=0o600)
         self._summarize = summarize
+        self.attempts = attempts or Attempts(cursor.path.with_name(ATTEMPTS_FILE))
         self._notify = notify
         self._clock = clock
         self._dream: threading.Thread | None = None
@@ -94,37 +115,90 @@ class MemoryService:
         """Unprocessed message lines."""
         return unprocessed_count(self.history, self.cursor, MESSAGE_KINDS)
 
+    def needs_work(self) -> bool:
+        """Whether a run at start has anything to do: lines unprocessed, an apply a killed process left half done,
+        or history.jsonl over its budget (a session killed before its compaction). Cheap: stats and a tail read."""
+        if self.pending() or intent_path(self.cursor).exists():
+            return True
+        try:
+            return self.history.path.stat().st_size > self.history_config.char_budget  # bytes ≥ characters
+        except FileNotFoundError:
+            return False
+
     # -- one run ------------------------------------------------------------------------------------------------
 
-    def process_pending(self, *, why: str, wait: float = 0.0) -> RunResult:
-        """Review the oldest unprocessed window. Raises ``Busy`` if another run holds the lock past ``wait``
-        seconds; provider and store errors propagate with the cursor untouched."""
+    def process_pending(self, *, why: str, wait: float = 0.0, respect_backoff: bool = False) -> RunResult:
+        """Review the oldest unprocessed window, then compact history.jsonl back within its budget. Raises
+        ``Busy`` if another run holds the lock past ``wait`` seconds; provider errors and ``UnreadableReply``
+        propagate with the cursor untouched (the failure is recorded in ``attempts``). ``respect_backoff``: the
+        runs that start on their own mid-session (Dream, the compaction flush) leave a window alone while it backs
+        off after a failure; exit capture, ``/memory``, ``/dream`` and recovery at start (once per start: the bound
+        on unreadable replies keeps that finite) try at once."""
         try:
             self._run_lock.acquire(timeout=wait)
         except Timeout:
             raise Busy("another memory run is in progress") from None
         try:
-            window = HistoryWindow(self.history, self.cursor)
-            result = RunResult(why, messages=len(window))
-            if window:
-                manager = self.background_manager if why in ("dream", "recovery") else self.manager
-                result.report = manager.extract_and_consolidate(window, why=why)
-                result.reviewed = window.advanced
-            self.last_run = result
-            log.info("memory_run", why=why, messages=len(window), reviewed=result.reviewed, changed=result.changed)
-            return result
-        finally:
-            self._run_lock.release()
+            try:
+                result = self._run(why, respect_backoff)
+            finally:
+                self._run_lock.release()
+        except Exception:
+            self.compact_history(use_model=False)
+            raise
+        self.compact_history()
+        return result
 
-    def compact_history(self) -> None:
-        """Fold processed history into a summary line when the file is over budget (best effort)."""
+    def _run(self, why: str, respect_backoff: bool) -> RunResult:
+        store = self.manager.store
+        resume_intent(self.cursor, lambda operations, was: store.apply(operations, why=f"{was} (finished)"))
+        window = HistoryWindow(self.history, self.cursor)
+        result = RunResult(why, messages=len(window))
+        self.last_run = result
+        if not window:
+            return result
+        if respect_backoff and not self.attempts.due(window.start):
+            result.deferred = True
+            return result
+        manager = self.background_manager if why in ("dream", "recovery") else self.manager
+        try:
+            result.report = manager.extract_and_consolidate(window, why=why)
+        except UnreadableReply as exc:
+            attempt = self.attempts.failed(window.start, str(exc), bad_reply=True)
+            log.warning("memory_reply_unreadable", why=why, attempt=attempt.bad_replies, of=MAX_BAD_REPLIES)
+            if attempt.bad_replies < MAX_BAD_REPLIES:
+                raise
+            self._skip(window, str(exc), result)
+        except Exception as exc:
+            attempt = self.attempts.failed(window.start, one_line(exc), bad_reply=False)
+            log.warning("memory_run_failed", why=why, errors=attempt.errors, retry_at=attempt.next_at)
+            raise
+        else:
+            result.reviewed = window.advanced
+            if result.reviewed:
+                self.attempts.clear()
+        log.info("memory_run", why=why, messages=len(window), reviewed=result.reviewed, changed=result.changed)
+        return result
+
+    def _skip(self, window: HistoryWindow, reason: str, result: RunResult) -> None:
+        """Give up on a window whose replies could not be read ``MAX_BAD_REPLIES`` times: move the cursor past it
+        and record which lines were skipped and why (history.jsonl and the log)."""
+        window.advance()
+        self.history.append_event(SKIPPED, covers=[window.first, window.end], messages=len(window), reason=reason)
+        self.attempts.clear()
+        result.skipped, result.error = len(window), reason
+        log.warning("memory_window_skipped", first=window.first, last=window.end, messages=len(window), reason=reason)
+
+    def compact_history(self, *, use_model: bool = True) -> None:
+        """Fold processed history into a summary line when the file is over budget (best effort). Without
+        ``use_model`` (after a failed run: the model is failing) the summary is a stub with counts and dates."""
         try:
             compact_history(
                 self.history,
                 self.cursor,
                 char_budget=self.history_config.char_budget,
                 keep_recent=self.history_config.keep_recent,
-                summarize=self._summarize or _no_summary,
+                summarize=(self._summarize or _no_summary) if use_model else _no_summary,
             )
         except Exception:
             log.warning("history_compaction_failed", exc_info=True)
@@ -132,10 +206,13 @@ class MemoryService:
     # -- Dream: background runs mid-session ---------------------------------------------------------------------
 
     def maybe_dream(self) -> bool:
-        """Start a background run when ≥ ``dream_min_lines`` are unprocessed; never blocks. True if started."""
+        """Start a background run when ≥ ``dream_min_lines`` are unprocessed and no failure is backing off; never
+        blocks. True if started."""
         if self._dream is not None and self._dream.is_alive():
             return False
         if self._clock() < self._next_dream or self.pending() < self.config.dream_min_lines:
+            return False
+        if not self.attempts.due(self.cursor.get()):
             return False
         return self.start_background("dream")
 
@@ -154,20 +231,37 @@ class MemoryService:
 
     def _background(self, why: str) -> None:
         try:
-            result = self.process_pending(why=why)
+            result = self.process_pending(why=why, respect_backoff=why != "recovery")
         except Busy:
             return
         except Exception as exc:
-            self._backoff = min(BACKOFF_MAX, self._backoff * 2 or BACKOFF_START)
-            self._next_dream = self._clock() + self._backoff
+            self._back_off()
             self.last_dream = RunResult(why, error=one_line(exc))
             log.warning("memory_background_failed", why=why, retry_in=self._backoff, exc_info=True)
             return
-        self._backoff = 0.0
+        if result.deferred:
+            return
+        if result.report is not None and not result.reviewed and not result.skipped:
+            self._back_off()  # too few waiting, or a clear came first: not again on the very next message
+        else:
+            self._backoff = 0.0
         self.last_dream = result
         if result.changed:
             self._notify(_background_line(why, result))
-        self.compact_history()
+        if result.skipped:
+            self._notify(skipped_line(result))
+
+    def _back_off(self) -> None:
+        self._backoff = min(BACKOFF_MAX, self._backoff * 2 or BACKOFF_START)
+        self._next_dream = self._clock() + self._backoff
+
+
+def skipped_line(result: RunResult) -> str:
+    """What the person is told when a window was skipped after unreadable replies."""
+    return (
+        f"Memory: skipped {result.skipped} messages after {MAX_BAD_REPLIES} replies from the model that could not be "
+        f"read ({result.error}); nothing from them was saved — details in the log"
+    )
 
 
 def _no_summary(records: list[HistoryRecord]) -> str:

@@ -199,9 +199,10 @@ class Recall:
 
     # -- session end --------------------------------------------------------------------------------------------
 
-    def summarize_session_at_exit(self, say: Callable[[str], None]) -> None:
-        """Append ONE summary of this session to today's daily file (see ``session_summary``); never raises."""
-        session_summary.summarize_session_at_exit(self, say)
+    def summarize_session_at_exit(self, say: Callable[[str], None], *, timeout: float | None = None) -> None:
+        """Append ONE summary of this session to today's daily file (see ``session_summary``) within ``timeout``
+        seconds (default ``memory.exit_timeout``: what is left of the exit budget); never raises."""
+        session_summary.summarize_session_at_exit(self, say, timeout=timeout)
 
     def append_summary(self, text: str) -> Path:
         """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""

@@ -79,10 +79,12 @@ def session_records(history: HistoryLog, session_id: str) -> tuple[list[HistoryR
     return mine, head.summary if swallowed and head is not None else None
 
 
-def summarize_session_at_exit(recall: SummaryContext, say: Callable[[str], None]) -> None:
-    """Append ONE summary of this session to today's daily file: one LLM call bounded by
-    ``memory.exit_timeout``. Never raises; a failure is logged and is one line; sessions with fewer than 2
-    user messages are skipped."""
+def summarize_session_at_exit(
+    recall: SummaryContext, say: Callable[[str], None], *, timeout: float | None = None
+) -> None:
+    """Append ONE summary of this session to today's daily file: one LLM call bounded by ``timeout`` (default
+    ``memory.exit_timeout``; at exit, what capture left of that one budget). Never raises; a failure is logged
+    and is one line; sessions with fewer than 2 user messages are skipped."""
     provider = recall.provider
     if provider is None or recall.history is None:
         return
@@ -95,7 +97,11 @@ def summarize_session_at_exit(recall: SummaryContext, say: Callable[[str], None]
     if asked < 2 and earlier is None:
         log.info("session_summary_skipped", user_messages=asked)
         return
-    timeout = recall.config.exit_timeout
+    timeout = recall.config.exit_timeout if timeout is None else timeout
+    if timeout <= 0:
+        log.warning("session_summary_no_time_left")
+        say("The session summary was skipped: memory capture used the whole exit time (memory.exit_timeout).")
+        return
     outcome: dict[str, Any] = {}
     abandoned = threading.Event()  # after a timeout or Ctrl+C nothing is written any more
 

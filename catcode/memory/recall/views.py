@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -99,8 +100,9 @@ def memory_search_tool(recall: Recall) -> Tool:
 
 
 class RecentWorkHook:
-    """PRE_LLM_REQUEST: a "## Recent work" system block with the latest session summaries, newest first, at most
-    ``memory.recent_tokens`` tokens; byte-identical while the daily files are unchanged."""
+    """PRE_LLM_REQUEST: a "## Recent work" system block with the latest session summaries, newest first, then the
+    latest weekly summaries and the long-term summary, at most ``memory.recent_tokens`` tokens; byte-identical
+    while the journal is unchanged."""
 
     def __init__(self, recall: Recall) -> None:
         self.recall = recall
@@ -116,27 +118,42 @@ class RecentWorkHook:
     def text(self) -> str | None:
         """The block (cached on the daily files' fingerprint); None when there is nothing to show."""
         budget = self.recall.config.recent_tokens
-        fingerprint = self.recall.journal.daily_fingerprint()
+        fingerprint = self.recall.journal.fingerprint()
         if self._cached is None or self._cached[:2] != (fingerprint, budget):
             self._cached = (fingerprint, budget, recent_block(self.recall.journal, budget))
         return self._cached[2]
 
 
 def recent_block(journal: Journal, budget: int) -> str | None:
-    """The "## Recent work" text: whole entries while they fit in ``budget`` tokens (the newest one cut to fit
-    when it alone is too long); None when there is no entry or not even the header fits."""
+    """The "## Recent work" text within ``budget`` tokens: the session summaries, newest first, then the weekly
+    summaries, newest first, then the long-term summary. A quarter of the budget is kept for the weeks and a
+    quarter for the long-term summary when there are any, so the days never crowd them out; whole sections while
+    they fit (the first of each kind cut to fit when it alone is too long). None when there is nothing to show or
+    not even the header fits."""
     if budget <= 0 or estimate_tokens(RECENT_HEADER) >= budget:
         return None
+    weeks = [(week, journal.read_compiled_body(week).strip()) for week in reversed(journal.weeks())]
+    weekly = [f"\n\n### Week {week} (weekly summary)\n{body}" for week, body in weeks if body]
+    longterm = journal.read_compiled(journal.longterm_path)[1].strip()
+    long_section = [f"\n\n### Long-term summary\n{longterm}"] if longterm else []
+    daily = (f"\n\n### {e.day} {e.time} · session {e.session}\n{e.text}" for e in journal.recent_entries())
     text = RECENT_HEADER
-    for count, entry in enumerate(journal.recent_entries()):
-        section = f"\n\n### {entry.day} {entry.time} · session {entry.session}\n{entry.text}"
+    text = _fill(text, daily, budget - (budget // 4 if weekly else 0) - (budget // 4 if long_section else 0))
+    text = _fill(text, weekly, budget - (budget // 4 if long_section else 0))
+    text = _fill(text, long_section, budget)
+    return text if text != RECENT_HEADER else None
+
+
+def _fill(text: str, sections: Iterable[str], budget: int) -> str:
+    """``text`` with whole ``sections`` added while they fit in ``budget`` tokens (the first cut to fit)."""
+    for count, section in enumerate(sections):
         if estimate_tokens(text + section) <= budget:
             text += section
             continue
-        if count == 0:
+        if count == 0 and budget > estimate_tokens(text):
             text += _cut_to(section, budget - estimate_tokens(text))
         break
-    return text if text != RECENT_HEADER else None
+    return text
 
 
 def _cut_to(section: str, tokens: int) -> str:

@@ -6,8 +6,10 @@
 - ``entry_file.py``: the ``<name>.md`` format (YAML front matter through ``catcode.front_matter``) and the
   ``MEMORY.md`` index format.
 - ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so.
+- ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
+  names across scopes.
 - ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write, index,
-  commit).
+  commit); ``leftovers.py``: which uncommitted files (hand edits, a killed session) may be recorded.
 - ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health.
 
 Of catcode it imports only ``fsutil``, ``errors``, ``log`` and the shared text formats (``front_matter``, ``names``,

@@ -29,6 +29,8 @@ from catcode.memory.store.names import name_problem
 log = get_logger(__name__)
 
 MAX_FILE_BYTES = 256 * 1024
+DUPLICATE = "duplicate of "
+"""How a problem of a copy hidden by a name clash starts (followed by the path of the copy that is shown)."""
 _FINE_TICK_NS = 50_000_000  # generous bound on a fine-grained filesystem clock tick (jiffies)
 _COARSE_TICK_NS = 2_000_000_000  # filesystems with 1-2 s timestamps
 StatKey = tuple[int, ...]  # (inode, mtime_ns, device, size, mode, is_symlink)
@@ -129,6 +131,11 @@ class DiskCache:
         found = [(scope, self._files[scope].get(f"{name}.md")) for scope in Scope]
         return [Located(f.entry, self.dirs[scope], scope) for scope, f in found if f is not None and f.entry]
 
+    def valid_files(self, scope: Scope) -> list[Located]:
+        """Every valid memory file in ``scope``'s folder, a copy hidden by a name clash included."""
+        files = self._files[scope].values()
+        return sorted((Located(f.entry, self.dirs[scope], scope) for f in files if f.entry), key=lambda loc: loc.path)
+
     def scope_entries(self, scope: Scope) -> list[MemoryEntry]:
         """Valid memories whose file is in ``scope``'s folder, sorted by name."""
         return [loc.entry for loc in self.entries.values() if loc.scope is scope]
@@ -141,13 +148,15 @@ class DiskCache:
         """Rebuild the name index, the sorted snapshot and the problem list from the per-file cache."""
         entries: dict[str, Located] = {}
         problems = []
-        for scope in Scope:  # the user scope first: it wins a (hand-made) duplicate
+        # This project's scope first: it wins a name clash (a user memory of the same name, made from another
+        # project), so a write here never lands in a memory other projects see. The loser is reported, not lost.
+        for scope in (Scope.PROJECT, Scope.USER):
             folder = self.dirs[scope]
             for fname, f in self._files[scope].items():
                 if f.entry is None:
                     problems.append(MemoryProblem(folder / fname, f.problem or "unreadable"))
                 elif f.entry.name in entries:
-                    problems.append(MemoryProblem(folder / fname, f"duplicate of {entries[f.entry.name].path}"))
+                    problems.append(MemoryProblem(folder / fname, f"{DUPLICATE}{entries[f.entry.name].path}"))
                 else:
                     entries[f.entry.name] = Located(f.entry, folder, scope)
         self.entries = {name: entries[name] for name in sorted(entries)}

@@ -3,44 +3,61 @@ with ``--fix`` repair what can be repaired without losing anything.
 
 Checked: memory files the store skips (broken front matter, non-UTF-8 bytes, missing fields, an unknown
 type, a huge size, a symlink pointing outside the memory root...), a name used in both scopes, a stale or
-missing ``MEMORY.md``, the git repository's health and whether versioning is on, and temp files left by an
-interrupted write. The diagnosis only reads (it scans with its own ``DiskCache``, so the store's automatic
-index repair does not hide a stale index). ``--fix`` never deletes a memory: an unreadable file is moved to
-``.quarantine/<its scope folder>/`` under the memory lock and the move is committed, so ``catcode memory
-revert`` brings it back. Lock files are left alone: a stale ``.write.lock`` is harmless (filelock)."""
+missing ``MEMORY.md``, the git repository's health and whether versioning is on, temp files left by an
+interrupted write, and what the caller adds (``extra``: the history log's bad lines). The diagnosis only reads.
+
+``--fix`` never deletes a memory. An unreadable file is moved to ``.quarantine/<its scope folder>/`` under the
+memory lock: a folder git ignores, because only valid, redacted memory files are ever committed (when the file
+was versioned before, its removal is committed, never its content), and the report prints the ``mv`` that brings
+it back. Of two memories of the same name, this project's is renamed so both are seen. Stale indexes are rebuilt
+through the store's write path. Lock files are left alone: a stale ``.write.lock`` is harmless (filelock)."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.log import get_logger
-from catcode.memory.store.cache import DiskCache
+from catcode.memory.store.cache import DUPLICATE, DiskCache
 from catcode.memory.store.entry_file import INDEX_NAME
+from catcode.memory.store.models import Scope
+from catcode.memory.store.scopes import free_name
 
 log = get_logger(__name__)
 
 QUARANTINE = ".quarantine"
 TEMP_FILE_AGE = 60.0  # seconds: a younger temp file may belong to a write in progress
-QUARANTINED_KINDS = ("unreadable", "name-clash")
 
 
 @dataclass(frozen=True)
 class Finding:
     """One problem (or, with ``warning``, something worth knowing that does not make memory unhealthy)."""
 
-    kind: str  # unreadable | name-clash | index | temp-file | git | versioning
+    kind: str  # unreadable | name-clash | index | temp-file | git | versioning | what an extra check reports
     subject: str  # what it is about: a path relative to the memory root, or "memory repository"
     problem: str
     fix: str
     path: Path | None = None
     fixable: bool = False
     warning: bool = False
+
+
+class Check(Protocol):
+    """A check the caller adds (``extra``): its findings, and with ``--fix`` its repairs."""
+
+    def findings(self) -> list[Finding]:
+        """What is wrong (reads only)."""
+        ...
+
+    def fix(self, finding: Finding) -> str | None:
+        """Repair ``finding`` if it is one of this check's; a line saying what was done, else None."""
+        ...
 
 
 @dataclass
@@ -52,7 +69,8 @@ class DoctorReport:
     found: list[Finding]
     fixed: list[str] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
-    quarantine_commit: str | None = None  # the commit that moved files to the quarantine (revert it to undo)
+    quarantined: list[tuple[Path, Path]] = field(default_factory=list)
+    """Each file set aside, as (where it was, where it is now)."""
 
     @property
     def healthy(self) -> bool:
@@ -65,10 +83,12 @@ class DoctorReport:
         if self.fixed:
             lines.append(f"Fixed {len(self.fixed)}:")
             lines.extend(f"- {item}" for item in self.fixed)
-            if self.quarantine_commit:
-                lines.append(f"Bring quarantined files back with `catcode memory revert {self.quarantine_commit[:7]}`.")
-            elif any(item.startswith("quarantined") for item in self.fixed):
-                lines.append(f"Quarantined files are kept in {self.root / QUARANTINE} (versioning is off).")
+        if self.quarantined:
+            lines.append(
+                f"Quarantined files stay in {self.root / QUARANTINE} and are never committed (they could not be read "
+                "as memories). To repair one where it was, move it back:"
+            )
+            lines.extend(f"  mv {shlex.quote(str(to))} {shlex.quote(str(was))}" for was, to in self.quarantined)
         problems = [f for f in self.remaining if not f.warning]
         warnings = [f for f in self.remaining if f.warning]
         if problems:
@@ -82,7 +102,9 @@ class DoctorReport:
         return "\n".join(lines)
 
 
-def diagnose(runtime: Any, *, now: Callable[[], float] = time.time) -> tuple[list[Finding], int]:
+def diagnose(
+    runtime: Any, *, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
+) -> tuple[list[Finding], int]:
     """Every finding, and how many memories are readable. Reads only."""
     store, git = runtime.store, runtime.git
     root = Path(store.root)
@@ -91,14 +113,14 @@ def diagnose(runtime: Any, *, now: Callable[[], float] = time.time) -> tuple[lis
     findings: list[Finding] = []
     for problem in cache.problems:
         where = _relative(root, problem.path)
-        target = _relative(root, quarantine_target(root, problem.path))
-        if problem.reason.startswith("duplicate of "):
-            other = _relative(root, Path(problem.reason.removeprefix("duplicate of ")))
-            reason = f"the name is already used by {other}, so this copy is ignored"
-            fix = f"rename one of them (file and name field), or --fix moves this copy to {target} (recoverable)"
-            findings.append(Finding("name-clash", where, reason, fix, problem.path, fixable=True))
+        if problem.reason.startswith(DUPLICATE):
+            shown = Path(problem.reason.removeprefix(DUPLICATE))
+            reason = f"hidden in this project: {_relative(root, shown)} has the same name"
+            fix = f"rename one of them, or --fix renames this project's copy to {shown.stem}-2 (or the next free name)"
+            findings.append(Finding("name-clash", where, reason, fix, shown, fixable=True))
         else:
-            fix = f"repair it by hand, or --fix moves it to {target} (committed, recoverable)"
+            target = _relative(root, quarantine_target(root, problem.path))
+            fix = f"repair it by hand, or --fix moves it to {target} (kept, never committed)"
             findings.append(Finding("unreadable", where, problem.reason, fix, problem.path, fixable=True))
     for scope in sorted(stale):
         index = store.dirs[scope] / INDEX_NAME
@@ -114,29 +136,38 @@ def diagnose(runtime: Any, *, now: Callable[[], float] = time.time) -> tuple[lis
     elif not git.fsck():
         fix = f"back up {root}, then run `git -C {root} fsck` to see what is damaged"
         findings.append(Finding("git", "memory repository", "git fsck reports damage", fix))
+    for check in extra:
+        findings += check.findings()
     return findings, len(cache.entries)
 
 
-def run_doctor(runtime: Any, *, fix: bool = False, now: Callable[[], float] = time.time) -> DoctorReport:
-    """Diagnose, and with ``fix`` quarantine unreadable files, remove stray temp files and rebuild indexes."""
+def run_doctor(
+    runtime: Any, *, fix: bool = False, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
+) -> DoctorReport:
+    """Diagnose, and with ``fix`` quarantine unreadable files, rename this project's copy of a clashing name,
+    remove stray temp files, rebuild indexes, and let each ``extra`` check repair its own findings."""
     root = Path(runtime.store.root)
     if not fix:
-        found, memories = diagnose(runtime, now=now)
+        found, memories = diagnose(runtime, now=now, extra=extra)
         return DoctorReport(root, memories, found, remaining=found)
     with locked(runtime.paths.memory_lock):  # no session writes while files move
-        found, _ = diagnose(runtime, now=now)
-        fixed, commit = _quarantine(runtime, [f for f in found if f.kind in QUARANTINED_KINDS])
+        found, _ = diagnose(runtime, now=now, extra=extra)
+        fixed, moved = _quarantine(runtime, [f for f in found if f.kind == "unreadable"])
+        fixed += _rename_clashes(runtime, [f for f in found if f.kind == "name-clash"])
         for finding in found:
             if finding.kind == "temp-file" and finding.path is not None:
                 finding.path.unlink(missing_ok=True)
                 fixed.append(f"removed stray temp file {finding.subject}")
-    if any(f.kind == "index" for f in found):
-        runtime.store.load_all()  # the store rebuilds a stale index through its one write path (and commits)
-    remaining, memories = diagnose(runtime, now=now)
+        runtime.store.reconcile()  # valid uncommitted files recorded, stale indexes rebuilt: the one write path
+    for finding in found:
+        for check in extra:
+            done = check.fix(finding) if finding.fixable else None
+            fixed += [done] if done else []
+    remaining, memories = diagnose(runtime, now=now, extra=extra)
     still = {f.subject for f in remaining if f.kind == "index"}
     fixed += [f"rebuilt {f.subject}" for f in found if f.kind == "index" and f.subject not in still]
     log.info("memory_doctor_fixed", fixed=len(fixed), remaining=len(remaining))
-    return DoctorReport(root, memories, found, fixed, remaining, commit)
+    return DoctorReport(root, memories, found, fixed, remaining, moved)
 
 
 def quarantine_target(root: Path, path: Path) -> Path:
@@ -150,26 +181,39 @@ def quarantine_target(root: Path, path: Path) -> Path:
     return target
 
 
-def _quarantine(runtime: Any, findings: list[Finding]) -> tuple[list[str], str | None]:
-    """Move each file to the quarantine as one commit (caller holds the memory lock): what was done, the commit."""
+def _quarantine(runtime: Any, findings: list[Finding]) -> tuple[list[str], list[tuple[Path, Path]]]:
+    """Move each file to the (git-ignored) quarantine and commit the removal of those that were versioned, never
+    their content; the caller holds the memory lock. What was done, and each (from, to)."""
     root, git = Path(runtime.store.root), runtime.git
-    sources = [f.path for f in findings if f.path is not None and os.path.lexists(f.path)]
-    if not sources:
-        return [], None
-    if git.available:
-        # A file never committed would make the quarantine commit a plain "add": its revert would delete the file
-        # instead of bringing it back. Committing it where it is first makes the quarantine a move.
-        git.commit("doctor: record unreadable files before quarantine", sources)
     moved = []
-    for source in sources:
+    for source in [f.path for f in findings if f.path is not None and os.path.lexists(f.path)]:
         target = quarantine_target(root, source)
         ensure_private_dir(target.parent)
         os.rename(source, target)  # a symlink moves as a link; its target is never touched
         moved.append((source, target))
         log.warning("memory_file_quarantined", path=str(source), to=str(target))
-    names = ", ".join(source.name for source, _ in moved)
-    commit = git.commit(f"doctor: quarantine {names}", [p for pair in moved for p in pair]) if git.available else None
-    return [f"quarantined {_relative(root, s)} → {_relative(root, t)}" for s, t in moved], commit
+    if moved and git.available:
+        names = ", ".join(source.name for source, _ in moved)
+        git.commit(f"doctor: quarantine {names}", [source for source, _ in moved])  # only removals are recorded
+    return [f"quarantined {_relative(root, s)} → {_relative(root, t)}" for s, t in moved], moved
+
+
+def _rename_clashes(runtime: Any, findings: list[Finding]) -> list[str]:
+    """Of two memories of the same name, rename this project's (``Finding.path``) so that both are seen."""
+    store, done = runtime.store, []
+    for finding in findings:
+        name = finding.path.stem if finding.path is not None else ""
+        if not name or store.scope_of(name) is not Scope.PROJECT:
+            continue
+        taken = {e.name for e in store.load_all()}
+
+        def used(n: str, taken: set[str] = taken) -> bool:
+            return n in taken or any(os.path.lexists(d / f"{n}.md") for d in store.dirs.values())
+
+        new = free_name(name, used)
+        store.rename(name, new, why="doctor")
+        done.append(f"renamed this project's {name} to {new}, so {finding.subject} is seen again")
+    return done
 
 
 def _temp_files(root: Path, folders: Any, now: float) -> list[Path]:

@@ -14,10 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Scope(StrEnum):
-    """Where a memory lives: the user's own folder or the current project's folder."""
+    """Where a memory lives: the user's own folder (seen in every project) or the current project's folder."""
 
     USER = "user"
     PROJECT = "project"
+
+    @property
+    def label(self) -> str:
+        """How the scope is shown to the person: "all projects" or "this project"."""
+        return "all projects" if self is Scope.USER else "this project"
 
 
 class MemoryType(StrEnum):
@@ -30,7 +35,9 @@ class MemoryType(StrEnum):
 
     @property
     def scope(self) -> Scope:
-        """User and feedback memories follow the person; project and reference ones stay with the project."""
+        """Where a NEW memory of this type goes by default: user and feedback memories follow the person, project
+        and reference ones stay with the project. Once written, a memory stays in its scope whatever its type
+        becomes (only an explicit move changes it), so no write can take a memory away from other projects."""
         return Scope.USER if self in (MemoryType.USER, MemoryType.FEEDBACK) else Scope.PROJECT
 
 
@@ -116,6 +123,12 @@ class AppliedCounts(BaseModel):
     added_names: list[str] = Field(default_factory=list)
     updated_names: list[str] = Field(default_factory=list)
     skipped_names: list[str] = Field(default_factory=list)
+    renamed: dict[str, str] = Field(default_factory=dict)
+    """New memories written under another name because theirs was taken in another scope: asked → written."""
+    commit: str | None = None
+    """The id of the change that recorded the batch (None: nothing changed, or versioning is off)."""
+    superseded: bool = False
+    """Nothing was applied: what the batch came from was dealt with meanwhile (a ``clear`` passed the cursor)."""
 
 
 class ConsolidationReport(BaseModel):
@@ -128,8 +141,12 @@ class ConsolidationReport(BaseModel):
     skipped_reason: str = ""
     redacted: int = 0
     complete: bool = True
-    """False when a reply of the model was empty, malformed or cut off (what could be recovered was used): the
-    window counts as reviewed today; a caller may choose to retry it instead."""
+    """False when a reply of the model was empty, malformed or cut off. The manager never applies such a reply
+    (``UnreadableReply``), so a report that reaches a person is complete."""
+    renamed: dict[str, str] = Field(default_factory=dict)
+    """Memories saved under another name because theirs was taken in another scope (see ``AppliedCounts``)."""
+    commit: str | None = None
+    """The change that recorded what was added and updated: what ``/memory revert <id>`` undoes."""
 
 
 class MemoryConfig(BaseModel):
@@ -144,13 +161,14 @@ class MemoryConfig(BaseModel):
     extract_max_tokens: int = Field(default=2048, gt=0, le=128_000)
     """Output token limit of the extraction and consolidation calls."""
     max_injected_summaries: int = Field(default=30, ge=0, le=1000)
-    """At most this many memories (name + description) are injected into each request."""
+    """At most this many memories (name + description) are injected into each request, shared by the two scopes."""
     enabled: bool = True
     """Turn the whole memory pipeline (injection, tools, extraction) on or off."""
     model: str | None = Field(default=None, min_length=1, max_length=200)
     """A cheaper model for the memory calls; None uses the main model."""
     exit_timeout: float = Field(default=60.0, gt=0, le=600, allow_inf_nan=False)
-    """Seconds the session-end extraction may take before catcode exits anyway (at most 600)."""
+    """Seconds the whole exit may spend on memory — capture, then the session summary with what is left — before
+    catcode exits anyway (at most 600)."""
     dream_min_lines: int = Field(default=50, ge=1, le=100_000)
     """Start a background Dream once this many history lines are unprocessed."""
     dream_max_tokens: int = Field(default=2048, gt=0, le=128_000)

@@ -1,14 +1,21 @@
 """``MemoryStore``: the memory files of the user scope and the project scope, with ONE write path.
 
-User and feedback memories live in ``user_dir``, project and reference memories in ``project_dir``;
-a name is unique across both. Every change (update, delete, apply, clear, index repair) goes
-through ``_mutate``, which takes the cross-process lock, reloads from disk, validates names, redacts
-secrets, writes files atomically (0600, folders 0700), moves a memory whose type changed scope,
-rebuilds each touched ``MEMORY.md`` once and makes one versioning commit saying what changed and why.
-Reads come from ``DiskCache`` (see cache.py): a few ``os.stat`` calls while nothing changed.
+A new user or feedback memory goes to ``user_dir`` ("all projects"), a project or reference one to ``project_dir``
+("this project"), as ``placement`` decides (``scopes.py``: a correction naming this project's files stays here).
+Once written, a memory stays in its scope whatever its type becomes; only ``move`` changes it. So no write ever
+deletes a memory of the other scope: the user scope is shared by every project. A name is unique in every view:
+a new user memory may not take a name a project memory of any project has, nor a new project memory a name a
+user memory of any user has (each project is seen by every user working in it); such a memory is renamed
+(``apply``) or refused (``update``).
 
-Over the usual 250 lines on purpose: the one write path and the steps it orders under the lock (recover,
-reload, decide, prepare, write files, write indexes, commit) stay in one module, to be read and reviewed at once."""
+Every change (update, delete, apply, clear, move, rename, index repair) goes through ``_mutate``, which takes the
+cross-process lock, records what was left uncommitted (``reconcile``), reloads from disk, validates names, redacts
+secrets, writes files atomically (0600, folders 0700), rebuilds each touched ``MEMORY.md`` once and makes one
+versioning commit saying what changed and why. Reading never writes: a stale index is rebuilt by the next write,
+or by ``reconcile`` (at session start). Only valid memory files, redacted, are ever committed.
+
+Over the usual 250 lines on purpose: the one write path and the steps it orders under the lock (reconcile, reload,
+decide, prepare, write files, write indexes, commit) stay in one module, to be read and reviewed at once."""
 
 from __future__ import annotations
 
@@ -19,14 +26,16 @@ from datetime import date
 from pathlib import Path
 from typing import Protocol
 
-from catcode.errors import CatcodeError, MemoryStoreError
+from catcode.errors import MemoryStoreError
 from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
 from catcode.log import get_logger
-from catcode.memory.store import entry_file
-from catcode.memory.store.cache import MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
+from catcode.memory.store import entry_file, leftovers
+from catcode.memory.store.batch import Changes, decide_batch
+from catcode.memory.store.cache import DUPLICATE, MAX_FILE_BYTES, DiskCache, Located, MemoryProblem
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
+from catcode.memory.store.scopes import Placement, ScopeRules
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
 
@@ -34,17 +43,16 @@ log = get_logger(__name__)
 
 Redactor = Callable[[str], tuple[str, list[str]]]
 """Returns the text with secrets replaced and the kinds of secret found (one item per redaction)."""
-Changes = dict[str, MemoryEntry | None]
-"""name → the entry to write, or None to delete."""
-Decide = Callable[[Mapping[str, MemoryEntry]], tuple[Changes, AppliedCounts]]
+Decide = Callable[[Mapping[str, Located]], tuple[Changes, AppliedCounts]]
+RECOVER = "recover: record changes made outside catcode (an interrupted session or a hand edit)"
 
 
 class Versioning(Protocol):
     """Records each batch of memory changes (``GitStore``).
 
-    It may also offer ``commit_pending() -> str | None``: commit whatever is uncommitted, as a change of
-    its own. The store calls it before its first write, and again after a failed write or commit, so that files
-    a killed session wrote but never committed are recorded (and undo is not refused over them)."""
+    It may also offer ``uncommitted(folders) -> list[Path]``: the files under ``folders`` that differ from what
+    was last recorded. The store calls it before its first write (and after a failed one) and records those of them
+    that are valid memory files, redacted, so that what a killed session or a hand edit left is versioned too."""
 
     def commit(self, message: str, paths: list[Path]) -> str | None:
         """Commit ``paths`` (written or deleted) with ``message``; the commit id, or None if nothing changed."""
@@ -63,20 +71,25 @@ class MemoryStore:
         redactor: Redactor | None = None,
         versioning: Versioning | None = None,
         today: Callable[[], date] = date.today,
+        placement: Callable[[MemoryEntry], Scope] | None = None,
     ) -> None:
         if Path(user_dir).resolve() == Path(project_dir).resolve():
             raise ValueError("the user scope and the project scope need different folders")
-        self.dirs = {Scope.USER: Path(user_dir), Scope.PROJECT: Path(project_dir)}
+        self.dirs = {Scope.USER: Path(user_dir).absolute(), Scope.PROJECT: Path(project_dir).absolute()}
         self.root = Path(os.path.commonpath([str(user_dir), str(project_dir)]))
         self._lock_path = lock_path
         self._redactor = redactor
         self._versioning = versioning
         self.today = today
+        self.placement = placement or Placement()
+        self.rules = ScopeRules(self.dirs, self.root, self.placement)
         self._cache = DiskCache(self.dirs, self.root)
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
-        self._recover = True  # tidy up after a killed session: on the first write, and after a failed one
+        self._recover = True  # record what is uncommitted: on the first write, and after a failed one
+        self.last_commit: str | None = None
+        """The change that recorded this store's latest write (None: it changed nothing, or no versioning)."""
 
-    # ----- reading -------------------------------------------------------------------------------------
+    # ----- reading (never writes anything) ------------------------------------------------------------------
     def fingerprint(self) -> tuple[object, ...]:
         """Changes whenever a scope changes (also by another process). Cheap: a few ``os.stat`` calls."""
         self._sync()
@@ -88,11 +101,23 @@ class MemoryStore:
         self._sync()
         return list(self._cache.snapshot)
 
+    def located(self) -> list[tuple[MemoryEntry, Scope]]:
+        """Every valid memory with the scope it lives in, sorted by name."""
+        self._sync()
+        with self._guard:
+            return [(loc.entry, loc.scope) for loc in self._cache.entries.values()]
+
     def get(self, name: str) -> MemoryEntry | None:
         """The memory called ``name``, if any."""
         self._sync()
         found = self._cache.entries.get(name)
         return found.entry if found else None
+
+    def scope_of(self, name: str) -> Scope | None:
+        """The scope the memory called ``name`` lives in, if there is one."""
+        self._sync()
+        found = self._cache.entries.get(name)
+        return found.scope if found else None
 
     def path_of(self, name: str) -> Path | None:
         """The file holding the memory called ``name``, if any."""
@@ -101,18 +126,25 @@ class MemoryStore:
         return found.path if found else None
 
     def problems(self) -> list[MemoryProblem]:
-        """The files skipped because they could not be read, and why."""
+        """The files skipped because they could not be read (or are hidden by a name clash), and why."""
         self._sync()
         return list(self._cache.problems)
 
+    def hidden(self) -> list[MemoryProblem]:
+        """The valid memories hidden by a memory of the same name in the other scope (made from another project)."""
+        return [p for p in self.problems() if p.reason.startswith(DUPLICATE)]
+
     def target_path(self, entry: MemoryEntry) -> Path:
-        """Where ``entry`` is written: ``<scope folder>/<name>.md`` (the scope follows the type)."""
-        return self.dirs[entry.type.scope] / f"{validate_name(entry.name)}.md"
+        """Where ``entry`` is written: where its memory is now, else where ``placement`` puts a new one."""
+        self._sync()
+        with self._guard:
+            found = self._cache.entries.get(validate_name(entry.name))
+        return found.path if found else self.dirs[self.rules.place(entry)] / f"{entry.name}.md"
 
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
         """``entry`` exactly as it would be written (secrets redacted, text encodable) and the number of
         redactions. Raises ``MemoryStoreError`` when it cannot be written (bad name, too large...)."""
-        target = self.dirs[entry.type.scope] / f"{validate_new_name(entry.name)}.md"
+        validate_new_name(entry.name)
         redacted = 0
         values = {}
         for field in ("description", "content"):
@@ -125,10 +157,6 @@ class MemoryStore:
         size = len(entry_file.render(entry).encode("utf-8"))
         if size > MAX_FILE_BYTES:
             raise MemoryStoreError(f"Memory {entry.name} is too large ({size // 1024} KB; the limit is 256 KB)")
-        with self._guard:
-            problem = self._cache.problem_at(target)
-        if problem:
-            raise MemoryStoreError(f"{target} exists but cannot be read ({problem}); fix or remove it first")
         return entry, redacted
 
     def merged(self, entry: MemoryEntry) -> MemoryEntry:
@@ -136,16 +164,21 @@ class MemoryStore:
         self._sync()
         with self._guard:
             found = self._cache.entries.get(entry.name)
-        return self._merged({entry.name: found.entry} if found else {}, entry.name, entry)
+        return self._merged(found.entry if found else None, entry)
 
     # ----- writing -------------------------------------------------------------------------------------
     def update(self, entry: MemoryEntry, *, why: str = "update") -> AppliedCounts:
-        """Write ``entry`` keeping the existing memory's ``created_at``; ``updated_at`` becomes today."""
+        """Write ``entry`` keeping the existing memory's ``created_at`` and scope; ``updated_at`` becomes today.
+        A new memory whose name another project's memory has is refused (``MemoryStoreError``)."""
         validate_name(entry.name)
-        return self._mutate(
-            why,
-            lambda cur: ({entry.name: self._merged(cur, entry.name, entry)}, _counts(entry.name in cur, entry.name)),
-        )
+
+        def decide(cur: Mapping[str, Located]) -> tuple[Changes, AppliedCounts]:
+            old = cur.get(entry.name)
+            scope = old.scope if old else self.rules.place(entry, refuse=True)
+            self._refuse_unreadable(self.dirs[scope] / f"{entry.name}.md")
+            return {entry.name: (self._merged(old.entry if old else None, entry), scope)}, _counts(old, entry.name)
+
+        return self._mutate(why, decide)
 
     def delete(self, name: str, *, why: str = "delete") -> bool:
         """Delete the memory called ``name``; False when there is none."""
@@ -153,63 +186,116 @@ class MemoryStore:
         return self._mutate(why, lambda cur: ({name: None} if name in cur else {}, AppliedCounts())).deleted == 1
 
     def clear(self, *, why: str = "clear") -> int:
-        """Delete every memory of both scopes (unreadable files are left alone); how many were deleted."""
-        return self._mutate(why, lambda cur: (dict.fromkeys(cur), AppliedCounts())).deleted
+        """Delete every memory of both scopes of this view (unreadable files are left alone); how many."""
 
-    def apply(self, operations: list[MemoryOperation], *, why: str) -> AppliedCounts:
+        def decide(cur: Mapping[str, Located]) -> tuple[Changes, AppliedCounts]:
+            return dict.fromkeys(cur), AppliedCounts()
+
+        counts = self._mutate(why, decide, every_copy=True)
+        return counts.deleted
+
+    def move(self, name: str, scope: Scope, *, why: str = "move") -> AppliedCounts:
+        """Move the memory ``name`` to ``scope`` (its text and dates unchanged). ``MemoryStoreError`` when there is
+        no such memory, it is there already, or the name is taken in the target scope."""
+        validate_name(name)
+
+        def decide(cur: Mapping[str, Located]) -> tuple[Changes, AppliedCounts]:
+            old = cur.get(name)
+            if old is None:
+                raise MemoryStoreError(f"No memory named {name}")
+            if old.scope is scope:
+                raise MemoryStoreError(f"{name} is already kept for {scope.label}")
+            self.rules.refuse_clash(name, scope, moving=True)
+            self._refuse_unreadable(self.dirs[scope] / f"{name}.md")
+            return {name: (old.entry, scope)}, AppliedCounts(updated=1, updated_names=[name])
+
+        return self._mutate(why, decide)
+
+    def rename(self, name: str, new_name: str, *, why: str = "rename") -> AppliedCounts:
+        """Give the memory ``name`` the free name ``new_name`` (same scope, same text)."""
+        validate_new_name(new_name)
+
+        def decide(cur: Mapping[str, Located]) -> tuple[Changes, AppliedCounts]:
+            old = cur.get(name)
+            if old is None:
+                raise MemoryStoreError(f"No memory named {name}")
+            if new_name in cur or self._cache.copies(new_name):
+                raise MemoryStoreError(f"The name {new_name} is taken")
+            self.rules.refuse_clash(new_name, old.scope)
+            renamed = old.entry.model_copy(update={"name": new_name})
+            counts = AppliedCounts(added=1, added_names=[new_name], renamed={name: new_name})
+            return {name: None, new_name: (renamed, old.scope)}, counts
+
+        return self._mutate(why, decide, keep_copies=True)
+
+    def apply(
+        self, operations: list[MemoryOperation], *, why: str, still_wanted: Callable[[], bool] | None = None
+    ) -> AppliedCounts:
         """Apply consolidation decisions as one batch (one index rebuild, one commit).
 
         ADD without an entry, UPDATE without a target or an entry, and SKIP count as skipped. UPDATE writes
-        the candidate under ``target_name``. ADD and UPDATE keep ``created_at`` when the name exists. An
-        operation whose target file exists but cannot be read is skipped (logged), never overwritten."""
+        the candidate under ``target_name``. ADD and UPDATE keep ``created_at`` and the scope when the name exists.
+        A new memory whose name another project's memory has is saved under a free name (``renamed``). An
+        operation whose target file exists but cannot be read is skipped (logged), never overwritten.
+        ``still_wanted`` is asked under the lock: False applies nothing (``superseded``)."""
         for op in operations:
             if op.action is MemoryAction.ADD and op.entry is not None:
                 validate_name(op.entry.name)
             elif op.action is MemoryAction.UPDATE and op.target_name is not None:
                 validate_name(op.target_name)
-        return self._mutate(why, lambda cur: self._decide(operations, cur))
 
-    def _decide(
-        self, operations: list[MemoryOperation], current: Mapping[str, MemoryEntry]
-    ) -> tuple[Changes, AppliedCounts]:
-        work, changes, counts = dict(current), {}, AppliedCounts()
-        for op in operations:
-            name = _written_name(op)
-            fresh = op.entry.to_entry(self.today(), name_override=name) if name and op.entry else None
-            if fresh is not None and self._cache.problem_at(self.target_path(fresh)):
-                log.warning("memory_operation_blocked", name=name, reason="its file exists but cannot be read")
-                fresh = None
-            if fresh is None:
-                counts.skipped += 1
-                skipped = op.entry.name if op.entry else op.target_name
-                counts.skipped_names.extend([skipped] if skipped else [])
-                continue
-            (counts.added_names if op.action is MemoryAction.ADD else counts.updated_names).append(fresh.name)
-            work[fresh.name] = changes[fresh.name] = self._merged(work, fresh.name, fresh)
-        counts.added, counts.updated = len(counts.added_names), len(counts.updated_names)
-        return changes, counts
+        def decide(cur: Mapping[str, Located]) -> tuple[Changes, AppliedCounts]:
+            if still_wanted is not None and not still_wanted():
+                log.info("memory_batch_superseded", why=why, operations=len(operations))
+                return {}, AppliedCounts(superseded=True)
+            return decide_batch(
+                operations, cur, rules=self.rules, problem_at=self._cache.problem_at, today=self.today,
+                merged=self._merged,
+            )  # fmt: skip
 
-    def _merged(self, current: Mapping[str, MemoryEntry], name: str, entry: MemoryEntry) -> MemoryEntry:
-        old = current.get(name)
+        return self._mutate(why, decide)
+
+    def reconcile(self) -> str | None:
+        """Record what was left uncommitted (hand edits, a killed session) and rebuild stale indexes, under the
+        lock; the id of the change that recorded it, or None."""
+        with locked(self._lock_path), self._guard:
+            self._recover = True
+            commit = self._recover_leftovers()
+            stale = self._cache.refresh()
+            if stale:
+                paths = self._write_indexes(stale)
+                if paths and self._versioning is not None:
+                    commit = self._commit("reindex: rebuild MEMORY.md", paths) or commit
+            return commit
+
+    def _refuse_unreadable(self, target: Path) -> None:
+        problem = self._cache.problem_at(target)
+        if problem:
+            raise MemoryStoreError(f"{target} exists but cannot be read ({problem}); fix or remove it first")
+
+    def _merged(self, old: MemoryEntry | None, entry: MemoryEntry) -> MemoryEntry:
         created = old.created_at if old else entry.created_at
         return entry.model_copy(update={"created_at": created, "updated_at": self.today()})
 
-    def _mutate(self, why: str, decide: Decide) -> AppliedCounts:
-        """THE write path: lock, reload, decide, validate + redact everything, then write, index, commit."""
+    def _mutate(
+        self, why: str, decide: Decide, *, every_copy: bool = False, keep_copies: bool = False
+    ) -> AppliedCounts:
+        """THE write path: lock, reconcile, reload, decide, validate + redact everything, write, index, commit."""
         with locked(self._lock_path), self._guard:
             if self._recover:
                 self._recover_leftovers()
             stale = self._cache.refresh()
-            current = {name: loc.entry for name, loc in self._cache.entries.items()}
+            current = dict(self._cache.entries)
             changes, counts = decide(current)
             prepared: Changes = {}
-            for name, entry in changes.items():
+            for name, change in changes.items():
                 prepared[name] = None
-                if entry is not None:
-                    prepared[name], redacted = self.prepare(entry)
+                if change is not None:
+                    entry, redacted = self.prepare(change[0])
+                    prepared[name] = (entry, change[1])
                     counts.redacted += redacted
             try:
-                paths, summary, touched = self._write_files(prepared, current)
+                paths, summary, touched = self._write_files(prepared, every_copy, keep_copies)
                 paths += self._write_indexes(touched | stale)
             except OSError as exc:
                 self._cache.invalidate()  # whatever reached the disk is picked up by the next scan
@@ -218,41 +304,54 @@ class MemoryStore:
             self._cache.settle()
             counts.deleted = len(summary["delete"])
             if paths and self._versioning is not None:
-                self._commit(_message(why, summary), paths)
+                counts.commit = self._commit(_message(why, summary), paths)
+            self.last_commit = counts.commit
             return counts
 
     def _write_files(
-        self, prepared: Changes, current: Mapping[str, MemoryEntry]
+        self, prepared: Changes, every_copy: bool, keep_copies: bool
     ) -> tuple[list[Path], dict[str, list[str]], set[Scope]]:
+        """Write and remove files (``every_copy``: every copy of a deleted name; ``keep_copies``: only the one in
+        view, as a rename away from a clash does)."""
         writes: list[tuple[Path, MemoryEntry]] = []
         removals: list[Located] = []
-        summary: dict[str, list[str]] = {"add": [], "update": [], "delete": []}
-        for name, entry in prepared.items():
+        summary: dict[str, list[str]] = {"add": [], "update": [], "delete": [], "move": []}
+        for name, change in prepared.items():
             old = self._cache.entries.get(name)
-            target = None if entry is None else self.target_path(entry)
-            if entry is None:
+            target = None if change is None else self.dirs[change[1]] / f"{name}.md"
+            if change is None:
                 summary["delete"].append(name)
-            elif entry != current.get(name) or old is None or old.path != target:
-                writes.append((target, entry))  # type: ignore[arg-type]
-                summary["update" if name in current else "add"].append(name)
+            elif old is None or change[0] != old.entry or old.path != target:
+                writes.append((target, change[0]))  # type: ignore[arg-type]
+                verb = "add" if old is None else "move" if old.path != target else "update"
+                summary[verb].append(name)
             if old is not None and old.path != target:
                 removals.append(old)  # deleted, or moved to the other scope
-            # A copy in the other scope left by an interrupted move would otherwise come back once this one goes.
-            removals += [
-                c for c in self._cache.copies(name) if c.path != target and (old is None or c.path != old.path)
-            ]
+            # A copy in the other scope that a killed move left behind (the same memory, byte for byte) would come
+            # back once this one goes; a different memory of the same name is another project's and is kept.
+            keep = target, old.path if old else None
+            for copy in [] if keep_copies else self._cache.copies(name):
+                if copy.path not in keep and (every_copy or (old is not None and copy.entry == old.entry)):
+                    removals.append(copy)
         for folder in {target.parent for target, _ in writes}:
             ensure_private_dir(folder)
         atomic_write_many([(target, entry_file.render(entry)) for target, entry in writes])
         for target, entry in writes:
-            self._cache.remember(entry.type.scope, target, entry)
+            self._cache.remember(self._scope_at(target), target, entry)
         for old in removals:  # only once every new file is in place: a crash never loses a memory
             old.path.unlink(missing_ok=True)
             self._cache.forget(old.scope, old.path)
-        touched = {entry.type.scope for _, entry in writes} | {old.scope for old in removals}
+        touched = {self._scope_at(target) for target, _ in writes} | {old.scope for old in removals}
         if touched:
             self._cache.assemble()
         return [target for target, _ in writes] + [old.path for old in removals], summary, touched
+
+    def _scope_kinds(self) -> set[Path]:
+        """The folders holding every user's scope and every project's scope (``users/``, ``projects/``)."""
+        return {folder.parent for folder in self.dirs.values()}
+
+    def _scope_at(self, path: Path) -> Scope:
+        return Scope.USER if path.parent == self.dirs[Scope.USER] else Scope.PROJECT
 
     def _write_indexes(self, scopes: set[Scope]) -> list[Path]:
         written = []
@@ -266,52 +365,58 @@ class MemoryStore:
             self._cache.index_written(scope)
         return written
 
-    def _commit(self, message: str, paths: list[Path]) -> None:
+    def _commit(self, message: str, paths: list[Path]) -> str | None:
         try:
-            self._versioning.commit(message, paths)  # type: ignore[union-attr]
+            return self._versioning.commit(message, paths)  # type: ignore[union-attr]
         except Exception as exc:  # a versioning failure must not undo or hide a write that happened
             self._recover = True  # the next write commits these files
             log.warning("memory_commit_failed", message=message, error=repr(exc))
+            return None
 
-    def _recover_leftovers(self) -> None:
-        """Under the lock: remove old temp files of killed writes and commit what a killed session left
-        uncommitted, before this write's own changes so that each stays a change of its own."""
+    def _recover_leftovers(self) -> str | None:
+        """Under the lock: remove old temp files of killed writes, then record what was left uncommitted in this
+        view's folders (only what ``leftovers.plan`` allows: valid memory files, redacted) as a change of its own,
+        before this write's changes."""
         for folder in self.dirs.values():
             remove_stale_temp_files(folder)
-        commit_pending = getattr(self._versioning, "commit_pending", None)
-        try:
-            if commit_pending is not None:
-                commit_pending()
+        uncommitted = getattr(self._versioning, "uncommitted", None)
+        if uncommitted is None:
             self._recover = False
+            return None
+        try:
+            pending = [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
+            commit = self._record_leftovers(pending) if pending else None
+            self._recover = False
+            return commit
         except Exception as exc:  # like a failed commit: the write goes on, the next one tries again
             log.warning("memory_recovery_commit_failed", error=repr(exc))
+            return None
+
+    def _record_leftovers(self, pending: list[Path]) -> str | None:
+        self._cache.refresh()
+        valid = {loc.path: loc for scope in Scope for loc in self._cache.valid_files(scope)}
+        folders = set(self.dirs.values())
+        found = leftovers.plan(
+            pending, folders, valid, self._cache.copies, self.prepare, self._redactor, self._scope_kinds()
+        )
+        if not found:
+            return None
+        self._cache.invalidate()
+        own = [folder for folder in found.index_folders if folder in folders]
+        stale = self._cache.refresh() | {self._scope_at(folder / INDEX_NAME) for folder in own}
+        paths = found.paths + self._write_indexes(stale)
+        self._cache.settle()
+        log.info("memory_leftovers_recorded", files=len(paths))
+        return self._commit(RECOVER, paths)
 
     def _sync(self) -> None:
-        """Bring the cache up to date; repair a missing or stale index through the write path."""
+        """Bring the cache up to date. Reads never write: a stale index waits for the next write or reconcile."""
         with self._guard:
-            stale = self._cache.refresh()
-        if not stale:
-            return
-        try:
-            self._mutate("reindex", lambda cur: ({}, AppliedCounts()))
-        except (CatcodeError, OSError) as exc:  # a read must still succeed on a read-only disk
-            log.warning("memory_index_rebuild_failed", error=str(exc))
-            with self._guard:
-                for scope in stale:
-                    self._cache.index_written(scope)  # do not retry on every read
+            self._cache.refresh()
 
 
-def _written_name(op: MemoryOperation) -> str | None:
-    """The memory an operation writes: the entry's name for ADD, the target for UPDATE, else None."""
-    if op.entry is None:
-        return None
-    if op.action is MemoryAction.ADD:
-        return op.entry.name
-    return op.target_name if op.action is MemoryAction.UPDATE else None
-
-
-def _counts(existed: bool, name: str) -> AppliedCounts:
-    if existed:
+def _counts(old: Located | None, name: str) -> AppliedCounts:
+    if old is not None:
         return AppliedCounts(updated=1, updated_names=[name])
     return AppliedCounts(added=1, added_names=[name])
 

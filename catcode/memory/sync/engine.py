@@ -4,8 +4,10 @@ the memory rules (``rules.py``), commit, push — and the remote's setting and s
 What travels is what git versions: the memory files, their indexes and the journal. ``history.jsonl``, its
 archive, ``.dream_cursor`` and ``facts.db`` are ignored by the repository and stay on each machine (``facts.db``
 is brought up to date with what arrived by ``on_received``). The remote sees only redacted text: catcode redacts
-every memory and journal write, a sync redacts files edited by hand before committing them, and it refuses to send
-a change that still holds something that looks like a secret.
+every memory and journal write, what was changed by hand is recorded the store's way (``record_local``: the
+store's ``reconcile`` — valid memory files only, rewritten redacted when they hold a secret; an unreadable file is
+never committed, so never sent), and a sync refuses to send a change that still holds something that looks like
+a secret.
 
 Locks: one sync at a time (``.sync.lock``); the memory write lock only while files and the branch change, never
 during the network calls, so a slow remote never holds up a session's memory writes. A failed fetch or push
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from catcode.errors import CatcodeError
-from catcode.fsutil import atomic_write_text, locked
+from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.sync.rules import MergeRules
 from catcode.memory.sync.status import SyncReport, changes, read_status, record_status
@@ -30,8 +32,6 @@ log = get_logger(__name__)
 
 SYNC_LOCK = ".sync.lock"
 NO_REMOTE = "No memory remote is set: add one with `catcode memory remote add URL`."
-_VERSIONED = ("users", "projects", ".quarantine")
-_LOCAL_MESSAGE = "sync: commit changes made outside catcode"
 _RETRY = "Nothing was lost; the next sync tries again."
 
 Redactor = Callable[[str], tuple[str, list[str]]]
@@ -51,6 +51,7 @@ class MemorySync:
         *,
         memory_lock: Path,
         user_folder: str,
+        record_local: Callable[[], object],
         redactor: Redactor = redact,
         remote: GitRemote | None = None,
         on_received: Callable[[], None] | None = None,
@@ -60,6 +61,7 @@ class MemorySync:
             raise SyncError(git.warning)
         self.root, self.git, self.memory_lock = Path(root), git, memory_lock
         self.user_folder, self.redactor, self.on_received = user_folder, redactor, on_received
+        self.record_local = record_local
         self.remote = remote or GitRemote(self.root)
         self.lock_timeout = lock_timeout
 
@@ -136,7 +138,7 @@ class MemorySync:
                     f"Cannot reach the memory remote {report.url}: {self.shown(str(exc))}. {_RETRY}"
                 ) from exc
             with locked(self.memory_lock):
-                self.git.commit_pending(_LOCAL_MESSAGE)
+                self.record_local()  # what a session wrote meanwhile, recorded the store's way
                 head = self._merge(theirs, report)
             if theirs is None or (head != theirs and not self.remote.is_ancestor(head, theirs)):
                 self._check_outgoing(theirs, head)
@@ -154,18 +156,9 @@ class MemorySync:
         return report
 
     def _commit_local(self) -> None:
-        """Redact memory files edited by hand since the last commit, then commit whatever is uncommitted."""
+        """Record what is uncommitted the store's way: only valid memory files, redacted first."""
         self.git.ensure_repository()
-        for relative in self.remote.uncommitted(_VERSIONED):
-            path = self.root / relative
-            if path.suffix != ".md" or not path.is_file():
-                continue
-            text = path.read_text(encoding="utf-8", errors="replace")
-            cleaned, kinds = self.redactor(text)
-            if kinds:
-                atomic_write_text(path, cleaned)
-                log.warning("sync_redacted_hand_edit", path=relative, kinds=kinds)
-        self.git.commit_pending(_LOCAL_MESSAGE)
+        self.record_local()
 
     def _merge(self, theirs: str | None, report: SyncReport) -> str:
         """Bring the remote's changes in (under the memory lock); the new local head."""
@@ -214,5 +207,6 @@ def sync_for(runtime: Any) -> MemorySync:
         runtime.git,
         memory_lock=paths.memory_lock,
         user_folder=f"users/{paths.user_memory.name}",
+        record_local=runtime.store.reconcile,
         on_received=reindex,
     )

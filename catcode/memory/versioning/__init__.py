@@ -1,7 +1,7 @@
 """Versioning of the memory root: every memory change is a git commit that can be listed, shown and undone.
 
 - ``git_store.py``: ``GitStore`` — one commit per batch of changes, ``log``, ``diff``, revert as a new commit,
-  leftovers of a killed session committed at the next start.
+  and what is uncommitted (the store decides what of it may be committed: only valid, redacted memory files).
 - ``changes.py``: what it reports — ``Change`` and ``FileChange`` (``log``), ``RevertResult``, ``RevertConflict``.
 - ``remote.py``: ``GitRemote`` — the repository's remote for sync: fetch, push (never forced), merge base,
   a merge's commit with both parents, the fast-forward to it.

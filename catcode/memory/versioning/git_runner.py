@@ -1,17 +1,23 @@
 """Running git in the memory root: isolated from the person's git setup, pinned to ``<root>/.git``, and
 recovering the lock files a killed process left behind.
 
-Callers hold catcode's cross-process memory lock around every call, so a git lock file found here was left by a
-killed process (or by its git, still finishing for a moment): once it is no longer fresh it is removed and the
-command retried, once per lock file — a ``git commit`` killed mid-way can leave index.lock, HEAD.lock and the
-branch's lock at once."""
+Every git command runs holding ``<root>/.git-run.lock`` (an ``flock``), and the git process inherits the locked
+descriptor. A lock held through an inherited descriptor is released only when its LAST holder exits, so a catcode
+process killed while its git runs leaves the lock held until that git has finished too. Hence, once a command got
+the run lock, no git started by catcode is running in this repository, and a git lock file (index.lock, HEAD.lock,
+a branch's lock) found then was left by a git that died: it is removed and the command retried, once per lock file
+— a ``git commit`` killed mid-way can leave all three. (Guessing from a lock file's age instead would remove the
+lock of a git still running under load and let two gits write the index at once: a corrupt repository.)"""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
@@ -25,14 +31,16 @@ _ISOLATION = (
     "-c", "user.name=catcode", "-c", "user.email=catcode@localhost", "-c", "init.defaultBranch=main",
     "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "core.fsmonitor=false",
     "-c", "color.ui=false", "-c", "advice.addIgnoredFile=false",
+    # A detached ``gc --auto`` would outlive its command holding the run lock (and race the next command).
+    "-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false",
 )  # fmt: skip
 # Variables that would point git at another repository or override the fixed identity.
 _SCRUBBED_ENV = re.compile(r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR"
                            r"|NAMESPACE|CEILING_DIRECTORIES|AUTHOR_\w+|COMMITTER_\w+|CONFIG\w*|EXEC_PATH)")  # fmt: skip
 _STALE_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
 _LOCK_RETRIES = 5  # distinct stale lock files removed per command, at most
-_LOCK_GRACE = 1.0  # seconds since its creation a lock may still be held by a killed session's git (held for ms)
-_LOCK_POLL = 0.05
+_RUN_LOCK = ".git-run.lock"  # beside .git, not in it: git's own ``*.lock`` files are the ones recovered here
+_RUN_LOCK_POLL = 0.01
 
 
 class GitRunner:
@@ -52,23 +60,48 @@ class GitRunner:
     def run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
         """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code."""
         removed: set[Path] = set()
-        for _ in range(_LOCK_RETRIES + 1):
-            result = self.run_once(args)
-            lock = self.stale_lock(result)
-            if lock is None or lock in removed:
-                break
-            if self.released(lock):
-                continue  # the git of a just-killed session finished and removed it itself
-            # The caller holds catcode's own lock, so no other catcode is running git here: a killed process left it.
-            log.warning("stale_git_lock_removed", lock=str(lock))
-            lock.unlink(missing_ok=True)
-            removed.add(lock)
+        with self.run_lock() as fd:
+            for _ in range(_LOCK_RETRIES + 1):
+                result = self.run_once(args, fd)
+                lock = self.stale_lock(result)
+                if lock is None or lock in removed:
+                    break
+                # We hold the run lock, so no git started by catcode is running here: a git that died left it.
+                log.warning("stale_git_lock_removed", lock=str(lock))
+                lock.unlink(missing_ok=True)
+                removed.add(lock)
         if ok_codes is None or result.returncode in ok_codes:
             return result
         reason = first_error_line(result.stderr) or f"exit code {result.returncode}"
         raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
 
-    def run_once(self, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    @contextmanager
+    def run_lock(self) -> Iterator[int]:
+        """Hold the repository's run lock (waiting at most ``timeout`` for the git of a killed process to end);
+        yields the locked descriptor, which each git command inherits."""
+        path = self.root / _RUN_LOCK
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as err:
+            raise MemoryStoreError(f"Could not open {path}: {err.strerror or err}") from None
+        try:
+            deadline = time.monotonic() + self.timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise MemoryStoreError(
+                            f"A git command kept {path} locked for {self.timeout:.0f}s; try again"
+                        ) from None
+                    time.sleep(_RUN_LOCK_POLL)  # flock has no timeout of its own
+            yield fd
+        finally:
+            os.close(fd)  # releases the lock unless a git we started is still running
+
+    def run_once(self, args: tuple[str, ...], lock_fd: int | None = None) -> subprocess.CompletedProcess[str]:
+        """Run git once; ``lock_fd`` (the run lock) is inherited by the git process so that it outlives us."""
         # An explicit git dir and work tree: git never searches upwards, even while .git is half made.
         pinned = (f"--git-dir={self.root / '.git'}", f"--work-tree={self.root}")
         try:
@@ -76,6 +109,7 @@ class GitRunner:
                 [self.binary, *_ISOLATION, *pinned, *args], cwd=self.root, env=self.env(), capture_output=True,
                 text=True, encoding="utf-8", errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
                 umask=GIT_UMASK,  # objects, index, refs: private whatever the person's umask
+                pass_fds=() if lock_fd is None else (lock_fd,),
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             raise MemoryStoreError(f"git {args[0]} took longer than {self.timeout:.0f}s in {self.root}") from None
@@ -87,20 +121,6 @@ class GitRunner:
         found = _STALE_LOCK.search(result.stderr) if result.returncode else None
         lock = Path(found.group(1)) if found else None
         return lock if lock is not None and lock.is_relative_to(self.root / ".git") else None
-
-    @staticmethod
-    def released(lock: Path) -> bool:
-        """Wait while ``lock`` is fresh (its git may still be finishing); True when it went away meanwhile.
-
-        Bounded by the lock's age, so a lock left long ago is removed at once."""
-        while True:
-            try:
-                age = time.time() - lock.stat().st_mtime
-            except FileNotFoundError:
-                return True
-            if age >= _LOCK_GRACE or age < -_LOCK_GRACE:  # old, or a clock jump: do not wait on it
-                return False
-            time.sleep(min(_LOCK_POLL, _LOCK_GRACE - age))
 
 
 def first_error_line(stderr: str) -> str:

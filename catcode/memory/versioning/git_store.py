@@ -8,9 +8,9 @@ Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never 
 repository (a home directory kept in git), even while ``.git`` is half made.
 
 Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``; what ``log`` and
-``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 290 lines) because its steps share one
-repository's invariants: created on the first commit, the setup a commit of its own, leftovers committed before
-a revert.
+``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 300 lines) because its steps share one
+repository's invariants: created on the first commit, the setup a commit of its own (and its update when the
+ignore list grows), a merge of two machines never undone as one change.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
-from catcode.fsutil import atomic_write_text, locked
+from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 from catcode.memory.versioning.changes import (
     Change,
@@ -43,6 +44,8 @@ GITIGNORE = """\
 history.jsonl
 *.jsonl
 .dream_cursor
+.dream_attempts
+.dream_intent
 facts.db
 facts.db*
 *.db-journal
@@ -55,12 +58,12 @@ facts.db*
 *~
 .DS_Store
 __pycache__/
+# files doctor --fix set aside: they could not be read as memories, so they are never committed
+.quarantine/
 """
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 _SETUP_MESSAGE = "initialize memory versioning"
 _NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
-_VERSIONED = ("users", "projects", ".quarantine")  # the folders of memory content
-RECOVER_MESSAGE = "recover: commit changes left by an interrupted session"
 _HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
 
 
@@ -111,41 +114,33 @@ class GitStore:
             return None
         self._ensure_repository()
         relative = [self._relative(p) for p in paths]
-        present = [p for p in relative if (self.root / p).exists()]
-        missing = [p for p in relative if not (self.root / p).exists()]
+        # lexists: a symlink is a file of its own here, even one pointing nowhere (exists() would follow it)
+        present = [p for p in relative if os.path.lexists(self.root / p)]
+        missing = [p for p in relative if not os.path.lexists(self.root / p)]
         if present:
             self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
         if missing:
             self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
         return self._commit_staged(message)
 
-    def commit_pending(self, message: str = RECOVER_MESSAGE) -> str | None:
-        """Commit whatever memory content is uncommitted (files a killed session wrote but did not commit, or
-        hand edits) as a commit of its own; its sha, or None when there was nothing (or versioning is off)."""
+    def uncommitted(self, folders: list[Path]) -> list[Path]:
+        """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
+        aside), as absolute paths. Creates the repository when there are files to version and none yet."""
         if not self.available:
-            return None
-        if not self.initialized and not any((self.root / folder).exists() for folder in _VERSIONED):
-            return None  # nothing to version yet: the first memory change creates the repository
+            return []
+        if not self.initialized and not any(os.path.lexists(folder) for folder in folders):
+            return []  # nothing to version yet: the first memory change creates the repository
         self._ensure_repository()
-        status = self._run(
-            "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *_VERSIONED
-        ).stdout
-        # Only folders that are on disk or tracked appear here, so each is a pathspec git add accepts.
-        folders = sorted({entry[3:].split("/", 1)[0] for entry in status.split("\x00") if len(entry) > 3})
-        if not folders:
-            return None
-        self._run("add", "-A", "--", *folders, ok_codes=(0, 1))
-        sha = self._commit_staged(message)
-        if sha is not None:
-            log.info("memory_leftovers_committed", sha=sha, folders=folders)
-        return sha
+        relative = [self._relative(folder) for folder in folders]
+        status = self._run("status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *relative)
+        return [self.root / entry[3:] for entry in status.stdout.split("\x00") if len(entry) > 3]
 
     def revert(self, commit: str | None = None, *, message_prefix: str = "revert") -> RevertResult:
         """Undo ``commit`` (default: the last change) with a new commit; raise ``RevertConflict`` when a later
-        change touched the same files, leaving every file as it was."""
+        change touched the same files, leaving every file as it was. Uncommitted changes to those files make git
+        refuse (nothing is committed here that the caller did not check: see ``MemoryStore.reconcile``)."""
         self._require_history()
-        sha = self._resolve(commit or "HEAD")  # before committing leftovers: "the last change" is the one listed
-        self.commit_pending()  # git refuses to revert over uncommitted changes to the same files
+        sha = self._resolve(commit or "HEAD")
         if not self._run("rev-parse", "--verify", "--quiet", f"{sha}^", ok_codes=(0, 1)).stdout.strip():
             raise MemoryStoreError("That change only set up memory versioning; there is nothing to undo")
         original = self._run("log", "-1", "--format=%h%x00%s", sha).stdout.rstrip("\n")
@@ -169,9 +164,9 @@ class GitStore:
 
     # -- reading ---------------------------------------------------------------------------------------------
 
-    def log(self, limit: int = 20, *, paths: tuple[str, ...] = ()) -> list[Change]:
-        """The last ``limit`` changes, newest first (only those touching one of ``paths``, relative to the root,
-        when given); empty before the first commit or when versioning is off."""
+    def log(self, limit: int = 20, *, paths: Sequence[str] = ()) -> list[Change]:
+        """The last ``limit`` changes, newest first (only those touching ``paths``, git pathspecs relative to the
+        root, when given); empty before the first commit or when versioning is off."""
         if not self.available or not self.initialized or not self._has_commits():
             return []
         out = self._run(
@@ -185,6 +180,13 @@ class GitStore:
             when = datetime.fromisoformat(date)
             changes.append(Change(sha=sha, short_sha=short, date=when, message=body.strip(), files=files))
         return changes
+
+    def last_change(self, paths: Sequence[str] = ()) -> str | None:
+        """The sha of the newest commit touching ``paths`` (git pathspecs; any commit when empty), or None."""
+        if not self.available or not self.initialized or not self._has_commits():
+            return None
+        out = self._run("log", "-n1", "--format=%H", *(("--", *paths) if paths else ())).stdout.strip()
+        return out or None
 
     def diff(self, commit: str | None = None) -> str:
         """``git show --stat --patch`` text of ``commit`` (default: the last change); empty when there is none."""
@@ -208,17 +210,19 @@ class GitStore:
 
     def _ensure_repository(self) -> None:
         ignore = self.root / ".gitignore"
-        if self.initialized and ignore.exists():
+        current = _read(ignore)
+        if self.initialized and current == GITIGNORE:
             return
         if not self.initialized:  # also completes a .git left half made by a killed ``git init``
             private_dir(self.root)
             self._run("init", "-q", "-b", "main")
             log.info("memory_repository_created", root=str(self.root))
-        if not ignore.exists():  # also repairs a crash between init and the setup commit, or a deleted .gitignore
+        if current != GITIGNORE:  # missing (a crash between init and the setup commit, or deleted) or older
             atomic_write_text(ignore, GITIGNORE)
         # The setup gets a commit of its own so that undoing the first memory change never drops the .gitignore.
         self._run("add", "--", ".gitignore")
-        self._commit_staged(_SETUP_MESSAGE if not self._has_commits() else "restore the memory .gitignore")
+        message = "restore the memory .gitignore" if current is None else "update the memory .gitignore"
+        self._commit_staged(_SETUP_MESSAGE if not self._has_commits() else message)
 
     def _commit_staged(self, message: str) -> str | None:
         """Commit the index; None when it holds no change (git exits 1 and says so, which saves a diff call)."""
@@ -287,8 +291,8 @@ class GitStore:
         return self._runner.run(*args, ok_codes=ok_codes)
 
 
-def revert_under_lock(git: GitStore, lock_path: Path, commit: str | None = None) -> RevertResult:
-    """``git.revert(commit)`` under the memory write lock at ``lock_path``, so no session writes meanwhile
-    (``GitStore`` leaves locking to its callers; a revert has no caller that holds the lock already)."""
-    with locked(lock_path):
-        return git.revert(commit)
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -383,9 +383,16 @@ def test_compaction_property(
     # Everything after the summary is a verbatim suffix of the old file ...
     assert data.endswith(rest)
     boundary = len(complete) - len(rest.splitlines(keepends=True)) + (0 if data.endswith(b"\n") else 1)
-    # ... that holds every line after the cursor and the newest keep_recent records.
+    # ... that holds every line after the cursor and the newest keep_recent records, as many of those as are
+    # processed fitting in half the budget (the rest are folded too, oldest first).
     assert boundary <= first_unprocessed
-    assert keep_recent == 0 or boundary <= (valid[-keep_recent] if len(valid) >= keep_recent else 0)
+    keep_at = (valid[-keep_recent] if len(valid) >= keep_recent else 0) if keep_recent else len(complete)
+    chars = lambda part: len(b"".join(part).decode(errors="replace"))  # noqa: E731
+    if boundary > min(keep_at, first_unprocessed):
+        assert chars(complete[boundary - 1 : first_unprocessed]) > budget // 2
+    assert boundary == first_unprocessed or chars(complete[boundary:first_unprocessed]) <= budget // 2 or (
+        boundary <= keep_at
+    )
     replaced = [rec for rec in parsed[:boundary] if rec]
     assert seen == [replaced]  # old summaries in the range were folded in
     assert all(rec.seq <= cursor_seq for rec in replaced)

@@ -342,7 +342,8 @@ def test_recent_work_is_capped_byte_stable_and_cached(runtime: MemoryRuntime, re
     for day in range(1, 29):
         append(recall, day, "12:00", f"- Day {day}: " + "worked on the parser and its tests. " * 8)
     stamp = time.time() - 60  # written a minute ago (a folder changed within the same clock tick is never cached)
-    os.utime(recall.journal.daily_dir, (stamp, stamp))
+    for folder in (recall.journal.daily_dir, recall.journal.root):
+        os.utime(folder, (stamp, stamp))
     hook = RecentWorkHook(recall)
     text = hook.text()
     assert text is not None and estimate_tokens(text) <= runtime.config.recent_tokens
@@ -351,6 +352,21 @@ def test_recent_work_is_capped_byte_stable_and_cached(runtime: MemoryRuntime, re
     assert RecentWorkHook(recall).text() == text  # and rebuilt byte for byte
     append(recall, 29, "08:00", "- new day")
     assert hook.text().split("\n\n")[2] == "### 2026-11-29 08:00 · session s2908\n- new day"
+
+
+def test_recent_work_holds_the_weekly_and_long_term_summaries_too(recall: Recall) -> None:
+    """Issue 14 #15: only the daily summaries were injected as "## Recent work"."""
+    for day in range(20, 30):
+        append(recall, day, "12:00", f"- Day {day}: " + "worked on the parser and its tests. " * 8)
+    journal = recall.journal
+    journal.write_compiled(journal.weekly_path("2026-W46"), {"entries": []}, "Week 2026-W46", "- Chose tree-sitter")
+    journal.write_compiled(journal.weekly_path("2026-W47"), {"entries": []}, "Week 2026-W47", "- Wrote the lexer")
+    journal.write_compiled(journal.longterm_path, {"weeks": {}}, "Long-term", "- A parser for the config language")
+    text = RecentWorkHook(recall).text()
+    assert text is not None and estimate_tokens(text) <= recall.config.recent_tokens
+    assert "### 2026-11-29 12:00" in text  # the newest days first
+    assert text.index("### Week 2026-W47 (weekly summary)\n- Wrote the lexer") < text.index("### Week 2026-W46")
+    assert text.endswith("### Long-term summary\n- A parser for the config language")
 
 
 def test_a_single_long_summary_is_cut_to_the_budget(paths: Paths) -> None:

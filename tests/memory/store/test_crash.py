@@ -197,21 +197,34 @@ def test_the_next_writer_recovers_the_locks_left_by_a_killed_git(tmp_path: Path,
     assert [e.name for e in open_store(root).load_all()] == ["after-000", "after-001", "before-000"]
 
 
-def test_deleting_a_memory_whose_move_was_interrupted_removes_every_copy(tmp_path: Path) -> None:
+def test_a_move_killed_half_way_is_finished_at_the_next_start(tmp_path: Path) -> None:
     """A move to the other scope writes the new file before removing the old one, so a kill in between leaves
-    both. Deleting the memory afterwards must not bring the other copy back."""
+    two identical copies. The next start finishes the move (the committed copy is the old one); a delete never
+    lets a leftover copy come back."""
     root = tmp_path / "memory"
     store = open_store(root)
-    store.update(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"), why="save")
-    moved = MemoryEntry(name="tool-choice", description="tools", type=MemoryType.PROJECT, content="v2 (unfinished)")
+    kept = MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1")
+    store.update(kept, why="save")
     # Exactly what a kill between the two steps of a move leaves: the new copy written, the old one not removed.
     (root / "projects" / "p1").mkdir(parents=True)
-    (root / "projects" / "p1" / "tool-choice.md").write_text(entry_file.render(moved), encoding="utf-8")
+    (root / "projects" / "p1" / "tool-choice.md").write_text(entry_file.render(store.get("tool-choice")))
 
     after_crash = open_store(root)
-    assert after_crash.get("tool-choice").content == "v1"  # type: ignore[union-attr]
-    assert after_crash.delete("tool-choice") is True
+    assert after_crash.scope_of("tool-choice") is Scope.PROJECT  # this project's copy wins the clash
+    after_crash.reconcile()
+    assert not (root / "users" / "u1" / "tool-choice.md").exists()
+    assert open_store(root).hidden() == [] and consistency_problems(open_store(root)) == []
+    assert open_store(root).delete("tool-choice") is True
+    assert open_store(root).get("tool-choice") is None
 
+
+def test_deleting_a_memory_removes_a_copy_a_killed_move_left(tmp_path: Path) -> None:
+    root = tmp_path / "memory"
+    store = open_store(root)
+    store.update(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"), why="s")
+    (root / "projects" / "p1").mkdir(parents=True)
+    (root / "projects" / "p1" / "tool-choice.md").write_text(entry_file.render(store.get("tool-choice")))
+    assert open_store(root).delete("tool-choice") is True
     assert open_store(root).get("tool-choice") is None
     assert consistency_problems(open_store(root)) == []
 

@@ -85,7 +85,8 @@ def test_store_skips_each_with_its_reason_and_list_counts_them(runtime: MemoryRu
     register_memory_commands(registry, runtime)
     registry.dispatch("/memory list", CommandContext(None, Console(file=out, width=300)))
     assert out.getvalue() == (
-        "user-prefers-vim - 用户偏好 vim 编辑器 (user)\n6 unreadable memory files skipped — run catcode memory doctor\n"
+        "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"
+        "6 unreadable memory files skipped — run catcode memory doctor\n"
     )
     assert bad_files(runtime) == before
 
@@ -97,7 +98,7 @@ def test_injection_and_memory_read_ignore_them(runtime: MemoryRuntime, tmp_path:
     tools = ToolRegistry(memory_tools(runtime.manager))
     read = tools.get("memory_read")
     listed = tools.execute(read, read.parse({}), ToolContext(project_root=tmp_path))
-    assert listed.text.startswith("## user-prefers-vim (user)") and "unknown-type" not in listed.text
+    assert "- user-prefers-vim (user, all projects)" in listed.text and "unknown-type" not in listed.text
     for name in REASONS:
         result = tools.execute(read, read.parse({"name": name}), ToolContext(project_root=tmp_path))
         assert result == ToolResult(
@@ -136,7 +137,7 @@ def test_doctor_lists_each_problem_with_its_fix_and_changes_nothing(runtime: Mem
     assert bad_files(runtime) == before and runtime.git.log(50) == commits
 
 
-def test_doctor_fix_quarantines_commits_rebuilds_the_index_and_revert_brings_them_back(
+def test_doctor_fix_quarantines_without_committing_content_rebuilds_the_index_and_says_how_to_move_back(
     runtime: MemoryRuntime, tmp_path: Path
 ) -> None:
     before = bad_files(runtime)
@@ -149,22 +150,44 @@ def test_doctor_fix_quarantines_commits_rebuilds_the_index_and_revert_brings_the
     for name in REASONS:
         assert not os.path.lexists(folder / f"{name}.md")
         assert f"quarantined users/{uid}/{name}.md → .quarantine/users/{uid}/{name}.md" in report.fixed
+        assert f"  mv {quarantine / f'{name}.md'} {folder / f'{name}.md'}" in report.text()
     assert {name: (quarantine / f"{name}.md").read_bytes() for name in REASONS} == before
     assert (quarantine / "outside-link.md").is_symlink()
     assert (tmp_path / "outside.md").exists()  # a link's target is never touched
     assert f"rebuilt users/{uid}/MEMORY.md" in report.fixed
     assert (folder / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([seed_vim()])
     assert report.text().endswith("Memory is healthy now.")
-    subjects = [c.subject for c in runtime.git.log(5)]
-    assert any(s.startswith("doctor: quarantine ") for s in subjects)
     assert runtime.store.problems() == []
+    # Nothing of the unreadable files ever reaches git, and nothing is left untracked.
+    committed = git_out(root, "log", "--all", "-p", "--format=%s")
+    assert "a secret kept elsewhere" not in committed and ".quarantine/users" not in committed
+    assert git_out(root, "status", "--porcelain") == ""
 
-    assert report.quarantine_commit is not None
-    assert f"Bring quarantined files back with `catcode memory revert {report.quarantine_commit[:7]}`." in report.text()
-    runtime.revert(report.quarantine_commit[:7])
-    assert bad_files(runtime) == before
-    assert not any(quarantine.glob("*.md"))
-    assert {p.path.stem for p in runtime.store.problems()} == set(REASONS)
+
+def test_doctor_fix_on_a_dangling_symlink(runtime: MemoryRuntime) -> None:
+    """Issue 14 #8: a dangling symlink made --fix say "(versioning is off)", leave .quarantine/ untracked and print
+    a revert that failed after an extra "recover" commit."""
+    folder, root = runtime.paths.user_memory, runtime.paths.memory_root
+    for name in REASONS:
+        os.unlink(folder / f"{name}.md")
+    (folder / "dangling.md").symlink_to(root / "nowhere.md")
+    commits = len(runtime.git.log(100))
+    report = run_doctor(runtime, fix=True)
+    text = report.text()
+    assert report.healthy and "versioning is off" not in text
+    assert "quarantined users/" in text and f"mv {root / '.quarantine'}" in text and "revert" not in text
+    assert git_out(root, "status", "--porcelain") == ""
+    assert len(runtime.git.log(100)) == commits  # the link was never versioned: nothing to record
+    runtime.store.update(seed_api_style())  # the next write records nothing of it either
+    assert [c.subject for c in runtime.git.log(2)] == ["update: add project-api-style", runtime.git.log(2)[1].subject]
+    assert not any("recover" in c.subject for c in runtime.git.log(100))
+
+
+def git_out(root: Path, *args: str) -> str:
+    import subprocess
+
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True, check=True).stdout
 
 
 def test_stale_index_name_clash_and_old_temp_files(tmp_path: Path) -> None:
@@ -183,17 +206,19 @@ def test_stale_index_name_clash_and_old_temp_files(tmp_path: Path) -> None:
     found = {(f.kind, f.subject) for f in run_doctor(runtime).found}
     key = project.name
     assert found == {
-        ("index", f"projects/{key}/MEMORY.md"),  # its copy is shadowed by the user scope's
-        ("index", f"users/{user.name}/MEMORY.md"),  # missing
-        ("name-clash", f"projects/{key}/project-api-style.md"),
+        ("index", f"projects/{key}/MEMORY.md"),  # lists a memory that is gone
+        ("name-clash", f"users/{user.name}/project-api-style.md"),  # hidden by this project's copy
         ("temp-file", f"users/{user.name}/.a.md.x1.tmp"),
     }
     report = run_doctor(runtime, fix=True)
     assert report.healthy, report.text()
     assert not old_temp.exists() and fresh_temp.exists() and (runtime.paths.memory_root / ".write.lock").exists()
-    assert (user / "project-api-style.md").exists()
-    assert (runtime.paths.memory_root / ".quarantine" / "projects" / key / "project-api-style.md").exists()
-    assert (project / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([])
+    assert sorted((e.name, s.value) for e, s in runtime.store.located()) == [
+        ("project-api-style", "user"),
+        ("project-api-style-2", "project"),
+    ]
+    renamed = seed_api_style().model_copy(update={"name": "project-api-style-2"})
+    assert (project / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([renamed])
     assert (user / "MEMORY.md").read_text(encoding="utf-8") == entry_file.render_index([seed_api_style()])
 
 

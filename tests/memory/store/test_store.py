@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from memory_helpers import SEED_DAY, Clock, RecordingVersioning, seed_api_style, seed_vim
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
-from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.store.entry_file import render
+from catcode.memory.store.models import (
+    CandidateMemory,
+    MemoryAction,
+    MemoryEntry,
+    MemoryOperation,
+    MemoryType,
+    Scope,
+)
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
 
@@ -120,19 +128,64 @@ def test_update_keeps_created_at_and_sets_updated_at(store: MemoryStore, clock: 
     assert store.get("user-prefers-vim").created_at == SEED_DAY  # type: ignore[union-attr]
 
 
-def test_type_change_moves_the_memory_to_the_other_scope(store: MemoryStore) -> None:
+def test_a_type_change_keeps_the_memory_in_its_scope(store: MemoryStore) -> None:
+    """Only ``move`` changes a scope: a write never takes a memory away from the other projects."""
     store.update(seed_vim())
     store.update(seed_vim().model_copy(update={"type": MemoryType.REFERENCE}))
+    assert files(store) == {"user": ["MEMORY.md", "user-prefers-vim.md"], "project": []}
+    assert store.located() == [(store.get("user-prefers-vim"), Scope.USER)]
+    assert store.get("user-prefers-vim").type is MemoryType.REFERENCE  # type: ignore[union-attr]
+
+
+def test_move_changes_the_scope_and_nothing_else(store: MemoryStore, versioning: RecordingVersioning) -> None:
+    store.update(seed_vim())
+    counts = store.move("user-prefers-vim", Scope.PROJECT)
     assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md", "user-prefers-vim.md"]}
-    assert (store.dirs[MemoryType.USER.scope] / "MEMORY.md").read_text() == "# Memory Index\n\n"
-    assert [e.type for e in store.load_all()] == [MemoryType.REFERENCE]
+    assert store.get("user-prefers-vim") == seed_vim() and store.scope_of("user-prefers-vim") is Scope.PROJECT
+    assert versioning.messages[-1] == "move: move user-prefers-vim" and counts.commit == "c2"
+    with pytest.raises(MemoryStoreError, match="already kept for this project"):
+        store.move("user-prefers-vim", Scope.PROJECT)
+    with pytest.raises(MemoryStoreError, match="No memory named nope"):
+        store.move("nope", Scope.USER)
 
 
 def test_name_is_unique_across_scopes(store: MemoryStore) -> None:
     store.update(MemoryEntry(name="shared", description="u", type=MemoryType.FEEDBACK, content="u"))
     store.update(MemoryEntry(name="shared", description="p", type=MemoryType.PROJECT, content="p"))
-    assert files(store) == {"user": ["MEMORY.md"], "project": ["MEMORY.md", "shared.md"]}
+    assert files(store) == {"user": ["MEMORY.md", "shared.md"], "project": []}
     assert [(e.name, e.description) for e in store.load_all()] == [("shared", "p")]
+
+
+def test_two_projects_never_delete_or_hide_each_others_memories(
+    memory_root: Path, versioning: RecordingVersioning
+) -> None:
+    """Issue 14 #5: project B's user memory hid project A's memory of the same name, and a later project-type
+    write in A unlinked the user-scope file, so it was gone from every project."""
+
+    def project(key: str) -> MemoryStore:
+        users, projects = memory_root / "users" / "u1", memory_root / "projects" / key
+        return MemoryStore(users, projects, lock_path=memory_root / ".lock", versioning=versioning)
+
+    a, b = project("a"), project("b")
+    a.update(MemoryEntry(name="run-tests", description="A's way", type=MemoryType.PROJECT, content="make test"))
+    # B cannot take the name for a memory every project sees: the model is told, the pipeline renames it.
+    feedback = MemoryEntry(name="run-tests", description="B's way", type=MemoryType.FEEDBACK, content="tox")
+    with pytest.raises(MemoryStoreError, match="already used by a memory of another project"):
+        b.update(feedback)
+    counts = b.apply([MemoryOperation(action=ADD, entry=candidate("run-tests", "feedback", "tox"))], why="t")
+    assert counts.renamed == {"run-tests": "run-tests-2"} and counts.added_names == ["run-tests-2"]
+    assert [(e.name, s) for e, s in a.located()] == [("run-tests", Scope.PROJECT), ("run-tests-2", Scope.USER)]
+    assert a.get("run-tests").content == "make test"  # type: ignore[union-attr]
+
+    # A clash already on disk (an older catcode, a hand edit): A sees its own, the other is reported, not lost.
+    (memory_root / "users" / "u1" / "run-tests.md").write_text(render(feedback))
+    assert a.get("run-tests").content == "make test"  # type: ignore[union-attr]
+    assert [p.path.name for p in a.hidden()] == ["run-tests.md"]
+    a.update(MemoryEntry(name="run-tests", description="A's way", type=MemoryType.PROJECT, content="make check"))
+    assert (memory_root / "users" / "u1" / "run-tests.md").exists()  # a write never deletes the other scope's
+    assert b.get("run-tests").content == "tox"  # type: ignore[union-attr]
+    assert a.delete("run-tests") and b.get("run-tests") is not None
+    assert a.get("run-tests").content == "tox"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("name", ["../escape", "a/b", "MEMORY", "Bad Name", "", "x" * 65])
@@ -234,3 +287,19 @@ def test_each_batch_is_one_git_commit(make_store: Callable[..., MemoryStore], me
         "users/u1/MEMORY.md",
         "users/u1/user-prefers-vim.md",
     ]
+
+
+def test_a_project_memory_never_takes_a_name_another_user_of_the_project_has(
+    memory_root: Path, versioning: RecordingVersioning
+) -> None:
+    """Found by the simulation: Bob's new project memory hid Alice's user memory of the same name in that project."""
+    project = memory_root / "projects" / "p1"
+    lock = memory_root / ".lock"
+    alice = MemoryStore(memory_root / "users" / "alice", project, lock_path=lock, versioning=versioning)
+    bob = MemoryStore(memory_root / "users" / "bob", project, lock_path=lock, versioning=versioning)
+    alice.update(MemoryEntry(name="test-runner", description="a", type=MemoryType.USER, content="pytest -x"))
+    counts = bob.apply([MemoryOperation(action=ADD, entry=candidate("test-runner", "project", "tox"))], why="t")
+    assert counts.renamed == {"test-runner": "test-runner-2"}
+    assert alice.hidden() == [] and alice.get("test-runner").content == "pytest -x"  # type: ignore[union-attr]
+    with pytest.raises(MemoryStoreError, match="already used by a memory of a user of this project"):
+        bob.update(MemoryEntry(name="test-runner", description="b", type=MemoryType.PROJECT, content="tox"))

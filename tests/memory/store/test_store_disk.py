@@ -14,7 +14,7 @@ from structlog.testing import capture_logs
 from catcode.errors import MemoryStoreError
 from catcode.fsutil import atomic_write_text
 from catcode.memory.store.entry_file import render
-from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
 
 GOOD = render(seed_vim())
@@ -72,25 +72,29 @@ def test_a_bad_file_is_never_overwritten(store: MemoryStore) -> None:
     assert (folder / "broken.md").read_bytes() == b"broken"
 
 
-def test_missing_or_stale_index_is_rebuilt(store: MemoryStore, versioning: RecordingVersioning) -> None:
+def test_missing_or_stale_index_is_rebuilt_by_the_next_start_or_write_never_by_a_read(
+    store: MemoryStore, versioning: RecordingVersioning
+) -> None:
     store.update(seed_vim())
     index = store.dirs[MemoryType.USER.scope] / "MEMORY.md"
     expected = index.read_text()
     index.unlink()
-    store.load_all()
+    assert store.load_all() == [seed_vim()] and not index.exists()  # reading never writes
+    store.reconcile()  # what a session start does
     assert index.read_text() == expected
     index.write_text("# Memory Index\n\n- [gone](gone.md) — stale\n")
-    store.load_all()
+    store.update(seed_api_style())
     assert index.read_text() == expected
-    assert versioning.messages[-1] == "reindex: rebuild MEMORY.md"
+    assert versioning.messages[-2:] == ["reindex: rebuild MEMORY.md", "update: add project-api-style"]
 
 
-def test_hand_added_file_is_indexed(store: MemoryStore) -> None:
+def test_hand_added_file_is_seen_at_once_and_indexed_at_the_next_start(store: MemoryStore) -> None:
     store.update(seed_vim())
     folder = store.dirs[MemoryType.PROJECT.scope]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "project-api-style.md").write_text(render(seed_api_style()))
     assert store.load_all() == [seed_api_style(), seed_vim()]
+    store.reconcile()
     assert "project-api-style" in (folder / "MEMORY.md").read_text()
 
 
@@ -159,16 +163,13 @@ def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
     assert not [n for n in os.listdir(tmp_path / "u") if n.startswith(".")]  # no temp file left behind
 
 
-@pytest.mark.parametrize("kind", [MemoryType.USER, MemoryType.PROJECT], ids=["same-scope", "other-scope"])
-def test_saving_a_memory_whose_move_was_interrupted_leaves_one_copy(
-    make_store: Callable[..., MemoryStore], kind: MemoryType
-) -> None:
+def test_saving_a_memory_whose_move_was_interrupted_leaves_one_copy(make_store: Callable[..., MemoryStore]) -> None:
     store = make_store()
     store.update(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v1"))
-    unfinished = MemoryEntry(name="tool-choice", description="tools", type=MemoryType.PROJECT, content="moving")
-    atomic_write_text(store.dirs[unfinished.type.scope] / "tool-choice.md", render(unfinished))  # old copy not removed
+    moving = store.get("tool-choice")
+    atomic_write_text(store.dirs[Scope.PROJECT] / "tool-choice.md", render(moving))  # old copy not removed
 
-    make_store().update(MemoryEntry(name="tool-choice", description="tools", type=kind, content="v3"))
+    make_store().update(MemoryEntry(name="tool-choice", description="tools", type=MemoryType.USER, content="v3"))
 
     reopened = make_store()
     assert reopened.get("tool-choice").content == "v3"  # type: ignore[union-attr]

@@ -81,8 +81,10 @@ def index_problems(text: str) -> list[str]:
 
 
 def consistency_problems(store: MemoryStore) -> list[str]:
-    """Load the store as the next start does (a stale index is rebuilt), then check every memory file parses
-    and each scope's ``MEMORY.md`` lists exactly the memories ``load_all`` returns from that scope."""
+    """Open the store as the next session start does (``reconcile``: what was left uncommitted is recorded, a
+    stale index rebuilt), then check every memory file parses and each scope's ``MEMORY.md`` lists exactly the
+    memories ``load_all`` returns from that scope."""
+    store.reconcile()
     entries = store.load_all()
     problems = []
     for folder in store.dirs.values():

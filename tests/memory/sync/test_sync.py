@@ -244,7 +244,7 @@ def test_a_secret_already_committed_is_not_sent(a: Machine, remote: Path) -> Non
     hand = a.paths.user_memory / "leak.md"
     hand.write_text(f"---\nname: leak\ndescription: x\nmetadata:\n  type: user\n  createdAt: 2026-11-02\n"
                     f"  updatedAt: 2026-11-02\n---\n{secret}\n")  # fmt: skip
-    a.git.commit_pending()  # committed unredacted by an older path, before any sync could redact it
+    a.git.commit("an older catcode", [hand])  # committed unredacted by an older path, before any sync redacts it
     with pytest.raises(SyncError, match=r"Not sent: change \w+ adds what looks like a secret \(github"):
         a.sync()
     assert secret not in git(remote, "log", "-p", "--all")

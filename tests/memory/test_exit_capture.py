@@ -1,0 +1,70 @@
+"""The exit of a whole session (``build_session``): capture and the session summary share ONE budget,
+``memory.exit_timeout``. A fake clock stands for the time the model takes; nothing sleeps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from catcode.app import build_session
+from catcode.config import load_settings, resolve_paths
+from catcode.memory.exit_capture import ExitBudget
+from catcode.messages import Message
+from catcode.permissions import NoTerminalApprover
+from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
+
+VIM = {"type": "user", "name": "user-prefers-vim", "description": "vim", "content": "The user edits with vim."}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_budget_starts_at_the_first_step_and_is_shared() -> None:
+    clock = FakeClock()
+    budget = ExitBudget(60, clock)
+    clock.now += 500  # time before the exit does not count
+    assert budget.remaining() == 60
+    clock.now += 45
+    assert budget.remaining() == 15
+    clock.now += 30
+    assert budget.remaining() == 0
+
+
+def test_capture_and_the_session_summary_share_one_exit_budget(tmp_path: Path) -> None:
+    """Issue 14 #15: each waited up to memory.exit_timeout, so exit could take twice the stated bound."""
+    clock = FakeClock()
+
+    def slow_extraction(request: RecordedRequest):
+        clock.now += 59  # the model took 59 of the 60 seconds
+        return text_response(json.dumps({"candidates": [VIM]}))
+
+    def consolidation(request: RecordedRequest):
+        clock.now += 2
+        ops = [{"action": "add", "targetName": None, "entry": VIM}]
+        return text_response(json.dumps({"operations": ops}))
+
+    provider = ScriptedProvider(slow_extraction, consolidation)
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    settings = load_settings(home, project, {"CATCODE_USER_ID": "tester"}, {"memory": {"exit_timeout": 60}})
+    session = build_session(
+        settings, resolve_paths(settings, home, project), approver=NoTerminalApprover(), provider=provider, env={}
+    )
+    memory = session.extras["memory"]
+    memory.exit_budget = ExitBudget(60, clock)
+    for i in range(3):
+        memory.history.append(Message.user(f"use vim {i}"))
+        memory.history.append(Message.assistant(f"ok {i}"))
+    said: list[str] = []
+    session.shutdown(said.append)
+    assert "Memory: 1 added, 0 updated — /memory list shows them" in said
+    assert said[-1] == (
+        "The session summary was skipped: memory capture used the whole exit time (memory.exit_timeout)."
+    )
+    provider.assert_complete()  # no summary call: nothing was left of the one budget
