@@ -7,7 +7,10 @@ A server that cannot start, hangs, crashes or writes garbage ends up ``failed`` 
 (``notify``) and the details in the log; a stdio server's stderr goes to ``logs/mcp-<name>.log``, never to the
 terminal. Tools of a server that failed after it was ready stay offered and answer with an error.
 
-Tools are put on the registry by ``sync_tools`` from the agent's thread (the registry is not thread-safe)."""
+Tools are put on the registry by ``sync_tools`` from the agent's thread (the registry is not thread-safe).
+
+A little over the usual 250 lines: the loop thread, the per-server states and the timeouts are one lifecycle,
+read together when a server misbehaves."""
 
 from __future__ import annotations
 

@@ -9,7 +9,10 @@ For writes that bypass catcode within one timestamp tick of the last scan (a fol
 same), a scan made less than one tick after the newest change is "racy", as in git: the next read
 compares the folder listing's (name, inode) pairs again, which catches created, deleted and atomically
 replaced files for the price of one ``scandir``. A file edited in place (no rename) is noticed once
-something else in its folder changes."""
+something else in its folder changes.
+
+A little over the usual 250 lines: the fingerprint, the racy-scan rule and the per-file reparse decide together
+when a read may trust what it holds."""
 
 from __future__ import annotations
 
