@@ -22,8 +22,10 @@ Subagents (subagent_type):"""
 class TaskInput(BaseModel):
     """Input of ``task``."""
 
-    description: str = Field(description="A short (3-5 word) summary of the task, shown to the user.")
     prompt: str = Field(description="The whole task for the subagent, with everything it needs to know.")
+    description: str = Field(
+        default="", description="A short (3-5 word) summary of the task, shown to the user (default: the subagent)."
+    )
     subagent_type: str = Field(default=BUILTIN_NAME, description="Which subagent to use (listed above).")
 
 
@@ -40,7 +42,7 @@ def task_tool(scope: SubagentScope, agents: AgentSet) -> Tool:
             )
         if not args.prompt.strip():
             return ToolResult("Error: prompt is empty; give the subagent its whole task.", is_error=True)
-        return scope.run(definition, args.description or definition.name, args.prompt, ctx.cancel)
+        return scope.run(definition, args.description.strip() or definition.name, args.prompt, ctx.cancel)
 
     return Tool(
         name="task",

@@ -145,6 +145,18 @@ def test_unknown_subagent_and_empty_prompt_are_tool_errors(tmp_path: Path) -> No
     assert second.is_error and second.content.startswith("Error: prompt is empty")
 
 
+def test_a_task_with_only_a_prompt_runs_the_general_purpose_subagent(tmp_path: Path) -> None:
+    call = ChatResponse([ToolUseBlock(id="t1", name="task", input={"prompt": "Report on x."})], "tool_use", Usage(1, 1))
+    provider = ScriptedProvider()
+    answer = ChatResponse([TextBlock(text="x is fine")], "end_turn", Usage(1, 1))
+    Model(provider, [call, ChatResponse([TextBlock(text="ok")], "end_turn", Usage(1, 1))], lambda r: answer)
+    session = make_session(tmp_path, provider)
+    session.agent.run_turn("go")
+    (result,) = session.agent.messages[2].tool_results
+    assert not result.is_error and str(result.content).startswith("x is fine")
+    assert "[subagent general-purpose:" in str(result.content)
+
+
 def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> None:
     provider = ScriptedProvider()
     session = make_session(tmp_path, provider, "skills_enabled: false\n", interactive=True)
