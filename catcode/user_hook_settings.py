@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 
@@ -20,7 +20,8 @@ class HookCommand(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     matcher: str = ""
-    """PreToolUse/PostToolUse: a regular expression the whole tool name must match ("" or "*": every tool)."""
+    """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case, so Claude Code's
+    ``Bash`` matches ``bash`` ("" or "*": every tool)."""
     command: str = Field(min_length=1)
     """The shell command (``sh -c``, in the project root); the event arrives as JSON on its stdin."""
     timeout: float = Field(60.0, gt=0, le=3600)
@@ -38,7 +39,7 @@ class HookCommand(BaseModel):
 
     def matches(self, tool_name: str) -> bool:
         """Does this hook apply to a call of ``tool_name``?"""
-        return self.matcher in ("", "*") or re.fullmatch(self.matcher, tool_name) is not None
+        return self.matcher in ("", "*") or re.fullmatch(self.matcher, tool_name, re.IGNORECASE) is not None
 
 
 class HooksSettings(BaseModel):
@@ -59,9 +60,37 @@ class HooksSettings(BaseModel):
     PreCompact: list[HookCommand] = Field(default_factory=list)
     """Before the conversation is compacted (automatically or by /compact)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _claude_code_groups(cls, data: Any) -> Any:
+        """Accept Claude Code's nested shape too: ``{matcher, hooks: [{type: command, command, timeout}]}`` is the
+        same as one flat ``{matcher, command, timeout}`` per inner hook."""
+        if not isinstance(data, dict):
+            return data
+        return {event: _flatten(items) if isinstance(items, list) else items for event, items in data.items()}
+
     def entries(self) -> list[tuple[str, HookCommand]]:
         """``(event name, hook)`` for every hook, events in declaration order."""
         return [(name, hook) for name in HooksSettings.model_fields for hook in getattr(self, name)]
+
+
+def _flatten(items: list[Any]) -> list[Any]:
+    flat: list[Any] = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("hooks"), list):
+            unknown = set(item) - {"matcher", "hooks"}
+            if unknown:  # left to the model's own "extra fields not permitted" error
+                flat.append(item)
+                continue
+            for inner in item["hooks"]:
+                if isinstance(inner, dict) and inner.get("type", "command") == "command":
+                    inner = {k: v for k, v in inner.items() if k != "type"}
+                    flat.append({"matcher": item.get("matcher", ""), **inner})
+                else:
+                    flat.append(inner)  # not a command hook: the model names what is wrong with it
+        else:
+            flat.append(item)
+    return flat
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,25 @@ def test_matcher_is_a_regular_expression_over_the_tool_name(home: Path, project:
     assert tool_results(provider, 2) == ["Blocked: writes are frozen"] and not (project / "b.txt").exists()
 
 
+def test_claude_code_nested_hooks_work_as_written(home: Path, project: Path, tmp_path: Path) -> None:
+    """A hooks block copied from Claude Code's settings (nested groups, ``Bash``) behaves like the flat shape."""
+    guard = script(tmp_path / "bin", "guard.sh", 'echo "ask before deleting" >&2\nexit 2\n')
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": guard, "timeout": 5}]}
+    settings_file(home / "settings.yaml", {"PreToolUse": [group]})
+    (project / "precious").mkdir()
+    provider = ScriptedProvider(tool_response("bash", {"command": "rm -rf precious"}), text_response("Left it."))
+    s = session(home, project, provider)
+    s.policy.mode = s.policy.mode.BYPASS
+    s.agent.run_turn("clean up")
+    assert tool_results(provider, 1) == ["Blocked: ask before deleting"] and (project / "precious").is_dir()
+
+
+def test_a_nested_group_with_an_unknown_key_is_a_settings_error(home: Path, project: Path) -> None:
+    settings_file(home / "settings.yaml", {"PreToolUse": [{"matcher": "bash", "hooks": [], "when": "always"}]})
+    with pytest.raises(ConfigError, match=r"settings.yaml: hooks.PreToolUse.0"):
+        load_settings(home, project, {}, {})
+
+
 def test_user_prompt_submit_and_session_start_add_context(home: Path, project: Path, tmp_path: Path) -> None:
     branch = script(tmp_path / "bin", "branch.sh", 'echo "Current branch: feature/login"\n')
     rules = script(tmp_path / "bin", "rules.sh", 'echo "Team rule: tabs, never spaces"\n')
