@@ -21,8 +21,16 @@ from catcode.fsutil import atomic_write_text, ensure_private_dir
 LOCAL_SETTINGS = Path(".cat-code") / "settings.local.yaml"
 
 
+# Words YAML 1.1 reads as booleans although people mean them as words (``memory.sync off``): kept as text, which
+# the settings' own checks still read as a boolean wherever one is expected.
+_WORDS_NOT_BOOLEANS = {"on", "off", "yes", "no"}
+
+
 def parse_value(raw: str) -> Any:
-    """A command-line value read as YAML (``8192`` → int, ``true`` → bool, ``[a, b]`` → list, else text)."""
+    """A command-line value read as YAML (``8192`` → int, ``true`` → bool, ``[a, b]`` → list, else text);
+    ``on``/``off``/``yes``/``no`` stay text."""
+    if raw.strip().lower() in _WORDS_NOT_BOOLEANS:
+        return raw.strip()
     try:
         return yaml.safe_load(raw) if raw.strip() else raw
     except yaml.YAMLError:

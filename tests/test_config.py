@@ -111,3 +111,14 @@ def test_example_settings_are_valid_and_complete(tmp_path: Path) -> None:
 
     missing = [k for k in keys(Settings) if f"{k}:" not in text]
     assert missing == []
+
+
+def test_config_set_keeps_on_off_yes_no_as_words_which_still_read_as_booleans() -> None:
+    from catcode.memory.store.models import MemoryConfig
+    from catcode.settings_file import parse_value
+
+    assert parse_value("off") == "off" and parse_value(" Yes ") == "Yes"
+    assert parse_value("true") is True and parse_value("8192") == 8192
+    assert MemoryConfig(sync=parse_value("off")).sync == "off"
+    assert MemoryConfig(recent_enabled=parse_value("off")).recent_enabled is False
+    assert MemoryConfig(recent_enabled=parse_value("yes")).recent_enabled is True

@@ -46,8 +46,9 @@ class SafeJSON(JSONResponse):
         return text.translate(_ESCAPES).encode("utf-8")
 
 
-def create_app(view: MemoryView, *, token: str, hosts: set[str] | None) -> Guard:
-    """The application for ``view``; only requests with ``token`` and an accepted Host header reach it."""
+def create_app(view: MemoryView, *, token: str, hosts: set[str] | None, any_address: bool = False) -> Guard:
+    """The application for ``view``; only requests with ``token`` and an accepted Host header reach it (``hosts``,
+    or with ``any_address`` also a Host naming an IP address: see ``Guard``)."""
     page = resources.files("catcode.web").joinpath("page.html").read_text(encoding="utf-8")
 
     def index(request: Request) -> Response:
@@ -110,7 +111,7 @@ def create_app(view: MemoryView, *, token: str, hosts: set[str] | None) -> Guard
         return SafeJSON({"error": text.get(status, "The request failed")}, status_code=status)
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
-    return Guard(app, token=token, hosts=hosts)
+    return Guard(app, token=token, hosts=hosts, any_address=any_address)
 
 
 def _int(request: Request, key: str, default: int) -> int:

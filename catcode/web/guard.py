@@ -2,6 +2,8 @@
 
 - The ``Host`` header must name the address the server listens on (``127.0.0.1:PORT`` or ``localhost:PORT``):
   a page of another site whose name was rebound to 127.0.0.1 (DNS rebinding) sends its own name and is refused.
+  A server on every interface (``--host 0.0.0.0``) also takes any IP address and this machine's own names, but
+  still no other DNS name.
 - The token must come with every request, as the ``token`` query parameter or an ``Authorization: Bearer``
   header, compared in constant time; a wrong or missing one gets 401.
 - A request that changes something and says it comes from another origin is refused (no CORS: no
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -36,10 +39,11 @@ _SAFE_METHODS = {"GET", "HEAD"}
 class Guard:
     """Checks the Host header, the token and the origin of every HTTP request before ``app`` sees it."""
 
-    def __init__(self, app: ASGIApp, *, token: str, hosts: set[str] | None) -> None:
-        """``hosts``: the accepted ``Host`` header values (None accepts any: a server on all interfaces, which
-        the person was warned about)."""
-        self.app, self.token, self.hosts = app, token, hosts
+    def __init__(self, app: ASGIApp, *, token: str, hosts: set[str] | None, any_address: bool = False) -> None:
+        """``hosts``: the accepted ``Host`` header values (None accepts any); ``any_address``: also accept a
+        ``Host`` that names an IP address rather than a DNS name (a server on all interfaces, which the person
+        was warned about: its addresses cannot all be known, and DNS rebinding needs a name)."""
+        self.app, self.token, self.hosts, self.any_address = app, token, hosts, any_address
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -48,7 +52,7 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = headers.get("host", "")
         refusal = None
-        if self.hosts is not None and host.lower() not in self.hosts:
+        if not self._host_ok(host):
             refusal = (400, f"Unexpected Host header {host!r}: open the address catcode memory serve printed.")
         elif not self._token_ok(scope, headers):
             refusal = (401, "Missing or wrong token: open the address catcode memory serve printed (with ?token=…).")
@@ -58,6 +62,11 @@ class Guard:
             await _refuse(send, *refusal)
             return
         await self.app(scope, receive, _with_headers(send))
+
+    def _host_ok(self, host: str) -> bool:
+        if self.hosts is None or host.lower() in self.hosts:
+            return True
+        return self.any_address and names_an_address(host)
 
     def _token_ok(self, scope: Scope, headers: dict[str, str]) -> bool:
         given = ""
@@ -75,6 +84,19 @@ class Guard:
         if origin is None:  # not sent by a browser's cross-site request (scripts and curl send none)
             return True
         return origin == f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+
+
+def names_an_address(host: str) -> bool:
+    """True when a ``Host`` header names an IP address (``10.0.0.5:8765``, ``[fe80::1]:8765``), not a DNS name."""
+    if host.startswith("["):
+        name = host[1 : host.find("]")] if "]" in host else ""
+    else:
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def _with_headers(send: Send) -> Send:

@@ -17,6 +17,7 @@ from catcode.errors import CatcodeError
 
 INSTALL_HINT = "The web view needs the web extra: pip install 'catcode[web]' (Starlette and uvicorn)."
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+EVERY_INTERFACE = ("0.0.0.0", "::", "")
 
 
 def serve_memory(runtime: Any, *, host: str, port: int, open_browser: bool, say: Callable[[str], None]) -> None:
@@ -34,7 +35,7 @@ def serve_memory(runtime: Any, *, host: str, port: int, open_browser: bool, say:
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
     view = MemoryView(runtime, lambda: build_recall(runtime))
-    app = create_app(view, token=token, hosts=allowed_hosts(host, port))
+    app = create_app(view, token=token, hosts=allowed_hosts(host, port), any_address=host in EVERY_INTERFACE)
     url = f"http://{_url_host(host)}:{port}/?token={token}"
     if host not in LOOPBACK_NAMES:
         sys.stderr.write(
@@ -76,11 +77,14 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def allowed_hosts(host: str, port: int) -> set[str] | None:
-    """The Host headers a request may carry (None: any, for a server on every interface)."""
-    if host in ("0.0.0.0", "::", ""):
-        return None
-    names = {_url_host(host)} | ({"127.0.0.1", "localhost", "[::1]"} if host in LOOPBACK_NAMES else set())
+def allowed_hosts(host: str, port: int) -> set[str]:
+    """The Host headers a request may carry. A server on every interface takes the loopback names and this
+    machine's own names here (and any IP address: ``Guard``'s ``any_address``), never another DNS name."""
+    loopback = {"127.0.0.1", "localhost", "[::1]"}
+    if host in EVERY_INTERFACE:
+        names = loopback | {name for name in (socket.gethostname(), socket.getfqdn()) if name}
+    else:
+        names = {_url_host(host)} | (loopback if host in LOOPBACK_NAMES else set())
     found = {f"{name}:{port}" for name in names}
     if port == 80:  # browsers leave the default port out
         found |= names

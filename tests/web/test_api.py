@@ -80,6 +80,21 @@ def test_a_foreign_host_header_is_refused(client: TestClient) -> None:
     assert client.get("/api/scopes", headers={"Host": "localhost:8765"}).status_code == 200
 
 
+def test_on_every_interface_a_dns_name_is_still_refused(runtime: MemoryRuntime) -> None:
+    # --host 0.0.0.0: its addresses are many, but a rebound DNS name gets nowhere
+    view = MemoryView(runtime, lambda: build_recall(runtime))
+    app = create_app(view, token=TOKEN, hosts=allowed_hosts("0.0.0.0", 8765), any_address=True)
+    try:
+        with TestClient(app, base_url=BASE, headers={"Authorization": f"Bearer {TOKEN}"}) as wide:
+            for host in ("evil.example:8765", "attacker.test", "127.0.0.1.nip.io:8765"):
+                refused = wide.get("/api/scopes", headers={"Host": host})
+                assert refused.status_code == 400 and "Unexpected Host header" in error_of(refused)
+            for host in ("192.168.1.20:8765", "0.0.0.0:8765", "[fe80::1]:8765", "localhost:8765"):
+                assert wide.get("/api/scopes", headers={"Host": host}).status_code == 200, host
+    finally:
+        view.close()
+
+
 def test_there_is_no_cors(client: TestClient) -> None:
     preflight = client.options(
         "/api/memory", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "GET"}

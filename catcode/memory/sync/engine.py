@@ -114,7 +114,10 @@ class MemorySync:
 
     def run(self) -> SyncReport:
         """Commit local changes, fetch, merge, commit, push. Raises ``SyncError`` with one line for the person;
-        the outcome is recorded for ``remote show`` and the next start either way."""
+        the outcome is recorded for ``remote show`` and the next start either way (but for a missing remote:
+        there was no sync to report once one is added)."""
+        if not self.git.initialized or self.remote.url() is None:
+            raise SyncError(NO_REMOTE)
         try:
             report = self._run()
         except CatcodeError as exc:

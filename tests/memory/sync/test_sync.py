@@ -259,6 +259,9 @@ def test_no_remote_and_bad_urls(tmp_path: Path, project: Path) -> None:
         lone.sync_engine().add_remote("https://alice:hunter2@example.com/memory.git")
     with pytest.raises(SyncError, match="Not a git URL"):
         lone.sync_engine().add_remote("--upload-pack=evil")
+    lone.write("editor", "vim")
+    lone.sync_engine().add_remote(str(bare_remote(tmp_path / "late.git")))
+    assert lone.sync_engine().show()[1] == "Last sync: never"  # the refused sync before the remote was none
 
 
 def test_remote_show_reports_the_last_sync_and_what_waits(a: Machine, b: Machine, remote: Path) -> None:

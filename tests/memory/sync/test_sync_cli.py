@@ -80,6 +80,22 @@ def test_sync_off_refuses(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "sync" in bad.stderr and bad.stderr.count("\n") == 1
 
 
+def test_config_set_memory_sync_off_writes_off(tmp_path: Path) -> None:
+    # YAML 1.1 reads a bare off as false: the command keeps the word the person typed
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home" / ".cat-code"
+    write_settings(home, "memory:\n  sync: manual\n")
+    env = {"CATCODE_HOME": str(home), "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "catcode", "config", "set", "memory.sync", "off"], cwd=project, env=env,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith('Set memory.sync = "off" in ')
+    assert "sync: 'off'" in (home / "settings.yaml").read_text()
+    assert catcode(home, project, "sync").stderr.startswith("catcode: Memory sync is off (memory.sync: off)")
+
+
 def write_settings(home: Path, text: str) -> None:
     """``home``/settings.yaml, private as catcode keeps it."""
     home.mkdir(mode=0o700, parents=True, exist_ok=True)
