@@ -265,3 +265,25 @@ def test_edit_without_a_terminal_gives_up_on_a_broken_file_and_changes_nothing(
     result = cli("edit", "user-prefers-vim")
     assert result.exit_code == 0 and result.stdout.startswith("user-prefers-vim was not changed: broken front matter")
     assert memory.store.path_of("user-prefers-vim").read_bytes() == before
+
+
+def test_edit_with_an_editor_that_leaves_a_backup_file_saves_and_leaves_no_copy_behind(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editors such as emacs keep ``name.md~`` next to the file they edit: the edit is saved all the same, and no
+    copy of the memory is left in the temporary folder."""
+    memory = runtime(project)
+    memory.store.update(VIM, why="save")
+    editor = tmp_path / "backup.sh"
+    editor.write_text('#!/bin/sh\ncp "$1" "$1~"\nsed -i "s/^vim$/vim and tmux/" "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(editor))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    result = cli("edit", "user-prefers-vim")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("Saved user-prefers-vim. Undo with `catcode memory revert ")
+    assert "vim and tmux" in memory.store.path_of("user-prefers-vim").read_text(encoding="utf-8")
+    assert list(temp.iterdir()) == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -87,8 +88,8 @@ def edit_memory(
             if not again(f"{name} was not saved: {problem}. Edit it again?"):
                 return f"{name} was not changed: {problem}."
     finally:
-        copy.unlink(missing_ok=True)
-        folder.rmdir()
+        # Editors leave files next to the copy (``name.md~`` backups, swap files): the whole folder goes.
+        shutil.rmtree(folder, ignore_errors=True)
     counts = store.update(entry, why="edit")
     redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
     return f"Saved {name}{redacted}." + undo(counts.commit)

@@ -118,4 +118,5 @@ def undo_line(runtime: Any, commit: str | None) -> str:
         return f"  Undo with /memory revert {short}, or `catcode memory revert {short}`."
     if not runtime.git.available:
         return "  Versioning is off (git is not installed): this cannot be undone."
-    return "  Undo with /memory revert, or `catcode memory revert`."
+    # Something was written but its commit failed (logged): a bare revert would undo an earlier change.
+    return "  This change could not be recorded in git (details in the log); the next memory change records it."

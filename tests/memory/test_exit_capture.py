@@ -68,3 +68,49 @@ def test_capture_and_the_session_summary_share_one_exit_budget(tmp_path: Path) -
         "The session summary was skipped: memory capture used the whole exit time (memory.exit_timeout)."
     )
     provider.assert_complete()  # no summary call: nothing was left of the one budget
+
+
+def test_a_memory_saved_again_exactly_as_it_is_is_not_announced_nor_offered_for_undo(tmp_path: Path) -> None:
+    """Issue 14 #6: when the model re-adds a memory exactly as it is saved, nothing changes and nothing is
+    committed. The exit said "1 added" and "Undo with /memory revert" with no id — a bare revert that undoes the
+    earlier change which saved that memory."""
+
+    def extraction(request: RecordedRequest):
+        return text_response(json.dumps({"candidates": [VIM]}))
+
+    def consolidation(request: RecordedRequest):
+        return text_response(json.dumps({"operations": [{"action": "add", "targetName": None, "entry": VIM}]}))
+
+    project = tmp_path / "project"
+    project.mkdir()
+    home = tmp_path / "home"
+    said: list[str] = []
+    for _ in range(2):
+        provider = ScriptedProvider(extraction, consolidation, *[text_response("- Talked about vim.")] * 2)
+        settings = load_settings(home, project, {"CATCODE_USER_ID": "tester"}, {})
+        session = build_session(
+            settings, resolve_paths(settings, home, project), approver=NoTerminalApprover(), provider=provider, env={}
+        )
+        memory = session.extras["memory"]
+        for i in range(3):
+            memory.history.append(Message.user(f"I use vim {i}"))
+            memory.history.append(Message.assistant(f"ok {i}"))
+        said.clear()
+        session.shutdown(said.append)
+        assert not any("Undo with /memory revert," in line for line in said), said
+    assert "Nothing new to remember." in said, said
+    assert not any(line.startswith("Memory: ") for line in said), said
+    assert memory.store.get("user-prefers-vim") is not None
+
+
+def test_a_change_whose_commit_failed_is_not_offered_a_bare_revert() -> None:
+    """A bare revert undoes the last recorded change: after a failed commit that is an earlier one."""
+    from types import SimpleNamespace
+
+    from catcode.memory.exit_capture import undo_line
+
+    line = undo_line(SimpleNamespace(git=SimpleNamespace(available=True)), None)
+    assert line == "  This change could not be recorded in git (details in the log); the next memory change records it."
+    assert undo_line(SimpleNamespace(git=SimpleNamespace(available=True)), "0123456789") == (
+        "  Undo with /memory revert 0123456, or `catcode memory revert 0123456`."
+    )

@@ -133,11 +133,13 @@ class MemoryManager:
         if counts.superseded:
             return ConsolidationReport(candidates_found=len(candidates), skipped_reason=SUPERSEDED), False
         unmatched = [c.name for c in result.unmatched]
+        # What was already saved exactly so is no change: it is not reported as added or updated (nor undone).
+        same = set(counts.unchanged_names)
         report = ConsolidationReport(
             candidates_found=len(candidates),
-            added=_dedupe(counts.added_names),
-            updated=_dedupe(counts.updated_names),
-            skipped=_dedupe([*counts.skipped_names, *unmatched]),
+            added=_dedupe([n for n in counts.added_names if n not in same]),
+            updated=_dedupe([n for n in counts.updated_names if n not in same]),
+            skipped=_dedupe([*counts.skipped_names, *counts.unchanged_names, *unmatched]),
             skipped_reason=f"not decided by the consolidator: {', '.join(unmatched)}" if unmatched else "",
             redacted=counts.redacted,
             renamed=counts.renamed,

@@ -125,6 +125,8 @@ class AppliedCounts(BaseModel):
     skipped_names: list[str] = Field(default_factory=list)
     renamed: dict[str, str] = Field(default_factory=dict)
     """New memories written under another name because theirs was taken in another scope: asked → written."""
+    unchanged_names: list[str] = Field(default_factory=list)
+    """Memories the batch added or updated whose files already held exactly that: nothing was written for them."""
     commit: str | None = None
     """The id of the change that recorded the batch (None: nothing changed, or versioning is off)."""
     superseded: bool = False

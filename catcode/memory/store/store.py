@@ -303,6 +303,8 @@ class MemoryStore:
                 raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
             self._cache.settle()
             counts.deleted = len(summary["delete"])
+            written = {*summary["add"], *summary["update"], *summary["move"]}
+            counts.unchanged_names = [name for name, change in prepared.items() if change and name not in written]
             if paths and self._versioning is not None:
                 counts.commit = self._commit(_message(why, summary), paths)
             self.last_commit = counts.commit
