@@ -263,7 +263,19 @@ def test_edit_without_a_terminal_gives_up_on_a_broken_file_and_changes_nothing(
     monkeypatch.setenv("EDITOR", str(editor))
     monkeypatch.delenv("VISUAL", raising=False)
     result = cli("edit", "user-prefers-vim")
-    assert result.exit_code == 0 and result.stdout.startswith("user-prefers-vim was not changed: broken front matter")
+    assert result.exit_code == 1 and "user-prefers-vim was not changed: broken front matter" in result.stderr
+    assert memory.store.path_of("user-prefers-vim").read_bytes() == before
+
+
+def test_edit_with_an_editor_that_fails_exits_1_and_changes_nothing(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = runtime(project)
+    memory.store.update(VIM, why="save")
+    before = memory.store.path_of("user-prefers-vim").read_bytes()
+    monkeypatch.setenv("VISUAL", "false")
+    result = cli("edit", "user-prefers-vim")
+    assert result.exit_code == 1 and "The editor exited with status 1; user-prefers-vim was not changed." in result.stderr
     assert memory.store.path_of("user-prefers-vim").read_bytes() == before
 
 

@@ -61,7 +61,8 @@ def edit_memory(
     undo: Callable[[str | None], str],
     lister: str,
 ) -> str:
-    """Edit the memory ``name`` as its file; the line to show. ``CatcodeError`` when there is no such memory."""
+    """Edit the memory ``name`` as its file; the line to show. ``CatcodeError`` when there is no such memory, the
+    editor failed, or the person gave up on a file that is not a valid memory (nothing was changed)."""
     from catcode.memory.report import not_found_line
 
     name = name.strip()
@@ -77,7 +78,7 @@ def edit_memory(
         while True:
             status = run(copy)
             if status != 0:
-                return f"The editor exited with status {status}; {name} was not changed."
+                raise CatcodeError(f"The editor exited with status {status}; {name} was not changed.")
             text = copy.read_bytes()
             if text.decode("utf-8", "replace") == original:
                 return f"No change to {name}."
@@ -86,7 +87,7 @@ def edit_memory(
                 break
             log.info("memory_edit_rejected", name=name, problem=problem)
             if not again(f"{name} was not saved: {problem}. Edit it again?"):
-                return f"{name} was not changed: {problem}."
+                raise CatcodeError(f"{name} was not changed: {problem}.")
     finally:
         # Editors leave files next to the copy (``name.md~`` backups, swap files): the whole folder goes.
         shutil.rmtree(folder, ignore_errors=True)
