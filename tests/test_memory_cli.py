@@ -275,7 +275,8 @@ def test_edit_with_an_editor_that_fails_exits_1_and_changes_nothing(
     before = memory.store.path_of("user-prefers-vim").read_bytes()
     monkeypatch.setenv("VISUAL", "false")
     result = cli("edit", "user-prefers-vim")
-    assert result.exit_code == 1 and "The editor exited with status 1; user-prefers-vim was not changed." in result.stderr
+    assert result.exit_code == 1
+    assert "The editor exited with status 1; user-prefers-vim was not changed." in result.stderr
     assert memory.store.path_of("user-prefers-vim").read_bytes() == before
 
 
