@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -70,8 +71,9 @@ class Located(NamedTuple):
 class DiskCache:
     """Parsed memory files of both scopes. Not thread-safe: ``MemoryStore`` serialises access."""
 
-    def __init__(self, dirs: dict[Scope, Path], root: Path) -> None:
+    def __init__(self, dirs: dict[Scope, Path], root: Path, redact: Callable[[str], str] | None = None) -> None:
         self.dirs = dirs
+        self._redact = redact
         self._root = root.resolve()
         self._files: dict[Scope, dict[str, _File]] = {s: {} for s in Scope}
         self.scanned: tuple[object, ...] | None = None
@@ -198,13 +200,24 @@ class DiskCache:
         self._files[scope] = new
         return new.keys() != old.keys() or any(new[n] is not old[n] for n in new)
 
+    def _redacted(self, entry: MemoryEntry) -> MemoryEntry:
+        """A hand-written secret is never shown, injected or indexed: what is read is redacted as a write would
+        be (the file itself is rewritten redacted by the next write, before it is committed)."""
+        if self._redact is None:
+            return entry
+        values = {field: self._redact(getattr(entry, field)) for field in ("description", "content")}
+        if all(values[field] == getattr(entry, field) for field in values):
+            return entry
+        log.info("memory_file_read_redacted", name=entry.name)
+        return entry.model_copy(update=values)
+
     def _load(self, path: Path, key: StatKey | None, inode: int) -> _File:
         problem = self._file_problem(path, key)
         if problem is None:
             try:
                 entry = entry_file.parse(path.read_bytes())
                 if entry.name == path.stem:
-                    return _File(key, inode, entry)
+                    return _File(key, inode, self._redacted(entry))
                 problem = f"its name field {entry.name!r} does not match the file name"
             except EntryParseError as exc:
                 problem = exc.reason

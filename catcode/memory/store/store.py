@@ -83,7 +83,7 @@ class MemoryStore:
         self.today = today
         self.placement = placement or Placement()
         self.rules = ScopeRules(self.dirs, self.root, self.placement)
-        self._cache = DiskCache(self.dirs, self.root)
+        self._cache = DiskCache(self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None)
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
         self.last_commit: str | None = None

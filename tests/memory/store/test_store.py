@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import subprocess
 import tempfile
 from collections.abc import Callable
 from datetime import date
@@ -242,6 +243,29 @@ def test_a_failing_commit_does_not_undo_the_write(make_store: Callable[..., Memo
     store = make_store(versioning=RecordingVersioning(fail=True))
     store.update(seed_vim())
     assert make_store().load_all() == [seed_vim()]
+
+
+def test_a_hand_written_secret_is_never_read_back_unredacted(
+    make_store: Callable[..., MemoryStore], memory_root: Path
+) -> None:
+    """A secret typed into a memory file by hand is redacted in everything read from it (shown, injected, indexed)
+    and left on disk only until the next write, which rewrites it redacted before anything is committed."""
+
+    def redactor(text: str) -> tuple[str, list[str]]:
+        return text.replace("hunter2", "[REDACTED:password]"), ["password"] * text.count("hunter2")
+
+    store = make_store(redactor=redactor, versioning=GitStore(memory_root))
+    by_hand = MemoryEntry(name="db-login", description="pw hunter2", type=MemoryType.PROJECT, content="is hunter2")
+    (store.dirs[Scope.PROJECT]).mkdir(parents=True, exist_ok=True)
+    (store.dirs[Scope.PROJECT] / "db-login.md").write_text(render(by_hand))
+    read = store.get("db-login")
+    assert read is not None and (read.description, read.content) == ("pw [REDACTED:password]", "is [REDACTED:password]")
+    assert all("hunter2" not in e.description + e.content for e in store.load_all())
+    store.update(MemoryEntry(name="other", description="d", type=MemoryType.PROJECT, content="c"))
+    assert "hunter2" not in (store.dirs[Scope.PROJECT] / "db-login.md").read_text()
+    assert "hunter2" not in subprocess.run(
+        ["git", "-C", str(memory_root), "log", "-p", "--all"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_redactor_runs_on_description_and_content_not_name(make_store: Callable[..., MemoryStore]) -> None:
