@@ -25,6 +25,9 @@ def test_repl_messages(spawn_catcode: Spawn, fake_server: FakeAnthropicServer) -
     cat.say("/mcp extra")
     cat.expect_text("/mcp takes no arguments (got 'extra') — /help mcp")
     cat.prompt()
+    cat.say("/skills extra")
+    cat.expect_text("/skills takes no arguments but show <name> (got 'extra') — /help skills")
+    cat.prompt()
     cat.say("/help memory")
     for sub in ("list", "show", "clear", "log", "diff", "revert", "status", "search", "recent"):
         cat.expect_text(f"/memory {sub}")
