@@ -14,7 +14,9 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
+from catcode.cli_values import one_of
 from catcode.config_cli import config_app
+from catcode.config_errors import PERMISSION_MODES
 from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
@@ -49,9 +51,10 @@ app = typer.Typer(
     "one message to answer). Piped stdin is read as one message, after PROMPT.",
 )
 register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
-app.add_typer(memory_app, name="memory")
-app.add_typer(config_app, name="config")
-app.add_typer(mcp_app, name="mcp")
+# each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
+app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
+app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
+app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
 
 
 @app.callback(invoke_without_command=True)
@@ -60,9 +63,13 @@ def root(
     print_mode: bool = typer.Option(
         False, "-p", "--print", help="Answer one message (PROMPT and/or piped stdin), print it and exit."
     ),
-    output_format: OutputFormat = typer.Option(
-        OutputFormat.text, "--output-format", help="With -p: text, json (result, usage, cost, session id) or "
-        "stream-json (one event per line).", case_sensitive=False,
+    output_format: str = typer.Option(
+        OutputFormat.text.value,
+        "--output-format",
+        help="With -p: text, json (result, usage, cost, session id) or stream-json (one event per line).",
+        parser=one_of(*OutputFormat),
+        metavar="<text|json|stream-json>",
+        autocompletion=lambda incomplete: [f for f in OutputFormat if f.startswith(incomplete)],
     ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Reopen this project's last session."),
     resume: str | None = typer.Option(
@@ -70,7 +77,10 @@ def root(
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
     permission_mode: str | None = typer.Option(
-        None, "--permission-mode", help="default, accept-edits, read-only or bypass."
+        None,
+        "--permission-mode",
+        help="default, accept-edits, read-only or bypass.",
+        autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
@@ -83,13 +93,11 @@ def root(
         raise typer.Exit(0)
     if ctx.invoked_subcommand is not None:
         return
-    if output_format is not OutputFormat.text and not print_mode:
+    if output_format != OutputFormat.text and not print_mode:
         fail("--output-format needs -p (print mode)", 2)
     how = "continue" if continue_ else resume
     raise typer.Exit(
-        start(
-            prompt, model, permission_mode, print_mode=print_mode, output_format=output_format.value, resume=how
-        )
+        start(prompt, model, permission_mode, print_mode=print_mode, output_format=output_format, resume=how)
     )
 
 

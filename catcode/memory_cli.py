@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from catcode.cli_values import whole_number
 from catcode.launch import fail, load, state
 from catcode.log import get_logger
 
@@ -199,7 +200,7 @@ def path() -> None:
 
 @memory_app.command("log")
 def log_changes(
-    limit: int = typer.Argument(10, help="How many changes to show."),
+    limit: int = typer.Argument(10, help="How many changes to show.", parser=whole_number(1)),
     everything: bool = typer.Option(False, "--all", help="Journal entries and set-up changes too."),
 ) -> None:
     """Recent changes to memories, newest first: id, when, why, and A/M/D per memory."""
@@ -270,7 +271,9 @@ def _require_versioning(runtime: Any) -> None:
 @memory_app.command("search")
 def search(
     query: list[str] = typer.Argument(..., help="Words, identifiers or a phrase, in any language (after -- as is)."),
-    limit: int = typer.Option(10, "--limit", "-n", min=1, max=100, help="How many results at most (1-100)."),
+    limit: int = typer.Option(
+        10, "--limit", "-n", help="How many results at most (1-100).", parser=whole_number(1, 100)
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="One JSON object per line: kind, source, date, score, snippet, scope."
     ),
@@ -291,7 +294,9 @@ def search(
 
 
 @memory_app.command("recent")
-def recent(count: int = typer.Argument(5, min=1, max=100, help="How many session summaries.")) -> None:
+def recent(
+    count: int = typer.Argument(5, help="How many session summaries (1-100).", parser=whole_number(1, 100)),
+) -> None:
     """Show the latest session summaries of this project's journal."""
     from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import recent_text

@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from catcode.cli_values import whole_number
 from catcode.memory_cli import _errors, _runtime, _with_runtime
 
 DEFAULT_PORT = 8765
@@ -55,7 +56,9 @@ def sync() -> None:
 
 
 def serve(
-    port: int = typer.Option(DEFAULT_PORT, "--port", min=0, max=65535, help="Port to listen on (0: a free one)."),
+    port: int = typer.Option(
+        DEFAULT_PORT, "--port", help="Port to listen on (0: a free one).", parser=whole_number(0, 65535)
+    ),
     open_browser: bool = typer.Option(False, "--open", help="Open the page in your browser."),
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Address to listen on. Anything but 127.0.0.1 exposes your memories: be sure."

@@ -85,7 +85,6 @@ def run_print(
 ) -> int:
     """Run one turn; the exit code (see the module docstring)."""
     from catcode.app import build_session
-    from catcode.commands.registry import CommandContext
 
     message, more = message_for(prompt, sys.stdin if stdin is None else stdin)
     if not message.strip():
@@ -98,14 +97,11 @@ def run_print(
     session = build_session(
         settings, paths, approver=approver, events=events, interactive=False, provider=provider, env=env
     )
+    if resume is not None and not _resume(session, resume):
+        session.end()
+        return 2
     events.emit({"type": "init", "session_id": session.session_id, "model": session.provider.model})
     warm_now(session.provider)
-    if resume is not None:
-        from rich.console import Console
-
-        from catcode.commands.resume import resume_at_start
-
-        resume_at_start(CommandContext(session, Console(stderr=True, highlight=False)), resume or "continue")
     from catcode.attachments import attach
 
     message, attached = attach(message, session.paths.project_root)
@@ -116,6 +112,25 @@ def run_print(
     finally:
         session.end()
     return _finish(session, events, result)
+
+
+def _resume(session: Any, how: str) -> bool:
+    """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
+    one), or an id. False, said on stderr, when an id was asked for that cannot be taken up: answering it in a
+    fresh conversation would go unnoticed in a script."""
+    from rich.console import Console
+
+    from catcode.commands.registry import CommandContext
+    from catcode.commands.resume import resume_at_start
+    from catcode.resume import find_session
+
+    by_id = how not in ("", "continue")
+    history = session.extras.get("history")
+    if by_id and history is not None and find_session(history, how, exclude=session.session_id) is None:
+        sys.stderr.write(f"catcode: no session {how!r} in this project (catcode --resume lists them)\n")
+        return False
+    taken = resume_at_start(CommandContext(session, Console(stderr=True, highlight=False)), how or "continue")
+    return taken or not by_id
 
 
 def _finish(session: Any, events: PrintEvents, result: TurnResult) -> int:

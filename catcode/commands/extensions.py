@@ -55,7 +55,7 @@ def agents_text(agents: Any, refused: list[str]) -> str:
 def register_mcp(registry: CommandRegistry, manager: Any, refused: list[str]) -> None:
     """Add ``/mcp``."""
 
-    @registry.command("mcp")
+    @registry.command("mcp", takes_args=False)
     def cmd_mcp(ctx: CommandContext, args: str) -> None:
         """List MCP servers, their state (starting, ready, failed) and their tools."""
         ctx.console.print(mcp_text(manager, ctx.session.tools, refused), markup=False, highlight=False)
@@ -64,7 +64,7 @@ def register_mcp(registry: CommandRegistry, manager: Any, refused: list[str]) ->
 def register_agents(registry: CommandRegistry, agents: Any, refused: list[str]) -> None:
     """Add ``/agents``."""
 
-    @registry.command("agents")
+    @registry.command("agents", takes_args=False)
     def cmd_agents(ctx: CommandContext, args: str) -> None:
         """List the subagents the task tool can start, and where each is defined."""
         ctx.console.print(agents_text(agents, refused), markup=False, highlight=False)

@@ -48,4 +48,9 @@ def register_skills(registry: CommandRegistry, skill_set: Any) -> None:
             except SkillError as exc:
                 ctx.console.print(str(exc), style="red", markup=False)
             return
+        if args:
+            ctx.console.print(
+                f"/skills takes no arguments but show <name> (got {args!r}) — /help skills", style="red", markup=False
+            )
+            return
         ctx.console.print(format_skill_list(skill_set), markup=False)

@@ -69,3 +69,16 @@ def test_config_trust_lists_and_resets(project: Path, catcode_env: dict, home_di
 def test_shell_completion_comes_from_typer(project: Path, catcode_env: dict) -> None:
     proc = run(project, catcode_env, "--show-completion", "bash")
     assert proc.returncode == 0 and "_CATCODE_COMPLETE" in proc.stdout
+
+    def complete(line: str) -> list[str]:
+        """What the installed script gets back: the shell runs ``catcode`` with no arguments and the line in env."""
+        word = str(len(line.split(" ")) - 1)
+        env = {**catcode_env, "_CATCODE_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": word}
+        answer = run(project, env)
+        assert answer.returncode == 0 and answer.stderr == "", answer.stderr
+        return answer.stdout.split()
+
+    assert complete("catcode con") == ["config"]
+    assert complete("catcode --output-format ") == ["text", "json", "stream-json"]
+    assert complete("catcode --permission-mode a") == ["accept-edits"]
+    assert "status" in complete("catcode memory ")

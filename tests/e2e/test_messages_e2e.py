@@ -22,6 +22,12 @@ def test_repl_messages(spawn_catcode: Spawn, fake_server: FakeAnthropicServer) -
     cat.say("/cost extra")
     cat.expect_text("/cost takes no arguments (got 'extra') — /help cost")
     cat.prompt()
+    cat.say("/mcp extra")
+    cat.expect_text("/mcp takes no arguments (got 'extra') — /help mcp")
+    cat.prompt()
+    cat.say("/skills extra")
+    cat.expect_text("/skills takes no arguments but show <name> (got 'extra') — /help skills")
+    cat.prompt()
     cat.say("/help memory")
     for sub in ("list", "show", "clear", "log", "diff", "revert", "status", "search", "recent"):
         cat.expect_text(f"/memory {sub}")
@@ -38,6 +44,13 @@ def test_shell_messages(project: Path, catcode_env: dict, fake_server: FakeAnthr
     assert proc.returncode == 2
     assert "max_tokens: expected a whole number, got 'lots'" in proc.stderr and "Input should" not in proc.stderr
     (project / ".cat-code" / "settings.yaml").unlink()
+
+    proc = run(project, catcode_env, "-p", "hi", "--output-format", "xml")
+    assert proc.returncode == 2
+    assert "Invalid value for '--output-format': unknown value 'xml' (choose: text, json, stream-json)" in proc.stderr
+    proc = run(project, catcode_env, "memory", "recent", "lots")
+    assert proc.returncode == 2 and "expected a whole number from 1 to 100, got 'lots'" in proc.stderr
+    assert fake_server.requests() == []
 
     fake_server.enqueue(status(401, "invalid x-api-key"))
     proc = run(project, catcode_env, "-p", "hi")

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.e2e.conftest import Catcode
 from tests.e2e.test_memory_e2e import MEMORY_ON, MemoryModel, conversation_lines, of_kind
 from tests.e2e.test_repl import user_texts
+from tests.e2e.test_shell_input_e2e import run
 from tests.fakes import FakeAnthropicServer, text, tool_use
 
 Spawn = Callable[..., Catcode]
@@ -71,3 +72,20 @@ def test_continue_resume_picker_and_slash_resume(
     cat.expect_text("Kept the current conversation.")
     cat.prompt()
     assert cat.exit() == 0
+
+
+def test_print_mode_continues_and_refuses_an_unknown_id(
+    project: Path, catcode_env: dict, fake_server: FakeAnthropicServer
+) -> None:
+    env = {**catcode_env, **MEMORY_ON}
+    fake_server.responder = MemoryModel()
+    fake_server.enqueue(text("Noted: blue."), text("You said blue."))
+    assert run(project, env, "-p", "my favourite colour is blue").returncode == 0
+    proc = run(project, env, "-p", "--continue", "which colour?")
+    assert proc.returncode == 0 and proc.stdout == "You said blue.\n"
+    assert user_texts(fake_server.requests()[-1].messages) == ["my favourite colour is blue", "which colour?"]
+    asked = len(fake_server.requests())
+    proc = run(project, env, "-p", "--resume", "abcdef12", "which colour?")
+    assert proc.returncode == 2  # not answered in a fresh conversation, unnoticed by the script that asked
+    assert proc.stderr == "catcode: no session 'abcdef12' in this project (catcode --resume lists them)\n"
+    assert len(fake_server.requests()) == asked

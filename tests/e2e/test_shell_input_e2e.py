@@ -94,3 +94,14 @@ def test_help_short_flag_and_flags_shown_as_flags(project: Path, catcode_env: di
     assert "--output-format" in proc.stdout and "--continue" in proc.stdout and "--resume" in proc.stdout
     proc = run(project, catcode_env, "--debug", "--version")
     assert proc.returncode == 0 and proc.stdout.startswith("catcode ")
+
+
+def test_subcommands_alone_are_never_a_first_message(
+    project: Path, catcode_env: dict, fake_server: FakeAnthropicServer
+) -> None:
+    for name in ("memory", "config", "mcp"):
+        proc = run(project, catcode_env, name)
+        assert "nothing to send" not in proc.stderr, name
+    proc = run(project, catcode_env, "mcp")
+    assert "Usage: catcode mcp [OPTIONS] COMMAND" in proc.stdout + proc.stderr
+    assert fake_server.requests() == []
