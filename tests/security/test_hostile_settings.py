@@ -174,6 +174,7 @@ def test_stronger_settings_and_what_the_user_already_allows_need_nothing(dirs) -
         ("memory:\n  dream_min_lines: 1000000000000\n", "memory.dream_min_lines", "must be at most"),
         ("history:\n  char_budget: 1e300\n", "history.char_budget", ""),
         ("compact:\n  max_rounds: 1000\n", "compact.max_rounds", "must be at most 10"),
+        ("memory:\n  search_retention_days: 99999999999999999999999\n", "memory.search_retention_days", "at most"),
         ("permissions:\n  allow:\n    - 'bash(git diff'\n", "permissions.allow", "Invalid permission rule"),
         ("permissions:\n  deny:\n    - 'rm -rf /'\n", "permissions.deny", "Invalid permission rule"),
     ],
@@ -183,6 +184,36 @@ def test_hostile_values_are_one_error_naming_file_and_key(dirs, text: str, key: 
     with pytest.raises(ConfigError) as err:
         load(dirs)
     assert str(err.value).startswith(f"{path}: {key}:") and reason in str(err.value)
+
+
+def _numbers(model: type, where: str = "") -> list[tuple[str, object]]:
+    """Every int or float field of a settings model and of the models nested in it (lists and dicts too)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    found = []
+    for name, field in model.model_fields.items():
+        kinds = [field.annotation]
+        while kinds:
+            kind = kinds.pop()
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                found += _numbers(kind, f"{where}{name}.")
+            elif kind in (int, float):
+                found.append((f"{where}{name}", field))
+            else:
+                kinds += [k for k in typing.get_args(kind) if k is not type(None)]
+    return found
+
+
+def test_every_number_in_the_settings_has_an_upper_bound() -> None:
+    """A setting without a ceiling is sent or used as typed (max_tokens: 1e23, a retention of 1e23 days)."""
+    from catcode.config import Settings
+
+    numbers = _numbers(Settings)
+    assert len(numbers) >= 25
+    unbounded = [key for key, field in numbers if not any(hasattr(m, "le") or hasattr(m, "lt") for m in field.metadata)]
+    assert unbounded == []
 
 
 def test_a_relative_memory_dir_resolves_against_the_settings_file(dirs, tmp_path: Path, monkeypatch) -> None:
