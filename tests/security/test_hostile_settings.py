@@ -233,7 +233,11 @@ def _run(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess[s
     return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.parametrize("args", [("-p", "hi"), ("memory", "list"), ("memory", "path")])
+@pytest.mark.parametrize(
+    "args",
+    [("-p", "hi"), ("memory", "list"), ("memory", "path"), ("memory", "search", "x"),
+     ("memory", "serve", "--port", "0"), ("memory", "sync"), ("memory", "doctor"), ("config",), ("mcp", "serve")],
+)  # fmt: skip
 def test_the_binary_exits_2_with_one_line_for_a_bad_setting(dirs, args: tuple[str, ...]) -> None:
     home, project = dirs
     path = project_file(project, "request_timeout: .inf\n")
