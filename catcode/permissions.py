@@ -38,9 +38,19 @@ class Verdict(StrEnum):
     ASK = "ask"
 
 
+TOOL_NAMES = frozenset({
+    "bash", "read_file", "write_file", "edit_file", "grep", "list_files", "load_skill", "task",
+    "memory_read", "memory_write", "memory_delete", "memory_search", "memory_revert",
+})  # fmt: skip
+"""Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
+anything else would silently never match (a deny rule that denies nothing), so it is an error."""
+MCP_TOOL_PREFIX = "mcp__"
+
+
 @dataclass(frozen=True)
 class Rule:
-    """``tool`` or ``tool(pattern)``; the pattern is a glob matched against the tool's key argument."""
+    """``tool`` or ``tool(pattern)``; the pattern is a glob matched against the tool's key argument. catcode's own
+    tool names are matched whatever their case: ``Bash(rm -rf *)``, as Claude Code spells it, is ``bash(rm -rf *)``."""
 
     tool: str
     pattern: str | None = None
@@ -53,7 +63,16 @@ class Rule:
         match = cls._SYNTAX.match(text)
         if not match:
             raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. bash(git *)")
-        return cls(match.group(1), match.group(2))
+        tool = match.group(1)
+        return cls(tool if tool.startswith(MCP_TOOL_PREFIX) else tool.lower(), match.group(2))
+
+    def check_tool(self, text: str) -> None:
+        """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
+        if self.tool not in TOOL_NAMES and not self.tool.startswith(MCP_TOOL_PREFIX):
+            raise ConfigError(
+                f"Invalid permission rule {text!r}: there is no tool {self.tool!r} "
+                f"(tools: {', '.join(sorted(TOOL_NAMES))}, or mcp__<server>__<tool>)"
+            )
 
     def matches(self, tool_name: str, key: str | None) -> bool:
         """Does this rule cover a call of ``tool_name`` whose key argument is ``key``?"""

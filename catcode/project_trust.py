@@ -55,7 +55,7 @@ def check_rules(source: str, data: dict[str, Any]) -> None:
         for rule in rules:
             if isinstance(rule, str):
                 try:
-                    Rule.parse(rule)
+                    Rule.parse(rule).check_tool(rule)
                 except ConfigError as exc:
                     raise ConfigError(f"{source}: permissions.{key}: {exc}") from None
 

@@ -12,8 +12,9 @@ shell punctuation (``bash(make > build.log)``) "says so": it is matched as a glo
 Deny rules are broad. They are matched against every stretch of the line between shell punctuation, quotes
 removed (so ``x; rm -rf /``, ``$(rm -rf /)``, ``bash -c 'rm -rf /'``, ``sudo rm -rf /`` and ``find -exec rm -rf``
 are all seen), at every word that names the rule's command (``/bin/rm`` too), with options normalised: clusters are
-split and well-known long forms mapped (``rm -fr``, ``rm -r -f``, ``rm --recursive --force`` all match
-``rm -rf *``). A false refusal is cheap; a missed one is not."""
+split, well-known long forms and their abbreviations mapped (``rm -fr``, ``rm -r -f``, ``rm --recursive --force``,
+``rm --rec --for`` all match ``rm -rf *``; ``git push origin +main`` matches ``git push --force*``). A false refusal
+is cheap; a missed one is not."""
 
 from __future__ import annotations
 
@@ -217,11 +218,24 @@ def _split_options(words: list[str], command: str) -> tuple[set[str], list[str]]
             rest = True
         elif word.startswith("--"):
             name = word.split("=", 1)[0]
-            flags.add(aliases.get(name, name))
+            flags.update(_long_option(name, aliases))
         else:
             for ch in word[1:]:
                 flags.add(aliases.get(f"-{ch}", f"-{ch}"))
+    if command == "git" and "push" in args and any(a.startswith("+") and len(a) > 1 for a in args):
+        flags.add("--force")  # git push origin +main: a refspec's "+" forces that update
     return flags, args
+
+
+def _long_option(name: str, aliases: dict[str, str]) -> set[str]:
+    """``name`` normalised, and what it may abbreviate: getopt_long (rm, chmod) and git take any unambiguous
+    prefix of a long option, so ``rm --rec --for /`` is ``rm -rf /``."""
+    found = {aliases.get(name, name)}
+    if len(name) > 2:
+        for spelling in {*aliases, *aliases.values()}:
+            if spelling.startswith(name) and spelling.startswith("--"):
+                found.add(aliases.get(spelling, spelling))
+    return found
 
 
 def _subsequence(patterns: list[str], args: list[str]) -> bool:

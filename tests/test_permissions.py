@@ -122,8 +122,9 @@ def test_rule_parse_accepts_spacing_and_star() -> None:
 @settings(max_examples=50, deadline=None)
 @given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,12}", fullmatch=True), st.none() | st.text(max_size=20))
 def test_rule_text_round_trips(tool: str, pattern: str | None) -> None:
-    rule = Rule(tool, pattern)
+    rule = Rule(tool if tool.startswith("mcp__") else tool.lower(), pattern)  # names are kept lowercase
     assert Rule.parse(str(rule)) == rule
+    assert Rule.parse(str(Rule(tool, pattern))) == rule
 
 
 def test_key_argument_is_the_declared_argument() -> None:

@@ -1,6 +1,7 @@
 """``catcode mcp ...``: ``catcode mcp serve [--allow-writes]`` serves this project's memory over MCP on stdio.
 
-stdout carries the protocol only: a failure is one line on stderr (exit 1), details in the log."""
+stdout carries the protocol only: a failure is one line on stderr (exit 1; bad settings exit 2, like every other
+command), details in the log."""
 
 from __future__ import annotations
 
@@ -24,13 +25,16 @@ def serve(
     """Serve memory over MCP on stdin/stdout: memory_search, memory_read, memory_list (and writes if allowed).
 
     For Claude Code: claude mcp add catcode-memory -- catcode mcp serve"""
-    from catcode.errors import CatcodeError
+    from catcode.errors import CatcodeError, ConfigError
     from catcode.launch import fail, load, state
     from catcode.mcp.serve import serve as run
     from catcode.memory.builder import build_memory_runtime
 
     try:
         settings, paths = load()
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    try:
         run(build_memory_runtime(settings, paths), allow_writes=allow_writes)
     except CatcodeError as exc:
         fail(str(exc), 1)

@@ -1,15 +1,22 @@
 """``Transports``: how the client reaches one server — a stdio subprocess (in the project root, its stderr in
-``logs/mcp-<name>.log``, 0600, never on the terminal) or streamable HTTP with the configured headers."""
+``logs/mcp-<name>.log``, 0600, redacted line by line, never on the terminal) or streamable HTTP with the configured
+headers. A server's stderr goes through a pipe, not straight to the file: servers print their tokens and URLs with
+credentials, and nothing secret may reach a log file."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import IO, Any
 
 from catcode.mcp.sources import ServerSpec
+from catcode.modes import private_dir
+from catcode.redact import redact
+
+_PUMP_JOIN = 2.0  # seconds close() waits for a pump to write what a stopped server said last
 
 
 class Transports:
@@ -18,6 +25,7 @@ class Transports:
     def __init__(self, project_root: Path, log_dir: Path) -> None:
         self.project_root, self.log_dir = project_root, log_dir
         self._errlogs: list[IO[str]] = []
+        self._pumps: list[threading.Thread] = []
 
     def open(self, spec: ServerSpec) -> Any:
         """The transport (an async context manager yielding the SDK's streams) for ``spec``."""
@@ -43,17 +51,33 @@ class Transports:
         return f"; its stderr is in {self.log_path(spec.name)}" if spec.settings.transport == "stdio" else ""
 
     def close(self) -> None:
-        """Close the stderr logs."""
+        """Close the stderr pipes; each log is complete once its server has exited too."""
         for errlog in self._errlogs:
             with contextlib.suppress(OSError):
                 errlog.close()
+        for pump in self._pumps:
+            pump.join(_PUMP_JOIN)
 
     def _errlog(self, name: str) -> IO[str]:
-        self.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        """The write end of a pipe whose lines a thread redacts into ``logs/mcp-<name>.log``."""
+        private_dir(self.log_dir)
         fd = os.open(self.log_path(name), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        errlog = os.fdopen(fd, "a", encoding="utf-8")
+        sink = os.fdopen(fd, "a", encoding="utf-8")
+        read_end, write_end = os.pipe()
+        pump = threading.Thread(target=_redact_into, args=(read_end, sink), name=f"mcp-{name}-stderr", daemon=True)
+        pump.start()
+        errlog = os.fdopen(write_end, "w", encoding="utf-8")
         self._errlogs.append(errlog)
+        self._pumps.append(pump)
         return errlog
+
+
+def _redact_into(read_end: int, sink: IO[str]) -> None:
+    """Copy a server's stderr into its log, each line redacted, until every writer has closed the pipe."""
+    with os.fdopen(read_end, encoding="utf-8", errors="replace") as source, sink:
+        for line in source:
+            sink.write(redact(line)[0])
+            sink.flush()
 
 
 @contextlib.asynccontextmanager

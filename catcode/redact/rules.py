@@ -169,7 +169,8 @@ def _openai_or_anthropic(m: re.Match[str]) -> str | None:
 _PROSE_VALUE = (
     r"(?P<open>[\"'`])?(?P<v>(?(open)[^\"'`\n]{1,200}?(?=(?P=open))|[!-~]+?(?=[.,;:)\]}>'\"]*(?![!-~]))))"
 )
-_CJK_TAIL = r"(?:是|为|：|:|=)[ \t\u3000]*" + _PROSE_VALUE  # 密码是 X, 密码为 X, 密码：X
+# 密码是 X, 密码为 X, 密码：X, 密码是：X
+_CJK_TAIL = r"(?:(?:是|为)[ \t\u3000]*[：:]?|[：:=])[ \t\u3000]*" + _PROSE_VALUE
 _NUMBERS = re.compile(r"[\d.,:/\u2013-]+")  # 8, 8-64, 3.3, 12:30: sizes and ranges, not secrets
 _STANDARD = re.compile(r"[A-Z]{2,6}-?\d{1,4}(?:\.\d+)?")  # AES-256, SHA1, UTF-8, TLS1.3: names, not secrets
 
@@ -288,7 +289,7 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "password",  # my password is hunter2; the root passphrase was "…"
         r"(?i)pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t]*:?[ \t]+" + _PROSE_VALUE,
-        r"pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t]",
+        r"pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t:]",  # "is X" and "is: X"
         group="v",
         accept=_stated_secret,
     ),

@@ -59,6 +59,16 @@ def test_stdio_tools_join_the_registry_with_their_schema_and_permission(managers
     assert len(registry.names()) == 6
 
 
+def test_a_servers_stderr_is_redacted_before_it_reaches_its_log(managers) -> None:
+    """A server that prints its token on stderr: the log keeps the line, not the token."""
+    manager, _ = managers(broken("leaky", "leak"))
+    assert manager.servers["leaky"].state is ServerState.FAILED
+    manager.stop()  # the log is complete once the server is gone and the pipe closed
+    log_text = (Path(manager.log_dir) / "mcp-leaky.log").read_text()
+    assert "GITHUB_TOKEN=[REDACTED:github_token] rejected" in log_text
+    assert "Zq8wE3rT5yU9" not in log_text and "cannot start, exiting" in log_text
+
+
 def test_streamable_http_server_gets_the_configured_headers(managers, http_demo) -> None:
     url = http_demo(env={"DEMO_REQUIRED_HEADER": "X-Token:sesame"})
     manager, notices = managers(

@@ -181,9 +181,10 @@ class MemoryConfig(BaseModel):
     """Token budget of the "## Recent work" block injected after the memory index."""
     recent_enabled: bool = True
     """Inject the "## Recent work" block at all."""
-    search_retention_days: int | None = Field(default=None, ge=0)
+    search_retention_days: int | None = Field(default=None, ge=0, le=100_000)
     """Keep past conversation turns searchable for this many days (dropped from the index and from
-    history-archive.jsonl after that); None keeps every turn."""
+    history-archive.jsonl after that; at most 100000, some 270 years: a date further back does not exist); None
+    keeps every turn."""
     project_key: Literal["path", "git-remote"] = "path"
     """What names a project's memory folder: ``path`` (its folder's name and a hash of its path on this machine)
     or ``git-remote`` (its repository's name and a hash of its ``origin`` URL: the same on every machine and for

@@ -215,7 +215,8 @@ class GitStore:
             return
         if not self.initialized:  # also completes a .git left half made by a killed ``git init``
             private_dir(self.root)
-            self._run("init", "-q", "-b", "main")
+            # No template: git's sample hooks are executable files (0700) nobody runs, and a template is not ours.
+            self._run("init", "-q", "--template=", "-b", "main")
             log.info("memory_repository_created", root=str(self.root))
         if current != GITIGNORE:  # missing (a crash between init and the setup commit, or deleted) or older
             atomic_write_text(ignore, GITIGNORE)
