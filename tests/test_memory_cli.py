@@ -182,6 +182,25 @@ def test_search_json_prints_one_object_per_line_with_the_documented_keys(project
     assert cli("search", "--json", "--", "no such thing anywhere").stdout == ""
 
 
+def test_search_scores_every_match_above_zero_even_for_a_word_most_memories_hold(project: Path) -> None:
+    folder = runtime(project).paths.project_memory
+    for name in ("retry-a", "retry-b", "retry-c"):
+        _write_memory_file(folder, name, f"note {name}", f"The retry policy {name} is written down here.")
+    _write_memory_file(folder, "bikes", "unrelated", "Something else about bikes.")
+    result = cli("search", "--json", "--", "retry policy")
+    scores = [json.loads(line)["score"] for line in result.stdout.splitlines()]
+    assert len(scores) == 3 and all(score > 0 for score in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_search_says_how_many_hand_written_files_it_left_out(project: Path) -> None:
+    folder = runtime(project).paths.project_memory
+    _write_memory_file(folder, "support-group", "Caroline", "Caroline went to the LGBTQ support group.")
+    (folder / "no-metadata.md").write_text("---\nname: no-metadata\ndescription: d\n---\nLGBTQ\n", encoding="utf-8")
+    result = cli("search", "--json", "--", "LGBTQ")
+    assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == ["memory support-group"]
+    assert result.stderr.endswith("\n1 unreadable memory file skipped — run catcode memory doctor\n")
+
+
 @pytest.mark.parametrize(
     "question",
     ['"unbalanced', "NEAR(vim, 2) AND -x", "col:vim*", "--json", "-n 5", "what's up?!", "(c++) OR ^vim", "用户 vim"],
