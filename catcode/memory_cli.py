@@ -282,6 +282,7 @@ def search(
     match first. Put the question after -- to pass it as plain text: catcode memory search -- "what's -n?"."""
     from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import search_json_lines, search_text
+    from catcode.memory.report import unreadable_line
 
     def body(runtime: Any) -> None:
         with build_recall(runtime) as recall:
@@ -289,6 +290,10 @@ def search(
                 typer.echo(search_text(recall, " ".join(query), limit))
             for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
                 typer.echo(line)
+        # A memory file written by hand that is not a valid one is left out of the search: say so, as list does.
+        unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
+        if unreadable:
+            typer.echo(unreadable_line(unreadable), err=True)
 
     _with_runtime(body)
 

@@ -1,5 +1,6 @@
 """``catcode memory ...`` offline, with no API key: list/show/path/log/diff/clear/revert/doctor through typer's
-CliRunner, errors as one line on stderr with exit 1, and one real run of the installed console script."""
+CliRunner, errors as one line on stderr with exit 1, and real runs of the installed console script (a list, and
+searches of hand-written memories as an outside tester makes them)."""
 
 from __future__ import annotations
 
@@ -182,6 +183,25 @@ def test_search_json_prints_one_object_per_line_with_the_documented_keys(project
     assert cli("search", "--json", "--", "no such thing anywhere").stdout == ""
 
 
+def test_search_scores_every_match_above_zero_even_for_a_word_most_memories_hold(project: Path) -> None:
+    folder = runtime(project).paths.project_memory
+    for name in ("retry-a", "retry-b", "retry-c"):
+        _write_memory_file(folder, name, f"note {name}", f"The retry policy {name} is written down here.")
+    _write_memory_file(folder, "bikes", "unrelated", "Something else about bikes.")
+    result = cli("search", "--json", "--", "retry policy")
+    scores = [json.loads(line)["score"] for line in result.stdout.splitlines()]
+    assert len(scores) == 3 and all(score > 0 for score in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_search_says_how_many_hand_written_files_it_left_out(project: Path) -> None:
+    folder = runtime(project).paths.project_memory
+    _write_memory_file(folder, "support-group", "Caroline", "Caroline went to the LGBTQ support group.")
+    (folder / "no-metadata.md").write_text("---\nname: no-metadata\ndescription: d\n---\nLGBTQ\n", encoding="utf-8")
+    result = cli("search", "--json", "--", "LGBTQ")
+    assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == ["memory support-group"]
+    assert result.stderr.endswith("\n1 unreadable memory file skipped — run catcode memory doctor\n")
+
+
 @pytest.mark.parametrize(
     "question",
     ['"unbalanced', "NEAR(vim, 2) AND -x", "col:vim*", "--json", "-n 5", "what's up?!", "(c++) OR ^vim", "用户 vim"],
@@ -300,3 +320,36 @@ def test_edit_with_an_editor_that_leaves_a_backup_file_saves_and_leaves_no_copy_
     assert result.stdout.startswith("Saved user-prefers-vim. Undo with `catcode memory revert ")
     assert "vim and tmux" in memory.store.path_of("user-prefers-vim").read_text(encoding="utf-8")
     assert list(temp.iterdir()) == []
+def test_real_console_script_finds_hand_written_turns_as_an_outside_tester_asks(project: Path) -> None:
+    """The acceptance procedure in small, through the installed ``catcode``: each turn of two corpus conversations
+    is a memory file written by hand (nothing of catcode has run in this home yet), each question of one of them
+    (16, to keep the process starts few) goes as written to
+    ``catcode memory search --json -n 100 -- QUESTION``, and the parsed hits are scored against Okapi BM25 over the
+    same texts. The full figures are scripts/bench.py's (``retrieval``); this proves the binary's path."""
+    from scripts.bench_recall_quality import memory_file
+    from tests.recall_bench import BM25Baseline, Corpus, Question, evaluate, load_corpus
+
+    full = load_corpus()
+    keep = ("chat01", "dev01")
+    questions = tuple(q for q in full.questions if q.conversation == keep[0])
+    corpus = Corpus({cid: full.conversations[cid] for cid in keep}, questions)
+    folder = runtime(project).paths.project_memory
+    folder.mkdir(parents=True, exist_ok=True)
+    for turn in corpus.turns.values():
+        (folder / f"{turn.id.lower()}.md").write_text(memory_file(turn), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    script = Path(sys.executable).parent / "catcode"
+    ids = {turn_id.lower(): turn_id for turn_id in corpus.turns}
+
+    def search(question: Question) -> list[str]:
+        argv = [str(script), "memory", "search", "--json", "-n", "100", "--", question.question]
+        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        hits = [json.loads(line) for line in done.stdout.splitlines()]
+        assert all(list(h) == ["kind", "source", "date", "score", "snippet", "scope"] for h in hits)
+        assert all(h["kind"] == "memory" and h["scope"] == "project" for h in hits) and len(hits) <= 100
+        return [ids[h["source"].removeprefix("memory ")] for h in hits]
+
+    catcode = evaluate(search, questions, (5,))["any_gold@5"]
+    bm25 = evaluate(BM25Baseline(corpus, pooled=True), questions, (5,))["any_gold@5"]
+    assert catcode >= 1.2 * bm25, f"any-gold@5: catcode {catcode:.3f}, BM25 {bm25:.3f}"

@@ -8,6 +8,7 @@ The memory calls are answered by a responder that routes on the prompt text; cha
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -104,4 +105,7 @@ def test_yesterdays_work_is_in_the_prompt_and_searchable(
     assert result["type"] == "tool_result" and not result.get("is_error")
     assert "summary 2026-11-30: Open: remove the zorblax flag once lexer tests pass" in result["content"]
     assert "memory parser-refactor, " in result["content"]
+    # The first session's own turns are found too, each saying which session and turn (the date is the clock's).
+    said = r"^session \d{4}-\d\d-\d\d turn 2: Split the tokenizer into lexer.py behind the zorblax flag\.$"
+    assert re.search(said, result["content"], re.M)
     fake_server.assert_complete()

@@ -138,10 +138,16 @@ class Hit:
             "kind": ORIGINS.get(self.kind, "summary"),
             "source": self.label,
             "date": self.date,
-            "score": round(self.score, 4),
+            "score": _shown_score(self.score),
             "snippet": self.snippet,
             "scope": self.scope,
         }
+
+
+def _shown_score(score: float) -> float:
+    """``score`` to 4 decimals, or to 4 significant digits when that would print a match as 0.0: FTS5 floors the
+    IDF of a word found in most documents at 1e-6, and a script ordering or filtering by score must still see it."""
+    return round(score, 4) or float(f"{score:.4g}")
 
 
 @dataclass(frozen=True, slots=True)
