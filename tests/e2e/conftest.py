@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 
 from tests.fakes import FakeAnthropicServer
@@ -40,6 +41,16 @@ class Catcode:
     def output(self) -> str:
         """All output so far, escape sequences included."""
         return self._log.getvalue()
+
+    def screen(self) -> str:
+        """What a person sees in the terminal now (lines of a 120x40 screen, scrolled-off lines kept): the output
+        played through a terminal emulator, so a live region that was drawn and then replaced counts once."""
+        screen = pyte.HistoryScreen(COLUMNS, LINES, history=10_000)
+        pyte.Stream(screen).feed(self.output)
+        rows = [
+            "".join(line[x].data for x in range(COLUMNS)).rstrip() for line in list(screen.history.top)
+        ]
+        return "\n".join(rows + [row.rstrip() for row in screen.display])
 
     def expect(self, pattern: str | list[str], timeout: float = TIMEOUT) -> int:
         """Wait for ``pattern`` (regex, or a list: the index of the first that matched)."""

@@ -54,7 +54,7 @@ def test_a_message_typed_as_the_prompt_appears_is_answered_exactly_once(
     cat.prompt()
     chats = of_kind(fake_server, "chat")
     assert [user_texts(r.messages) for r in chats] == [["first"], ["first", "second"]]
-    assert plain(cat.output).count("One answer, once.") == 1
+    assert cat.screen().count("One answer, once.") == 1  # drawn live, then replaced by the final text
     assert cat.exit() == 0
     assert (home_dir / ".cat-code" / "memory").is_dir()  # the memory session was built and ended behind the prompt
 

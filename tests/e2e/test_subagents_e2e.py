@@ -73,7 +73,7 @@ def test_task_calls_run_in_parallel_and_return_their_answers(
     for topic in ("alpha", "beta", "gamma"):
         assert results[f"toolu_task_{topic}"].startswith(f"Findings: {topic} lives in src/.")
         assert "[subagent general-purpose: 1 round, " in results[f"toolu_task_{topic}"]
-    assert cat.output.count("— done") == 3
+    assert cat.screen().count("— done") == 3  # each progress line ends once, as the person sees it
     assert len(subagent_requests(fake_server)) == 3
     fake_server.assert_complete()
 
