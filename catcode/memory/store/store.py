@@ -35,6 +35,7 @@ from catcode.memory.store.cache import DUPLICATE, MAX_FILE_BYTES, DiskCache, Loc
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
+from catcode.memory.store.scan_record import ScanRecord, code_stamp
 from catcode.memory.store.scopes import Placement, ScopeRules
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
@@ -72,7 +73,10 @@ class MemoryStore:
         versioning: Versioning | None = None,
         today: Callable[[], date] = date.today,
         placement: Callable[[MemoryEntry], Scope] | None = None,
+        scan_record: Path | None = None,
     ) -> None:
+        """``scan_record``: where to keep what reading the files gave, so that the next process parses only the
+        files that changed (``scan_record.py``); None keeps nothing."""
         if Path(user_dir).resolve() == Path(project_dir).resolve():
             raise ValueError("the user scope and the project scope need different folders")
         self.dirs = {Scope.USER: Path(user_dir).absolute(), Scope.PROJECT: Path(project_dir).absolute()}
@@ -83,7 +87,8 @@ class MemoryStore:
         self.today = today
         self.placement = placement or Placement()
         self.rules = ScopeRules(self.dirs, self.root, self.placement)
-        self._cache = DiskCache(self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None)
+        record = ScanRecord(scan_record, self.dirs, code_stamp(redactor)) if scan_record else None
+        self._cache = DiskCache(self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, record)
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
         self.last_commit: str | None = None

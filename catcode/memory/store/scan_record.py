@@ -1,0 +1,119 @@
+"""``ScanRecord``: what reading each memory file gave, kept on disk so that a new process parses only what changed.
+
+Reading a memory file (its YAML front matter, then redaction) costs a fraction of a millisecond, and every new
+process — each ``catcode memory search`` — used to read every file again: seconds in a project of thousands of
+memories. The record holds, per file of both scopes, the stat key the file had when it was read and what reading
+it gave (the redacted entry, or why the file was skipped); ``DiskCache`` starts from it and parses only the files
+whose key differs (it stats every file anyway). Only settled files are recorded (see ``cache.py``).
+
+It is derived and per machine — ``Paths.memory_cache``, under ``$CATCODE_HOME/cache/`` and outside the memory
+repository, so it is never versioned nor synced — 0600 in a 0700 folder, and it holds only what reading gives:
+redacted text. It is ignored when it was written for other folders or by other code: catcode's version, the
+redactor, and the size and mtime of the modules that parse and redact a file (``READERS``), so that a catcode
+with new redaction rules never shows what older ones let through. A missing, damaged or foreign record costs a
+parse, never a wrong answer."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from catcode import __version__
+from catcode.fsutil import atomic_write_bytes, remove_stale_temp_files
+from catcode.log import get_logger
+from catcode.memory.store.models import MemoryEntry, Scope
+
+__all__ = ["READERS", "Recorded", "ScanRecord", "code_stamp"]
+
+log = get_logger(__name__)
+
+FORMAT = 1
+READERS = (
+    "catcode.front_matter",
+    "catcode.memory.store.cache",
+    "catcode.memory.store.entry_file",
+    "catcode.memory.store.models",
+    "catcode.memory.store.names",
+    "catcode.redact.redactor",
+    "catcode.redact.rules",
+)
+"""The modules whose code decides what reading a memory file gives: a record made by other code is ignored."""
+_FIELDS = ("name", "description", "type", "content", "created_at", "updated_at")
+
+
+class Recorded(NamedTuple):
+    """What reading one file gave: its stat key then, the inode its folder listed, the entry or the problem."""
+
+    key: tuple[int, ...] | None
+    listed_inode: int
+    entry: MemoryEntry | None
+    problem: str | None
+
+
+def code_stamp(redactor: object) -> list[object]:
+    """What identifies the code that reads memory files: catcode's version, ``redactor``'s name, and the size and
+    mtime of each of ``READERS`` (a new install or an edited module changes them)."""
+    stamp: list[object] = [__version__, FORMAT, getattr(redactor, "__qualname__", type(redactor).__qualname__)]
+    for module in READERS:
+        spec = importlib.util.find_spec(module)
+        try:
+            st = os.stat(spec.origin) if spec and spec.origin else None
+        except OSError:
+            st = None
+        stamp.append([st.st_size, st.st_mtime_ns] if st else None)
+    return stamp
+
+
+class ScanRecord:
+    """The record in ``path`` of the files of ``dirs`` (both scopes of one view), read by code ``stamp``."""
+
+    def __init__(self, path: Path, dirs: Mapping[Scope, Path], stamp: list[object]) -> None:
+        self.path = Path(path)
+        self._header = {"format": FORMAT, "code": stamp, "dirs": {s.value: str(d) for s, d in dirs.items()}}
+
+    def load(self) -> dict[Scope, dict[str, Recorded]]:
+        """What the record holds; empty when it is missing, damaged, or made for other folders or other code."""
+        try:
+            data = json.loads(self.path.read_bytes())
+            if {k: data[k] for k in self._header} != self._header:
+                return {}
+            return {Scope(scope): dict(_recorded(row) for row in rows) for scope, rows in data["files"].items()}
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, TypeError, KeyError, IndexError) as exc:  # pydantic's errors are ValueErrors
+            log.info("memory_scan_record_ignored", path=str(self.path), error=repr(exc))
+            return {}
+
+    def save(self, files: Mapping[Scope, Mapping[str, Recorded]]) -> None:
+        """Replace the record with ``files`` (atomically; not fsynced: it is derived, and a lost one costs a parse).
+        A failure is logged, never raised: nothing depends on the record."""
+        rows = {
+            scope.value: [_row(name, found) for name, found in sorted(held.items())] for scope, held in files.items()
+        }
+        try:
+            data = json.dumps({**self._header, "files": rows}, ensure_ascii=False, separators=(",", ":"))
+            remove_stale_temp_files(self.path.parent)  # of a process killed while writing it
+            atomic_write_bytes(self.path, data.encode("utf-8"), durable=False)
+        except (OSError, ValueError) as exc:  # ValueError: text that is not UTF-8 (entries never hold such)
+            log.warning("memory_scan_record_not_saved", path=str(self.path), error=repr(exc))
+
+
+def _row(name: str, found: Recorded) -> list[Any]:
+    entry = found.entry
+    fields = None
+    if entry is not None:
+        fields = [entry.name, entry.description, entry.type.value, entry.content]
+        fields += [entry.created_at.isoformat(), entry.updated_at.isoformat()]
+    return [name, found.key, found.listed_inode, fields, found.problem]
+
+
+def _recorded(row: list[Any]) -> tuple[str, Recorded]:
+    name, key, inode, fields, problem = row
+    entry = None if fields is None else MemoryEntry(**dict(zip(_FIELDS, fields, strict=True)))
+    if (entry is None) == (problem is None) or not isinstance(key, list) or not isinstance(name, str):
+        raise ValueError(f"malformed row for {name!r}")
+    return name, Recorded(tuple(key), int(inode), entry, problem)
