@@ -84,8 +84,12 @@ class DiskCache:
         root: Path,
         redact: Callable[[str], str] | None = None,
         record: ScanRecord | None = None,
+        clock: Callable[[], int] = time.time_ns,
     ) -> None:
+        """``record``: where what the files gave is kept for the next process; ``clock``: the wall clock in ns,
+        which tells whether a file was read a tick after its last change."""
         self.dirs = dirs
+        self._clock = clock
         self._redact = redact
         self._record = record
         self._unrecorded = False  # a settled file was read that the record may lack: save it after the scan
@@ -114,7 +118,7 @@ class DiskCache:
             # the write path refreshes again under the lock and must see it. Only those scopes are re-checked.
             self._stale = {scope for scope in self._stale if self._index_stale(scope)}
             return set(self._stale)
-        started = self._reading_ns = time.time_ns()
+        started = self._reading_ns = self._clock()
         if self.generation == 0 and self._record is not None:
             self._seed(self._record)
         changed = [scope for scope in Scope if self._scan(scope, full=full)]
@@ -127,7 +131,7 @@ class DiskCache:
 
     def settle(self) -> None:
         """After our own writes (under the lock): the disk is what the cache says it is."""
-        self.scanned, self._scan_started_ns = self.stat_fingerprint(), time.time_ns()
+        self.scanned, self._scan_started_ns = self.stat_fingerprint(), self._clock()
 
     def save_record(self) -> None:
         """Keep what the settled files gave in the record, when a file was read that it may lack. A file just

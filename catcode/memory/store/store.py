@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
@@ -74,9 +75,11 @@ class MemoryStore:
         today: Callable[[], date] = date.today,
         placement: Callable[[MemoryEntry], Scope] | None = None,
         scan_record: Path | None = None,
+        clock: Callable[[], int] = time.time_ns,
     ) -> None:
         """``scan_record``: where to keep what reading the files gave, so that the next process parses only the
-        files that changed (``scan_record.py``); None keeps nothing."""
+        files that changed (``scan_record.py``); None keeps nothing. ``clock``: the wall clock in ns (tests move
+        it on: a file read within a tick of its last change is not recorded)."""
         if Path(user_dir).resolve() == Path(project_dir).resolve():
             raise ValueError("the user scope and the project scope need different folders")
         self.dirs = {Scope.USER: Path(user_dir).absolute(), Scope.PROJECT: Path(project_dir).absolute()}
@@ -88,7 +91,9 @@ class MemoryStore:
         self.placement = placement or Placement()
         self.rules = ScopeRules(self.dirs, self.root, self.placement)
         record = ScanRecord(scan_record, self.dirs, code_stamp(redactor)) if scan_record else None
-        self._cache = DiskCache(self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, record)
+        self._cache = DiskCache(
+            self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, record, clock
+        )
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
         self.last_commit: str | None = None
