@@ -16,16 +16,18 @@ parse, never a wrong answer."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pydantic import BaseModel
+
 from catcode import __version__
 from catcode.fsutil import atomic_write_bytes, remove_stale_temp_files
 from catcode.log import get_logger
 from catcode.memory.store.models import MemoryEntry, Scope
+from catcode.modes import private_dir
 
 __all__ = ["READERS", "Recorded", "ScanRecord", "code_stamp"]
 
@@ -42,22 +44,31 @@ READERS = (
     "catcode.redact.rules",
 )
 """The modules whose code decides what reading a memory file gives: a record made by other code is ignored."""
-_FIELDS = ("name", "description", "type", "content", "created_at", "updated_at")
 
 
 class Recorded(NamedTuple):
     """What reading one file gave: its stat key then, the inode its folder listed, the entry or the problem."""
 
-    key: tuple[int, ...] | None
+    key: tuple[int, ...]
     listed_inode: int
     entry: MemoryEntry | None
     problem: str | None
 
 
-def code_stamp(redactor: object) -> list[object]:
+class _Data(BaseModel):
+    """The record file: a header (``format``, ``code``, ``dirs``), then each scope's files by file name. Read by
+    one validation of the whole file in pydantic's core: a few ms for thousands of memories."""
+
+    format: int
+    code: list[Any]
+    dirs: dict[str, str]
+    files: dict[Scope, dict[str, Recorded]]
+
+
+def code_stamp(redactor: object) -> list[Any]:
     """What identifies the code that reads memory files: catcode's version, ``redactor``'s name, and the size and
     mtime of each of ``READERS`` (a new install or an edited module changes them)."""
-    stamp: list[object] = [__version__, FORMAT, getattr(redactor, "__qualname__", type(redactor).__qualname__)]
+    stamp: list[Any] = [__version__, FORMAT, getattr(redactor, "__qualname__", type(redactor).__qualname__)]
     for module in READERS:
         spec = importlib.util.find_spec(module)
         try:
@@ -71,49 +82,34 @@ def code_stamp(redactor: object) -> list[object]:
 class ScanRecord:
     """The record in ``path`` of the files of ``dirs`` (both scopes of one view), read by code ``stamp``."""
 
-    def __init__(self, path: Path, dirs: Mapping[Scope, Path], stamp: list[object]) -> None:
+    def __init__(self, path: Path, dirs: Mapping[Scope, Path], stamp: list[Any]) -> None:
         self.path = Path(path)
         self._header = {"format": FORMAT, "code": stamp, "dirs": {s.value: str(d) for s, d in dirs.items()}}
 
     def load(self) -> dict[Scope, dict[str, Recorded]]:
         """What the record holds; empty when it is missing, damaged, or made for other folders or other code."""
         try:
-            data = json.loads(self.path.read_bytes())
-            if {k: data[k] for k in self._header} != self._header:
+            data = _Data.model_validate_json(self.path.read_bytes())
+            if data.model_dump(exclude={"files"}) != self._header:
                 return {}
-            return {Scope(scope): dict(_recorded(row) for row in rows) for scope, rows in data["files"].items()}
+            for files in data.files.values():
+                for name, found in files.items():
+                    if not (found.problem if found.entry is None else f"{found.entry.name}.md" == name):
+                        raise ValueError(f"malformed row for {name!r}")
+            return data.files
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError, TypeError, KeyError, IndexError) as exc:  # pydantic's errors are ValueErrors
-            log.info("memory_scan_record_ignored", path=str(self.path), error=repr(exc))
+        except (OSError, ValueError) as exc:  # ValidationError is a ValueError
+            log.info("memory_scan_record_ignored", path=str(self.path), error=str(exc)[:200])
             return {}
 
     def save(self, files: Mapping[Scope, Mapping[str, Recorded]]) -> None:
         """Replace the record with ``files`` (atomically; not fsynced: it is derived, and a lost one costs a parse).
         A failure is logged, never raised: nothing depends on the record."""
-        rows = {
-            scope.value: [_row(name, found) for name, found in sorted(held.items())] for scope, held in files.items()
-        }
         try:
-            data = json.dumps({**self._header, "files": rows}, ensure_ascii=False, separators=(",", ":"))
+            private_dir(self.path.parent)  # before the work of serialising: somewhere to write it
             remove_stale_temp_files(self.path.parent)  # of a process killed while writing it
-            atomic_write_bytes(self.path, data.encode("utf-8"), durable=False)
-        except (OSError, ValueError) as exc:  # ValueError: text that is not UTF-8 (entries never hold such)
+            data = _Data.model_construct(**self._header, files=files)  # made here: nothing to validate
+            atomic_write_bytes(self.path, data.model_dump_json().encode("utf-8"), durable=False)
+        except (OSError, ValueError) as exc:
             log.warning("memory_scan_record_not_saved", path=str(self.path), error=repr(exc))
-
-
-def _row(name: str, found: Recorded) -> list[Any]:
-    entry = found.entry
-    fields = None
-    if entry is not None:
-        fields = [entry.name, entry.description, entry.type.value, entry.content]
-        fields += [entry.created_at.isoformat(), entry.updated_at.isoformat()]
-    return [name, found.key, found.listed_inode, fields, found.problem]
-
-
-def _recorded(row: list[Any]) -> tuple[str, Recorded]:
-    name, key, inode, fields, problem = row
-    entry = None if fields is None else MemoryEntry(**dict(zip(_FIELDS, fields, strict=True)))
-    if (entry is None) == (problem is None) or not isinstance(key, list) or not isinstance(name, str):
-        raise ValueError(f"malformed row for {name!r}")
-    return name, Recorded(tuple(key), int(inode), entry, problem)

@@ -88,8 +88,7 @@ def test_a_record_made_by_other_code_or_for_other_folders_is_never_trusted(tmp_p
     assert TOKEN not in process(tmp_path).load_all()[0].content
     record = tmp_path / "record.json"
     data = json.loads(record.read_text(encoding="utf-8"))
-    row = data["files"]["user"][0]
-    row[3][3] = entry.content  # what a reader without the token rule would have kept
+    data["files"]["user"]["user-prefers-vim.md"][2]["content"] = entry.content  # as a reader without the rule kept it
     record.write_text(json.dumps(data), encoding="utf-8")
     assert TOKEN in process(tmp_path).load_all()[0].content  # the control: the same code trusts its own record
     for field, value in (("code", [*data["code"][:-1], [1, 2]]), ("dirs", {"user": "/elsewhere", "project": "/x"})):
