@@ -9,14 +9,14 @@ whose key differs (it stats every file anyway). Only settled files are recorded 
 It is derived and per machine — ``Paths.memory_cache``, under ``$CATCODE_HOME/cache/`` and outside the memory
 repository, so it is never versioned nor synced — 0600 in a 0700 folder, and it holds only what reading gives:
 redacted text. It is ignored when it was written for other folders or by other code: catcode's version, the
-redactor, and the size and mtime of the modules that parse and redact a file (``READERS``), so that a catcode
-with new redaction rules never shows what older ones let through. A missing, damaged or foreign record costs a
-parse, never a wrong answer."""
+redactor, and the size and mtime of the modules that parse a file (``READERS``) and of those of the redactor's
+package, so that a catcode with new redaction rules never shows what older ones let through. A missing, damaged or
+foreign record costs a parse, never a wrong answer."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -40,10 +40,8 @@ READERS = (
     "catcode.memory.store.entry_file",
     "catcode.memory.store.models",
     "catcode.memory.store.names",
-    "catcode.redact.redactor",
-    "catcode.redact.rules",
 )
-"""The modules whose code decides what reading a memory file gives: a record made by other code is ignored."""
+"""The modules whose code decides what parsing a memory file gives (the redactor's package comes with it)."""
 
 
 class Recorded(NamedTuple):
@@ -67,15 +65,20 @@ class _Data(BaseModel):
 
 def code_stamp(redactor: object) -> list[Any]:
     """What identifies the code that reads memory files: catcode's version, ``redactor``'s name, and the size and
-    mtime of each of ``READERS`` (a new install or an edited module changes them)."""
-    stamp: list[Any] = [__version__, FORMAT, getattr(redactor, "__qualname__", type(redactor).__qualname__)]
-    for module in READERS:
-        spec = importlib.util.find_spec(module)
+    mtime of each of ``READERS`` and of every module of the redactor's package (its rule table is one of them): a
+    new install or an edited module changes them."""
+    name = getattr(redactor, "__qualname__", type(redactor).__qualname__)
+    files = [getattr(sys.modules.get(module), "__file__", None) for module in READERS]
+    home = getattr(sys.modules.get(getattr(redactor, "__module__", None) or ""), "__file__", None)
+    if home:
+        files += sorted(str(path) for path in Path(home).parent.glob("*.py"))
+    stamp: list[Any] = [__version__, FORMAT, name]
+    for file in files:
         try:
-            st = os.stat(spec.origin) if spec and spec.origin else None
+            st = os.stat(file) if file else None
         except OSError:
             st = None
-        stamp.append([st.st_size, st.st_mtime_ns] if st else None)
+        stamp.append([os.path.basename(file or ""), st.st_size, st.st_mtime_ns] if st else None)
     return stamp
 
 
