@@ -40,6 +40,7 @@ READERS = (
     "catcode.memory.store.entry_file",
     "catcode.memory.store.models",
     "catcode.memory.store.names",
+    "catcode.names",
 )
 """The modules whose code decides what parsing a memory file gives (the redactor's package comes with it)."""
 
@@ -64,15 +65,16 @@ class _Data(BaseModel):
 
 
 def code_stamp(redactor: object) -> list[Any]:
-    """What identifies the code that reads memory files: catcode's version, ``redactor``'s name, and the size and
-    mtime of each of ``READERS`` and of every module of the redactor's package (its rule table is one of them): a
-    new install or an edited module changes them."""
+    """What identifies the code that reads memory files: the versions of catcode, pyyaml and pydantic,
+    ``redactor``'s name, and the size and mtime of each of ``READERS`` and of every module of the redactor's package
+    (its rule table is one of them): a new install or an edited module changes them."""
     name = getattr(redactor, "__qualname__", type(redactor).__qualname__)
     files = [getattr(sys.modules.get(module), "__file__", None) for module in READERS]
     home = getattr(sys.modules.get(getattr(redactor, "__module__", None) or ""), "__file__", None)
     if home:
         files += sorted(str(path) for path in Path(home).parent.glob("*.py"))
-    stamp: list[Any] = [__version__, FORMAT, name]
+    libraries = [getattr(sys.modules.get(lib), "__version__", None) for lib in ("yaml", "pydantic")]
+    stamp: list[Any] = [__version__, FORMAT, name, libraries]
     for file in files:
         try:
             st = os.stat(file) if file else None
