@@ -36,8 +36,9 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data`` atomically and durably."""
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically and durably (``durable=False``: no fsync, for derived data whose
+    loss in a power cut costs only its rebuilding: the old file or the new one, whole, survives a killed process)."""
     ensure_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -45,7 +46,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -53,7 +55,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600) -> None:
         except FileNotFoundError:
             pass
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:

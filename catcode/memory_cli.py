@@ -290,8 +290,10 @@ def search(
                 typer.echo(search_text(recall, " ".join(query), limit))
             for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
                 typer.echo(line)
-        # A memory file written by hand that is not a valid one is left out of the search: say so, as list does.
-        unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
+            # A memory file written by hand that is not a valid one is left out of the search: say so, as list
+            # does. Counted before facts.db closes: closing it changes the project folder, and a rescan costs a
+            # stat per memory file.
+            unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
         if unreadable:
             typer.echo(unreadable_line(unreadable), err=True)
 

@@ -88,7 +88,7 @@ def tighten(roots: Iterable[Path], *, shallow: Iterable[Path] = ()) -> int:
                     continue
                 if stat.S_ISLNK(info.st_mode):
                     continue
-                changed += _narrow(Path(entry.path), info)
+                changed += _narrow(entry.path, info)  # a str: a Path per file is most of a big memory's walk
                 if stat.S_ISDIR(info.st_mode) and not (_is_loose_objects(entry) and _was_private(info)):
                     stack.append(Path(entry.path))
     return changed
@@ -109,7 +109,7 @@ def _narrow_shallow(folder: Path) -> int:
     return changed
 
 
-def _narrow(path: Path, info: os.stat_result) -> int:
+def _narrow(path: Path | str, info: os.stat_result) -> int:
     mode = stat.S_IMODE(info.st_mode)
     if not mode & 0o077:
         return 0

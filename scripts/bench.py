@@ -83,6 +83,11 @@ SECTIONS = [
     ("recall: search p50/p95", "bench_facts", "bench_search"),
     ("recall: full rebuild of 10,000 memories", "bench_facts", "bench_rebuild"),
     ("recall: freshness check, search, recent work on a simulated year", "bench_recall", "bench_recall"),
+    (
+        "recall: fresh-process search over 6,000 hand-written memories, scan record vs full parse",
+        "bench_fresh_search",
+        "bench_fresh_search",
+    ),
     ("retrieval: BM25 baseline on the recall corpus", "bench_retrieval", "bench_bm25_baseline"),
     (
         "retrieval: catcode search vs BM25, memories (a) and past conversations (b)",

@@ -353,3 +353,52 @@ def test_real_console_script_finds_hand_written_turns_as_an_outside_tester_asks(
     catcode = evaluate(search, questions, (5,))["any_gold@5"]
     bm25 = evaluate(BM25Baseline(corpus, pooled=True), questions, (5,))["any_gold@5"]
     assert catcode >= 1.2 * bm25, f"any-gold@5: catcode {catcode:.3f}, BM25 {bm25:.3f}"
+
+
+def test_real_console_script_searches_see_every_hand_change_made_between_them(project: Path) -> None:
+    """Each search is a new ``catcode`` process; the second starts from what the first read (the scan record) and
+    still sees what another process changed by hand in between — a memory edited in place keeping its size and
+    mtime, one added, one deleted, one made invalid (the unreadable line), a secret (redacted) — answering exactly
+    as a search that parses every file (the record deleted)."""
+    from catcode.memory.store.entry_file import render
+
+    paths = runtime(project).paths
+    folder = paths.project_memory
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def write(name: str, content: str) -> Path:
+        entry = MemoryEntry(name=name, description=f"deploy {name}", type=MemoryType.PROJECT, content=content)
+        (folder / f"{name}.md").write_text(render(entry), encoding="utf-8")
+        (folder / f"{name}.md").chmod(0o600)  # a wider file would add the start-up notice about modes
+        return folder / f"{name}.md"
+
+    edited = write("deploy-target", "we deploy to fra1 on fridays")
+    for name in ("deploy-owner", "deploy-window", "deploy-tool"):
+        write(name, f"the {name} is decided by the release team")
+    script = Path(sys.executable).parent / "catcode"
+
+    def search() -> tuple[list[dict[str, object]], str]:
+        argv = [str(script), "memory", "search", "--json", "-n", "100", "--", "deploy"]
+        done = subprocess.run(argv, cwd=project, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+    first, _ = search()
+    assert len(first) == 4 and "deploy-owner" in paths.memory_cache.read_text(encoding="utf-8")
+    before = edited.stat()
+    with open(edited, "r+b") as fh:  # in place, same size, the mtime put back
+        fh.write(edited.read_bytes().replace(b"fra1", b"ams3"))
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    (folder / "deploy-owner.md").unlink()
+    with open(folder / "deploy-window.md", "w", encoding="utf-8") as fh:  # in place
+        fh.write("deploy notes without front matter")
+    token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    write("deploy-secret", f"deploy with the token {token}")
+
+    second, stderr = search()
+    snippets = {str(hit["source"]): str(hit["snippet"]) for hit in second}
+    assert sorted(snippets) == ["memory deploy-secret", "memory deploy-target", "memory deploy-tool"]
+    assert "ams3" in snippets["memory deploy-target"] and token not in "".join(snippets.values())
+    assert stderr.endswith("1 unreadable memory file skipped — run catcode memory doctor\n")
+    paths.memory_cache.unlink()
+    assert search() == (second, stderr)

@@ -5,7 +5,8 @@
   and ``slugify`` for near-miss names.
 - ``entry_file.py``: the ``<name>.md`` format (YAML front matter through ``catcode.front_matter``) and the
   ``MEMORY.md`` index format.
-- ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so.
+- ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so;
+  ``scan_record.py``: what reading each file gave, kept on disk so that a new process parses only what changed.
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
 - ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write, index,

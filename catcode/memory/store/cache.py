@@ -11,8 +11,13 @@ compares the folder listing's (name, inode) pairs again, which catches created, 
 replaced files for the price of one ``scandir``. A file edited in place (no rename) is noticed once
 something else in its folder changes.
 
-A little over the usual 250 lines: the fingerprint, the racy-scan rule and the per-file reparse decide together
-when a read may trust what it holds."""
+With a ``ScanRecord`` (``scan_record.py``), what the files gave is kept on disk: a new process starts from it, and
+its first scan, which stats every file anyway, parses only the files whose (inode, mtime, ctime, size) changed. Only
+files read at least one tick after their last change ("settled") are recorded: the key of a file read sooner does
+not tell a second change within the same tick apart, so the next process parses such a file again.
+
+Over the usual 250 lines: the fingerprint, the racy-scan rule, the per-file reparse and the settled rule of the
+record decide together when a read may trust what it holds."""
 
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ from catcode.memory.store import entry_file
 from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import name_problem
+from catcode.memory.store.scan_record import Recorded, ScanRecord
 
 log = get_logger(__name__)
 
@@ -37,7 +43,7 @@ DUPLICATE = "duplicate of "
 """How a problem of a copy hidden by a name clash starts (followed by the path of the copy that is shown)."""
 _FINE_TICK_NS = 50_000_000  # generous bound on a fine-grained filesystem clock tick (jiffies)
 _COARSE_TICK_NS = 2_000_000_000  # filesystems with 1-2 s timestamps
-StatKey = tuple[int, ...]  # (inode, mtime_ns, device, size, mode, is_symlink)
+StatKey = tuple[int, ...]  # (inode, mtime_ns, device, size, mode, is_symlink, ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,7 @@ class _File(NamedTuple):
     listed_inode: int  # the inode the folder listing shows (the link's own for a symlink)
     entry: MemoryEntry | None = None
     problem: str | None = None
+    settled: bool = False  # read a tick or more after its last change: its key tells any later change apart
 
 
 class Located(NamedTuple):
@@ -71,9 +78,22 @@ class Located(NamedTuple):
 class DiskCache:
     """Parsed memory files of both scopes. Not thread-safe: ``MemoryStore`` serialises access."""
 
-    def __init__(self, dirs: dict[Scope, Path], root: Path, redact: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        dirs: dict[Scope, Path],
+        root: Path,
+        redact: Callable[[str], str] | None = None,
+        record: ScanRecord | None = None,
+        clock: Callable[[], int] = time.time_ns,
+    ) -> None:
+        """``record``: where what the files gave is kept for the next process; ``clock``: the wall clock in ns,
+        which tells whether a file was read a tick after its last change."""
         self.dirs = dirs
+        self._clock = clock
         self._redact = redact
+        self._record = record
+        self._unrecorded = False  # a settled file was read that the record may lack: save it after the scan
+        self._reading_ns = 0  # when the scan now reading files started
         self._root = root.resolve()
         self._files: dict[Scope, dict[str, _File]] = {s: {} for s in Scope}
         self.scanned: tuple[object, ...] | None = None
@@ -98,17 +118,33 @@ class DiskCache:
             # the write path refreshes again under the lock and must see it. Only those scopes are re-checked.
             self._stale = {scope for scope in self._stale if self._index_stale(scope)}
             return set(self._stale)
-        started = time.time_ns()
+        started = self._reading_ns = self._clock()
+        if self.generation == 0 and self._record is not None:
+            self._seed(self._record)
         changed = [scope for scope in Scope if self._scan(scope, full=full)]
         self.scanned, self._scan_started_ns = fp, started
         if changed or self.generation == 0:
             self.assemble()
+        self.save_record()
         self._stale = {scope for scope in Scope if self._index_stale(scope)}
         return set(self._stale)
 
     def settle(self) -> None:
         """After our own writes (under the lock): the disk is what the cache says it is."""
-        self.scanned, self._scan_started_ns = self.stat_fingerprint(), time.time_ns()
+        self.scanned, self._scan_started_ns = self.stat_fingerprint(), self._clock()
+
+    def save_record(self) -> None:
+        """Keep what the settled files gave in the record, when a file was read that it may lack. A file just
+        written is not settled (nothing to add), and a row of a file changed or deleted since is never used: its
+        key does not match. A failure is only logged: the record saves parsing, nothing depends on it."""
+        if self._record is None or not self._unrecorded:
+            return
+        self._unrecorded = False
+        settled = {
+            scope: {name: Recorded(f.key, f.listed_inode, f.entry, f.problem) for name, f in files.items() if f.settled}
+            for scope, files in self._files.items()
+        }
+        self._record.save(settled)
 
     def invalidate(self) -> None:
         """Forget the fingerprint so the next read rescans (after a write failed half-way)."""
@@ -124,7 +160,7 @@ class DiskCache:
     def remember(self, scope: Scope, path: Path, entry: MemoryEntry) -> None:
         """Record a file we just wrote (a regular file: atomic writes replace any link), without parsing it."""
         key = _stat_key(path)
-        self._files[scope][path.name] = _File(key, key[0] if key else 0, entry)
+        self._files[scope][path.name] = _File(key, key[0] if key else 0, entry)  # just written: not settled
 
     def forget(self, scope: Scope, path: Path) -> None:
         """Record a file we just deleted."""
@@ -174,8 +210,12 @@ class DiskCache:
         if not mtimes:
             return False
         newest = max(mtimes)
-        tick = _COARSE_TICK_NS if newest % 1_000_000_000 == 0 else _FINE_TICK_NS
-        return self._scan_started_ns - newest < tick
+        return self._scan_started_ns - newest < _tick(newest)
+
+    def _seed(self, record: ScanRecord) -> None:
+        """Start from what the record says the files gave (their keys are checked by the scan that follows)."""
+        for scope, files in record.load().items():
+            self._files[scope] = {name: _File(*found, settled=True) for name, found in files.items()}
 
     def _scan(self, scope: Scope, *, full: bool) -> bool:
         """Re-read one folder's listing; parse only new or changed files. True when anything changed.
@@ -212,19 +252,23 @@ class DiskCache:
         return entry.model_copy(update=values)
 
     def _load(self, path: Path, key: StatKey | None, inode: int) -> _File:
+        # Stat'ed before it is read: what is read is never older than the key says.
+        changed = max(key[1], key[6]) if key else self._reading_ns
+        settled = self._reading_ns - changed >= _tick(changed)
+        self._unrecorded |= settled
         problem = self._file_problem(path, key)
         if problem is None:
             try:
                 entry = entry_file.parse(path.read_bytes())
                 if entry.name == path.stem:
-                    return _File(key, inode, self._redacted(entry))
+                    return _File(key, inode, self._redacted(entry), settled=settled)
                 problem = f"its name field {entry.name!r} does not match the file name"
             except EntryParseError as exc:
                 problem = exc.reason
             except OSError as exc:
                 problem = f"unreadable: {exc.strerror or exc}"
         log.warning("memory_file_skipped", path=str(path), reason=problem)
-        return _File(key, inode, problem=problem)
+        return _File(key, inode, problem=problem, settled=settled)
 
     def _file_problem(self, path: Path, key: StatKey | None) -> str | None:
         if key is None:
@@ -264,9 +308,15 @@ def _is_entry_name(fname: str) -> bool:
     return fname.endswith(".md") and not fname.startswith(".") and fname != INDEX_NAME
 
 
+def _tick(stamp_ns: int) -> int:
+    """The clock tick of the filesystem that gave ``stamp_ns``, at most."""
+    return _COARSE_TICK_NS if stamp_ns % 1_000_000_000 == 0 else _FINE_TICK_NS
+
+
 def _stat_key(path: Path | str, *, link: bool = False) -> StatKey | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_ino, st.st_mtime_ns, st.st_dev, st.st_size, st.st_mode, int(link))
+    # The ctime too: no tool sets it back, so an edit that restores the mtime (``touch -d``, ``cp -p``) is seen.
+    return (st.st_ino, st.st_mtime_ns, st.st_dev, st.st_size, st.st_mode, int(link), st.st_ctime_ns)

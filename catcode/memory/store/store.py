@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
@@ -35,6 +36,7 @@ from catcode.memory.store.cache import DUPLICATE, MAX_FILE_BYTES, DiskCache, Loc
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
+from catcode.memory.store.scan_record import ScanRecord, code_stamp
 from catcode.memory.store.scopes import Placement, ScopeRules
 
 __all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
@@ -72,7 +74,12 @@ class MemoryStore:
         versioning: Versioning | None = None,
         today: Callable[[], date] = date.today,
         placement: Callable[[MemoryEntry], Scope] | None = None,
+        scan_record: Path | None = None,
+        clock: Callable[[], int] = time.time_ns,
     ) -> None:
+        """``scan_record``: where to keep what reading the files gave, so that the next process parses only the
+        files that changed (``scan_record.py``); None keeps nothing. ``clock``: the wall clock in ns (tests move
+        it on: a file read within a tick of its last change is not recorded)."""
         if Path(user_dir).resolve() == Path(project_dir).resolve():
             raise ValueError("the user scope and the project scope need different folders")
         self.dirs = {Scope.USER: Path(user_dir).absolute(), Scope.PROJECT: Path(project_dir).absolute()}
@@ -83,7 +90,10 @@ class MemoryStore:
         self.today = today
         self.placement = placement or Placement()
         self.rules = ScopeRules(self.dirs, self.root, self.placement)
-        self._cache = DiskCache(self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None)
+        record = ScanRecord(scan_record, self.dirs, code_stamp(redactor)) if scan_record else None
+        self._cache = DiskCache(
+            self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, record, clock
+        )
         self._guard = threading.RLock()  # protects the cache; always taken AFTER the file lock
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
         self.last_commit: str | None = None
