@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,11 +67,25 @@ class Session:
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
     exit_steps: list[Callable[[Callable[[str], None]], None]] = field(default_factory=list)
     background_starts: list[Callable[[], None]] = field(default_factory=list)  # once the prompt is drawn
+    idle_starts: list[Callable[[], None]] = field(default_factory=list)  # start-up work for a quiet moment
+    _starting: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def start_background(self) -> None:
         """Start what waits for the prompt to be drawn (MCP servers); later calls do nothing."""
-        starts, self.background_starts = self.background_starts, []
-        for start in starts:
+        self._start(self.background_starts)
+
+    def start_idle(self) -> None:
+        """Start the start-up work left for a quiet moment (``build_session(defer_start_up=True)``: memory's store
+        check and recovery, the recall index sync and journal compile); later calls do nothing. The interactive
+        session calls it once its first request has been answered or its prompt sits idle, and at the latest when
+        it ends."""
+        self._start(self.idle_starts)
+
+    def _start(self, starts: list[Callable[[], None]]) -> None:
+        with self._starting:  # the agent's thread and the prompt's may both get here first
+            taken = starts[:]
+            starts.clear()
+        for start in taken:
             try:
                 start()
             except Exception:
@@ -81,8 +96,10 @@ class Session:
         self.hooks.emit(HookContext(HookEvent.SESSION_END, messages=self.agent.messages))
 
     def shutdown(self, say: Callable[[str], None]) -> None:
-        """End the session: exit steps (memory capture...) then SESSION_END hooks. Never raises; Ctrl+C skips
-        the step it interrupts. ``say`` prints one line for the person."""
+        """End the session: start-up work that never found a quiet moment is started (as it would have been at
+        the start), then exit steps (memory capture...) then SESSION_END hooks. Never raises; Ctrl+C skips the
+        step it interrupts. ``say`` prints one line for the person."""
+        self.start_idle()
         for step in self.exit_steps:
             try:
                 step(say)
@@ -109,6 +126,7 @@ def build_session(
     ask_consent: Asker | None = None,
     cwd: Path | None = None,
     notices: queue.SimpleQueue[str] | None = None,
+    defer_start_up: bool = False,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
@@ -116,7 +134,10 @@ def build_session(
     hooks, subagents with write tools); None asks nobody (print mode, piped input): only what was allowed before
     is used, and one line says what was left out — on stderr, or in ``notices`` when given (the queue of lines the
     interactive prompt shows; default a new one). ``cwd`` (default: the process's) decides which project
-    instruction files are read."""
+    instruction files are read. ``defer_start_up``: memory's start-up work (the store check, recovery, the recall
+    index sync and journal compile) waits for ``Session.start_idle`` — called here once the first request has been
+    answered — instead of starting now, so that it does not compete with the first request (the interactive
+    session, which also calls it when its prompt sits idle)."""
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
@@ -196,8 +217,17 @@ def build_session(
         session.exit_steps.append(lambda say: scope.cancel())
     if mcp is not None:
         session.background_starts.append(mcp.start)
+
+    def start(work: Callable[[], None]) -> None:  # start-up work: now, or at the first quiet moment
+        if defer_start_up:
+            session.idle_starts.append(work)
+        else:
+            work()
+
+    if defer_start_up:
+        hooks.on(HookEvent.POST_LLM_RESPONSE, lambda context: session.start_idle())
     if memory is not None:
-        memory.attach(session, interactive=interactive)
+        memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
         if interactive:
             # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
@@ -207,7 +237,7 @@ def build_session(
                 if memory.capture_failed
                 else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
             )
-        recall.start_background(compile=interactive)
+        start(lambda: recall.start_background(compile=interactive))
     if memory is not None and interactive and settings.memory.sync == "auto":
         from catcode.memory.sync.auto import attach_auto_sync
 

@@ -18,10 +18,12 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 import catcode.app
-from catcode.config import resolve_paths
+from catcode.config import Settings, resolve_paths
 from catcode.errors import ConfigError
+from catcode.permissions import NoTerminalApprover
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.ui import repl
+from catcode.ui.conversation import drain
 from catcode.ui.session_start import SessionStart
 from tests.ui.test_repl import WAIT, settings, user_texts, wait_until
 
@@ -29,8 +31,11 @@ from tests.ui.test_repl import WAIT, settings, user_texts, wait_until
 class Held:
     """``run_interactive`` in a thread whose ``build_session`` waits for ``release()`` (or raises ``error``)."""
 
-    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: Any, *responses: Any) -> None:
+    def __init__(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: Any, *responses: Any, memory: bool = False
+    ) -> None:
         self.pipe, self.out = pipe, StringIO()
+        self.settings = Settings(memory={"enabled": True}, skills_enabled=False) if memory else settings()
         self.provider = ScriptedProvider(*responses)
         self.gate = threading.Event()
         self.error: BaseException | None = None
@@ -39,7 +44,7 @@ class Held:
         self.code: int | None = None
         root = tmp_path / "project"
         root.mkdir()
-        self.paths = resolve_paths(settings(), tmp_path / "home", root)
+        self.paths = resolve_paths(self.settings, tmp_path / "home", root)
         build, make_prompt = catcode.app.build_session, repl.make_prompt
 
         def held_build(*args: Any, **kwargs: Any) -> Any:
@@ -62,7 +67,7 @@ class Held:
         console = Console(file=self.out, width=100, color_system=None)
         try:
             self.code = repl.run_interactive(
-                settings(), self.paths, provider=self.provider, console=console, warm=False, input=self.pipe,
+                self.settings, self.paths, provider=self.provider, console=console, warm=False, input=self.pipe,
                 output=DummyOutput(),
             )  # fmt: skip
         except BaseException as exc:
@@ -76,7 +81,7 @@ class Held:
 @pytest.fixture
 def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     with create_pipe_input() as pipe:
-        yield lambda *responses: Held(tmp_path, monkeypatch, pipe, *responses)
+        yield lambda *responses, **options: Held(tmp_path, monkeypatch, pipe, *responses, **options)
 
 
 def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: Any) -> None:
@@ -93,6 +98,68 @@ def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: 
     h.ended()
     assert h.code == 0 and user_texts(h.provider) == ["hello"]
     assert h.out.getvalue().count("Answered once.") == 1
+
+
+UNREADABLE = "1 memory file(s) could not be read and were skipped"
+START_UP_WORK = {"memory-check", "recall-start", "memory-recovery"}  # the threads of memory's start-up work
+
+
+def with_unreadable_memory(h: Held) -> None:
+    """A memory file the start-up check reports (its notice shows that the check ran)."""
+    h.paths.user_memory.mkdir(parents=True, exist_ok=True)
+    (h.paths.user_memory / "broken.md").write_text("no front matter here\n")
+
+
+def test_a_message_sent_at_once_is_answered_before_start_up_work_begins(held: Any) -> None:
+    running: list[set[str]] = []
+
+    def answer(request: Any) -> Any:
+        if request.options.purpose == "chat":
+            running.append({t.name for t in threading.enumerate()} & START_UP_WORK)
+            return text_response("Answered once.")
+        return text_response('{"candidates": []}')  # memory's own calls (the capture at exit)
+
+    h = held(*[answer] * 4, memory=True)
+    with_unreadable_memory(h)
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    h.gate.set()
+    wait_until(lambda: UNREADABLE in h.out.getvalue(), "the start-up check, once the answer is in")
+    out = h.out.getvalue()
+    assert running == [set()]  # nothing of it ran alongside the first request
+    assert out.index("Answered once.") < out.index(UNREADABLE)
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0 and h.out.getvalue().count("Answered once.") == 1
+
+
+def test_start_up_work_begins_while_the_prompt_sits_idle(held: Any) -> None:
+    h = held(memory=True)
+    with_unreadable_memory(h)
+    h.gate.set()
+    wait_until(lambda: UNREADABLE in h.out.getvalue(), "the start-up check while nothing is sent")
+    assert h.prompt.app.is_running  # still at the same prompt: nothing was sent, nothing waited
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0
+
+
+def test_start_up_work_that_never_found_a_quiet_moment_starts_when_the_session_ends(tmp_path: Path) -> None:
+    settings_ = Settings(memory={"enabled": True}, skills_enabled=False)
+    root = tmp_path / "project"
+    root.mkdir()
+    paths = resolve_paths(settings_, tmp_path / "home", root)
+    paths.user_memory.mkdir(parents=True, exist_ok=True)
+    (paths.user_memory / "broken.md").write_text("no front matter here\n")
+    session = catcode.app.build_session(
+        settings_, paths, approver=NoTerminalApprover(), provider=ScriptedProvider(), env={}, defer_start_up=True
+    )
+    assert session.notices.empty() and not {t.name for t in threading.enumerate()} & START_UP_WORK
+    said: list[str] = []
+    session.shutdown(said.append)  # nothing was said in the session: the capture has nothing to do
+    assert session.extras["memory"] is not None
+    session.extras["memory"].wait_started(WAIT)
+    assert any(line.startswith(UNREADABLE) for line in drain(session.notices))
 
 
 def test_commands_complete_once_the_session_exists(held: Any) -> None:
