@@ -149,6 +149,12 @@ def warm_up(provider: Any) -> None:
         importlib.import_module(module)
 
 
+def _load_structlog() -> None:
+    from catcode import log as logsetup
+
+    threading.Thread(target=logsetup.load, name="log-setup", daemon=True).start()
+
+
 def build_conversation(
     settle: Settle,
     console: Callable[[], Any],
@@ -181,6 +187,7 @@ def build_conversation(
         notices=notices, defer_start_up=True,
     )  # fmt: skip
     events.tools = session.tools
+    session.idle_starts.append(_load_structlog)  # its first lines were written without it (``catcode.log``)
     registry = build_registry(session)
     conversation = Conversation(session, registry, screen, events, lambda q: ask_yes_no(answers, q))
     conversation.ctx.ask = answers
