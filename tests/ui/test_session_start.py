@@ -4,6 +4,7 @@ session exists."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from io import StringIO
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
@@ -25,17 +27,24 @@ from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.ui import repl
 from catcode.ui.conversation import drain
 from catcode.ui.session_start import SessionStart
-from tests.ui.test_repl import WAIT, settings, user_texts, wait_until
+from tests.catcode_mcp.conftest import DEMO
+from tests.ui.test_repl import WAIT, user_texts, wait_until
 
 
 class Held:
     """``run_interactive`` in a thread whose ``build_session`` waits for ``release()`` (or raises ``error``)."""
 
     def __init__(
-        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: Any, *responses: Any, memory: bool = False
+        self,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        pipe: Any,
+        *responses: Any,
+        memory: bool = False,
+        mcp: bool = False,
     ) -> None:
         self.pipe, self.out = pipe, StringIO()
-        self.settings = Settings(memory={"enabled": True}, skills_enabled=False) if memory else settings()
+        self.settings = Settings(memory={"enabled": memory}, skills_enabled=False)
         self.provider = ScriptedProvider(*responses)
         self.gate = threading.Event()
         self.error: BaseException | None = None
@@ -45,6 +54,10 @@ class Held:
         root = tmp_path / "project"
         root.mkdir()
         self.paths = resolve_paths(self.settings, tmp_path / "home", root)
+        if mcp:  # the user's own server: no consent needed
+            servers = {"demo": {"command": sys.executable, "args": [DEMO]}}
+            self.paths.home.mkdir(parents=True, exist_ok=True)
+            (self.paths.home / "settings.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
         build, make_prompt = catcode.app.build_session, repl.make_prompt
 
         def held_build(*args: Any, **kwargs: Any) -> Any:
@@ -101,7 +114,11 @@ def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: 
 
 
 UNREADABLE = "1 memory file(s) could not be read and were skipped"
-START_UP_WORK = {"memory-check", "recall-start", "memory-recovery"}  # the threads of memory's start-up work
+START_UP_WORK = {"memory-check", "recall-start", "memory-recovery", "catcode-mcp"}  # the threads of start-up work
+
+
+def threads() -> set[str]:
+    return {t.name for t in threading.enumerate()}
 
 
 def with_unreadable_memory(h: Held) -> None:
@@ -115,7 +132,7 @@ def test_a_message_sent_at_once_is_answered_before_start_up_work_begins(held: An
 
     def answer(request: Any) -> Any:
         if request.options.purpose == "chat":
-            running.append({t.name for t in threading.enumerate()} & START_UP_WORK)
+            running.append(threads() & START_UP_WORK)
             return text_response("Answered once.")
         return text_response('{"candidates": []}')  # memory's own calls (the capture at exit)
 
@@ -131,6 +148,25 @@ def test_a_message_sent_at_once_is_answered_before_start_up_work_begins(held: An
     h.pipe.send_text("\x04")
     h.ended()
     assert h.code == 0 and h.out.getvalue().count("Answered once.") == 1
+
+
+def test_mcp_servers_start_once_a_message_sent_at_once_is_answered(held: Any) -> None:
+    running: list[set[str]] = []
+
+    def answer(request: Any) -> Any:
+        running.append(threads() & START_UP_WORK)
+        return text_response("Answered once.")
+
+    h = held(answer, mcp=True)
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    h.gate.set()
+    wait_until(lambda: "Answered once." in h.out.getvalue(), "the answer")
+    wait_until(lambda: "catcode-mcp" in threads(), "the servers to start once the answer is in")
+    assert running == [set()]  # the request neither waited for the servers nor shared the processor with them
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0
 
 
 def test_start_up_work_begins_while_the_prompt_sits_idle(held: Any) -> None:
@@ -154,7 +190,7 @@ def test_start_up_work_that_never_found_a_quiet_moment_starts_when_the_session_e
     session = catcode.app.build_session(
         settings_, paths, approver=NoTerminalApprover(), provider=ScriptedProvider(), env={}, defer_start_up=True
     )
-    assert session.notices.empty() and not {t.name for t in threading.enumerate()} & START_UP_WORK
+    assert session.notices.empty() and not threads() & START_UP_WORK
     said: list[str] = []
     session.shutdown(said.append)  # nothing was said in the session: the capture has nothing to do
     assert session.extras["memory"] is not None
