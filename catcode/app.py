@@ -233,6 +233,7 @@ def build_session(
         memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
         if interactive:
+            session.exit_steps.append(lambda say: recall.wait_synced(memory.start_up_wait()))
             # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
             # the API is down, one line is enough.
             session.exit_steps.append(

@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
 
 log = get_logger(__name__)
 
+START_UP_WAIT = 5.0  # seconds, at most, that the exit waits for start-up work still running (it takes milliseconds)
+
 
 class MemoryRuntime:
     """Store and git history, and — with a provider — the manager, history log, cursor and service."""
@@ -90,10 +92,17 @@ class MemoryRuntime:
         # session): valid memory files only, redacted.
         begin(self._start_check)
         if interactive:
+            session.exit_steps.append(lambda say: self.wait_started(self.start_up_wait()))
             session.exit_steps.append(partial(capture_at_exit, self))
             if self.service.needs_work():  # decided now: later, this session's own lines would be pending too
                 service = self.service
                 begin(lambda: service.start_background("recovery"))
+
+    def start_up_wait(self) -> float:
+        """Seconds the exit gives start-up work still running (started late: the session's first quiet moment came
+        just before the exit) to finish, so that it is not cut off midway: from the one exit budget, at most
+        ``START_UP_WAIT``."""
+        return min(START_UP_WAIT, self.exit_budget.remaining())
 
     def _start_check(self) -> None:
         self._check = threading.Thread(target=self._check_store, name="memory-check", daemon=True)

@@ -22,6 +22,7 @@ from rich.console import Console
 import catcode.app
 from catcode.config import Settings, resolve_paths
 from catcode.errors import ConfigError
+from catcode.memory.recall.recall import Recall
 from catcode.permissions import NoTerminalApprover
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.ui import repl
@@ -148,6 +149,41 @@ def test_a_message_sent_at_once_is_answered_before_start_up_work_begins(held: An
     h.pipe.send_text("\x04")
     h.ended()
     assert h.code == 0 and h.out.getvalue().count("Answered once.") == 1
+
+
+def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
+    held: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate, exiting, order = threading.Event(), threading.Event(), []
+    sync, wait_synced, end = Recall.sync, Recall.wait_synced, catcode.app.Session.end
+
+    def held_sync(self: Recall) -> Any:  # the start-up sync goes on only once the exit waits for it
+        assert gate.wait(WAIT)
+        result = sync(self)
+        order.append("synced")
+        return result
+
+    def told(self: Recall, timeout: float | None = None) -> None:
+        exiting.set()
+        wait_synced(self, timeout)
+
+    monkeypatch.setattr(Recall, "sync", held_sync)
+    monkeypatch.setattr(Recall, "wait_synced", told)
+    monkeypatch.setattr(catcode.app.Session, "end", lambda self: (order.append("ended"), end(self)))
+
+    def answer(request: Any) -> Any:
+        return text_response("Answered once." if request.options.purpose == "chat" else '{"candidates": []}')
+
+    h = held(*[answer] * 4, memory=True)
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    h.gate.set()
+    wait_until(lambda: "Answered once." in h.out.getvalue() and h.prompt.app.is_running, "the answer")
+    h.pipe.send_text("\x04")  # at once: the start-up work began with the answer and is still running
+    wait_until(exiting.is_set, "the exit to wait for the start-up sync")
+    gate.set()
+    h.ended()
+    assert h.code == 0 and order == ["synced", "ended"] and h.paths.facts_db.exists()
 
 
 def test_mcp_servers_start_once_a_message_sent_at_once_is_answered(held: Any) -> None:
