@@ -181,7 +181,8 @@ def _first_token(project: Path, env: dict[str, str], wait_s: float, timeout: flo
 
 def bench_first_token(runs: int = 5) -> dict[str, float]:
     """Time to the first streamed token for a message sent the instant the prompt appears, against one sent 3 s later
-    (everything ready), and the previous approach's message sent at once — interleaved, a fresh HOME each run,
+    (everything ready), the previous approach's message sent at once, and one sent at once with two MCP servers
+    configured (their start waits for the first answer) — interleaved, a fresh HOME each run,
     memory on (its start-up work included) — plus the time from launch to that token. The quality traded: every
     answer arrives whole, each message is sent exactly once, and memory's start-up work is still done. What the
     at-once figure waits for is mostly the SDK import behind the prompt; the section also measures what shrinks it —
@@ -192,6 +193,7 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
 
     subjects: dict[str, tuple[bool, float]] = {"at_once": (False, 0.0), "after_3s": (False, 3.0)}
     subjects["previous_at_once"] = (True, 0.0)
+    subjects["at_once_with_mcp"] = (False, 0.0)  # two MCP servers in the user's settings
     sent: dict[str, list[float]] = {name: [] for name in subjects}
     launched: dict[str, list[float]] = {name: [] for name in subjects}
     complete = once = started = 0
@@ -204,6 +206,8 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
                 home = base / f"home-{run}-{name}"
                 home.mkdir()
                 env = {**_env(home, memory=True), "ANTHROPIC_BASE_URL": server.base_url}
+                if name == "at_once_with_mcp":
+                    _with_mcp_servers(home / ".cat-code")
                 chats = _count(server, kind_of)
                 from_launch, from_send, whole = _first_token(projects[may_ask], env, wait)
                 if not run:
@@ -228,6 +232,8 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
         "launch_to_first_token_at_once_ms": round(launch, 1),
         "previous_approach_launch_to_first_token_ms": round(launch_before, 1),
         "ratio_launch_to_token_vs_previous": round(launch / launch_before, 3),
+        "first_token_at_once_with_2_mcp_servers_ms": round(median(sent["at_once_with_mcp"]), 1),
+        "ratio_with_mcp_vs_without": round(median(sent["at_once_with_mcp"]) / at_once, 3),
         "answers_complete_ratio": round(complete / (runs * len(subjects)), 3),
         "answered_exactly_once_ratio": round(once / (runs * len(subjects)), 3),
         "start_up_work_done_ratio": round(started / (runs * len(subjects)), 3),
@@ -235,6 +241,16 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
         "sdk_import_cpu_ms_collector_paused": round(paused, 1),
         "import_ratio_paused_vs_plain": round(paused / plain, 3),
     }
+
+
+def _with_mcp_servers(home: Path) -> None:
+    """Two copies of the tests' demo MCP server in the user's settings (no consent needed)."""
+    import yaml
+
+    demo = Path(__file__).resolve().parent.parent / "tests" / "catcode_mcp" / "servers" / "demo_server.py"
+    home.mkdir(parents=True, exist_ok=True)
+    servers = {name: {"command": sys.executable, "args": [str(demo)]} for name in ("first", "second")}
+    (home / "settings.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
 
 
 def _count(server: object, kind_of: Callable[[dict], str]) -> int:
