@@ -19,14 +19,17 @@ for the first quiet moment (``Session.start_idle``) — must still be done (the 
 
 Measured on the shared 2-core development machine (medians of interleaved runs, three runs): the prompt in 0.11–0.17 s,
 0.25–0.33 of the previous approach (0.35–0.54 s) and 4–5.7 times ``python -c 'input()'`` (0.02–0.04 s); with a
-settings file changed since the last start 0.21–0.30 s (pydantic and the settings models are imported first). A
-message sent at once gets its first token 0.74–0.75 s after it is sent, 0.64–0.66 s more than one sent after 3 s —
-0.87–0.89 of that difference before settings models stopped reading their source (``use_attribute_docstrings``),
-structlog's import and memory's start-up work left the first request's path (0.74–0.75 s, measured back to back) —
-and 0.83–0.84 s after launch (0.89–0.91 of before), the same as the previous approach, which had built the session
-before drawing the prompt (its difference 0.50 s). What the message waits for behind the prompt is the SDK import
-(~0.55 s of processor time, which nothing can share: the imports hold the interpreter lock) and the ~0.15 s the
-session's own modules take to import."""
+settings file changed since the last start 0.21–0.30 s (pydantic and the settings models are imported first);
+since the settings models stopped reading their source, 0.18 s, and the previous approach 0.26 s (the prompt itself
+unchanged, 0.095 s). A message sent at once gets its first token 0.75–0.81 s after it is sent, 0.65–0.71 s more
+than one sent after 3 s — 0.87 (median of four back-to-back pairs, 0.83–0.96) of that difference before the first
+request's path was cleared (settings models no longer read their source for ``use_attribute_docstrings``;
+structlog's import, memory's start-up work and the MCP servers' start wait for the first answer or an idle prompt)
+— and 0.83–0.90 s after launch (0.90 of before), the same as the previous approach, which builds the session before
+drawing the prompt (its difference 0.51–0.52 s). With two MCP servers configured, the message sent at once gets
+its first token in 0.69–0.72 s: 0.53 of before, when their start shared the processor with it (1.30–1.39 s). What
+the message still waits for behind the prompt is the SDK import (~0.55 s of processor time that nothing can share:
+the imports hold the interpreter lock) and the ~0.15 s the session's own modules take to import."""
 
 from __future__ import annotations
 
