@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import queue
 import sys
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,11 +67,25 @@ class Session:
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
     exit_steps: list[Callable[[Callable[[str], None]], None]] = field(default_factory=list)
     background_starts: list[Callable[[], None]] = field(default_factory=list)  # once the prompt is drawn
+    idle_starts: list[Callable[[], None]] = field(default_factory=list)  # start-up work for a quiet moment
+    _starting: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def start_background(self) -> None:
         """Start what waits for the prompt to be drawn (MCP servers); later calls do nothing."""
-        starts, self.background_starts = self.background_starts, []
-        for start in starts:
+        self._start(self.background_starts)
+
+    def start_idle(self) -> None:
+        """Start the start-up work left for a quiet moment (``build_session(defer_start_up=True)``: memory's store
+        check and recovery, the recall index sync and journal compile, the MCP servers); later calls do nothing.
+        The interactive session calls it once its first request has been answered or its prompt sits idle, and at
+        the latest when it ends."""
+        self._start(self.idle_starts)
+
+    def _start(self, starts: list[Callable[[], None]]) -> None:
+        with self._starting:  # the agent's thread and the prompt's may both get here first
+            taken = starts[:]
+            starts.clear()
+        for start in taken:
             try:
                 start()
             except Exception:
@@ -81,8 +96,10 @@ class Session:
         self.hooks.emit(HookContext(HookEvent.SESSION_END, messages=self.agent.messages))
 
     def shutdown(self, say: Callable[[str], None]) -> None:
-        """End the session: exit steps (memory capture...) then SESSION_END hooks. Never raises; Ctrl+C skips
-        the step it interrupts. ``say`` prints one line for the person."""
+        """End the session: start-up work that never found a quiet moment is started (as it would have been at
+        the start), then exit steps (memory capture...) then SESSION_END hooks. Never raises; Ctrl+C skips the
+        step it interrupts. ``say`` prints one line for the person."""
+        self.start_idle()
         for step in self.exit_steps:
             try:
                 step(say)
@@ -109,6 +126,7 @@ def build_session(
     ask_consent: Asker | None = None,
     cwd: Path | None = None,
     notices: queue.SimpleQueue[str] | None = None,
+    defer_start_up: bool = False,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
@@ -116,7 +134,11 @@ def build_session(
     hooks, subagents with write tools); None asks nobody (print mode, piped input): only what was allowed before
     is used, and one line says what was left out — on stderr, or in ``notices`` when given (the queue of lines the
     interactive prompt shows; default a new one). ``cwd`` (default: the process's) decides which project
-    instruction files are read."""
+    instruction files are read. ``defer_start_up``: the start-up work no request needs — memory's (the store check,
+    recovery, the recall index sync and journal compile) and the MCP servers' start — waits for
+    ``Session.start_idle`` — called here once the first request has been answered — instead of starting now, so
+    that it does not compete with the first request (the interactive session, which also calls it when its prompt
+    sits idle)."""
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
@@ -138,7 +160,7 @@ def build_session(
     extensions = gather(paths, tools, ask_consent, notify, env, subagents=settings.subagents.enabled)
     session_id = memory.session_id if memory is not None else uuid.uuid4().hex[:12]
     user_hooks = _add_user_hooks(extensions, paths, hooks, session_id, notify)
-    mcp = _add_mcp(extensions, paths, hooks, tools, parts, notify)
+    mcp = _add_mcp(extensions, paths, hooks, tools, parts, notify, started_later=defer_start_up)
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
@@ -195,11 +217,23 @@ def build_session(
         # First of all exit steps: no subagent may still act while memory is captured (they are never recorded).
         session.exit_steps.append(lambda say: scope.cancel())
     if mcp is not None:
-        session.background_starts.append(mcp.start)
+        # With the rest of the start-up work: a message sent at once never had their tools in time anyway, only the
+        # processor time of the MCP SDK's import (~0.4 s) and the servers' start.
+        (session.idle_starts if defer_start_up else session.background_starts).append(mcp.start)
+
+    def start(work: Callable[[], None]) -> None:  # start-up work: now, or at the first quiet moment
+        if defer_start_up:
+            session.idle_starts.append(work)
+        else:
+            work()
+
+    if defer_start_up:
+        hooks.on(HookEvent.POST_LLM_RESPONSE, lambda context: session.start_idle())
     if memory is not None:
-        memory.attach(session, interactive=interactive)
+        memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
         if interactive:
+            session.exit_steps.append(lambda say: recall.wait_synced(memory.start_up_wait()))
             # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
             # the API is down, one line is enough.
             session.exit_steps.append(
@@ -207,7 +241,7 @@ def build_session(
                 if memory.capture_failed
                 else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
             )
-        recall.start_background(compile=interactive)
+        start(lambda: recall.start_background(compile=interactive))
     if memory is not None and interactive and settings.memory.sync == "auto":
         from catcode.memory.sync.auto import attach_auto_sync
 
@@ -341,9 +375,12 @@ def _add_mcp(
     tools: ToolRegistry,
     parts: _Parts,
     notify: Callable[[str], None],
+    *,
+    started_later: bool,
 ) -> Any:
-    """MCP servers: started in the background once the prompt is drawn (``Session.start_background``), or at the
-    first request when there is no prompt; their tools join the registry as servers become ready."""
+    """MCP servers: started in the background by the interactive session at its first quiet moment
+    (``Session.start_idle``: ``started_later``), or at the first request when there is no prompt; their tools join
+    the registry as servers become ready."""
     from catcode.commands.extensions import register_mcp
 
     if not extensions.servers and not extensions.refused_servers:
@@ -353,7 +390,7 @@ def _add_mcp(
     from catcode.mcp.manager import McpManager
 
     manager = McpManager(extensions.servers, project_root=paths.project_root, log_dir=paths.logs.parent, notify=notify)
-    hooks.on(HookEvent.PRE_LLM_REQUEST, McpToolsHook(manager, tools, notify))
+    hooks.on(HookEvent.PRE_LLM_REQUEST, McpToolsHook(manager, tools, notify, wait_first=not started_later))
     hooks.on(HookEvent.SESSION_END, lambda context: manager.stop())
     parts.register_commands.append(lambda registry: register_mcp(registry, manager, extensions.refused_servers))
     return manager

@@ -55,7 +55,7 @@ matters."""
 class CompactConfig(BaseModel):
     """Settings of context compaction (``compact:`` in settings.yaml)."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     token_budget: int | None = Field(default=None, gt=0, le=10_000_000)
     """Compact when a request would exceed this many tokens; unset: 80% of the model's context window."""

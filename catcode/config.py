@@ -53,7 +53,10 @@ if TYPE_CHECKING:
 class Section(BaseModel):
     """Base for settings sections: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
+    # No ``use_attribute_docstrings`` here or in any settings model: pydantic would then read and parse the
+    # module's source for each model at import time, scanning every loaded module to find it — tens of ms on the
+    # way to the first request, several times more once the SDK is loaded. The attribute docstrings are for readers.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class PermissionsSettings(Section):

@@ -17,7 +17,7 @@ TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 class HookCommand(BaseModel):
     """One hook: a command, and for tool events which tools it applies to."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     matcher: str = ""
     """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case, so Claude Code's
@@ -45,7 +45,7 @@ class HookCommand(BaseModel):
 class HooksSettings(BaseModel):
     """Settings under ``hooks:``: the commands of each event, run in order."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     PreToolUse: list[HookCommand] = Field(default_factory=list)
     """Before a tool runs (after its input is checked, before the permission prompt); exit 2 refuses the call."""

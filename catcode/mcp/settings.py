@@ -16,7 +16,7 @@ SERVER_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
 class McpServerSettings(BaseModel):
     """A stdio server (``command``, ``args``, ``env``) or a streamable HTTP server (``url``, ``headers``)."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     type: Literal["stdio", "http"] | None = None
     """stdio or http (streamable HTTP); unset: stdio when command is given, http when url is."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
     from catcode.memory.pipeline.service import MemoryService
 
 log = get_logger(__name__)
+
+START_UP_WAIT = 5.0  # seconds, at most, that the exit waits for start-up work still running (it takes milliseconds)
 
 
 class MemoryRuntime:
@@ -70,23 +73,40 @@ class MemoryRuntime:
             for tool in [*memory_tools(self.manager), memory_revert_tool(self)]:
                 tools.register(tool)
 
-    def attach(self, session: Any, *, interactive: bool = True) -> None:
-        """Record every stored message, capture at exit, and recover an interrupted session in the background."""
+    def attach(
+        self, session: Any, *, interactive: bool = True, start: Callable[[Callable[[], None]], None] | None = None
+    ) -> None:
+        """Record every stored message, capture at exit, and recover an interrupted session in the background.
+
+        ``start`` is handed the start-up work (the store check, the recovery) to start when it sees fit — the
+        interactive session, once its first request has been answered or its prompt sits idle; default: now."""
         if self.service is None or self.history is None:
             return
+        begin = start or (lambda work: work())
         session.agent.listeners.append(self.service.record)
         self.history.append_event("session_start")
         if self.git.warning:
             self.notices.put(self.git.warning)
-        # Reading every memory file takes a while in a large store: do it (it warms the cache the first request
-        # needs anyway) without holding up the prompt. It also records what was left uncommitted (a hand edit, a
-        # killed session): valid memory files only, redacted.
+        # Reading every memory file takes a while in a large store: do it in the background (the injection reads
+        # what the first request needs itself). It also records what was left uncommitted (a hand edit, a killed
+        # session): valid memory files only, redacted.
+        begin(self._start_check)
+        if interactive:
+            session.exit_steps.append(lambda say: self.wait_started(self.start_up_wait()))
+            session.exit_steps.append(partial(capture_at_exit, self))
+            if self.service.needs_work():  # decided now: later, this session's own lines would be pending too
+                service = self.service
+                begin(lambda: service.start_background("recovery"))
+
+    def start_up_wait(self) -> float:
+        """Seconds the exit gives start-up work still running (started late: the session's first quiet moment came
+        just before the exit) to finish, so that it is not cut off midway: from the one exit budget, at most
+        ``START_UP_WAIT``."""
+        return min(START_UP_WAIT, self.exit_budget.remaining())
+
+    def _start_check(self) -> None:
         self._check = threading.Thread(target=self._check_store, name="memory-check", daemon=True)
         self._check.start()
-        if interactive:
-            session.exit_steps.append(partial(capture_at_exit, self))
-            if self.service.needs_work():
-                self.service.start_background("recovery")
 
     def wait_started(self, timeout: float | None = None) -> None:
         """Wait for the start-up check of ``attach`` (tests, the simulation)."""

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class SubagentSettings(BaseModel):
     """How the ``task`` tool runs subagents."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
     """Offer the task tool (subagents) to the model."""

@@ -163,12 +163,14 @@ class Repl:
         self.start.drawn()
 
     async def _watch(self) -> None:
-        """While the prompt waits: print notices above it; end it with the error if the session cannot be built."""
+        """While the prompt waits: print notices above it; start the session's start-up work left for a quiet
+        moment; end it with the error if the session cannot be built."""
         while True:
             error = self.start.error()
             if error is not None:
                 get_app().exit(exception=error)
                 return
+            self.start.idle()
             conv = self.start.peek()
             if conv is not None:
                 from catcode.ui.conversation import drain

@@ -5,8 +5,12 @@ and screen objects) in a background thread started once the prompt is drawn, sta
 servers) before anyone can use the session, then, in the same thread, imports what the first request needs (the
 SDK, the Markdown renderer) and resumes the garbage collector (``catcode.startup``: paused until then, which makes
 all of it cheaper). The REPL waits for it only where it needs the session: the first line sent, Shift+Tab, exit. A
-failed build is kept and raised wherever it is waited for. ``build_now`` builds in the calling thread instead,
-before the prompt (when the project may ask for consent, every question must come before what it governs is used).
+failed build is kept and raised wherever it is waited for. The session's start-up work that no request needs
+(memory's store check and recovery, the recall index sync, ``build_session(defer_start_up=True)``) starts once the
+first request has been answered, or once the SDK is imported while the prompt sits idle (``idle``): a message sent
+the instant the prompt appears shares the processor with nothing it does not need. ``build_now`` builds in the
+calling thread instead, before the prompt (when the project may ask for consent, every question must come before
+what it governs is used).
 
 Importing this module must stay cheap: the session's modules are imported by ``build_conversation``, in the
 background."""
@@ -40,6 +44,7 @@ class SessionStart:
         self._lock = threading.Lock()
         self._started = False
         self._drawn = False
+        self._warm_done = threading.Event()
         self._listeners: list[Callable[[Any], None]] = []
 
     def build_now(self) -> Any:
@@ -75,6 +80,14 @@ class SessionStart:
         """The conversation if it is built, else None (also when the build failed)."""
         future = self._future
         return future.result() if future.done() and future.exception() is None else None
+
+    def idle(self) -> None:
+        """The prompt waits for input: once the session is built and the SDK imported, start the session's
+        start-up work left for a quiet moment (``Session.start_idle``; a message sent at once is answered before
+        it competes with anything)."""
+        conversation = self.peek()
+        if conversation is not None and self._warm_done.is_set():
+            conversation.session.start_idle()
 
     def error(self) -> BaseException | None:
         """Why the build failed, once it has."""
@@ -124,6 +137,7 @@ class SessionStart:
             log.warning("warm_up_failed", exc_info=True)
         finally:
             resume_gc()
+            self._warm_done.set()
 
 
 def warm_up(provider: Any) -> None:
@@ -133,6 +147,12 @@ def warm_up(provider: Any) -> None:
         provider.warm_up()
     for module in ("rich.live", "rich.spinner", "rich.markdown"):
         importlib.import_module(module)
+
+
+def _load_structlog() -> None:
+    from catcode import log as logsetup
+
+    threading.Thread(target=logsetup.load, name="log-setup", daemon=True).start()
 
 
 def build_conversation(
@@ -164,9 +184,10 @@ def build_conversation(
     approver = TerminalApprover(screen, answers, save=save)
     session = app.build_session(
         settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent,
-        notices=notices,
+        notices=notices, defer_start_up=True,
     )  # fmt: skip
     events.tools = session.tools
+    session.idle_starts.append(_load_structlog)  # its first lines were written without it (``catcode.log``)
     registry = build_registry(session)
     conversation = Conversation(session, registry, screen, events, lambda q: ask_yes_no(answers, q))
     conversation.ctx.ask = answers

@@ -4,6 +4,7 @@ session exists."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from io import StringIO
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
@@ -18,19 +20,32 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 import catcode.app
-from catcode.config import resolve_paths
+from catcode.config import Settings, resolve_paths
 from catcode.errors import ConfigError
+from catcode.memory.recall.recall import Recall
+from catcode.permissions import NoTerminalApprover
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.ui import repl
+from catcode.ui.conversation import drain
 from catcode.ui.session_start import SessionStart
-from tests.ui.test_repl import WAIT, settings, user_texts, wait_until
+from tests.catcode_mcp.conftest import DEMO
+from tests.ui.test_repl import WAIT, user_texts, wait_until
 
 
 class Held:
     """``run_interactive`` in a thread whose ``build_session`` waits for ``release()`` (or raises ``error``)."""
 
-    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pipe: Any, *responses: Any) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        pipe: Any,
+        *responses: Any,
+        memory: bool = False,
+        mcp: bool = False,
+    ) -> None:
         self.pipe, self.out = pipe, StringIO()
+        self.settings = Settings(memory={"enabled": memory}, skills_enabled=False)
         self.provider = ScriptedProvider(*responses)
         self.gate = threading.Event()
         self.error: BaseException | None = None
@@ -39,7 +54,11 @@ class Held:
         self.code: int | None = None
         root = tmp_path / "project"
         root.mkdir()
-        self.paths = resolve_paths(settings(), tmp_path / "home", root)
+        self.paths = resolve_paths(self.settings, tmp_path / "home", root)
+        if mcp:  # the user's own server: no consent needed
+            servers = {"demo": {"command": sys.executable, "args": [DEMO]}}
+            self.paths.home.mkdir(parents=True, exist_ok=True)
+            (self.paths.home / "settings.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
         build, make_prompt = catcode.app.build_session, repl.make_prompt
 
         def held_build(*args: Any, **kwargs: Any) -> Any:
@@ -62,7 +81,7 @@ class Held:
         console = Console(file=self.out, width=100, color_system=None)
         try:
             self.code = repl.run_interactive(
-                settings(), self.paths, provider=self.provider, console=console, warm=False, input=self.pipe,
+                self.settings, self.paths, provider=self.provider, console=console, warm=False, input=self.pipe,
                 output=DummyOutput(),
             )  # fmt: skip
         except BaseException as exc:
@@ -76,7 +95,7 @@ class Held:
 @pytest.fixture
 def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     with create_pipe_input() as pipe:
-        yield lambda *responses: Held(tmp_path, monkeypatch, pipe, *responses)
+        yield lambda *responses, **options: Held(tmp_path, monkeypatch, pipe, *responses, **options)
 
 
 def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: Any) -> None:
@@ -93,6 +112,126 @@ def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: 
     h.ended()
     assert h.code == 0 and user_texts(h.provider) == ["hello"]
     assert h.out.getvalue().count("Answered once.") == 1
+
+
+UNREADABLE = "1 memory file(s) could not be read and were skipped"
+START_UP_WORK = {"memory-check", "recall-start", "memory-recovery", "catcode-mcp"}  # the threads of start-up work
+
+
+def threads() -> set[str]:
+    return {t.name for t in threading.enumerate()}
+
+
+def with_unreadable_memory(h: Held) -> None:
+    """A memory file the start-up check reports (its notice shows that the check ran)."""
+    h.paths.user_memory.mkdir(parents=True, exist_ok=True)
+    (h.paths.user_memory / "broken.md").write_text("no front matter here\n")
+
+
+def test_a_message_sent_at_once_is_answered_before_start_up_work_begins(held: Any) -> None:
+    running: list[set[str]] = []
+
+    def answer(request: Any) -> Any:
+        if request.options.purpose == "chat":
+            running.append(threads() & START_UP_WORK)
+            return text_response("Answered once.")
+        return text_response('{"candidates": []}')  # memory's own calls (the capture at exit)
+
+    h = held(*[answer] * 4, memory=True)
+    with_unreadable_memory(h)
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    h.gate.set()
+    wait_until(lambda: UNREADABLE in h.out.getvalue(), "the start-up check, once the answer is in")
+    out = h.out.getvalue()
+    assert running == [set()]  # nothing of it ran alongside the first request
+    assert out.index("Answered once.") < out.index(UNREADABLE)
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0 and h.out.getvalue().count("Answered once.") == 1
+
+
+def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
+    held: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate, exiting, order = threading.Event(), threading.Event(), []
+    sync, wait_synced, end = Recall.sync, Recall.wait_synced, catcode.app.Session.end
+
+    def held_sync(self: Recall) -> Any:  # the start-up sync goes on only once the exit waits for it
+        assert gate.wait(WAIT)
+        result = sync(self)
+        order.append("synced")
+        return result
+
+    def told(self: Recall, timeout: float | None = None) -> None:
+        exiting.set()
+        wait_synced(self, timeout)
+
+    monkeypatch.setattr(Recall, "sync", held_sync)
+    monkeypatch.setattr(Recall, "wait_synced", told)
+    monkeypatch.setattr(catcode.app.Session, "end", lambda self: (order.append("ended"), end(self)))
+
+    def answer(request: Any) -> Any:
+        return text_response("Answered once." if request.options.purpose == "chat" else '{"candidates": []}')
+
+    h = held(*[answer] * 4, memory=True)
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    h.gate.set()
+    wait_until(lambda: "Answered once." in h.out.getvalue() and h.prompt.app.is_running, "the answer")
+    h.pipe.send_text("\x04")  # at once: the start-up work began with the answer and is still running
+    wait_until(exiting.is_set, "the exit to wait for the start-up sync")
+    gate.set()
+    h.ended()
+    assert h.code == 0 and order == ["synced", "ended"] and h.paths.facts_db.exists()
+
+
+def test_mcp_servers_start_once_a_message_sent_at_once_is_answered(held: Any) -> None:
+    running: list[set[str]] = []
+
+    def answer(request: Any) -> Any:
+        running.append(threads() & START_UP_WORK)
+        return text_response("Answered once.")
+
+    h = held(answer, mcp=True)
+    h.pipe.send_text("hello\r")
+    wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
+    h.gate.set()
+    wait_until(lambda: "Answered once." in h.out.getvalue(), "the answer")
+    wait_until(lambda: "catcode-mcp" in threads(), "the servers to start once the answer is in")
+    assert running == [set()]  # the request neither waited for the servers nor shared the processor with them
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0
+
+
+def test_start_up_work_begins_while_the_prompt_sits_idle(held: Any) -> None:
+    h = held(memory=True)
+    with_unreadable_memory(h)
+    h.gate.set()
+    wait_until(lambda: UNREADABLE in h.out.getvalue(), "the start-up check while nothing is sent")
+    assert h.prompt.app.is_running  # still at the same prompt: nothing was sent, nothing waited
+    h.pipe.send_text("\x04")
+    h.ended()
+    assert h.code == 0
+
+
+def test_start_up_work_that_never_found_a_quiet_moment_starts_when_the_session_ends(tmp_path: Path) -> None:
+    settings_ = Settings(memory={"enabled": True}, skills_enabled=False)
+    root = tmp_path / "project"
+    root.mkdir()
+    paths = resolve_paths(settings_, tmp_path / "home", root)
+    paths.user_memory.mkdir(parents=True, exist_ok=True)
+    (paths.user_memory / "broken.md").write_text("no front matter here\n")
+    session = catcode.app.build_session(
+        settings_, paths, approver=NoTerminalApprover(), provider=ScriptedProvider(), env={}, defer_start_up=True
+    )
+    assert session.notices.empty() and not threads() & START_UP_WORK
+    said: list[str] = []
+    session.shutdown(said.append)  # nothing was said in the session: the capture has nothing to do
+    assert session.extras["memory"] is not None
+    session.extras["memory"].wait_started(WAIT)
+    assert any(line.startswith(UNREADABLE) for line in drain(session.notices))
 
 
 def test_commands_complete_once_the_session_exists(held: Any) -> None:

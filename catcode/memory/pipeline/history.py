@@ -46,7 +46,7 @@ class HistoryError(CatcodeError):
 class HistoryConfig(BaseModel):
     """Settings under ``history:`` for the conversation log and its compaction."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     char_budget: int = Field(default=32_000, gt=0, le=100_000_000)
     """Compact history.jsonl once it holds more than this many characters."""

@@ -17,8 +17,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-import json_repair
-
 from catcode.log import get_logger
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
 from catcode.memory.store.names import looks_like_secret, name_problem, slugify
@@ -145,6 +143,8 @@ def _items(text: Any, key: str) -> tuple[list[Any], bool]:
     found = _find(_strict(text), key, bare=True)
     if found is not None:
         return found, True
+    import json_repair  # only for a reply that needs mending: the first request does not wait for its import
+
     mendable = _mendable(text)
     mended = json_repair.loads(mendable) if mendable and len(mendable) <= MAX_REPAIR_CHARS else None
     if isinstance(mended, str) and mended.lstrip().startswith("{"):

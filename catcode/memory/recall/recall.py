@@ -91,6 +91,7 @@ class Recall:
         self._mark = ""  # its digest, recorded in facts.db: gone when the index had to be recreated
         self._lock = threading.RLock()
         self._background: threading.Thread | None = None
+        self._start_synced = threading.Event()  # the start-up sync is over (done or failed)
 
     # -- the index ----------------------------------------------------------------------------------------------
 
@@ -175,6 +176,12 @@ class Recall:
         self._background = threading.Thread(target=self._startup, args=(compile,), name="recall-start", daemon=True)
         self._background.start()
 
+    def wait_synced(self, timeout: float | None = None) -> None:
+        """Wait (at most ``timeout`` seconds) for the start-up sync of the index, if it was started (the compile
+        after it is not waited for)."""
+        if self._background is not None:
+            self._start_synced.wait(timeout)
+
     def wait_background(self, timeout: float | None = None) -> None:
         """Wait for the startup work (tests)."""
         if self._background is not None:
@@ -185,6 +192,8 @@ class Recall:
             self.sync()
         except Exception:
             log.warning("facts_sync_failed", exc_info=True)
+        finally:
+            self._start_synced.set()
         if compile:
             try:
                 self.compile_pending()

@@ -154,7 +154,7 @@ class ConsolidationReport(BaseModel):
 class MemoryConfig(BaseModel):
     """Settings under ``memory:``."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     dir: Path | None = None
     """Memory root; None means ``<CATCODE_HOME>/memory`` (resolved by the caller). Not settable by project files."""

@@ -1,0 +1,93 @@
+"""The log lines written before structlog is imported (``catcode.log.early_line``) are the lines structlog's own
+pipeline writes: same fields, same order, same masking — for any event."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import structlog
+from hypothesis import given
+from hypothesis import strategies as st
+
+from catcode import log as logsetup
+
+METHODS = ["debug", "info", "warning", "error", "exception", "critical"]
+SECRETS = ["sk-ant-api03-abcdefghijklmnop", "Bearer abcdefghijklmnopqrstu", "AKIAIOSFODNN7EXAMPLE", "plain words"]
+KEYS = ["path", "count", "api_key", "Authorization", "password", "detail", "level", "timestamp", "exception", "x"]
+STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.sampled_from(SECRETS),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(KEYS) | st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+class Lines:
+    """A stand-in for the stdlib logger structlog hands its rendered line to."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str]] = []
+
+    def __getattr__(self, method: str) -> Any:
+        return lambda line: self.lines.append((method, line))
+
+
+def structlog_line(method: str, event: str, args: tuple[Any, ...], kw: dict[str, Any], level: int) -> str | None:
+    out = Lines()
+    logger = structlog.wrap_logger(
+        out, processors=logsetup.processors(), wrapper_class=structlog.make_filtering_bound_logger(level)
+    )
+    getattr(logger, method)(event, *args, **kw)
+    assert len(out.lines) <= 1
+    return out.lines[0][1] if out.lines else None
+
+
+def same_line(early: str | None, ours: str | None) -> None:
+    assert (early is None) == (ours is None)
+    if early is None or ours is None:
+        return
+    a, b = json.loads(early), json.loads(ours)
+    assert list(a) == list(b)  # the same fields in the same order
+    assert STAMP.fullmatch(a.pop("timestamp")) and STAMP.fullmatch(b.pop("timestamp"))
+    assert a == b
+
+
+@given(
+    method=st.sampled_from(METHODS),
+    level=st.sampled_from([logging.DEBUG, logging.INFO, logging.WARNING]),
+    event=st.text() | st.sampled_from(SECRETS),
+    kw=st.dictionaries(st.sampled_from(KEYS) | st.from_regex(r"[a-z_]{1,12}", fullmatch=True), values, max_size=5),
+    exc=st.sampled_from(["none", "true", "instance"]),
+)
+def test_early_lines_are_the_lines_structlog_writes(
+    method: str, level: int, event: str, kw: dict[str, Any], exc: str
+) -> None:
+    kw.pop("event", None)
+    try:
+        raise ValueError(f"bad key {SECRETS[0]}")
+    except ValueError as error:
+        if exc != "none":
+            kw["exc_info"] = True if exc == "true" else error
+        early = logsetup.early_line(method, event, (), dict(kw), level)
+        ours = structlog_line(method, event, (), dict(kw), level)
+    same_line(early, ours)
+    if early is not None:
+        assert SECRETS[0] not in early and SECRETS[1] not in early  # masked like every other line
+
+
+def test_interpolation_and_no_exception_match_too() -> None:
+    for args in [(1, "two"), ({"name": "x"},)]:
+        event = "got %s and %s" if len(args) == 2 else "named %(name)s"
+        same_line(
+            logsetup.early_line("info", event, args, {}, logging.INFO),
+            structlog_line("info", event, args, {}, logging.INFO),
+        )
+    # exc_info asked for outside any exception: nothing to render, like structlog
+    same_line(
+        logsetup.early_line("exception", "oops", (), {}, logging.INFO),
+        structlog_line("exception", "oops", (), {}, logging.INFO),
+    )
