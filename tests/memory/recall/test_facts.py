@@ -223,7 +223,9 @@ def test_unknown_kind_is_rejected() -> None:
 def test_usable_from_another_thread(index: FactsIndex) -> None:
     results: list[list[str]] = []
     workers = [threading.Thread(target=lambda: results.append(ids(index.search("偏好")))) for _ in range(4)]
-    writer = threading.Thread(target=lambda: index.sync([FactSource("t", "memory", "2026-01-01", "Threads.")]))
+    # The writer keeps every source and adds one: whenever a reader runs, its answer is the same.
+    added = FactSource("t", "memory", "2026-01-01", "Threads.")
+    writer = threading.Thread(target=lambda: index.sync([VIM, CODE, DAILY, *NOISE, added]))
     for thread in [*workers, writer]:
         thread.start()
     for thread in [*workers, writer]:
