@@ -86,7 +86,7 @@ class LazyLogger:
         return getattr(_structlog().get_logger(self._name), attr)
 
 
-def _write_early(name: str, method: str, event: str, *args: Any, **kw: Any) -> None:
+def _write_early(name: str, method: str, event: str, /, *args: Any, **kw: Any) -> None:
     line = early_line(method, event, args, kw, _configured["level"])
     if line is not None:
         getattr(logging.getLogger(name), "error" if method == "exception" else method)(line)

@@ -91,3 +91,28 @@ def test_interpolation_and_no_exception_match_too() -> None:
         logsetup.early_line("exception", "oops", (), {}, logging.INFO),
         structlog_line("exception", "oops", (), {}, logging.INFO),
     )
+
+
+def test_a_logger_used_before_structlog_takes_any_field_name(tmp_path: Any) -> None:
+    """Through ``get_logger`` in a process that has not imported structlog: fields named like the logger's own
+    parameters (``name``, ``method``, ``event``...) are fields of the line, as structlog would write them."""
+    import subprocess
+    import sys
+
+    log_file = tmp_path / "catcode.log"
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from catcode import log\n"
+        f"log.configure(Path({str(log_file)!r}))\n"
+        "log.get_logger('catcode.x').info('memory_file_read_redacted', name='db-login', method='m', args=1)\n"
+        "assert 'structlog' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = json.loads(log_file.read_text(encoding="utf-8").splitlines()[-1])
+    assert line["event"] == "memory_file_read_redacted" and (line["name"], line["method"], line["args"]) == (
+        "db-login",
+        "m",
+        1,
+    )
