@@ -59,8 +59,8 @@ def _median_ms(fn: Callable[[], object], repeat: int) -> float:
 def _naive(store: MemoryStore) -> str | None:
     """What injection costs without the cache: read and parse every file on every request."""
     entries = [
-        entry_file.parse(path.read_bytes())
-        for folder in store.dirs.values()
+        (entry_file.parse(path.read_bytes()), scope)
+        for scope, folder in store.dirs.items()
         for path in sorted(folder.glob("*.md"))
         if path.name != entry_file.INDEX_NAME
     ]
