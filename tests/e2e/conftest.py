@@ -30,6 +30,24 @@ def catcode_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "catcode"]
 
 
+def start_in_pty(argv: list[str], cwd: Path, env: dict[str, str], children: list[pexpect.spawn]) -> Catcode:
+    """Start ``argv`` in a pseudo-terminal of the e2e size, recording its output; added to ``children``."""
+    log = io.StringIO()
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        cwd=str(cwd),
+        env=env,
+        encoding="utf-8",
+        codec_errors="replace",
+        dimensions=(LINES, COLUMNS),
+        timeout=TIMEOUT,
+    )
+    child.logfile_read = log
+    children.append(child)
+    return Catcode(child, log)
+
+
 class Catcode:
     """A running catcode in a pseudo-terminal; ``output`` is everything it printed so far."""
 
@@ -47,9 +65,7 @@ class Catcode:
         played through a terminal emulator, so a live region that was drawn and then replaced counts once."""
         screen = pyte.HistoryScreen(COLUMNS, LINES, history=10_000)
         pyte.Stream(screen).feed(self.output)
-        rows = [
-            "".join(line[x].data for x in range(COLUMNS)).rstrip() for line in list(screen.history.top)
-        ]
+        rows = ["".join(line[x].data for x in range(COLUMNS)).rstrip() for line in list(screen.history.top)]
         return "\n".join(rows + [row.rstrip() for row in screen.display])
 
     def expect(self, pattern: str | list[str], timeout: float = TIMEOUT) -> int:
@@ -132,21 +148,8 @@ def spawn_catcode(project: Path, catcode_env: dict[str, str]) -> Iterator[Callab
     children: list[pexpect.spawn] = []
 
     def spawn(*args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = ()) -> Catcode:
-        argv = [*catcode_argv(), *args]
-        log = io.StringIO()
-        child = pexpect.spawn(
-            argv[0],
-            argv[1:],
-            cwd=str(project),
-            env={name: value for name, value in {**catcode_env, **(env or {})}.items() if name not in unset},
-            encoding="utf-8",
-            codec_errors="replace",
-            dimensions=(LINES, COLUMNS),
-            timeout=TIMEOUT,
-        )
-        child.logfile_read = log
-        children.append(child)
-        return Catcode(child, log)
+        merged = {name: value for name, value in {**catcode_env, **(env or {})}.items() if name not in unset}
+        return start_in_pty([*catcode_argv(), *args], project, merged, children)
 
     yield spawn
     for child in children:

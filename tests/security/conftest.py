@@ -4,7 +4,6 @@ test process's own umask is never changed)."""
 
 from __future__ import annotations
 
-import io
 import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,9 +12,6 @@ import pexpect
 import pytest
 
 from tests.e2e.conftest import (  # noqa: F401  (fixtures)
-    COLUMNS,
-    LINES,
-    TIMEOUT,
     Catcode,
     catcode_argv,
     catcode_env,
@@ -23,6 +19,7 @@ from tests.e2e.conftest import (  # noqa: F401  (fixtures)
     home_dir,
     project,
     spawn_catcode,
+    start_in_pty,
 )
 
 
@@ -33,20 +30,7 @@ def spawn_under_umask(project: Path, catcode_env: dict[str, str]) -> Iterator[Ca
 
     def spawn(umask: str, *args: str, env: dict[str, str] | None = None) -> Catcode:
         command = f"umask {umask} && exec {shlex.join([*catcode_argv(), *args])}"
-        log = io.StringIO()
-        child = pexpect.spawn(
-            "/bin/sh",
-            ["-c", command],
-            cwd=str(project),
-            env={**catcode_env, **(env or {})},
-            encoding="utf-8",
-            codec_errors="replace",
-            dimensions=(LINES, COLUMNS),
-            timeout=TIMEOUT,
-        )
-        child.logfile_read = log
-        children.append(child)
-        return Catcode(child, log)
+        return start_in_pty(["/bin/sh", "-c", command], project, {**catcode_env, **(env or {})}, children)
 
     yield spawn
     for child in children:
