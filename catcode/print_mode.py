@@ -4,7 +4,8 @@ asked for permission: a refused tool is reported on stderr as well as to the mod
 
 ``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one object at the end (result,
 usage, cost, session id); ``stream-json`` prints one JSON event per line as things happen (``init``, ``text``,
-``tool_use``, ``tool_result``, ``notice``, then ``result``). Exit 0 ok, 1 the turn failed, 2 a setup problem
+``tool_use``, ``tool_result``, ``notice``, a ``system``/``recall`` event for what per-turn recall attached, then
+``result``). Exit 0 ok, 1 the turn failed, 2 a setup problem
 (no or rejected API key, bad settings, nothing to send)."""
 
 from __future__ import annotations
@@ -57,11 +58,27 @@ class PrintEvents(AgentEvents):
         """A ``tool_result`` event."""
         self.emit({"type": "tool_result", "tool_use_id": call.id, "content": result.text, "is_error": result.is_error})
 
+    def on_recall(self, recalled: Any) -> None:
+        """One ``{"type": "system", "subtype": "recall", ...}`` event (``stream-json`` only)."""
+        self.emit(recall_event(recalled))
+
     def on_notice(self, text: str) -> None:
         """One line on stderr (and a ``notice`` event)."""
         self.err.write(f"catcode: {text}\n")
         self.err.flush()
         self.emit({"type": "notice", "text": text})
+
+
+def recall_event(recalled: Any) -> dict[str, Any]:
+    """The stream-json event for what per-turn recall attached to the message (``memory.auto_recall.Recalled``):
+    each item's name, kind (memory or turn), scope, score and the (redacted) text sent, and the total characters."""
+    return {
+        "type": "system",
+        "subtype": "recall",
+        "items": [item.as_dict() for item in recalled.items],
+        "chars": len(recalled.text),
+        "elapsed_ms": round(recalled.elapsed_ms, 1),
+    }
 
 
 def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:

@@ -31,19 +31,31 @@ def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_inje
     ``max_injected`` entries shared between the scopes and a line saying what was left out. None when empty."""
     if not items:
         return None
-    by_scope = {scope: [e for e, s in items if s is scope] for scope in Scope}
-    quota = _quotas({scope: len(entries) for scope, entries in by_scope.items()}, max_injected)
+    shown = listed_entries(items, max_injected)
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
-        newest = sorted(by_scope[scope], key=lambda e: (e.updated_at, e.name), reverse=True)[: quota[scope]]
-        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in sorted(newest, key=lambda e: e.name)]
-        left_out[scope] = len(by_scope[scope]) - len(newest)
+        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in shown[scope]]
+        left_out[scope] = sum(1 for _, s in items if s is scope) - len(shown[scope])
     hidden = sum(left_out.values())
     if hidden:
         noun = "memory" if hidden == 1 else "memories"
         parts = ", ".join(f"{n} for {scope.label}" for scope, n in left_out.items() if n)
         blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
     return "\n\n".join(blocks)
+
+
+def listed_entries(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> dict[Scope, list[MemoryEntry]]:
+    """The memories the index lists, by scope, sorted by name: the most recently updated of each scope within its
+    quota. Why newest (and not most used or most relevant): the list must stay byte-identical between requests
+    until memory changes (it sits before a cache breakpoint), and per-turn recall (``auto_recall.py``) already
+    brings the memories relevant to each message; what recall's search may miss is what was just learned."""
+    by_scope = {scope: [e for e, s in items if s is scope] for scope in Scope}
+    quota = _quotas({scope: len(entries) for scope, entries in by_scope.items()}, max_injected)
+    shown = {}
+    for scope, entries in by_scope.items():
+        newest = sorted(entries, key=lambda e: (e.updated_at, e.name), reverse=True)[: quota[scope]]
+        shown[scope] = sorted(newest, key=lambda e: e.name)
+    return shown
 
 
 def _quotas(sizes: dict[Scope, int], total: int) -> dict[Scope, int]:
@@ -59,6 +71,7 @@ class MemoryInjectionHook:
         self._store = store
         self._max_injected = max_injected
         self._cached: tuple[tuple[object, ...], str | None] | None = None
+        self._listed: tuple[tuple[object, ...], frozenset[str]] | None = None
 
     def __call__(self, context: HookContext) -> HookResult:
         """Answer one hook event."""
@@ -73,3 +86,11 @@ class MemoryInjectionHook:
         if self._cached is None or self._cached[0] != fingerprint:
             self._cached = (fingerprint, build_memory_index_text(self._store.located(), self._max_injected))
         return self._cached[1]
+
+    def listed_names(self) -> frozenset[str]:
+        """The names the block lists now (per-turn recall leaves them out: the model sees them already)."""
+        fingerprint = self._store.fingerprint()
+        if self._listed is None or self._listed[0] != fingerprint:
+            shown = listed_entries(self._store.located(), self._max_injected)
+            self._listed = (fingerprint, frozenset(e.name for entries in shown.values() for e in entries))
+        return self._listed[1]
