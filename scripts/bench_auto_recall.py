@@ -207,6 +207,47 @@ def _sweep(auto: Any, answerable: list[Question], unanswerable: list[str]) -> di
     return figures
 
 
+def bench_past_turns(tmp: Path, corpus: Corpus, context_turns: int) -> dict[str, float]:
+    """Recall from past conversations instead of memories: the coding conversations as past sessions of the
+    project's history.jsonl (first speaker = user), no memories; each turn indexed with ``context_turns``
+    neighbouring turns on each side (``turns.CONTEXT_TURNS``, 2 in catcode). In context = a gold turn's text is
+    in the first request."""
+    from bench_recall_quality import history_line
+
+    from catcode.memory.recall import turns as turns_module
+
+    chosen, turns = _pick(corpus, "coding")
+    answerable = [q for q in corpus.questions if q.conversation in chosen]
+    saved = turns_module.CONTEXT_TURNS
+    turns_module.CONTEXT_TURNS = context_turns
+    try:
+        name = f"turns-{context_turns}"
+        first = {t.conversation: t.speaker for t in reversed(turns)}
+        lines = [
+            history_line(seq, t.session, f"{t.date}T10:{seq % 60:02d}:00.000Z",
+                         "user" if t.speaker == first[t.conversation] else "assistant", t.text)
+            for seq, t in enumerate(turns, 1)
+        ]  # fmt: skip
+        from catcode.config import Settings, resolve_paths
+
+        project = tmp / name
+        project.mkdir()
+        paths = resolve_paths(Settings.model_validate({"memory": {"user_id": "bench"}}), tmp / "home", project)
+        Path(paths.history_file).parent.mkdir(parents=True, exist_ok=True)
+        Path(paths.history_file).write_text("".join(lines), encoding="utf-8")
+        Path(paths.cursor_file).write_text(json.dumps({"seq": len(lines)}), encoding="utf-8")  # all processed
+        on, provider = _session(tmp, name, {})
+        found = 0
+        for question in answerable:
+            text = _first_request(on, provider, question.question)
+            golds = [corpus.turns[g].text for g in question.gold]
+            found += any(gold[:80] in text for gold in golds)
+        on.end()
+    finally:
+        turns_module.CONTEXT_TURNS = saved
+    return {f"past turns, context {context_turns}: in context": found / len(answerable)}
+
+
 def _filler(count: int) -> dict[str, str]:
     """``count`` synthetic prose memories (bench_facts.py's generator: Zipf words, identifiers, CJK)."""
     from bench_facts import _Corpus
@@ -267,6 +308,8 @@ def bench_auto_recall(sizes: tuple[int, ...] = (1_000, 100_000)) -> dict[str, fl
     with tempfile.TemporaryDirectory() as tmp, structlog.testing.capture_logs():
         figures |= bench_quality(Path(tmp), corpus, "coding")
         figures |= bench_quality(Path(tmp), corpus, "mixed", sweep=False)
+        for context_turns in (0, 1, 2):
+            figures |= bench_past_turns(Path(tmp), corpus, context_turns)
         for size in sizes:
             figures |= bench_latency(Path(tmp), corpus, size, whole_turn=size <= 1_000)
     return figures

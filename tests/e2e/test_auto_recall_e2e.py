@@ -89,11 +89,16 @@ def test_repl_shows_the_dim_line_and_memory_recalled(
 ) -> None:
     seed(home_dir, project)
     fake_server.enqueue(text("Send integer cents, not floats."), text("Noted."))
-    cat = spawn_catcode(env={"CATCODE_MEMORY_ENABLED": "true"})
+    cat = spawn_catcode(env={"CATCODE_MEMORY_ENABLED": "true", "PAGER": "less", "LESS": ""})
     cat.prompt()
     cat.say(QUESTION)
     cat.expect_text("recalled: api-gotcha")
     cat.expect_text("Send integer cents, not floats.")
+    cat.prompt()
+    cat.send("\x0f")  # Ctrl+O: what was attached, in the pager
+    cat.expect_text("<recalled-memory>")
+    cat.expect_text("## api-gotcha (project memory)")
+    cat.send("q")
     cat.prompt()
     cat.say("/memory recalled")
     cat.expect_text("## api-gotcha (memory, project, score")
