@@ -124,7 +124,7 @@ class Agent:
         self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
         # Per-turn recall: the person's text → what to attach to it for the requests (None: nothing), see
         # ``memory.auto_recall``; the attachments stay out of ``messages`` (so out of history.jsonl).
-        self.recall: Callable[[str], Any] | None = None
+        self.recall: Callable[[str, frozenset[str]], Any] | None = None
         self.attached = TurnAttachments()
         self._partial: list[str] = []
         self._streaming = False
@@ -144,11 +144,12 @@ class Agent:
             result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
             return result
         context = [m.text for m in submitted.appended if m.text.strip()]
-        recalled = self._recall(text)
+        recalled = self._recall(text, self.attached.names(self.messages))
         created = self._add_user_text(text, context)
         start = len(self.messages) - 1
         if recalled is not None:  # before the person's text: what it found first, the question last
-            self.attached.add(self.messages[start], len(self.messages[start].content) - 1 - len(context), recalled.text)
+            at = len(self.messages[start].content) - 1 - len(context)
+            self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
             self.events.on_recall(recalled)
         try:
             while result.rounds < self.max_tool_rounds:
@@ -310,12 +311,13 @@ class Agent:
         self._partial.append(text)
         self.events.on_text(text)
 
-    def _recall(self, text: str) -> Any:
-        """What per-turn recall found for ``text`` (an object with ``.text``), or None; never raises."""
+    def _recall(self, text: str, attached: frozenset[str]) -> Any:
+        """What per-turn recall found for ``text`` (an object with ``.text`` and ``.items``), leaving out what is
+        ``attached`` to the conversation already; None when nothing; never raises."""
         if self.recall is None:
             return None
         try:
-            recalled = self.recall(text)
+            recalled = self.recall(text, attached)
         except Exception:
             log.warning("recall_failed", exc_info=True)
             return None

@@ -19,6 +19,7 @@ class _Attachment:
     message: Message
     position: int  # where in the message's content the attached blocks go (before the person's text)
     blocks: list[TextBlock]
+    names: tuple[str, ...]  # what it holds (per-turn recall does not attach the same memory twice)
 
 
 class TurnAttachments:
@@ -27,9 +28,15 @@ class TurnAttachments:
     def __init__(self) -> None:
         self._items: list[_Attachment] = []
 
-    def add(self, message: Message, position: int, text: str) -> None:
-        """Attach ``text`` to ``message`` at content index ``position`` (for every later request)."""
-        self._items.append(_Attachment(message, position, [TextBlock(text=text)]))
+    def add(self, message: Message, position: int, text: str, names: tuple[str, ...] = ()) -> None:
+        """Attach ``text`` (holding the items ``names``) to ``message`` at content index ``position``, for every
+        later request."""
+        self._items.append(_Attachment(message, position, [TextBlock(text=text)], names))
+
+    def names(self, messages: list[Message]) -> frozenset[str]:
+        """The names of what is attached to the messages of ``messages`` (what the model will see again)."""
+        present = {id(m) for m in messages}
+        return frozenset(n for a in self._items if id(a.message) in present for n in a.names)
 
     def drop(self, message: Message) -> None:
         """Forget what was attached to ``message`` (its turn failed and the message was taken back)."""

@@ -86,9 +86,10 @@ class AutoRecall:
         self.last_skip = ""  # why the last message got no recall ("" when it got some or nothing matched)
         self._running: threading.Thread | None = None
 
-    def __call__(self, message: str) -> Recalled | None:
+    def __call__(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled | None:
         """What to attach to ``message``, or None (nothing matched, slow, failed); never raises, never waits
-        longer than ``auto_recall_timeout_ms``."""
+        longer than ``auto_recall_timeout_ms``. ``attached``: names already attached to earlier messages of the
+        conversation (the model has them: not sent twice)."""
         if not message.strip():
             return None
         if self._running is not None and self._running.is_alive():
@@ -97,7 +98,7 @@ class AutoRecall:
 
         def work() -> None:
             try:
-                box["found"] = self.find(message)
+                box["found"] = self.find(message, attached)
             except Exception as exc:  # a broken index must not cost the turn
                 box["error"] = exc
 
@@ -125,11 +126,11 @@ class AutoRecall:
         log.warning("auto_recall_skipped", reason=why, ms=round(elapsed, 1))
         return None
 
-    def find(self, message: str) -> Recalled:
+    def find(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled:
         """Search and pick (on the caller's thread, no time limit: the bench and ``__call__``'s worker)."""
         config = self.config
         hits = self.recall.search(message, SEARCH_LIMIT, turns=False)
-        listed = self.listed()
+        listed = self.listed() | attached
         picked: list[tuple[Any, str, str]] = []  # (hit, name, whole text)
         turns = [h.source_id for h in hits if h.kind == "turn"] if config.search_past_sessions else []
         turn_texts = self.recall.index.turn_texts(turns) if turns else {}
@@ -143,7 +144,7 @@ class AutoRecall:
                 if entry is not None:
                     body = f"{flatten(entry.description)}\n{entry.content.strip()}"
                     picked.append((hit, entry.name, body))
-            elif hit.kind == "turn" and hit.source_id in turn_texts:
+            elif hit.kind == "turn" and hit.source_id in turn_texts and hit.label not in listed:
                 picked.append((hit, hit.label, turn_texts[hit.source_id].strip()))
         return self._assemble(message, picked)
 

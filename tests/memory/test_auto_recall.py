@@ -175,11 +175,25 @@ def test_a_deleted_memory_is_never_recalled(tmp_path: Path) -> None:
     session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
     session.agent.run_turn(ASK_BILLING)
     assert "api-gotcha" in recalled_block(chat(provider)[0].messages[0])
+    session.agent.clear()  # a new conversation: nothing is attached any more
     session.extras["memory"].store.delete("api-gotcha")
-    session.agent.run_turn("once more: why does the billing API answer 422 for the amount?")
-    last = chat(provider)[-1]
-    assert "api-gotcha" not in recalled_block(last.messages[-1])
-    assert "api-gotcha" in recalled_block(last.messages[0])  # what the earlier message was sent with stays
+    session.agent.run_turn(ASK_BILLING)
+    assert "api-gotcha" not in recalled_block(chat(provider)[-1].messages[0])
+
+
+def test_a_memory_is_attached_once_per_conversation(tmp_path: Path) -> None:
+    provider = ScriptedProvider(*(text_response("ok") for _ in range(3)))
+    session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
+    session.agent.run_turn(ASK_BILLING)
+    again = "so the billing API answers 422 for float amounts?"
+    assert "api-gotcha" in [item.name for item in session.extras["auto_recall"].find(again).items]
+    session.agent.run_turn(again)
+    second = chat(provider)[1]
+    assert "api-gotcha" in recalled_block(second.messages[0])  # still there, from the first message
+    assert "## api-gotcha" not in recalled_block(second.messages[-1])  # not sent a second time
+    session.agent.clear()
+    session.agent.run_turn(ASK_BILLING)
+    assert "api-gotcha" in recalled_block(chat(provider)[2].messages[0])  # a new conversation gets it again
 
 
 def write_by_hand(session: Session, name: str, description: str, content: str) -> None:
