@@ -12,7 +12,11 @@ once off, and the first request the provider records is read:
 - **unanswerable**: the questions of the other conversations (no memory of this project answers them) and a few
   everyday coding requests: the share that got something attached anyway (lower is better), and the share of the
   attached items on answerable questions that are gold (precision);
-- the threshold, swept: the same figures at other ``auto_recall_min_score`` values (one search per question).
+- the threshold, swept: the same figures at other ``auto_recall_min_score`` values (one search per question);
+- along one conversation of 30 questions: the added characters per request (what was attached stays on its
+  message for the prompt cache; a memory already attached is not sent again);
+- past conversations instead of memories: the same conversations as past sessions of history.jsonl, each turn
+  indexed with 0, 1 or 2 neighbouring turns on each side (catcode uses 2): the share in context.
 
 Latency added per turn, at 1,000 and 100,000 memories (the corpus turns, then synthetic prose memories from
 bench_facts.py's generator): p50/p95 of the recall step itself (``AutoRecall.__call__``, what a turn waits for;
@@ -98,9 +102,10 @@ def _session(tmp: Path, name: str, files: dict[str, str], **memory: Any) -> Any:
     return session, provider
 
 
-def _first_request(session: Any, provider: Any, question: str) -> str:
-    """All the text of the first request sent for ``question`` as a conversation's first message."""
-    session.agent.clear()
+def _first_request(session: Any, provider: Any, question: str, *, new_conversation: bool = True) -> str:
+    """All the text of the first request sent for ``question`` (as a conversation's first message, by default)."""
+    if new_conversation:
+        session.agent.clear()
     provider.requests.clear()
     session.agent.run_turn(question)
     request = provider.requests[0]
@@ -207,6 +212,29 @@ def _sweep(auto: Any, answerable: list[Question], unanswerable: list[str]) -> di
     return figures
 
 
+def bench_conversation(tmp: Path, corpus: Corpus, turns: int = 30) -> dict[str, float]:
+    """The added characters per request along one conversation of ``turns`` questions (recall on vs off): what
+    recall attached stays on its message (the cached prefix), and a memory already attached is not sent again."""
+    chosen, memories = _pick(corpus, "coding")
+    files = {t.id.lower(): memory_text(t) for t in memories}
+    questions = [q.question for q in corpus.questions if q.conversation in chosen][:turns]
+    on, provider_on = _session(tmp, "conversation", files)
+    off, provider_off = _session(tmp, "conversation-off", files, auto_recall="off")
+    on.agent.clear()
+    off.agent.clear()
+    added = []
+    for question in questions:
+        text_on = _first_request(on, provider_on, question, new_conversation=False)
+        text_off = _first_request(off, provider_off, question, new_conversation=False)
+        added.append(len(text_on) - len(text_off))
+    on.end()
+    off.end()
+    return {
+        f"one conversation of {len(questions)} questions: added chars per request, mean": statistics.mean(added),
+        f"one conversation of {len(questions)} questions: added chars, last request": added[-1],
+    }
+
+
 def bench_past_turns(tmp: Path, corpus: Corpus, context_turns: int) -> dict[str, float]:
     """Recall from past conversations instead of memories: the coding conversations as past sessions of the
     project's history.jsonl (first speaker = user), no memories; each turn indexed with ``context_turns``
@@ -308,6 +336,7 @@ def bench_auto_recall(sizes: tuple[int, ...] = (1_000, 100_000)) -> dict[str, fl
     with tempfile.TemporaryDirectory() as tmp, structlog.testing.capture_logs():
         figures |= bench_quality(Path(tmp), corpus, "coding")
         figures |= bench_quality(Path(tmp), corpus, "mixed", sweep=False)
+        figures |= bench_conversation(Path(tmp), corpus)
         for context_turns in (0, 1, 2):
             figures |= bench_past_turns(Path(tmp), corpus, context_turns)
         for size in sizes:

@@ -56,7 +56,14 @@ def session_with(
     """A whole session, memory on, the index listing ``max_injected_summaries`` (default 2) memories."""
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    config = {"user_id": "tester", "dream_min_lines": 1000, "max_injected_summaries": 2, **memory}
+    # A generous recall budget: a loaded test machine must not decide what is recalled (the budget has its own test).
+    config = {
+        "user_id": "tester",
+        "dream_min_lines": 1000,
+        "max_injected_summaries": 2,
+        "auto_recall_timeout_ms": 10_000,
+    }
+    config |= memory
     settings = Settings.model_validate({"memory": config, "subagents": {"enabled": subagents}})
     paths = resolve_paths(settings, tmp_path / "home", project)
     session = build_session(
