@@ -99,6 +99,7 @@ def _session(tmp: Path, name: str, files: dict[str, str], **memory: Any) -> Any:
         settings, paths, approver=NoTerminalApprover(), provider=provider, env={}, interactive=False
     )
     session.extras["recall"].wait_synced(600)
+    session.extras["memory"].wait_started(600)  # the start-up check too: measured is a session past its start
     return session, provider
 
 
