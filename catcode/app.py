@@ -252,7 +252,11 @@ def build_session(
 
 
 def _add_sandbox(
-    settings: Settings, context: ToolContext, policy: PermissionPolicy, hooks: HookManager, notify: Callable[[str], None]
+    settings: Settings,
+    context: ToolContext,
+    policy: PermissionPolicy,
+    hooks: HookManager,
+    notify: Callable[[str], None],
 ) -> None:
     """The fence around bash (bubblewrap): probed once, one line when it was asked for and cannot start (the
     prompts then stand alone, never silently), its temp folder removed when the session ends."""

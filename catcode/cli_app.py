@@ -21,9 +21,9 @@ from catcode.doctor_cli import doctor
 from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
-from catcode.sandbox import SANDBOX_MODES
 from catcode.memory_cli import memory_app
 from catcode.memory_share_cli import register as register_share_commands
+from catcode.sandbox import SANDBOX_MODES
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]

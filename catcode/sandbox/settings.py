@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+
 class SandboxSettings(BaseModel):
     """The fence around bash (bubblewrap on Linux). A project's files may tighten it; loosening it (mode off, the
     network on, more writable paths) needs the person's consent."""

@@ -25,9 +25,7 @@ from catcode.sandbox.settings import SandboxSettings
 from catcode.tools.base import ToolContext
 from catcode.tools.shell import BashInput, bash
 
-pytestmark = pytest.mark.skipif(
-    not availability().ok, reason=f"needs bubblewrap: {availability().problem}"
-)
+pytestmark = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
 
 HERE = Path(__file__).resolve().parent
 
@@ -55,7 +53,7 @@ FENCE_SHAPES = [
     ("write through a symlink", "ln -s $OUTSIDE/notes.txt link && echo pwned > link"),
     ("write through /proc/self/root", "echo pwned > /proc/self/root$OUTSIDE/notes.txt"),
     ("plant in the shared /tmp", "echo pwned > /tmp/catcode-fence-plant"),
-    ("plant a hook", "printf '#!/bin/sh\\ntouch $OUTSIDE/ran\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"),
+    ("plant a hook", "printf '#!/bin/sh\\ntouch $OUTSIDE/ran\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/*"),
     ("remove the hooks folder", "rm -rf .git/hooks && mkdir .git/hooks && echo x > .git/hooks/post-checkout"),
     ("swap the repository", "mv .git .git-old && git init -q . && echo x > .git/hooks/pre-commit"),
     ("delete the repository", "rm -rf .git && git init -q ."),
