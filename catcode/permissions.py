@@ -40,11 +40,12 @@ class Verdict(StrEnum):
 
 TOOL_NAMES = frozenset({
     "bash", "read_file", "write_file", "edit_file", "grep", "list_files", "load_skill", "task",
-    "memory_read", "memory_write", "memory_delete", "memory_search", "memory_revert", "bash_outside",
+    "memory_read", "memory_write", "memory_delete", "memory_search", "memory_revert",
 })  # fmt: skip
 """Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
-anything else would silently never match (a deny rule that denies nothing), so it is an error. ``bash_outside`` is
-not a tool: its rules cover bash calls that leave the sandbox (``outside_sandbox``), which no ``bash`` rule does."""
+anything else would silently never match (a deny rule that denies nothing), so it is an error. Rules may also name
+``bash_outside`` (``OUTSIDE``), which is not a tool: its rules cover the bash calls that leave the sandbox
+(``outside_sandbox``), which no ``bash`` rule does."""
 MCP_TOOL_PREFIX = "mcp__"
 OUTSIDE = "bash_outside"
 """The rule name that allows (or denies) a bash command leaving the sandbox."""
@@ -71,10 +72,10 @@ class Rule:
 
     def check_tool(self, text: str) -> None:
         """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
-        if self.tool not in TOOL_NAMES and not self.tool.startswith(MCP_TOOL_PREFIX):
+        if self.tool not in TOOL_NAMES and self.tool != OUTSIDE and not self.tool.startswith(MCP_TOOL_PREFIX):
             raise ConfigError(
                 f"Invalid permission rule {text!r}: there is no tool {self.tool!r} "
-                f"(tools: {', '.join(sorted(TOOL_NAMES))}, or mcp__<server>__<tool>)"
+                f"(tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) or mcp__<server>__<tool>)"
             )
 
     def matches(self, tool_name: str, key: str | None) -> bool:
