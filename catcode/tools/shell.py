@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -165,6 +166,34 @@ def fenced_failure(text: str) -> bool:
     return any(sign in text for sign in FENCE_SIGNS)
 
 
+class _ExitWaiter:
+    """``waiter(seconds)``: the exit code as soon as the command ends, or None after ``seconds``. A pidfd wakes up
+    the moment the process exits; ``Popen.wait(timeout)`` polls with growing sleeps (up to 50 ms late), which would
+    add that much to every short command."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        try:
+            self.pidfd: int | None = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def __call__(self, seconds: float) -> int | None:
+        if self.pidfd is None:
+            try:
+                return self.proc.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return None
+        select.select([self.pidfd], [], [], seconds)
+        return self.proc.poll()
+
+    def close(self) -> None:
+        """Release the pidfd."""
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
 def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int, ...] = ()) -> ToolResult:
     # Pagers would wait on a terminal that is not there.
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
@@ -187,13 +216,12 @@ def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int
     )
     reader.start()
     deadline = time.monotonic() + args.timeout
+    exited = _ExitWaiter(proc)
     try:
         while True:
-            try:
-                code = proc.wait(timeout=POLL_S)
+            code = exited(POLL_S)
+            if code is not None:
                 break
-            except subprocess.TimeoutExpired:
-                pass
             if ctx.cancel.is_set():
                 kill_process_group(proc)
                 reader.join(DRAIN_GRACE_S)
@@ -206,6 +234,8 @@ def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int
     except KeyboardInterrupt:
         kill_process_group(proc)
         raise
+    finally:
+        exited.close()
     reader.join(DRAIN_GRACE_S)
     if reader.is_alive():
         log.info("bash_background_output", command=args.command)
