@@ -258,15 +258,16 @@ def _add_sandbox(
     hooks: HookManager,
     notify: Callable[[str], None],
 ) -> None:
-    """The fence around bash (bubblewrap): probed once, one line when it was asked for and cannot start (the
-    prompts then stand alone, never silently), its temp folder removed when the session ends."""
+    """The fence around bash (bubblewrap): probed once, off the start's path; one line when it was asked for and
+    cannot start (the prompts then stand alone, never silently); its temp folder removed when the session ends."""
     from catcode.sandbox.fence import make_fence
 
-    fence = make_fence(settings.sandbox, context.project_root, context.allowed_dirs)
+    def unavailable(problem: str) -> None:
+        notify(f"sandbox not available: {problem}; bash commands run unfenced and ask as before")
+
+    fence = make_fence(settings.sandbox, context.project_root, context.allowed_dirs, unavailable)
     context.sandbox = fence
-    policy.fenced = fence.active
-    if fence.unavailable:
-        notify(f"sandbox not available: {fence.unavailable}; bash commands run unfenced and ask as before")
+    policy.fenced = lambda: fence.active
     hooks.on(HookEvent.SESSION_END, lambda hook_context: fence.close())
 
 

@@ -172,7 +172,7 @@ class PermissionPolicy:
     session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
     project_root: Path | None = None  # path arguments are matched relative to it
-    fenced: bool = False  # bash runs in a sandbox: a call with ``outside_sandbox`` leaves it and always asks
+    fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
 
     @classmethod
     def from_strings(
@@ -200,7 +200,7 @@ class PermissionPolicy:
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
-        if shell and self.fenced and tool_input.get("outside_sandbox") is True:
+        if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
         if shell and any(r.tool == tool.name for r in self.deny) and _dynamic(key):
             return Verdict.ASK, ""  # a command name from a variable cannot be checked against the deny rules
@@ -211,6 +211,9 @@ class PermissionPolicy:
         if self.mode is PermissionMode.ACCEPT_EDITS and tool.permission is Permission.WRITE:
             return Verdict.ALLOW, ""
         return Verdict.ASK, ""
+
+    def _fenced(self) -> bool:
+        return bool(self.fenced() if callable(self.fenced) else self.fenced)
 
     def _outside(self, line: str) -> tuple[Verdict, str]:
         """A command leaving the sandbox: denied by a ``bash_outside`` deny rule, allowed only by a

@@ -13,7 +13,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,8 +39,15 @@ class Fence:
     settings: SandboxSettings
     project_root: Path
     extra_writable: list[Path] = field(default_factory=list)  # permissions.additional_dirs
-    availability: Availability = field(default_factory=lambda: Availability(None, "not probed"))
+    probed: Availability | Future[Availability] = field(default_factory=lambda: Availability(None, "not probed"))
     _temp: Path | None = field(default=None, init=False, repr=False)
+
+    @property
+    def availability(self) -> Availability:
+        """Whether bubblewrap can start (waits for the probe started with the session, when it still runs)."""
+        if isinstance(self.probed, Future):
+            self.probed = self.probed.result()
+        return self.probed
 
     @property
     def active(self) -> bool:
@@ -127,15 +136,39 @@ class Fence:
                 guards.release()
 
     def close(self) -> None:
-        """Remove the session's temp folder."""
+        """Remove the session's temp folder (after the probe's answer: its line, if any, has been said by then)."""
+        if self.settings.mode != "off":
+            _ = self.availability
         if self._temp is not None:
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
 
 
-def make_fence(settings: SandboxSettings, project_root: Path, extra_writable: list[Path]) -> Fence:
-    """The session's fence; bubblewrap is probed (once per process) unless the sandbox is off."""
+def make_fence(
+    settings: SandboxSettings,
+    project_root: Path,
+    extra_writable: list[Path],
+    unavailable: Callable[[str], None] | None = None,
+) -> Fence:
+    """The session's fence. Unless the sandbox is off, bubblewrap is probed (once per process) on a thread, so that
+    the session's start does not wait for it: the first command (or question) that needs the answer does. When the
+    fence cannot go up, ``unavailable`` hears why, once, as soon as that is known."""
+    if settings.mode == "off":
+        return Fence(settings, project_root, list(extra_writable), Availability(None, "off"))
     from catcode.sandbox.probe import availability
 
-    probed = availability() if settings.mode != "off" else Availability(None, "off")
-    return Fence(settings, project_root, list(extra_writable), probed)
+    future: Future[Availability] = Future()
+
+    def probe() -> None:
+        try:
+            found = availability()
+        except Exception as exc:  # never leaves the session without an answer (nor silently unfenced)
+            found = Availability(None, f"the probe failed: {exc}")
+        try:
+            if found.problem and unavailable is not None:
+                unavailable(found.problem)  # before the answer: whoever waits for it also waits for the line
+        finally:
+            future.set_result(found)
+
+    threading.Thread(target=probe, name="sandbox-probe", daemon=True).start()
+    return Fence(settings, project_root, list(extra_writable), future)

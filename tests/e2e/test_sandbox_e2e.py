@@ -138,3 +138,33 @@ def test_a_bad_sandbox_mode_is_one_line_and_exit_2(project: Path, home_dir: Path
     assert done.returncode == 2
     assert "unknown value 'sometimes' (choose: workspace-write, read-only, off)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_print_mode_says_once_on_stderr_that_the_fence_is_down(
+    fake_server: FakeAnthropicServer, project: Path, home_dir: Path, tmp_path: Path
+) -> None:
+    fake_server.enqueue(text("Hello."))
+    env = {
+        **os.environ,
+        "PATH": _path_without_bwrap(tmp_path),
+        "HOME": str(home_dir),
+        "CATCODE_HOME": str(home_dir / ".cat-code"),
+        "ANTHROPIC_BASE_URL": fake_server.base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "CATCODE_MEMORY_ENABLED": "false",
+    }
+    done = subprocess.run([*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Hello."
+    assert done.stderr.count("catcode: sandbox not available: bubblewrap (bwrap) not found") == 1
+
+
+def test_config_shows_the_sandbox_and_the_layer_that_set_it(project: Path, home_dir: Path) -> None:
+    (home_dir / ".cat-code").mkdir()
+    (home_dir / ".cat-code" / "settings.yaml").write_text("sandbox:\n  network: on\n")
+    env = {**os.environ, "HOME": str(home_dir), "CATCODE_HOME": str(home_dir / ".cat-code")}
+    done = subprocess.run([*catcode_argv(), "config"], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = {line.split("=")[0].strip(): line for line in done.stdout.splitlines() if line.startswith("sandbox.")}
+    assert '"workspace-write"' in lines["sandbox.mode"] and "(default)" in lines["sandbox.mode"]
+    assert '"on"' in lines["sandbox.network"] and "user" in lines["sandbox.network"]
