@@ -118,7 +118,9 @@ class Fence:
         fds: list[int] = []
         try:
             if self.settings.mode == "workspace-write":
-                for root in self.writable_roots():
+                # Outer folders first: a later mount would cover the ones inside it, and the project must stay a
+                # mount point of its own (it cannot then be renamed away and replaced).
+                for root in sorted(self.writable_roots(), key=lambda path: len(path.parts)):
                     args += ["--bind", str(root), str(root)]
                 guards = Guards(self.project_root.resolve())
                 args += guards.args

@@ -225,3 +225,40 @@ def test_yaml_switches_and_bad_values(tmp_path: Path) -> None:
     assert SandboxSettings().model_dump() == {"mode": "workspace-write", "network": "off", "writable": []}
     with pytest.raises(ValueError):
         SandboxSettings(mode="sometimes")
+
+
+@needs_bwrap
+def test_a_linked_worktree_commits_but_its_hooks_and_config_stay_read_only(tmp_path: Path) -> None:
+    main, linked = tmp_path / "main", tmp_path / "linked"
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=n"]
+    subprocess.run(["git", "init", "-q", str(main)], check=True)
+    (main / "a").write_text("a\n")
+    subprocess.run([*git, "-C", str(main), "add", "a"], check=True)
+    subprocess.run([*git, "-C", str(main), "commit", "-qm", "first"], check=True)
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(linked)], check=True)
+    config = (main / ".git" / "config").read_text()
+    ctx, fence = fenced(linked)
+    result = run(
+        ctx,
+        "echo b > b && git add b && git -c user.email=a@b -c user.name=n commit -qm second"
+        " && git log --oneline | wc -l;"
+        f" echo evil > {main}/.git/hooks/post-commit; git config core.fsmonitor evil; echo 'gitdir: /x' > .git",
+    )
+    assert result.text.splitlines()[0] == "2", result.text
+    assert not (main / ".git" / "hooks" / "post-commit").exists()
+    assert (main / ".git" / "config").read_text() == config
+    assert (linked / ".git").read_text().startswith(f"gitdir: {main}")
+    fence.close()
+
+
+@needs_bwrap
+def test_a_writable_folder_around_the_project_does_not_let_it_be_swapped(tmp_path: Path) -> None:
+    project = tmp_path / "work" / "project"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    fence = Fence(SandboxSettings(writable=[str(tmp_path / "work")]), project, [], availability())
+    ctx = ToolContext(project_root=project, sandbox=fence)
+    result = run(ctx, f"cd {tmp_path / 'work'} && mv project moved; touch fine; ls")
+    assert "Device or resource busy" in result.text and (tmp_path / "work" / "fine").exists()
+    assert (project / ".git").is_dir()
+    fence.close()
