@@ -3,14 +3,15 @@ through the bash tool with the sandbox on (bubblewrap, workspace-write, network 
 no file outside the allowed places changes, no connection reaches a loopback listener (TCP or a Unix socket), and
 ``.git/hooks``, ``.git/config`` and ``.cat-code/`` stay as they were.
 
-The corpus is collected from the ``tests/security`` modules (every list of ``(name, command)`` pairs whose name
-ends in ``BYPASSES`` or ``SHAPES``), so new shapes added there are run here too."""
+The corpus is collected from the ``tests/security`` modules (every upper-case list of commands or of ``(name,
+command)`` pairs), so new shapes added there are run here too."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -31,19 +32,37 @@ HERE = Path(__file__).resolve().parent
 
 
 def corpus() -> list[tuple[str, str]]:
-    """Every (name, command) shape of the security suite's modules."""
+    """Every shell line of the security suite's modules about shell rules: each upper-case module-level list of
+    command strings or of ``(name, command)`` pairs (permission rules and mode names, which are not commands, left
+    out)."""
     found: dict[str, str] = {}
     for path in sorted(HERE.glob("test_*.py")):
         if path.stem == Path(__file__).stem:
             continue
+        if "bash(" not in path.read_text(encoding="utf-8"):
+            continue  # not about shell lines (redaction corpora, file modes...)
         module = importlib.import_module(f"tests.security.{path.stem}")
         for attr, value in vars(module).items():
-            if not (attr.endswith(("BYPASSES", "SHAPES")) and isinstance(value, list)):
+            if not (attr.isupper() and isinstance(value, list)):
                 continue
-            for item in value:
+            for index, item in enumerate(value):
                 if isinstance(item, tuple) and len(item) == 2 and all(isinstance(x, str) for x in item):
-                    found.setdefault(f"{path.stem}:{attr}:{item[0]}", item[1])
-    return sorted(found.items())
+                    name, command = item
+                elif isinstance(item, str):
+                    name, command = str(index), item
+                else:
+                    continue
+                if not _is_command(command):
+                    continue
+                found.setdefault(command, f"{path.stem}:{attr}:{name}")
+    return sorted((name, command) for command, name in found.items())
+
+
+def _is_command(text: str) -> bool:
+    from catcode.config_errors import PERMISSION_MODES
+
+    rule = re.fullmatch(r"[A-Za-z_][\w-]*\(.*\)", text, re.S)
+    return bool(text.strip()) and not rule and text not in PERMISSION_MODES
 
 
 FENCE_SHAPES = [
