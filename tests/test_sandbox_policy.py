@@ -118,3 +118,18 @@ def test_the_flag_wins_and_a_bad_mode_names_its_layer(tmp_path: Path) -> None:
     (home / "settings.yaml").write_text("sandbox: {mode: sometimes}\n")
     with pytest.raises(Exception, match=r"settings.yaml: sandbox.mode: choose one of"):
         load_settings(home, root, {}, {})
+
+
+def test_a_projects_rule_to_leave_the_fence_needs_consent() -> None:
+    from catcode.project_trust import rule_needs_consent
+
+    assert rule_needs_consent("bash_outside(npm install*)") and rule_needs_consent("bash_outside")
+
+
+def test_the_unix_socket_filter_is_known_where_it_is_right() -> None:
+    from catcode.sandbox.seccomp import unix_socket_filter
+
+    for machine in ("x86_64", "aarch64"):
+        program = unix_socket_filter(machine) or b""
+        assert len(program) == 11 * 8  # eleven classic BPF instructions of 8 bytes
+    assert unix_socket_filter("riscv64") is None
