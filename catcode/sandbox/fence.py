@@ -41,6 +41,7 @@ class Fence:
     extra_writable: list[Path] = field(default_factory=list)  # permissions.additional_dirs
     probed: Availability | Future[Availability] = field(default_factory=lambda: Availability(None, "not probed"))
     _temp: Path | None = field(default=None, init=False, repr=False)
+    _temp_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)  # concurrent subagents
 
     @property
     def availability(self) -> Availability:
@@ -98,9 +99,10 @@ class Fence:
 
     def temp_dir(self) -> Path:
         """The session's temp folder (0700, made at first use, removed by ``close``)."""
-        if self._temp is None or not self._temp.is_dir():
-            self._temp = Path(tempfile.mkdtemp(prefix="catcode-sandbox-")).resolve()
-        return self._temp
+        with self._temp_lock:
+            if self._temp is None or not self._temp.is_dir():
+                self._temp = Path(tempfile.mkdtemp(prefix="catcode-sandbox-")).resolve()
+            return self._temp
 
     @contextmanager
     def launch(self, argv: list[str], cwd: Path) -> Iterator[Launch]:
@@ -141,9 +143,10 @@ class Fence:
         """Remove the session's temp folder (after the probe's answer: its line, if any, has been said by then)."""
         if self.settings.mode != "off":
             _ = self.availability
-        if self._temp is not None:
-            shutil.rmtree(self._temp, ignore_errors=True)
-            self._temp = None
+        with self._temp_lock:
+            if self._temp is not None:
+                shutil.rmtree(self._temp, ignore_errors=True)
+                self._temp = None
 
 
 def make_fence(
