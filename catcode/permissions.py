@@ -192,8 +192,8 @@ class PermissionPolicy:
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
-        if shell and any(r.tool == tool.name for r in self.deny) and _dynamic(key):
-            return Verdict.ASK, ""  # a command name from a variable cannot be checked against the deny rules
+        if shell and _deny_unsure([r.pattern for r in self.deny if r.tool == tool.name], key):
+            return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell):
@@ -268,10 +268,12 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
     return deny_matches(rule.pattern, line or "")
 
 
-def _dynamic(line: str | None) -> bool:
-    from catcode.shell_parse import dynamic_command
+def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:
+    if not patterns:
+        return False
+    from catcode.shell_rules import deny_unsure
 
-    return dynamic_command(line or "")
+    return deny_unsure(patterns, line or "")
 
 
 def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:
