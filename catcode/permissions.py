@@ -189,6 +189,10 @@ class PermissionPolicy:
             if rule.tool == tool.name and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
+            if self.mode is PermissionMode.READ_ONLY and tool.name.startswith(MCP_TOOL_PREFIX):
+                # readOnlyHint is the server's word, not a guarantee: in read-only mode only a rule naming the tool
+                # (or the person's "always" this session) lets it run unasked.
+                return (Verdict.ALLOW, "") if self._named(tool) else (Verdict.ASK, "")
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
@@ -207,6 +211,11 @@ class PermissionPolicy:
         if key is not None and tool.key_arg == "path":
             return self._relative(key)
         return key
+
+    def _named(self, tool: Tool) -> bool:
+        """Is the whole tool allowed by name (a rule without a pattern, or "always" this session)?"""
+        rules = (*self.allow, *self.session_rules)
+        return tool.name in self.session_allowed or any(r.tool == tool.name and r.pattern is None for r in rules)
 
     def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
         rules = [r for r in (*self.allow, *self.session_rules) if r.tool == tool.name]
