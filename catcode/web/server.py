@@ -47,8 +47,8 @@ def serve_memory(runtime: Any, *, host: str, port: int, open_browser: bool, say:
     config = uvicorn.Config(
         app, log_config=None, access_log=False, lifespan="off", server_header=False, date_header=False
     )
-    if open_browser:
-        webbrowser.open(url)
+    if open_browser:  # a one-time code: the browser's command line is visible to every local user, the token never
+        webbrowser.open(f"http://{_url_host(host)}:{port}/?code={app.one_time_code()}")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
