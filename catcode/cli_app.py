@@ -8,7 +8,6 @@ next to its subcommands) and gives ``--resume`` its optional value."""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 import typer
@@ -28,7 +27,6 @@ __all__ = ["app", "normalise", "run"]
 
 SUBCOMMANDS = {"memory", "config", "mcp"}
 VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format"}
-SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
 PROMPT_OPTION = "--prompt-text"
 
 
@@ -102,7 +100,8 @@ def root(
 
 
 def normalise(args: list[str]) -> list[str]:
-    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``."""
+    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``;
+    ``--resume WORD`` → ``--resume=WORD`` (a prompt after the picker goes after ``--``: ``--resume -- fix it``)."""
     out: list[str] = []
     words: list[str] = []
     i = 0
@@ -112,8 +111,10 @@ def normalise(args: list[str]) -> list[str]:
             words += args[i + 1 :]
             break
         if arg in ("--resume", "-r"):
+            # The word after --resume is the session id, whatever it looks like (an unknown one is an error, exit
+            # 2); --resume alone, or before another option or "--", opens the picker.
             following = args[i + 1] if i + 1 < len(args) else ""
-            if SESSION_ID.match(following):
+            if following and not following.startswith("-"):
                 out.append(f"--resume={following}")
                 i += 2
             else:
