@@ -71,7 +71,12 @@ def root(
     ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Reopen this project's last session."),
     resume: str | None = typer.Option(
-        None, "--resume", "-r", metavar="[ID]", help="Reopen a session by ID, or pick one of the recent ones."
+        None,
+        "--resume",
+        "-r",
+        metavar="[ID]",
+        help="Reopen a session by ID (an unknown ID exits 2), or pick one of the recent ones (a prompt to send "
+        "after the picker goes after --).",
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
     permission_mode: str | None = typer.Option(

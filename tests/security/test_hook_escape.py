@@ -66,3 +66,13 @@ def test_endless_output_is_read_only_to_the_cap(project: Path, fake_server: Fake
     proc = run(project, fake_server, "-p", "hi")
     assert proc.returncode == 0 and proc.stdout.strip() == "answered", proc.stderr
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 400 * 1024  # KiB: nowhere near 1.6 GB
+
+
+def test_the_runner_reads_to_the_cap_and_no_further(tmp_path: Path) -> None:
+    from catcode.hook_process import OUTPUT_CAP, run_bounded
+
+    done = run_bounded(["/bin/sh", "-c", "cat /dev/zero"], b"{}", 30, cwd=tmp_path, env=dict(os.environ))
+    assert done.capped and len(done.stdout) == OUTPUT_CAP
+    big = b"x" * (4 * OUTPUT_CAP)  # a payload larger than a pipe holds, to a command that never reads it
+    done = run_bounded(["/bin/sh", "-c", "exit 3"], big, 30, cwd=tmp_path, env=dict(os.environ))
+    assert done.code == 3
