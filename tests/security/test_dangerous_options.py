@@ -34,10 +34,10 @@ def verdict(command: str, allow: list[str] = (), deny: list[str] = ()) -> Verdic
     return PermissionPolicy.from_strings("default", list(allow), list(deny)).check(BASH, {"command": command})[0]
 
 
-IDS = [f"{r.program} {r.option}" for r in TABLE]
+ids = [f"{r.program} {r.option}" for r in TABLE]
 
 
-@pytest.mark.parametrize("row", TABLE, ids=IDS)
+@pytest.mark.parametrize("row", TABLE, ids=ids)
 def test_a_prefix_rule_never_covers_the_option(row: Danger) -> None:
     assert verdict(use(row), allow=[f"bash({row.program}*)"]) is Verdict.ASK, row.why
 
