@@ -18,7 +18,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -100,9 +99,7 @@ class LeanClient:
             return
         self._release(conn)
 
-    def stream(
-        self, body: dict[str, Any], attempt: int, on_text: Callable[[str], None] | None
-    ) -> ChatResponse:
+    def stream(self, body: dict[str, Any], attempt: int, on_text: Callable[[str], None] | None) -> ChatResponse:
         """Send one streaming request (``body`` as the API takes it); the whole reply. Raises ``ApiFailure``;
         anything ``on_text`` raises (Ctrl+C) propagates, the connection closed."""
         data = json.dumps(body, ensure_ascii=False).encode()
@@ -117,7 +114,7 @@ class LeanClient:
             try:
                 for event, payload in sse_events(_lines(response)):
                     reply.feed(event, payload)
-            except socket.timeout as err:
+            except TimeoutError as err:
                 raise ApiConnectionFailure(str(err) or "timed out", timed_out=True, began=True) from err
             except (OSError, http.client.HTTPException) as err:
                 raise ApiConnectionFailure(f"{type(err).__name__}: {err}", began=True) from err
@@ -146,7 +143,7 @@ class LeanClient:
                 conn.close()
                 if not reused:
                     raise ApiConnectionFailure(f"{type(err).__name__}: {err}") from err
-            except socket.timeout as err:
+            except TimeoutError as err:
                 conn.close()
                 raise ApiConnectionFailure(str(err) or "timed out", timed_out=True) from err
             except (OSError, http.client.HTTPException) as err:

@@ -49,9 +49,7 @@ class SdkClient:
                 self._client = anthropic.Anthropic(**kwargs)
             return self._client
 
-    def stream(
-        self, body: dict[str, Any], attempt: int, on_text: Callable[[str], None] | None
-    ) -> ChatResponse:
+    def stream(self, body: dict[str, Any], attempt: int, on_text: Callable[[str], None] | None) -> ChatResponse:
         """Send one streaming request (``body`` as the API takes it); the whole reply. Raises ``ApiFailure``;
         anything ``on_text`` raises (Ctrl+C) propagates."""
         import anthropic
@@ -78,9 +76,7 @@ class SdkClient:
         except anthropic.APIStatusError as err:
             headers = dict(err.response.headers) if err.response is not None else {}
             detail = err.api_message or err.message
-            raise ApiStatusFailure(
-                err.status_code, detail, error_type=err.type, headers=headers, began=began
-            ) from err
+            raise ApiStatusFailure(err.status_code, detail, error_type=err.type, headers=headers, began=began) from err
         except anthropic.APIConnectionError as err:
             timed_out = isinstance(err, anthropic.APITimeoutError)
             raise ApiConnectionFailure(str(err), timed_out=timed_out, began=began) from err

@@ -272,7 +272,9 @@ class _Handler(BaseHTTPRequestHandler):
         secret = ("x-api-key", "authorization")
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in secret}
         credentials = {k.lower(): _digest(v) for k, v in self.headers.items() if k.lower() in secret}
-        self.server.owner._answer(self, RecordedRequest(self.path.split("?")[0], body, headers, credentials=credentials))
+        self.server.owner._answer(
+            self, RecordedRequest(self.path.split("?")[0], body, headers, credentials=credentials)
+        )
 
     def do_GET(self) -> None:
         self.send_json(404, _error_body("not_found_error", f"fake server: no route GET {self.path}"))
