@@ -369,6 +369,17 @@ class FakeAnthropicServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
+    def drop_idle_connections(self) -> int:
+        """Cut the kept-alive connections, as a server's idle timeout does; how many there were."""
+        with self._cond:
+            conns = list(self._conns)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return len(conns)
+
     def enqueue(self, *steps: Step) -> None:
         """Append scripted answers, used in order."""
         with self._cond:
