@@ -92,17 +92,22 @@ class LeanClient:
         self._tls: Any = None
 
     def warm_up(self) -> None:
-        """Open a connection now (DNS, TCP and TLS off the first request's path); failures are left for it."""
-        try:
-            conn = self._connect()
-        except (OSError, http.client.HTTPException):
-            return
-        self._release(conn)
+        """Start opening a connection (DNS, TCP and TLS off the first request's path) and return at once: a
+        request made meanwhile opens its own; a failure is left for the request to meet and report."""
+
+        def connect() -> None:
+            try:
+                conn = self._connect()
+            except (OSError, http.client.HTTPException):
+                return
+            self._release(conn)
+
+        threading.Thread(target=connect, name="api-connect", daemon=True).start()
 
     def stream(self, body: dict[str, Any], attempt: int, on_text: Callable[[str], None] | None) -> ChatResponse:
         """Send one streaming request (``body`` as the API takes it); the whole reply. Raises ``ApiFailure``;
         anything ``on_text`` raises (Ctrl+C) propagates, the connection closed."""
-        data = json.dumps(body, ensure_ascii=False).encode()
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()  # as the SDK
         headers = {**self._headers, "x-stainless-retry-count": str(attempt)}
         conn, response = self._send(data, headers)
         reply = MessageStream(str(body.get("model", "")), on_text)

@@ -266,7 +266,7 @@ def test_a_kept_alive_connection_the_server_closed_is_replaced_without_a_retry()
     assert notices == []
 
 
-def test_warm_up_opens_the_connection_the_first_request_uses():
+def test_a_request_right_after_warm_up_is_answered():
     with FakeAnthropicServer() as server:
         provider = AnthropicProvider("m", api_key="k", base_url=server.base_url)
         provider.warm_up()
