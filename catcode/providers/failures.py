@@ -51,6 +51,14 @@ class ApiConnectionFailure(ApiFailure):
         self.timed_out = timed_out
 
 
+class StreamFailure(ApiFailure):
+    """Anything else that broke a stream once it had begun (a tool call's input that is not JSON, an event out of
+    order), named after the original error."""
+
+    def __init__(self, err: Exception) -> None:
+        super().__init__(f"{type(err).__name__}: {err}" if str(err) else type(err).__name__, began=True)
+
+
 def status_detail(status: int, text: str) -> tuple[str, str | None]:
     """``(detail, error type)`` of an error answer's body, worded as the SDK words it: the body's
     ``error.message`` when there is one, else ``Error code: N - <body>``."""
@@ -83,9 +91,9 @@ def provider_error(err: Exception, *, where: str, retries: int) -> ProviderError
         if err.timed_out:
             return ProviderError(f"Timed out talking to {where} after {retries} retries — try again", retries=retries)
         return ProviderError(f"Cannot reach {where} — check your network or ANTHROPIC_BASE_URL", retries=retries)
+    if isinstance(err, StreamFailure):
+        return ProviderError(f"Stream failed mid-response: {shorten(str(err), DETAIL_CHARS)} — try again")
     cause = shorten(f"{type(err).__name__}: {err}" if str(err) else type(err).__name__, DETAIL_CHARS)
-    if isinstance(err, ApiFailure) and err.began:
-        return ProviderError(f"Stream failed mid-response: {cause} — try again")
     return ProviderError(f"Request failed: {cause}")
 
 

@@ -26,7 +26,13 @@ from urllib.parse import urlsplit
 
 from catcode import __version__
 from catcode.providers.base import ChatResponse
-from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure, status_detail
+from catcode.providers.failures import (
+    ApiConnectionFailure,
+    ApiFailure,
+    ApiStatusFailure,
+    StreamFailure,
+    status_detail,
+)
 from catcode.providers.message_stream import MessageStream, sse_events
 
 ANTHROPIC_VERSION = "2026-10-21"
@@ -123,6 +129,10 @@ class LeanClient:
                 raise ApiConnectionFailure(str(err) or "timed out", timed_out=True, began=True) from err
             except (OSError, http.client.HTTPException) as err:
                 raise ApiConnectionFailure(f"{type(err).__name__}: {err}", began=True) from err
+            except ApiFailure:
+                raise
+            except Exception as err:  # a broken event, or whatever on_text raised: the stream had begun
+                raise StreamFailure(err) from err
         except BaseException:
             conn.close()
             raise

@@ -13,7 +13,7 @@ from typing import Any
 
 from catcode.messages import ContentBlock, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
-from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure
+from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure, StreamFailure
 
 
 class SdkClient:
@@ -83,6 +83,10 @@ class SdkClient:
         except httpx2.TransportError as err:  # raised as is while the stream is read (a dropped connection)
             timed_out = isinstance(err, httpx2.TimeoutException)
             raise ApiConnectionFailure(f"{type(err).__name__}: {err}", timed_out=timed_out, began=began) from err
+        except Exception as err:
+            if began:  # a broken event, or whatever on_text raised
+                raise StreamFailure(err) from err
+            raise
         if final is None:  # a clean end of the body before message_stop: the reply is incomplete
             raise ApiConnectionFailure("the stream ended before message_stop", began=True)
         return _convert(final, str(body.get("model", "")))

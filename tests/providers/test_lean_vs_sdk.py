@@ -175,6 +175,23 @@ def test_a_dropped_connection_then_the_next_call_works():
     assert outcome[0] == "Stream failed mid-response: the connection closed before the reply ended — try again"
 
 
+def test_whatever_breaks_a_stream_once_it_began_is_named():
+    def scenario(provider, server):
+        server.enqueue(text("some words"), text("next"))
+
+        def broken(_: str) -> None:
+            raise ValueError("the screen went away")
+
+        try:
+            chat(provider, on_text=broken)
+        except ProviderError as err:
+            return str(err), reply(chat(provider))
+        raise AssertionError("no error")
+
+    outcome = same_on_the_wire(scenario)["outcome"]
+    assert outcome[0] == "Stream failed mid-response: ValueError: the screen went away — try again"
+
+
 def test_a_stream_that_goes_quiet_and_a_server_that_never_answers_time_out():
     def scenario(provider, server):
         held, gate = threading.Event(), threading.Event()
