@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
 import sys
 import threading
@@ -25,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from catcode import __version__
+from catcode.log import WIRE
 from catcode.providers.base import ChatResponse
 from catcode.providers.failures import (
     ApiConnectionFailure,
@@ -39,6 +41,7 @@ ANTHROPIC_VERSION = "2026-10-21"
 """The API version the installed SDK sends (``anthropic._constants.ANTHROPIC_API_VERSION``; a test keeps them equal)."""
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 MAX_IDLE = 4  # pooled connections kept for later requests
+_wire = logging.getLogger(WIRE)
 _STALE = (ConnectionResetError, BrokenPipeError, ConnectionAbortedError, http.client.BadStatusLine)
 
 
@@ -115,6 +118,9 @@ class LeanClient:
         anything ``on_text`` raises (Ctrl+C) propagates, the connection closed."""
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()  # as the SDK
         headers = {**self._headers, "x-stainless-retry-count": str(attempt)}
+        if _wire.isEnabledFor(logging.DEBUG):  # --debug: the request on the terminal, as the SDK shows it
+            options = {"method": "post", "url": self._path, "headers": {"x-stainless-retry-count": str(attempt)}}
+            _wire.debug("Request options: %s", {**options, "json_data": body})
         conn, response = self._send(data, headers)
         reply = MessageStream(str(body.get("model", "")), on_text)
         try:
