@@ -22,7 +22,7 @@ from catcode.errors import ProviderError
 from catcode.log import get_logger
 from catcode.messages import Message, Role
 from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
-from catcode.providers.failures import ApiFailure, provider_error
+from catcode.providers.failures import ApiFailure, NotCovered, provider_error
 from catcode.providers.retry import retry_delay, retry_notice, retryable
 
 log = get_logger(__name__)
@@ -84,8 +84,9 @@ class AnthropicProvider:
         self.total_usage = Usage()
         self.calls = 0
         self._lock = threading.Lock()
-        key = api_key if api_key is not None else (PLACEHOLDER_API_KEY if base_url else None)
-        self.client = _client(api_client, key, base_url, timeout, http_client)
+        self._key = api_key if api_key is not None else (PLACEHOLDER_API_KEY if base_url else None)
+        self._timeout = timeout
+        self.client = _client(api_client, self._key, base_url, timeout, http_client)
         """What carries the requests: a ``LeanClient`` or an ``SdkClient``."""
 
     def warm_up(self) -> None:
@@ -120,6 +121,10 @@ class AnthropicProvider:
             try:
                 response = self.client.stream(body, attempt, on_text)
                 break
+            except NotCovered as err:  # from now on the SDK carries this provider's requests
+                log.info("provider.sdk_takes_over", reason=str(err))
+                self.client = _client("sdk", self._key, self.base_url, self._timeout, None)
+                continue
             except KeyboardInterrupt:
                 log.info("provider.interrupted", model=model, purpose=options.purpose)
                 raise

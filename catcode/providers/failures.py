@@ -51,6 +51,10 @@ class ApiConnectionFailure(ApiFailure):
         self.timed_out = timed_out
 
 
+class NotCovered(ApiFailure):
+    """The lean client met what only the SDK handles (a redirect): the request goes again, through the SDK."""
+
+
 class StreamFailure(ApiFailure):
     """Anything else that broke a stream once it had begun (a tool call's input that is not JSON, an event out of
     order), named after the original error."""

@@ -8,7 +8,8 @@ the same results against ``tests/fakes`` — and leaves out the SDK's platform t
 
 It carries a request only where it does all the SDK would (``covers``): an ``http``/``https`` base URL without
 credentials or query in it, and no proxy variable that applies to it. Anything else (a proxy, an injected HTTP
-client, ``api_client: sdk``) goes through the SDK (``sdk_client.py``). TLS is verified as the SDK's HTTP library
+client, ``api_client: sdk``) goes through the SDK (``sdk_client.py``), and so does every request once one was
+redirected (``NotCovered``: the SDK follows redirects). TLS is verified as the SDK's HTTP library
 verifies it: ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when set, else the system's store (``truststore`` on macOS and
 Windows). Kept-alive connections are pooled for the threads that share the client (memory work runs in the
 background); a pooled connection the server closed meanwhile is replaced once, silently, before anything was sent."""
@@ -32,6 +33,7 @@ from catcode.providers.failures import (
     ApiConnectionFailure,
     ApiFailure,
     ApiStatusFailure,
+    NotCovered,
     StreamFailure,
     status_detail,
 )
@@ -124,6 +126,8 @@ class LeanClient:
         conn, response = self._send(data, headers)
         reply = MessageStream(str(body.get("model", "")), on_text)
         try:
+            if 300 <= response.status < 400:  # the SDK follows redirects; nothing was answered yet
+                raise NotCovered(f"redirected ({response.status}) to {response.getheader('location')}")
             if response.status != 200:
                 text = response.read().decode("utf-8", "replace")
                 detail, kind = status_detail(response.status, text)

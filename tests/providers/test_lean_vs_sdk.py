@@ -143,6 +143,17 @@ def test_the_server_saying_not_to_retry_is_heard():
     assert len(same_on_the_wire(scenario)["requests"]) == 1
 
 
+def test_a_redirect_is_followed_by_the_sdk_from_then_on():
+    def scenario(provider, server):
+        moved = dataclasses.replace(status(308), headers={"location": f"{server.base_url}/v1/messages"})
+        server.enqueue(moved, text("answered after the move"), text("and the next one"))
+        return reply(chat(provider)), reply(chat(provider)), type(provider.client).__name__
+
+    lean, sdk = run("auto", scenario), run("sdk", scenario)
+    assert lean["outcome"] == sdk["outcome"] and lean["outcome"][2] == "SdkClient"
+    assert [r[:5] for r in lean["requests"]] == [r[:5] for r in sdk["requests"]]
+
+
 def test_an_invalid_history_is_a_bad_request():
     dangling = Message(role=Role.ASSISTANT, content=[ToolUseBlock(id="toolu_x", name="bash", input={})])
     same_on_the_wire(lambda provider, server: chat(provider, [Message.user("hi"), dangling, Message.user("and?")]))
