@@ -7,7 +7,9 @@ once the session is warm.
 
 Every subject answers the same one-line prompt from the same local ``FakeAnthropicServer``, with a fresh HOME each
 run (and a fresh project for catcode); subjects run in turn within each round (interleaved: the machine's drift hits
-them alike), the first round is not counted (bytecode caches), and the figures are medians with their ranges.
+them alike), the first round is not counted (bytecode caches), and the figures are medians with their ranges —
+wall-clock times, and the processor time each run used (user + system, its child processes included), which a busy
+machine changes far less than it changes the wall clock.
 Claude Code is looked for on PATH (``claude``) or in ``$CLAUDE_BIN``; ``npm install @anthropic-ai/claude-code``
 into any folder provides one (``node_modules/.bin/claude``).
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -83,15 +86,22 @@ def subjects(claude: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
     return table
 
 
-def _once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str, int]:
-    """(ms to the first byte on stdout, ms to exit, stdout, exit code)."""
+def _cpu_ms() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # every reaped child and what it reaped (git...)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def _once(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str, int, float]:
+    """(ms to the first byte on stdout, ms to exit, stdout, exit code, processor ms)."""
+    cpu = _cpu_ms()
     started = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
     assert proc.stdout is not None
     first = proc.stdout.read(1)
     first_ms = (time.perf_counter() - started) * 1000
     rest, _ = proc.communicate(timeout=120)
-    return first_ms, (time.perf_counter() - started) * 1000, (first + rest).decode("utf-8", "replace"), proc.returncode
+    exit_ms = (time.perf_counter() - started) * 1000
+    return first_ms, exit_ms, (first + rest).decode("utf-8", "replace"), proc.returncode, _cpu_ms() - cpu
 
 
 def _env(home: Path, base_url: str, extra: dict[str, str]) -> dict[str, str]:
@@ -119,6 +129,7 @@ def bench_print_mode(rounds: int = 9) -> dict[str, Any]:
     table = subjects(claude_binary())
     first: dict[str, list[float]] = {name: [] for name in table}
     done: dict[str, list[float]] = {name: [] for name in table}
+    cpu: dict[str, list[float]] = {name: [] for name in table}
     whole = runs = 0
     bodies: dict[str, list[str]] = {"catcode": [], "catcode_sdk_client": []}
     with FakeAnthropicServer() as server, tempfile.TemporaryDirectory() as tmp:
@@ -129,11 +140,12 @@ def bench_print_mode(rounds: int = 9) -> dict[str, Any]:
                 project = home / "project"
                 project.mkdir(parents=True)
                 seen = len(server.journal)
-                first_ms, exit_ms, out, code = _once(argv, _env(home, server.base_url, extra), project)
+                first_ms, exit_ms, out, code, cpu_ms = _once(argv, _env(home, server.base_url, extra), project)
                 if not round_:
                     continue
                 first[name].append(first_ms)
                 done[name].append(exit_ms)
+                cpu[name].append(cpu_ms)
                 runs += 1
                 whole += code == 0 and out.strip() == ANSWER
                 if name in bodies:
@@ -143,11 +155,13 @@ def bench_print_mode(rounds: int = 9) -> dict[str, Any]:
     for name in table:
         figures[f"{name}_first_byte_ms"] = _spread(first[name])
         figures[f"{name}_exit_ms"] = _spread(done[name])
+        figures[f"{name}_cpu_ms"] = _spread(cpu[name])
     median = statistics.median
     for base in ("claude", "sdk_floor"):
         if base in table:
             figures[f"ratio_first_byte_vs_{base}"] = round(median(first["catcode"]) / median(first[base]), 3)
             figures[f"ratio_exit_vs_{base}"] = round(median(done["catcode"]) / median(done[base]), 3)
+            figures[f"ratio_cpu_vs_{base}"] = round(median(cpu["catcode"]) / median(cpu[base]), 3)
     figures["ratio_first_byte_vs_catcode_sdk_client"] = round(
         median(first["catcode"]) / median(first["catcode_sdk_client"]), 3
     )
