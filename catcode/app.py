@@ -168,6 +168,7 @@ def build_session(
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
     context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
     context.output = events.on_tool_output if events is not None else None
+    _add_sandbox(settings, context, policy, hooks, notify)
     scope = None
     if settings.subagents.enabled:
         scope = _add_subagents(extensions, settings, provider, tools, policy, approver, context, events, user_hooks)
@@ -249,6 +250,26 @@ def build_session(
         attach_auto_sync(session, memory)  # after the capture and summary steps: the sync carries what they wrote
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+def _add_sandbox(
+    settings: Settings,
+    context: ToolContext,
+    policy: PermissionPolicy,
+    hooks: HookManager,
+    notify: Callable[[str], None],
+) -> None:
+    """The fence around bash (bubblewrap): probed once, off the start's path; one line when it was asked for and
+    cannot start (the prompts then stand alone, never silently); its temp folder removed when the session ends."""
+    from catcode.sandbox.fence import make_fence
+
+    def unavailable(problem: str) -> None:
+        notify(f"sandbox not available: {problem}; bash commands run unfenced and ask as before")
+
+    fence = make_fence(settings.sandbox, context.project_root, context.allowed_dirs, unavailable)
+    context.sandbox = fence
+    policy.fenced = lambda: fence.active
+    hooks.on(HookEvent.SESSION_END, lambda hook_context: fence.close())
 
 
 def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:
