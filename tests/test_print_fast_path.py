@@ -3,6 +3,7 @@ takes, it must start exactly the session the typer app would start for it."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
@@ -10,18 +11,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from catcode import cli, cli_app
+from catcode import cli, cli_app, launch
 
 WORDS = ["-p", "--print", "hi", "fix the bug", "memory", "config", "--debug", "-m", "opus", "--output-format", "json"]
-WORDS += ["-", "--", "--continue", "", "@app.py", "-c", "explain"]
+WORDS += ["-", "--", "--continue", "", "@app.py", "-c", "explain", "doctor", "--sandbox", "off"]
 
 
-def typer_start(args: list[str], monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
-    """The ``start`` calls the typer app makes for ``args``."""
-    calls: list[tuple[Any, ...]] = []
+def effective(*positional: Any, **named: Any) -> dict[str, Any]:
+    """A ``launch.start`` call as the arguments it runs with (defaults filled in, enums as their values)."""
+    bound = inspect.signature(launch.start).bind(*positional, **named)
+    bound.apply_defaults()
+    return {name: getattr(value, "value", value) for name, value in bound.arguments.items()}
+
+
+def typer_start(args: list[str], monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The ``start`` calls the typer app makes for ``args``, as the arguments they run with."""
+    calls: list[dict[str, Any]] = []
 
     def start(*positional: Any, **named: Any) -> int:
-        calls.append((positional, named))
+        calls.append(effective(*positional, **named))
         return 0
 
     monkeypatch.setattr(cli_app, "start", start)
@@ -37,8 +45,7 @@ def test_the_fast_path_starts_what_the_parser_would(args: list[str], monkeypatch
     if words is None:
         return
     prompt = " ".join(words) if words else None
-    expected = ((prompt, None, None), {"print_mode": True, "output_format": "text", "resume": None})
-    assert typer_start(args, monkeypatch) == [expected]
+    assert typer_start(args, monkeypatch) == [effective(prompt, print_mode=True)]  # what cli.main calls
 
 
 @pytest.mark.parametrize(
