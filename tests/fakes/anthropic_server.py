@@ -331,7 +331,8 @@ class FakeAnthropicServer:
     ``enqueue(*steps)`` scripts answers; ``responder(body) -> Step | None`` is consulted first; ``journal``
     records every request; ``wait_for_requests(n)`` blocks until n arrived. Use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: Any = None) -> None:
+        """``tls``: a server-side ``ssl.SSLContext`` to serve HTTPS with (``base_url`` then starts ``https://``)."""
         self.responder: Callable[[dict[str, Any]], Step | None] | None = None
         self.journal: list[RecordedRequest] = []
         self.unscripted: list[RecordedRequest] = []
@@ -343,7 +344,9 @@ class FakeAnthropicServer:
         self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self.port: int = self._httpd.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}"
+        if tls is not None:  # each connection's handshake happens as it is accepted
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+        self.base_url = f"{'https' if tls is not None else 'http'}://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
 

@@ -325,3 +325,41 @@ def test_the_sdk_carries_what_the_lean_client_does_not_cover(monkeypatch, base_u
     provider = AnthropicProvider("m", api_key="k", base_url=base_url)
     assert isinstance(provider.client, LeanClient if lean else SdkClient)
     assert isinstance(AnthropicProvider("m", api_key="k", base_url=base_url, api_client="sdk").client, SdkClient)
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1 and its key (the openssl command line makes them)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a test certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    make = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert)]
+    make += ["-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(make, check=True, capture_output=True)
+    return cert, key
+
+
+def test_tls_is_verified_as_the_sdk_verifies_it(monkeypatch, certificate):
+    import ssl
+
+    cert, key = certificate
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    seen = []
+    with FakeAnthropicServer(tls=context) as server:
+        server.responder = lambda body: text("over TLS")
+        for trusted in (False, True):
+            if trusted:
+                monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+            for kind in ("auto", "sdk"):
+                provider = AnthropicProvider("m", api_key="k", base_url=server.base_url, max_retries=0, api_client=kind)
+                try:
+                    seen.append((trusted, chat(provider).text))
+                except ProviderError as err:
+                    seen.append((trusted, str(err).replace(server.base_url, "<server>")))
+    refused = "Cannot reach <server> — check your network or ANTHROPIC_BASE_URL"
+    assert seen == [(False, refused), (False, refused), (True, "over TLS"), (True, "over TLS")]
