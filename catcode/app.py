@@ -175,7 +175,7 @@ def build_session(
         parts.register_commands.append(
             lambda registry: register_agents(registry, extensions.agents, extensions.refused_agents)
         )
-    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts)
+    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts, notify)
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(
         provider,
@@ -272,7 +272,9 @@ def _add_sandbox(
     hooks.on(HookEvent.SESSION_END, lambda hook_context: fence.close())
 
 
-def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:
+def _add_instructions(
+    paths: Paths, cwd: Path, parts: _Parts, notify: Callable[[str], None]
+) -> tuple[str, Callable[[], str]]:
     """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
     line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it)."""
     from catcode import instructions
@@ -280,7 +282,7 @@ def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Call
 
     loaded = instructions.load(paths.home, paths.project_root, cwd)
     for warning in loaded.warnings:
-        parts.notices.put(warning)
+        notify(warning)  # a skipped file is said in print mode too (stderr)
     line = instructions.loaded_line(loaded, paths.project_root, paths.home)
     if line:
         parts.notices.put(line)
