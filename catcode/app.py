@@ -165,7 +165,12 @@ def build_session(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
-    context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
+    context = ToolContext(
+        project_root=paths.project_root,
+        allowed_dirs=extra_dirs,
+        read_only_dirs=parts.read_only_dirs,
+        bash_timeout=settings.bash_timeout,
+    )
     context.output = events.on_tool_output if events is not None else None
     scope = None
     if settings.subagents.enabled:
