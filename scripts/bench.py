@@ -74,6 +74,7 @@ SECTIONS = [
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
     ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
     ("memory: injection per request vs re-reading files", "bench_memory", "bench_injection"),
+    ("memory: short sessions at exit, today's rule vs the new", "bench_short_sessions", "bench_short_sessions"),
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
     ("trust: git commit per write", "bench_trust", "bench_commit"),
     ("trust: redactor per KB", "bench_trust", "bench_redact"),

@@ -81,7 +81,8 @@ def test_bash_timeout_setting_drives_the_sessions_bash_tool(tmp_path: Path) -> N
     )
     provider = ScriptedProvider(tool_response("bash", {"command": "sleep 30"}), text_response("done"))
     paths = resolve_paths(settings, tmp_path / "home", project)
-    session = build_session(settings, paths, approver=NoTerminalApprover(), provider=provider, env={}, interactive=False)
+    approver = NoTerminalApprover()
+    session = build_session(settings, paths, approver=approver, provider=provider, env={}, interactive=False)
     session.agent.run_turn("run it")
     result = provider.requests[1].messages[-1].content[0]
     assert result.is_error and "Command timed out after 1s" in result.content

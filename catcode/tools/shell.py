@@ -100,7 +100,7 @@ class BashInput(BaseModel):
 
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
     timeout: int | None = Field(
-        None, ge=1, le=600, description="Seconds before the command is killed (max 600; default: the bash_timeout setting)."
+        None, ge=1, le=600, description="Seconds before the command is killed (max 600; default: the user's setting)."
     )
 
 
