@@ -89,6 +89,4 @@ def states_something_to_remember(text: str) -> bool:
 
 def person_stated_something(messages: Iterable[Message]) -> bool:
     """Whether any message the person typed (user text, not tool results) states something to remember."""
-    return any(
-        m.role is Role.USER and not m.is_tool_result and states_something_to_remember(m.text) for m in messages
-    )
+    return any(m.role is Role.USER and not m.is_tool_result and states_something_to_remember(m.text) for m in messages)
