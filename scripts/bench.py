@@ -73,6 +73,7 @@ SECTIONS = [
     ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
     ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
+    ("mcp: first message with the servers' tools, prompt and first answer", "bench_mcp_first", "bench_mcp_first"),
     ("memory: injection per request vs re-reading files", "bench_memory", "bench_injection"),
     ("memory: short sessions at exit, today's rule vs the new", "bench_short_sessions", "bench_short_sessions"),
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
