@@ -7,7 +7,9 @@ Each session runs through the real exit step (``capture_at_exit``) on a fresh me
 that proposes one memory for a session worth remembering and nothing for the others (a perfect extractor: the
 figure measures the rule, not the model). "Today" is the same exit with the rule as it was: no capture below the
 minimum. Sessions with nothing to remember must cost no more requests than today; the cue test's own cost is
-measured too (it runs on every exit with messages below the minimum)."""
+measured too (it runs on every exit with messages below the minimum), and how often it fires on text written for
+another purpose (the recall benchmark's conversations): the corpus here was written with the check, that text was
+not."""
 
 from __future__ import annotations
 
@@ -74,9 +76,12 @@ def bench_short_sessions() -> dict[str, float]:
     keep = [s for s in sessions if s["remember"]]
     none = [s for s in sessions if not s["remember"]]
     figures: dict[str, float] = {"sessions": len(sessions), "worth_remembering": len(keep)}
+    import structlog.testing
+
     for label, rule_today in (("today", True), ("new", False)):
-        kept = [_exit(s, today=rule_today) for s in keep]
-        other = [_exit(s, today=rule_today) for s in none]
+        with structlog.testing.capture_logs():  # each run logs its steps; a bench prints nothing
+            kept = [_exit(s, today=rule_today) for s in keep]
+            other = [_exit(s, today=rule_today) for s in none]
         figures[f"{label}_captured_of_worth_remembering"] = sum(1 for saved, _ in kept if saved)
         figures[f"{label}_requests_worth_remembering"] = sum(r for _, r in kept)
         figures[f"{label}_requests_nothing_to_remember"] = sum(r for _, r in other)
@@ -90,6 +95,18 @@ def bench_short_sessions() -> dict[str, float]:
     figures["cue_check_us_per_message"] = round((time.perf_counter() - started) / (rounds * len(texts)) * 1e6, 2)
     figures["cue_false_positives"] = sum(states_something_to_remember(s["messages"][0]["text"]) for s in none)
     figures["cue_misses"] = sum(not states_something_to_remember(s["messages"][0]["text"]) for s in keep)
+    # Text not written for this check: the recall benchmark's conversations (people chatting; a developer and an
+    # agent). Unlabelled, so this is how often the check fires on ordinary turns, an upper bound on its cost.
+    for kind in ("chat", "dev"):
+        turns = [
+            t["text"]
+            for path in sorted((ROOT / "tests" / "data" / "recall_bench").glob(f"{kind}*.json"))
+            for session in json.loads(path.read_text(encoding="utf-8"))["sessions"]
+            for t in session["turns"]
+        ]
+        figures[f"cue_fires_on_recall_bench_{kind}_turns"] = round(
+            sum(map(states_something_to_remember, turns)) / len(turns), 3
+        )
     return figures
 
 
