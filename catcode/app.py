@@ -76,7 +76,7 @@ class Session:
 
     def start_idle(self) -> None:
         """Start the start-up work left for a quiet moment (``build_session(defer_start_up=True)``: memory's store
-        check and recovery, the recall index sync and journal compile, the MCP servers); later calls do nothing.
+        check and recovery, the recall index sync and journal compile); later calls do nothing.
         The interactive session calls it once its first request has been answered or its prompt sits idle, and at
         the latest when it ends."""
         self._start(self.idle_starts)
@@ -136,7 +136,7 @@ def build_session(
     is used, and one line says what was left out — on stderr, or in ``notices`` when given (the queue of lines the
     interactive prompt shows; default a new one). ``cwd`` (default: the process's) decides which project
     instruction files are read. ``defer_start_up``: the start-up work no request needs — memory's (the store check,
-    recovery, the recall index sync and journal compile) and the MCP servers' start — waits for
+    recovery, the recall index sync and journal compile) — waits for
     ``Session.start_idle`` — called here once the first request has been answered — instead of starting now, so
     that it does not compete with the first request (the interactive session, which also calls it when its prompt
     sits idle). MCP servers start at launch all the same (with ``defer_start_up``, once the prompt is drawn:
