@@ -22,8 +22,7 @@ QUESTION = "asks for things that need your consent"
 
 
 def wait_for_state(cat: Catcode, server: str, state: str) -> None:
-    """Ask /mcp until ``server`` shows ``state`` (it is waiting for the session's first quiet moment, then starting
-    in the background meanwhile)."""
+    """Ask /mcp until ``server`` shows ``state`` (it starts in the background once the prompt is drawn)."""
     for _ in range(100):
         cat.say("/mcp")
         found = cat.expect([f"{server}  {state}", f"{server}  starting", f"{server}  waiting"])
