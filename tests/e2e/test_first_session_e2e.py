@@ -6,6 +6,7 @@ launch and the exit capture take turns, and "Saving memories…" ends with an ou
 from __future__ import annotations
 
 import subprocess
+import threading
 from pathlib import Path
 
 from tests.e2e.conftest import Catcode, catcode_argv
@@ -19,6 +20,8 @@ from tests.e2e.test_memory_e2e import (
     chat,
     conversation_lines,
     ended,
+    first_text,
+    kind_of,
     of_kind,
     plain,
 )
@@ -107,3 +110,51 @@ def test_piped_runs_take_turns_with_the_background_run_and_always_say_the_outcom
     assert "user-prefers-vim - User edits with vim (user, all projects)" in listed.stdout
     reviewed = [line for r in of_kind(fake_server, "extract") for line in conversation_lines(r)]
     assert reviewed.count(f"USER: {HEADLINE}") == 1 and reviewed.count("USER: hi") == 1
+
+
+def test_piped_exit_waits_for_a_recovery_still_running_and_saves_the_rule(
+    fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
+) -> None:
+    """The race of issue 23 §3: a recovery started at launch was still running when the piped session ended. The
+    exit capture then waited for the lock, found only the session's own two messages (below the minimum) and said
+    nothing after "Saving memories…"; the rule was not saved. Now the exit waits for the recovery, then saves."""
+    env = {**catcode_env, **MEMORY_ON}
+    for answer in ("One.", "Two."):  # print mode leaves its messages for the next start: four are waiting
+        fake_server.enqueue(text(answer))
+        done = subprocess.run(
+            [*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+    gate = threading.Event()
+    model = MemoryModel(extract=candidates(), consolidate=adds(VIM))
+
+    def respond(body: dict):
+        if kind_of(body) == "extract" and HEADLINE in first_text(body):
+            return candidates(VIM)
+        if kind_of(body) == "extract":
+            return text('{"candidates": []}', gate=gate)
+        return model(body)
+
+    fake_server.responder = respond
+    fake_server.enqueue(text("Noted."))
+    proc = subprocess.Popen(
+        [*catcode_argv()], stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.PIPE, cwd=project,
+        env=env, text=True,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write(HEADLINE)
+    proc.stdin.close()
+    lines = []
+    for line in proc.stderr:  # the recovery is held: the exit must wait for it
+        lines.append(line.rstrip("\n"))
+        if line.startswith("Saving memories…"):
+            break
+    gate.set()
+    lines += [line.rstrip("\n") for line in proc.stderr]
+    assert proc.wait(60) == 0
+    saving = lines.index("Saving memories… (Ctrl+C to skip)")
+    assert lines[saving + 1] == "Memory: 1 added, 0 updated — /memory list shows them", lines
+    listed = subprocess.run(
+        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "user-prefers-vim - User edits with vim (user, all projects)" in listed.stdout
