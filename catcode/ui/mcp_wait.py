@@ -64,5 +64,6 @@ class TerminalWait:
 
 
 def _is_escape(data: bytes) -> bool:
-    """A lone Esc (not the start of an arrow key's or a function key's sequence)."""
-    return data == b"\x1b" or data.startswith(b"\x1b\x1b")
+    """A lone Esc among what was read (an arrow key's or a function key's sequence starts with Esc but never ends
+    with it, nor has two in a row)."""
+    return data.endswith(b"\x1b") or b"\x1b\x1b" in data
