@@ -175,6 +175,7 @@ def build_session(
         bash_timeout=settings.bash_timeout,
     )
     context.output = events.on_tool_output if events is not None else None
+    _add_sandbox(settings, context, policy, hooks, notify)
     scope = None
     if settings.subagents.enabled:
         scope = _add_subagents(extensions, settings, provider, tools, policy, approver, context, events, user_hooks)
@@ -259,6 +260,26 @@ def build_session(
         attach_auto_sync(session, memory)  # after the capture and summary steps: the sync carries what they wrote
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+def _add_sandbox(
+    settings: Settings,
+    context: ToolContext,
+    policy: PermissionPolicy,
+    hooks: HookManager,
+    notify: Callable[[str], None],
+) -> None:
+    """The fence around bash (bubblewrap): probed once, off the start's path; one line when it was asked for and
+    cannot start (the prompts then stand alone, never silently); its temp folder removed when the session ends."""
+    from catcode.sandbox.fence import make_fence
+
+    def unavailable(problem: str) -> None:
+        notify(f"sandbox not available: {problem}; bash commands run unfenced and ask as before")
+
+    fence = make_fence(settings.sandbox, context.project_root, context.allowed_dirs, unavailable)
+    context.sandbox = fence
+    policy.fenced = lambda: fence.active
+    hooks.on(HookEvent.SESSION_END, lambda hook_context: fence.close())
 
 
 def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:

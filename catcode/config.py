@@ -43,6 +43,7 @@ from catcode.paths import find_project_root as find_project_root
 from catcode.paths import make_paths
 from catcode.paths import project_key as project_key
 from catcode.paths import user_hash as user_hash
+from catcode.sandbox.settings import SandboxSettings
 from catcode.subagents.settings import SubagentSettings
 from catcode.user_hook_settings import HooksSettings
 
@@ -107,6 +108,8 @@ class Settings(Section):
     """Default timeout of the bash tool, in seconds."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     """Permission mode and rules."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """The fence bash commands run in (bubblewrap): ``mode``, ``network``, ``writable`` (see ``SandboxSettings``)."""
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     """Cross-session memory (see ``MemoryConfig``)."""
     history: HistoryConfig = Field(default_factory=HistoryConfig)
@@ -170,7 +173,9 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     return data
 
 
-ACCUMULATED = (("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"))
+ACCUMULATED = (
+    ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"), ("sandbox", "writable"),
+)  # fmt: skip
 """Lists that every layer adds to instead of replacing."""
 
 
@@ -249,6 +254,7 @@ def settings_layers(
         mode_fixed=_has(env_layer, ("permissions", "mode")) or _has(overrides, ("permissions", "mode")),
         ask=ask_consent,
         notify=notify or (lambda line: None),
+        user_sandbox=user.get("sandbox"),
     )
     return [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
 

@@ -180,6 +180,7 @@ class SubagentScope:
             read_only_dirs=self.context.read_only_dirs,
             cancel=cancel,
             bash_timeout=self.context.bash_timeout,
+            sandbox=self.context.sandbox,
         )
         events = _Events(line, cancel, registry)
         agent = Agent(
