@@ -47,6 +47,7 @@ def make_provider(
         timeout=settings.request_timeout,
         memory_model=settings.memory.model,
         on_retry=on_retry,
+        api_client=settings.api_client,
     )
 
 
@@ -286,7 +287,6 @@ def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Call
     """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
     line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it)."""
     from catcode import instructions
-    from catcode.commands.init import register_init
     from catcode.prompts import system_prompt
 
     loaded = instructions.load(paths.home, paths.project_root, cwd)
@@ -295,6 +295,12 @@ def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Call
     line = instructions.loaded_line(loaded, paths.project_root, paths.home)
     if line:
         parts.notices.put(line)
+
+    def register_init(registry: Any) -> None:  # imported with the registry: print mode has none (rich.markdown)
+        from catcode.commands.init import register_init
+
+        register_init(registry)
+
     parts.register_commands.append(register_init)
 
     def rebuild() -> str:
@@ -306,8 +312,12 @@ def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Call
 
 def _add_resume(session: Session, memory: Any) -> None:
     """Markers in history.jsonl for compaction and /clear (so a resumed conversation matches), and /resume."""
-    from catcode.commands.resume import register_resume
     from catcode.resume import HistoryMarkers
+
+    def register_resume(registry: Any) -> None:  # imported with the registry: print mode has none
+        from catcode.commands.resume import register_resume
+
+        register_resume(registry)
 
     history = getattr(memory, "history", None)
     if history is not None:
@@ -337,8 +347,6 @@ def _add_memory(
 ) -> tuple[Any, Any]:
     """Memory runtime and recall: hooks (the memory index first, then recent work: one stable order for prompt
     caching), tools, commands and the system-prompt guidance."""
-    from catcode.commands.memory import register_memory_commands
-    from catcode.commands.recall import register_recall_commands
     from catcode.memory.builder import build_memory_runtime, build_recall
     from catcode.memory.recall.recall import today_from_env
     from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
@@ -348,8 +356,15 @@ def _add_memory(
     recall = build_recall(memory, today=today_from_env(env))
     hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
     tools.register(memory_search_tool(recall))
-    parts.register_commands.append(lambda registry: register_memory_commands(registry, memory))
-    parts.register_commands.append(lambda registry: register_recall_commands(registry, recall))
+
+    def register(registry: Any) -> None:  # imported with the registry: print mode has none
+        from catcode.commands.memory import register_memory_commands
+        from catcode.commands.recall import register_recall_commands
+
+        register_memory_commands(registry, memory)
+        register_recall_commands(registry, recall)
+
+    parts.register_commands.append(register)
     parts.prompt_sections.append(memory.guidance)
     return memory, recall
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
@@ -104,6 +104,10 @@ class Settings(Section):
     """Retries of a failed API request (429, 529, 5xx, connection errors) before giving up."""
     request_timeout: float = Field(600.0, gt=0, le=3600, allow_inf_nan=False)
     """Seconds before one API request is abandoned (at most an hour)."""
+    api_client: Literal["auto", "sdk"] = "auto"
+    """What carries API requests: ``auto`` — catcode's lean client (the standard library's HTTP, imported in
+    milliseconds) wherever it covers the connection, else the official SDK (a proxy variable applies, say); ``sdk``
+    — always the SDK, which takes seconds to import (env ``CATCODE_API_CLIENT``; docs/print-mode-speed.md)."""
     bash_timeout: int = Field(120, ge=1, le=600)
     """Default timeout of the bash tool, in seconds."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
@@ -142,6 +146,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CATCODE_MEMORY_ENABLED": ("memory", "enabled"),
     "CATCODE_MEMORY_MODEL": ("memory", "model"),
     "CATCODE_MAX_RETRIES": ("max_retries",),
+    "CATCODE_API_CLIENT": ("api_client",),
 }
 """Environment variables and the setting each one sets."""
 
