@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
 from catcode.first_screen import DEFAULT_MODEL as DEFAULT_MODEL
-from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
+from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings, McpSettings
 from catcode.memory.pipeline.history import HistoryConfig
 from catcode.memory.store.models import MemoryConfig
 from catcode.paths import Paths as Paths
@@ -104,6 +104,10 @@ class Settings(Section):
     """Retries of a failed API request (429, 529, 5xx, connection errors) before giving up."""
     request_timeout: float = Field(600.0, gt=0, le=3600, allow_inf_nan=False)
     """Seconds before one API request is abandoned (at most an hour)."""
+    api_client: Literal["auto", "sdk"] = "auto"
+    """What carries API requests: ``auto`` — catcode's lean client (the standard library's HTTP, imported in
+    milliseconds) wherever it covers the connection, else the official SDK (a proxy variable applies, say); ``sdk``
+    — always the SDK, which takes seconds to import (env ``CATCODE_API_CLIENT``; docs/print-mode-speed.md)."""
     bash_timeout: int = Field(120, ge=1, le=600)
     """Default timeout of the bash tool, in seconds."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
@@ -127,6 +131,8 @@ class Settings(Section):
         default_factory=dict
     )
     """MCP servers by name; their tools are offered as ``mcp__<name>__<tool>``. Project ones need your consent."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """How a message sent before the MCP servers are ready waits for them (see ``McpSettings``)."""
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
@@ -140,6 +146,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CATCODE_MEMORY_ENABLED": ("memory", "enabled"),
     "CATCODE_MEMORY_MODEL": ("memory", "model"),
     "CATCODE_MAX_RETRIES": ("max_retries",),
+    "CATCODE_API_CLIENT": ("api_client",),
 }
 """Environment variables and the setting each one sets."""
 

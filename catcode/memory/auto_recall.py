@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catcode.log import get_logger
-from catcode.redact import redact
 from catcode.text import flatten
 
 __all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
@@ -153,6 +152,8 @@ class AutoRecall:
         found = Recalled(message=_one_line(message))
         if not picked:
             return found
+        from catcode.redact import redact  # on first use: its rules stay off the way to the first request
+
         heads = [f"## {name} ({_origin(hit)})" for hit, name, _ in picked]
         bodies = [_defuse(redact(text)[0]) for _, _, text in picked]
         frame = len(OPEN) + len(INTRO) + len(CLOSE) + 4 + sum(len(h) + 3 for h in heads)
@@ -211,5 +212,7 @@ def _defuse(text: str) -> str:
 
 
 def _one_line(message: str, width: int = 60) -> str:
+    from catcode.redact import redact
+
     line = " ".join(redact(message)[0].split())
     return line if len(line) <= width else line[: width - 1] + "…"
