@@ -14,7 +14,7 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
-from catcode.cli_values import one_of
+from catcode.cli_values import one_of, whole_number
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
 from catcode.launch import fail, guarded, start, state
@@ -27,7 +27,13 @@ log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
 SUBCOMMANDS = {"memory", "config", "mcp"}
-VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format"}
+VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--input-format", "--max-turns"}
+VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt"}
+VARIADIC_OPTIONS = {
+    "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config",
+}  # fmt: skip
+"""Claude Code's flags that take several values (``--add-dir ../a ../b``): ``claude_args.variadic`` decides how
+many of the following words are theirs."""
 SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
 PROMPT_OPTION = "--prompt-text"
 
@@ -79,8 +85,41 @@ def root(
     permission_mode: str | None = typer.Option(
         None,
         "--permission-mode",
-        help="default, accept-edits, read-only or bypass.",
+        help="default, accept-edits, read-only or bypass (or Claude Code's default, acceptEdits, plan, "
+        "bypassPermissions).",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
+    ),
+    input_format: str = typer.Option(
+        "text",
+        "--input-format",
+        help="With -p: text, or stream-json (one user message per line on stdin, one turn each).",
+        parser=one_of("text", "stream-json"),
+        metavar="<text|stream-json>",
+    ),
+    skip_permissions: bool = typer.Option(
+        False, "--dangerously-skip-permissions", help="Permission mode bypass: nothing asks (deny rules still apply)."
+    ),
+    allowed_tools: list[str] = typer.Option(
+        [], "--allowedTools", "--allowed-tools", metavar="RULES",
+        help='Allow rules for this run, comma or space separated, e.g. "Bash(git log:*) Read" (Claude Code\'s names).',
+    ),
+    disallowed_tools: list[str] = typer.Option(
+        [], "--disallowedTools", "--disallowed-tools", metavar="RULES", help="Deny rules for this run."
+    ),
+    add_dir: list[str] = typer.Option([], "--add-dir", metavar="DIR", help="More folders the file tools may use."),
+    system_prompt: str | None = typer.Option(None, "--system-prompt", help="Replace the base system prompt."),
+    append_system_prompt: str | None = typer.Option(
+        None, "--append-system-prompt", help="Add TEXT at the end of the system prompt."
+    ),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", metavar="N", parser=whole_number(1, 1000),
+        help="Stop after N model calls (with -p: subtype error_max_turns).",
+    ),
+    mcp_config: list[str] = typer.Option(
+        [], "--mcp-config", metavar="FILE|JSON", help="MCP servers for this run, in Claude Code's .mcp.json shape."
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", help="Accepted for Claude Code scripts (stream-json output is always complete)."
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
@@ -95,10 +134,26 @@ def root(
         return
     if output_format != OutputFormat.text and not print_mode:
         fail("--output-format needs -p (print mode)", 2)
+    if input_format != "text" and (not print_mode or output_format != OutputFormat.stream_json):
+        fail("--input-format stream-json needs -p and --output-format stream-json", 2)
     how = "continue" if continue_ else resume
-    raise typer.Exit(
-        start(prompt, model, permission_mode, print_mode=print_mode, output_format=output_format, resume=how)
+    run = {
+        "allowed": allowed_tools, "disallowed": disallowed_tools, "add_dir": add_dir, "max_turns": max_turns,
+        "system_prompt": system_prompt, "append_system_prompt": append_system_prompt, "mcp_config": mcp_config,
+    }  # fmt: skip
+    if skip_permissions:
+        permission_mode = "bypass"
+    code = start(
+        prompt,
+        model,
+        permission_mode,
+        print_mode=print_mode,
+        output_format=output_format,
+        resume=how,
+        input_format=input_format,
+        run=run,
     )
+    raise typer.Exit(code)
 
 
 def normalise(args: list[str]) -> list[str]:
@@ -123,6 +178,13 @@ def normalise(args: list[str]) -> list[str]:
         if arg in VALUE_OPTIONS:
             out += args[i : i + 2]
             i += 2
+            continue
+        if arg in VARIADIC_OPTIONS:
+            from catcode.claude_args import variadic
+
+            taken = variadic(arg, args[i + 1 :])
+            out += [part for value in taken for part in (arg, value)] or [arg]  # alone: click says it needs a value
+            i += 1 + len(taken)
             continue
         if arg.startswith("-") and arg != "-":
             out.append(arg)

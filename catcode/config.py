@@ -72,6 +72,9 @@ class PermissionsSettings(Section):
     """Rules that always refuse; a deny rule wins over everything. Every layer adds its own."""
     additional_dirs: list[str] = Field(default_factory=list)
     """Directories outside the project that file tools may read and write; a project's need consent."""
+    additional_directories: list[str] = Field(default_factory=list)
+    """More folders the file tools (and the bash sandbox) may use, as ``--add-dir DIR`` gives them (Claude Code's
+    ``additionalDirectories``); added up across layers like ``additional_dirs``, and a project's need consent."""
 
     @field_validator("mode")
     @classmethod
@@ -128,6 +131,11 @@ class Settings(Section):
     """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """The ``task`` tool's subagents (see ``SubagentSettings``)."""
+    # -- Claude Code's --system-prompt / --append-system-prompt (docs/claude-code.md) --
+    system_prompt: str | None = Field(None, max_length=100_000)
+    """Replaces catcode's base system prompt (project instructions and memory guidance still follow it)."""
+    append_system_prompt: str | None = Field(None, max_length=100_000)
+    """Added at the end of the system prompt."""
 
 
 ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -168,7 +176,12 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     return data
 
 
-ACCUMULATED = (("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"))
+ACCUMULATED = (
+    ("permissions", "allow"),
+    ("permissions", "deny"),
+    ("permissions", "additional_dirs"),
+    ("permissions", "additional_directories"),
+)
 """Lists that every layer adds to instead of replacing."""
 
 
