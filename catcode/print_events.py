@@ -151,7 +151,7 @@ def usage_fields(usage: Usage) -> dict[str, int]:
 def init_fields(session: Any, cwd: str, api_key_source: str) -> dict[str, Any]:
     """The ``system``/``init`` event's fields: the tools offered, the model, the permission mode, the MCP servers."""
     extensions = session.extras.get("extensions")
-    servers = sorted(getattr(extensions, "servers", None) or {}) if extensions is not None else []
+    servers = sorted(spec.name for spec in getattr(extensions, "servers", None) or [])
     commands = session.extras.get("slash_commands") or []
     mode = session.policy.mode.value
     return {

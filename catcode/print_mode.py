@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -167,7 +168,8 @@ def _finish(session: Any, events: PrintEvents, result: TurnResult) -> int:
     if events.format == "text" and events.wrote:
         sys.stdout.write("\n")
     elif events.format == "json":
-        sys.stdout.write(json.dumps({"type": "result", **summary}, ensure_ascii=False) + "\n")
+        whole = {"type": "result", **summary, "uuid": str(uuid.uuid4())}
+        sys.stdout.write(json.dumps(whole, ensure_ascii=False) + "\n")
     events.emit("result", **summary)
     if error is not None:
         sys.stderr.write(f"catcode: {error}\n")

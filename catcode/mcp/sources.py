@@ -155,8 +155,14 @@ def claude_servers(data: Any, env: Mapping[str, str], where: str) -> dict[str, M
             try:
                 out[str(name)] = McpServerSettings.model_validate(_claude_entry(_expand(entry, env)))
                 continue
-            except (ValidationError, KeyError) as exc:
+            except KeyError as exc:
                 problem = _first_error(exc)
+            except ValidationError as exc:
+                from catcode.config_errors import describe
+
+                error = exc.errors()[0]
+                where_in = ".".join(str(p) for p in error["loc"])
+                problem = f"{where_in + ': ' if where_in else ''}{describe(error)}"
         raise ConfigError(f"{where}: server {name}: {problem}")
     return out
 
