@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import catcode_argv
-from tests.fakes import FakeAnthropicServer, message, text, tool_use
+from tests.fakes import message, text, tool_use
 
 SAMPLES = Path(__file__).parents[1] / "data" / "claude_code"
 
@@ -85,7 +85,7 @@ def test_stream_json_events_have_claude_codes_shapes(project: Path, catcode_env:
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init" and lines[-1]["type"] == "result"
     assert "read_file" in lines[0]["tools"] and lines[0]["permissionMode"] == "default"
-    first, second = ours["assistant/"]
+    first, _second = ours["assistant/"]
     assert [b["type"] for b in first["message"]["content"]] == ["text", "tool_use"]
     [result_event] = ours["user/"]
     block = result_event["message"]["content"][0]
@@ -186,7 +186,9 @@ def test_a_claude_p_script_runs_unchanged(project: Path, catcode_env: dict, fake
     assert lines[0] == "SUMMARY: A tiny project."
     assert lines[1].startswith("TURNS: 2 COST: 0.")
     assert lines[2] == "MODEL: claude-sonnet-5-5 MODE: bypassPermissions"
-    assert lines[3:] == ['TOOL: bash {"command": "make test"}', "RESULT: all tests passed", "DONE: success 2 All tests passed."]
+    assert lines[3:] == [
+        'TOOL: bash {"command": "make test"}', "RESULT: all tests passed", "DONE: success 2 All tests passed.",
+    ]  # fmt: skip
     first, _, third, _ = fake_server.requests()
     assert first.body["model"] == "claude-sonnet-5-5"  # --model sonnet: the newest sonnet of the price file
     assert third.system_text.rstrip().endswith("Be brief.")
@@ -263,7 +265,8 @@ def test_mcp_config_json_declares_a_server_for_this_run(project: Path, catcode_e
     assert init["mcp_servers"] == [{"name": "broken", "status": "pending"}]
     proc = run(project, catcode_env, "-p", "hi", "--mcp-config", '{"mcpServers": {"x": {}}}')
     assert proc.returncode == 2
-    assert proc.stderr.startswith("catcode: --mcp-config: server x: give either command") and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("catcode: --mcp-config: server x: give either command")
+    assert "Traceback" not in proc.stderr
 
 
 def test_help_documents_claude_codes_flags(project: Path, catcode_env: dict) -> None:
