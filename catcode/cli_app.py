@@ -22,6 +22,7 @@ from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
 from catcode.memory_share_cli import register as register_share_commands
+from catcode.memory_transfer_cli import register as register_transfer_commands
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
@@ -57,6 +58,7 @@ app = typer.Typer(
     "one message to answer). Piped stdin is read as one message, after PROMPT.",
 )
 register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
+register_transfer_commands(memory_app)  # import, export (issue 24)
 # each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
 app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
