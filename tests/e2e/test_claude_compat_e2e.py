@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.catcode_mcp.conftest import DEMO
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import message, text, tool_use
 
@@ -256,13 +258,18 @@ def test_unknown_permission_mode_lists_both_spellings(project: Path, catcode_env
     assert proc.returncode == 2 and "unknown permission mode 'yolo'" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_mcp_config_json_declares_a_server_for_this_run(project: Path, catcode_env: dict, fake_server) -> None:
-    fake_server.enqueue(text("ok"))
-    config = json.dumps({"mcpServers": {"broken": {"command": "/nonexistent/server-binary"}}})
-    proc = run(project, catcode_env, "-p", "hi", "--mcp-config", config, "--output-format", "stream-json")
+def test_mcp_config_gives_this_run_a_server(project: Path, catcode_env: dict, fake_server, tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
+    fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "from the model"}), text("The server answered."))
+    args = ("-p", "echo", "--mcp-config", str(config), "--allowedTools", "mcp__demo", "--output-format", "stream-json")
+    proc = run(project, catcode_env, *args)
     assert proc.returncode == 0, proc.stderr
-    init = json.loads(proc.stdout.splitlines()[0])
-    assert init["mcp_servers"] == [{"name": "broken", "status": "pending"}]
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert events[0]["mcp_servers"] == [{"name": "demo", "status": "pending"}]
+    [result] = [b for e in events if e["type"] == "user" for b in e["message"]["content"]]
+    assert result["is_error"] is False and "echo: from the model" in result["content"]
+    assert "mcp__demo__echo" in [t["name"] for t in fake_server.requests()[0].body["tools"]]
     proc = run(project, catcode_env, "-p", "hi", "--mcp-config", '{"mcpServers": {"x": {}}}')
     assert proc.returncode == 2
     assert proc.stderr.startswith("catcode: --mcp-config: server x: give either command")
