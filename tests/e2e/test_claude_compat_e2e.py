@@ -204,6 +204,21 @@ def test_allowed_tools_let_a_command_run_for_this_run_only(project: Path, catcod
     fake_server.enqueue(tool_use("bash", {"command": "git status --short"}), text("Refused."))
     proc = run(project, catcode_env, "-p", "status?")  # the rule was for that run only
     assert fake_server.requests()[3].messages[-1]["content"][0]["is_error"]
+    fake_server.enqueue(tool_use("bash", {"command": "git status"}), text("Clean."))
+    proc = run(project, catcode_env, "-p", "status?", "--allowed-tools", "Read, Bash(git status:*)")
+    assert proc.returncode == 0 and not fake_server.requests()[5].messages[-1]["content"][0].get("is_error")
+
+
+def test_interactive_session_takes_the_flags_too(spawn_catcode, project: Path, fake_server) -> None:
+    fake_server.enqueue(tool_use("write_file", {"path": "notes.txt", "content": "hi\n"}), text("Written."))
+    cat = spawn_catcode("--permission-mode", "acceptEdits", "--append-system-prompt", "Answer in haiku.")
+    cat.prompt()
+    cat.say("write notes")
+    cat.expect_text("Written.")
+    cat.prompt()
+    assert (project / "notes.txt").read_text() == "hi\n"  # accept-edits: no question asked
+    assert fake_server.requests()[0].system_text.rstrip().endswith("Answer in haiku.")
+    assert cat.exit() == 0
 
 
 def test_disallowed_tools_refuse(project: Path, catcode_env: dict, fake_server) -> None:
