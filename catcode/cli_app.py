@@ -74,7 +74,7 @@ def root(
     output_format: str = typer.Option(
         OutputFormat.text.value,
         "--output-format",
-        help="With -p: text, json (result, usage, cost, session id) or stream-json (one event per line).",
+        help="With -p: text, json (one result object) or stream-json (one event per line), in Claude Code's shapes.",
         parser=one_of(*OutputFormat),
         metavar="<text|json|stream-json>",
         autocompletion=lambda incomplete: [f for f in OutputFormat if f.startswith(incomplete)],
@@ -83,7 +83,9 @@ def root(
     resume: str | None = typer.Option(
         None, "--resume", "-r", metavar="[ID]", help="Reopen a session by ID, or pick one of the recent ones."
     ),
-    model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Claude model id for this session, or sonnet, opus, haiku (the newest of each)."
+    ),
     permission_mode: str | None = typer.Option(
         None,
         "--permission-mode",
@@ -109,9 +111,11 @@ def root(
         [], "--disallowedTools", "--disallowed-tools", metavar="RULES", help="Deny rules for this run."
     ),
     add_dir: list[str] = typer.Option([], "--add-dir", metavar="DIR", help="More folders the file tools may use."),
-    system_prompt: str | None = typer.Option(None, "--system-prompt", help="Replace the base system prompt."),
+    system_prompt: str | None = typer.Option(
+        None, "--system-prompt", metavar="TEXT", help="Replace the base system prompt."
+    ),
     append_system_prompt: str | None = typer.Option(
-        None, "--append-system-prompt", help="Add TEXT at the end of the system prompt."
+        None, "--append-system-prompt", metavar="TEXT", help="Add TEXT at the end of the system prompt."
     ),
     max_turns: int | None = typer.Option(
         None, "--max-turns", metavar="N", parser=whole_number(1, 1000),

@@ -263,9 +263,11 @@ def test_claude_permission_modes(project: Path, catcode_env: dict, fake_server, 
     fake_server.enqueue(tool_use("write_file", {"path": "out.txt", "content": "x\n"}), text("Wrote it."))
     proc = run(project, catcode_env, "-p", "write", "--permission-mode", flag, "--output-format", "stream-json")
     assert proc.returncode == 0, proc.stderr
-    init = json.loads(proc.stdout.splitlines()[0])
+    init, *_, result = map(json.loads, proc.stdout.splitlines())
     assert init["permissionMode"] == mode
     assert (project / "out.txt").exists() == (flag != "default")
+    denied = [(d["tool_name"], d["tool_input"]["path"]) for d in result["permission_denials"]]
+    assert denied == ([("write_file", "out.txt")] if flag == "default" else [])  # nobody could be asked
 
 
 def test_unknown_permission_mode_lists_both_spellings(project: Path, catcode_env: dict) -> None:
