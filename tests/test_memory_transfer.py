@@ -201,6 +201,20 @@ def test_codex_memories_follow_codex_home(project: Path, tmp_path: Path, monkeyp
     assert len(found) == 3 and git_log(project)[0].startswith("import: codex, 3 memories")
 
 
+def test_codex_free_form_handbook_is_one_memory_per_bullet(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "someone"))
+    write(tmp_path / "someone" / ".codex" / "memories" / "MEMORY.md", (
+        "# Memory\n\n- Prefers uv over pip for Python projects.\n- shop-api tests need docker running.\n"
+    ))  # fmt: skip
+    result = cli("import", "codex", "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "+ prefers-uv-over-pip-for-python (user, all projects)" in result.stdout
+    assert "+ shop-api-tests-need-docker-running (project, this project)" in result.stdout
+    assert "Would import 2 memories." in result.stdout
+
+
 def test_gemini_added_memories_follow_gemini_cli_home(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -53,7 +53,18 @@ def claude_memory_dir(project_root: Path, env: Mapping[str, str]) -> Path:
         configured = _json(settings).get("autoMemoryDirectory")
         if isinstance(configured, str) and configured.strip():
             return Path(configured).expanduser()
-    return folder / "projects" / claude_project_slug(project_root) / "memory"
+    candidates = [folder / "projects" / claude_project_slug(root) / "memory" for root in _spellings(project_root)]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+def _spellings(project_root: Path) -> list[Path]:
+    """The project's path as given and with its links resolved (``/tmp`` is ``/private/tmp`` on macOS): Claude Code
+    keys by the path it was started in."""
+    try:
+        real = project_root.resolve()
+    except OSError:
+        real = project_root
+    return [project_root] if real == project_root else [project_root, real]
 
 
 def claude_md_files(project_root: Path, env: Mapping[str, str]) -> list[tuple[Path, bool]]:

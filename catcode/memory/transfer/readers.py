@@ -152,13 +152,9 @@ def read_codex(folder: Path, project_root: Path) -> Found:
 
 def _codex_blocks(text: str, path: Path, project_root: Path) -> Found:
     parts = re.split(r"(?m)^---[ \t]*$", text)
-    if len(parts) < 3 or parts[0].strip():
-        items = [
-            ImportItem(_title_name(title) or "codex-notes", title or describe(body), infer_type(body, project_root),
-                       body, f"{path} ({title or 'notes'})")
-            for title, body in sections(text) if body
-        ]  # fmt: skip
-        return items, []
+    preamble = [line for line in parts[0].splitlines() if line.strip()]
+    if len(parts) < 3 or any(not line.startswith("#") for line in preamble):
+        return _free_form(text, path, project_root), []
     items: list[ImportItem] = []
     skipped: list[Skipped] = []
     root = str(project_root.resolve())
@@ -179,6 +175,26 @@ def _codex_blocks(text: str, path: Path, project_root: Path) -> Found:
         kind = MemoryType.PROJECT if cwds else infer_type(body, project_root)
         items.append(ImportItem(_title_name(description) or "codex-note", description, kind, body.strip(), origin))
     return items, skipped
+
+
+def _free_form(text: str, path: Path, project_root: Path) -> list[ImportItem]:
+    """Markdown without a known layout: one memory per ``##`` section, else one per top-level bullet, else the
+    whole text as one."""
+    found = [(title, body if title else _no_headings(body)) for title, body in sections(text)]
+    found = [(title, body) for title, body in found if body]
+    if any(title for title, _ in found):
+        return [
+            ImportItem(_title_name(title) or path.stem.lower(), title or describe(body),
+                       infer_type(body, project_root), body, f"{path} ({title or 'top'})")
+            for title, body in found
+        ]  # fmt: skip
+    body = _no_headings(text)
+    facts = bullets(body) or ([body] if body else [])
+    return [_fact(fact, str(path), project_root) for fact in facts]
+
+
+def _no_headings(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#")).strip()
 
 
 def read_gemini(path: Path, project_root: Path) -> Found:
@@ -221,16 +237,7 @@ def read_file(path: Path, project_root: Path) -> Found:
         return read_agents_section(text, str(path)), []
     if re.search(rf"(?m)^##\s+{GEMINI_SECTION}\s*$", text):
         return read_gemini(path, project_root)
-    found = [(title, body) for title, body in sections(text) if body]
-    if any(title for title, _ in found):
-        items = [
-            ImportItem(_title_name(title) or path.stem.lower(), title or describe(body),
-                       infer_type(body, project_root), body, f"{path} ({title or 'top'})")
-            for title, body in found
-        ]  # fmt: skip
-        return items, []
-    facts = bullets(text) or ([text.strip()] if text.strip() else [])
-    return [_fact(fact, str(path), project_root) for fact in facts], []
+    return _free_form(text, path, project_root), []
 
 
 def _fact(fact: str, origin: str, project_root: Path) -> ImportItem:
