@@ -192,3 +192,21 @@ def test_a_projects_additional_directories_need_consent(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "home", project, {}, {}, notify=said.append)
     assert settings.permissions.additional_directories == []
     assert said and "/home" in said[0]
+
+
+def test_model_command_takes_the_aliases_too() -> None:
+    from io import StringIO
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from catcode.commands.builtins import register_builtins
+    from catcode.commands.registry import CommandContext, CommandRegistry
+
+    registry = CommandRegistry()
+    register_builtins(registry)
+    session = SimpleNamespace(provider=SimpleNamespace(model="claude-test"), policy=PermissionPolicy())
+    ctx = CommandContext(session, Console(file=StringIO(), width=120, color_system=None))
+    registry.dispatch("/model opus", ctx)
+    assert session.provider.model == newest("opus")
+    assert ctx.console.file.getvalue() == f"Model: {newest('opus')}\n"
