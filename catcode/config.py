@@ -245,6 +245,11 @@ def settings_layers(
                 raise ConfigError(
                     f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
                 )
+        if "system_prompt" in data:  # the base prompt is the person's to replace, not a cloned repository's
+            raise ConfigError(
+                f"{path}: system_prompt may only be set in {home / 'settings.yaml'} or with --system-prompt "
+                "(a project adds instructions with AGENTS.md or append_system_prompt)"
+            )
         project.append((str(path), data))
     env_layer: dict[str, Any] = {}
     for var, path in ENV_VARS.items():
