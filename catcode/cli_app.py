@@ -8,7 +8,6 @@ next to its subcommands) and gives ``--resume`` its optional value."""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 import typer
@@ -17,25 +16,26 @@ from catcode import __version__
 from catcode.cli_values import one_of, whole_number
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
+from catcode.doctor_cli import doctor
 from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
 from catcode.memory_share_cli import register as register_share_commands
 from catcode.memory_transfer_cli import register as register_transfer_commands
+from catcode.sandbox import SANDBOX_MODES
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
-SUBCOMMANDS = {"memory", "config", "mcp"}
-VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--input-format", "--max-turns"}
+SUBCOMMANDS = {"memory", "config", "mcp", "doctor"}
+VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox", "--input-format", "--max-turns"}
 VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt"}
 VARIADIC_OPTIONS = {
     "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config",
 }  # fmt: skip
 """Claude Code's flags that take several values (``--add-dir ../a ../b``): ``claude_args.variadic`` decides how
 many of the following words are theirs."""
-SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
 PROMPT_OPTION = "--prompt-text"
 
 
@@ -63,6 +63,7 @@ register_transfer_commands(memory_app)  # import, export (issue 24)
 app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
 app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
+app.command("doctor", options_metavar="[OPTIONS]")(doctor)
 
 
 @app.callback(invoke_without_command=True)
@@ -81,7 +82,12 @@ def root(
     ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Reopen this project's last session."),
     resume: str | None = typer.Option(
-        None, "--resume", "-r", metavar="[ID]", help="Reopen a session by ID, or pick one of the recent ones."
+        None,
+        "--resume",
+        "-r",
+        metavar="[ID]",
+        help="Reopen a session by ID (an unknown ID exits 2), or pick one of the recent ones (a prompt to send "
+        "after the picker goes after --).",
     ),
     model: str | None = typer.Option(
         None, "--model", "-m", help="Claude model id for this session, or sonnet, opus, haiku (the newest of each)."
@@ -92,6 +98,14 @@ def root(
         help="default, accept-edits, read-only or bypass (or Claude Code's default, acceptEdits, plan, "
         "bypassPermissions).",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
+    ),
+    sandbox: str | None = typer.Option(
+        None,
+        "--sandbox",
+        metavar="MODE",
+        help="The fence around bash commands: workspace-write (default), read-only or off.",
+        parser=one_of(*SANDBOX_MODES),
+        autocompletion=lambda incomplete: [m for m in SANDBOX_MODES if m.startswith(incomplete)],
     ),
     input_format: str = typer.Option(
         "text",
@@ -156,6 +170,7 @@ def root(
         print_mode=print_mode,
         output_format=output_format,
         resume=how,
+        sandbox=sandbox,
         input_format=input_format,
         run=run,
     )
@@ -163,7 +178,8 @@ def root(
 
 
 def normalise(args: list[str]) -> list[str]:
-    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``."""
+    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``;
+    ``--resume WORD`` → ``--resume=WORD`` (a prompt after the picker goes after ``--``: ``--resume -- fix it``)."""
     out: list[str] = []
     words: list[str] = []
     i = 0
@@ -173,8 +189,10 @@ def normalise(args: list[str]) -> list[str]:
             words += args[i + 1 :]
             break
         if arg in ("--resume", "-r"):
+            # The word after --resume is the session id, whatever it looks like (an unknown one is an error, exit
+            # 2); --resume alone, or before another option or "--", opens the picker.
             following = args[i + 1] if i + 1 < len(args) else ""
-            if SESSION_ID.match(following):
+            if following and not following.startswith("-"):
                 out.append(f"--resume={following}")
                 i += 2
             else:

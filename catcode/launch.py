@@ -24,6 +24,7 @@ def load(
     *,
     ask_consent: Asker | None = None,
     overrides: dict[str, Any] | None = None,
+    sandbox: str | None = None,
 ) -> tuple[Any, Any]:
     """Settings and paths for the current directory, with logging configured and catcode's files made private.
 
@@ -31,7 +32,9 @@ def load(
     asked; what was not allowed before is left out, with one line on stderr)."""
     from catcode import log as logsetup
 
-    settings, paths = settle(model, permission_mode, ask_consent=ask_consent, notify=_say, overrides=overrides)
+    settings, paths = settle(
+        model, permission_mode, ask_consent=ask_consent, notify=_say, overrides=overrides, sandbox=sandbox
+    )
     tightened = _make_private(paths, _say)
     logsetup.configure(paths.logs, debug=state["debug"])
     _log_tightened(tightened, paths)
@@ -45,6 +48,7 @@ def settle(
     ask_consent: Asker | None = None,
     notify: Callable[[str], None] = lambda line: None,
     overrides: dict[str, Any] | None = None,
+    sandbox: str | None = None,
 ) -> tuple[Any, Any]:
     """The validated settings (flags over every layer: ``overrides`` holds the flags other than the model and the
     mode) and their paths, for the current directory."""
@@ -57,6 +61,8 @@ def settle(
         overrides["model"] = model
     if permission_mode:
         overrides["permissions"] = {**overrides.get("permissions", {}), "mode": permission_mode}
+    if sandbox:
+        overrides["sandbox"] = {"mode": sandbox}
     settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
     return settings, resolve_paths(settings, home, root)
 
@@ -126,6 +132,7 @@ def start(
     print_mode: bool = False,
     output_format: str = "text",
     resume: str | None = None,
+    sandbox: str | None = None,
     input_format: str = "text",
     run: dict[str, Any] | None = None,
 ) -> int:
@@ -143,8 +150,9 @@ def start(
             model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
         if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
-            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, overrides))
-        settings, paths = load(model, permission_mode, ask_consent=ask, overrides=overrides)
+            flags = {"sandbox": sandbox, "overrides": overrides}
+            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, **flags))
+        settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
             from catcode.print_mode import run_print
 
@@ -201,6 +209,7 @@ def _interactive(
     resume: str | None,
     ask: Asker | None,
     overrides: dict[str, Any] | None = None,
+    sandbox: str | None = None,
 ) -> int:
     """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
     validated first, with consent asked for what the project's settings want — unless they are known valid without
@@ -215,11 +224,13 @@ def _interactive(
     env = dict(os.environ)
     home, root = catcode_home(), find_project_root(Path.cwd())
     logsetup.configure(make_paths(home, root).logs, debug=state["debug"])  # where the log is needs no settings
-    flags = bool(model or permission_mode or overrides)
+    flags = bool(model or permission_mode or sandbox or overrides)
     screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
     if screen is None:
         inputs = None if flags else settings_inputs(home, root, env)
-        settings, paths = settle(model, permission_mode, ask_consent=ask, notify=_say, overrides=overrides)
+        settings, paths = settle(
+            model, permission_mode, ask_consent=ask, notify=_say, sandbox=sandbox, overrides=overrides
+        )
         screen = FirstScreen.of(settings, paths)
         validated = screen
 
