@@ -14,6 +14,7 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
+from catcode.cli_help import HelpGroup, RootGroup
 from catcode.cli_values import one_of
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
@@ -41,6 +42,7 @@ class OutputFormat(StrEnum):
 
 
 app = typer.Typer(
+    cls=RootGroup,
     add_completion=True,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
@@ -52,9 +54,9 @@ app = typer.Typer(
 )
 register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
 # each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
-app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
-app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
-app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
+app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.add_typer(mcp_app, name="mcp", cls=HelpGroup, options_metavar="[OPTIONS]")
 
 
 @app.callback(invoke_without_command=True)
