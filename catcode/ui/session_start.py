@@ -174,6 +174,8 @@ def build_conversation(
     from catcode.ui.conversation import Conversation, build_registry
     from catcode.ui.events import ReplEvents
     from catcode.ui.full_output import FullOutput
+    from catcode.ui.keys import prompt_marker
+    from catcode.ui.replay import key_argument_for, show_conversation
 
     settings, paths = settle(notices.put)
     screen = console()
@@ -195,4 +197,8 @@ def build_conversation(
     registry = build_registry(session)
     conversation = Conversation(session, registry, screen, events, lambda q: ask_yes_no(answers, q), keys=keys)
     conversation.ctx.ask = answers
+    conversation.ctx.replay = lambda messages: show_conversation(
+        screen, messages, key_argument_for(session.tools), marker=prompt_marker(),
+        preview_lines=settings.ui.result_preview_lines,
+    )  # fmt: skip
     return conversation
