@@ -127,6 +127,7 @@ def build_session(
     cwd: Path | None = None,
     notices: queue.SimpleQueue[str] | None = None,
     defer_start_up: bool = False,
+    instructions_shown: bool = False,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
@@ -138,7 +139,7 @@ def build_session(
     recovery, the recall index sync and journal compile) and the MCP servers' start — waits for
     ``Session.start_idle`` — called here once the first request has been answered — instead of starting now, so
     that it does not compete with the first request (the interactive session, which also calls it when its prompt
-    sits idle)."""
+    sits idle). ``instructions_shown``: the interactive header named the instruction files already."""
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
@@ -173,7 +174,7 @@ def build_session(
         parts.register_commands.append(
             lambda registry: register_agents(registry, extensions.agents, extensions.refused_agents)
         )
-    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts)
+    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts, announce=not instructions_shown)
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(
         provider,
@@ -250,9 +251,12 @@ def build_session(
     return session
 
 
-def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:
+def _add_instructions(
+    paths: Paths, cwd: Path, parts: _Parts, announce: bool = True
+) -> tuple[str, Callable[[], str]]:
     """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
-    line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it)."""
+    line naming them (unless the interactive header showed it already: ``announce``), and the function that reads
+    them again and rebuilds the prompt (``/init`` uses it)."""
     from catcode import instructions
     from catcode.commands.init import register_init
     from catcode.prompts import system_prompt
@@ -261,7 +265,7 @@ def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Call
     for warning in loaded.warnings:
         parts.notices.put(warning)
     line = instructions.loaded_line(loaded, paths.project_root, paths.home)
-    if line:
+    if line and announce:
         parts.notices.put(line)
     parts.register_commands.append(register_init)
 

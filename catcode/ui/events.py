@@ -33,6 +33,8 @@ class ReplEvents(AgentEvents):
         self.full: Any = None  # ``FullOutput``: the last tool's whole output on disk, for Ctrl+O (on a terminal)
         self._running = ToolProgress(console) if live else None
         self._shown: set[str] = set()
+        self._in_flight = 0  # calls running alongside others (task) whose header is on screen
+        self._concurrent_done = False
 
     def on_request(self) -> None:
         """Spinner until the first token."""
@@ -48,15 +50,18 @@ class ReplEvents(AgentEvents):
 
     def on_tool_start(self, call: ToolUseBlock) -> None:
         """``⏺ tool(key argument)``; on a terminal, live with its clock and output tail until it ends (the line
-        is printed for good then)."""
+        is printed for good then). A call that runs alongside others (``task``) is printed for good at once: its
+        subagent's progress lines, and the line saying it is done, come under it."""
         self.stream.finish()
         label = tool_call_text(call.name, self.key_argument(call)).plain
         if self.full is not None:
             self.full.begin(label)
-        if self._running is not None:
+        if self._running is not None and not self._concurrent(call):
             self._running.start(label.removeprefix("⏺ "))
         else:
             self._show_call(call)
+            if self._concurrent(call):
+                self._in_flight += 1
 
     def on_tool_output(self, text: str) -> None:
         """Live output of the running tool."""
@@ -71,6 +76,11 @@ class ReplEvents(AgentEvents):
             self._running.stop()
         if call.id not in self._shown:
             self._show_call(call)
+        elif self._concurrent(call):
+            self._in_flight -= 1
+            if self._in_flight or self._concurrent_done:  # other calls' lines came between: say whose result
+                self._show_call(call)
+            self._concurrent_done = self._in_flight > 0
         self._shown.discard(call.id)
         label = tool_call_text(call.name, self.key_argument(call)).plain
         self.last_output = (label, result.text)
@@ -97,10 +107,15 @@ class ReplEvents(AgentEvents):
             self.full.end("interrupted")
         self.stream.finish()
         self._shown.clear()
+        self._in_flight, self._concurrent_done = 0, False
 
     def _show_call(self, call: ToolUseBlock) -> None:
         self._shown.add(call.id)
         self.progress.print(tool_call_text(call.name, self.key_argument(call)))
+
+    def _concurrent(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name) if self.tools is not None else None
+        return bool(getattr(tool, "concurrent", False))
 
     def key_argument(self, call: ToolUseBlock) -> str | None:
         """The argument that says what a call does: the tool's ``key_arg``, else its first string argument."""

@@ -20,6 +20,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
@@ -79,6 +80,18 @@ def dim_line(console: Console | None, line: str) -> None:
     sys.stdout.flush()
 
 
+def instructions_line(paths: Any) -> str | None:
+    """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
+    files, read before the prompt so that the line comes before the first message)."""
+    from catcode import instructions
+
+    try:
+        loaded = instructions.load(paths.home, paths.project_root, Path.cwd())
+    except OSError:
+        return None
+    return instructions.loaded_line(loaded, paths.project_root, paths.home)
+
+
 class Repl:
     """The prompt loop, in front of a session that may still be being built. ``console()`` is the rich console
     (made when first needed); ``given`` is the one the caller passed (tests), if any: the header goes through it,
@@ -113,6 +126,9 @@ class Repl:
             f"catcode {__version__} · {screen.paths.project_root.name} · {screen.model}"
             "  (/help for commands, Ctrl+D to exit)",
         )
+        instructions = instructions_line(screen.paths)
+        if instructions:  # before anything is typed: the session (which reads them too) may come later
+            dim_line(self._given, instructions)
         conv: Any = None
         try:
             if resume is not None or first_message:

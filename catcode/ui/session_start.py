@@ -190,7 +190,7 @@ def build_conversation(
     approver = TerminalApprover(screen, answers, save=save, end_session=end_session)
     session = app.build_session(
         settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent,
-        notices=notices, defer_start_up=True,
+        notices=notices, defer_start_up=True, instructions_shown=True,
     )  # fmt: skip
     events.tools = session.tools
     session.idle_starts.append(_load_structlog)  # its first lines were written without it (``catcode.log``)
