@@ -51,7 +51,12 @@ ln -sf "$VENV/bin/catcode" "$BIN/catcode"
 VERSION=$("$BIN/catcode" --version)
 echo "Installed $VERSION: $BIN/catcode" >&2
 if ! on_path "$BIN"; then
-  echo "$BIN is not on your PATH: run  export PATH=\"$BIN:\$PATH\"  (and add that line to ~/.profile)" >&2
+  if [ "$BIN" = "$HOME/.local/bin" ] && grep -qs '\.local/bin' "$HOME/.profile"; then
+    LATER="your ~/.profile puts it on PATH from your next login"
+  else
+    LATER="and add that line to ~/.profile"
+  fi
+  echo "$BIN is not on your PATH: run  export PATH=\"$BIN:\$PATH\"  ($LATER)" >&2
 elif [ "$(command -v catcode)" != "$BIN/catcode" ]; then
   echo "Another catcode comes first on your PATH: $(command -v catcode) (remove it, or run $BIN/catcode)" >&2
 fi
