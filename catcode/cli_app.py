@@ -18,17 +18,19 @@ from catcode.cli_help import HelpGroup, RootGroup
 from catcode.cli_values import one_of
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
+from catcode.doctor_cli import doctor
 from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
 from catcode.memory_share_cli import register as register_share_commands
+from catcode.sandbox import SANDBOX_MODES
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
-SUBCOMMANDS = {"memory", "config", "mcp"}
-VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format"}
+SUBCOMMANDS = {"memory", "config", "mcp", "doctor"}
+VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox"}
 SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
 PROMPT_OPTION = "--prompt-text"
 
@@ -57,6 +59,7 @@ register_share_commands(memory_app)  # serve, sync, remote: their own module, me
 app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.add_typer(mcp_app, name="mcp", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.command("doctor", options_metavar="[OPTIONS]")(doctor)
 
 
 @app.callback(invoke_without_command=True)
@@ -84,6 +87,14 @@ def root(
         help="default, accept-edits, read-only or bypass.",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
     ),
+    sandbox: str | None = typer.Option(
+        None,
+        "--sandbox",
+        metavar="MODE",
+        help="The fence around bash commands: workspace-write (default), read-only or off.",
+        parser=one_of(*SANDBOX_MODES),
+        autocompletion=lambda incomplete: [m for m in SANDBOX_MODES if m.startswith(incomplete)],
+    ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
     prompt: str | None = typer.Option(None, PROMPT_OPTION, hidden=True),
@@ -99,7 +110,15 @@ def root(
         fail("--output-format needs -p (print mode)", 2)
     how = "continue" if continue_ else resume
     raise typer.Exit(
-        start(prompt, model, permission_mode, print_mode=print_mode, output_format=output_format, resume=how)
+        start(
+            prompt,
+            model,
+            permission_mode,
+            print_mode=print_mode,
+            output_format=output_format,
+            resume=how,
+            sandbox=sandbox,
+        )
     )
 
 

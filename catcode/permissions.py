@@ -43,8 +43,12 @@ TOOL_NAMES = frozenset({
     "memory_read", "memory_write", "memory_delete", "memory_search", "memory_revert",
 })  # fmt: skip
 """Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
-anything else would silently never match (a deny rule that denies nothing), so it is an error."""
+anything else would silently never match (a deny rule that denies nothing), so it is an error. Rules may also name
+``bash_outside`` (``OUTSIDE``), which is not a tool: its rules cover the bash calls that leave the sandbox
+(``outside_sandbox``), which no ``bash`` rule does."""
 MCP_TOOL_PREFIX = "mcp__"
+OUTSIDE = "bash_outside"
+"""The rule name that allows (or denies) a bash command leaving the sandbox."""
 
 
 @dataclass(frozen=True)
@@ -68,10 +72,10 @@ class Rule:
 
     def check_tool(self, text: str) -> None:
         """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
-        if self.tool not in TOOL_NAMES and not self.tool.startswith(MCP_TOOL_PREFIX):
+        if self.tool not in TOOL_NAMES and self.tool != OUTSIDE and not self.tool.startswith(MCP_TOOL_PREFIX):
             raise ConfigError(
                 f"Invalid permission rule {text!r}: there is no tool {self.tool!r} "
-                f"(tools: {', '.join(sorted(TOOL_NAMES))}, or mcp__<server>__<tool>)"
+                f"(tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) or mcp__<server>__<tool>)"
             )
 
     def matches(self, tool_name: str, key: str | None) -> bool:
@@ -151,7 +155,10 @@ def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
         return []
     from catcode.shell_rules import suggest_rules
 
-    return suggest_rules(key_argument(tool, tool_input) or "")
+    rules = suggest_rules(key_argument(tool, tool_input) or "")
+    if tool_input.get("outside_sandbox") is True:  # "always" must name the fence it leaves, never plain bash(...)
+        rules = [OUTSIDE + rule[len(tool.name) :] for rule in rules if rule.startswith(tool.name + "(")]
+    return rules
 
 
 @dataclass
@@ -165,6 +172,7 @@ class PermissionPolicy:
     session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
     project_root: Path | None = None  # path arguments are matched relative to it
+    fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
 
     @classmethod
     def from_strings(
@@ -192,6 +200,8 @@ class PermissionPolicy:
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
+        if shell and tool_input.get("outside_sandbox") is True and self._fenced():
+            return self._outside(key or "")
         if shell and any(r.tool == tool.name for r in self.deny) and _dynamic(key):
             return Verdict.ASK, ""  # a command name from a variable cannot be checked against the deny rules
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
@@ -199,6 +209,25 @@ class PermissionPolicy:
         if self._allowed_by_rule(tool, key, shell):
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.ACCEPT_EDITS and tool.permission is Permission.WRITE:
+            return Verdict.ALLOW, ""
+        return Verdict.ASK, ""
+
+    def _fenced(self) -> bool:
+        return bool(self.fenced() if callable(self.fenced) else self.fenced)
+
+    def _outside(self, line: str) -> tuple[Verdict, str]:
+        """A command leaving the sandbox: denied by a ``bash_outside`` deny rule, allowed only by a
+        ``bash_outside`` allow rule (or this session's answer naming it); otherwise the person is asked, in every
+        mode — bypass included."""
+        from catcode.shell_rules import allow_covers
+
+        for rule in self.deny:
+            if rule.tool == OUTSIDE and _deny_shell(rule, line):
+                return Verdict.DENY, f"denied by rule {rule}"
+        if any(r.tool == OUTSIDE for r in self.deny) and _dynamic(line):
+            return Verdict.ASK, ""
+        patterns = [r.pattern for r in (*self.allow, *self.session_rules) if r.tool == OUTSIDE]
+        if patterns and allow_covers(patterns, line):
             return Verdict.ALLOW, ""
         return Verdict.ASK, ""
 

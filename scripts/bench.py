@@ -70,6 +70,7 @@ def bench_cli(runs: int = 11) -> dict[str, float]:
 SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
+    ("print mode: catcode -p vs claude -p, the SDK floor; REPL at once vs warm", "bench_print_mode", "bench_all"),
     ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
     ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
@@ -97,6 +98,7 @@ SECTIONS = [
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
+    ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

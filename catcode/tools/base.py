@@ -11,12 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.sandbox.fence import Fence
 
 log = get_logger(__name__)
 
@@ -46,6 +49,7 @@ class ToolContext:
     read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
     cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
+    sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
 
 
 ToolFunction = Callable[[Any, ToolContext], ToolResult]

@@ -45,7 +45,7 @@ def test_usage_shows_the_session_form_and_the_command_form(project: Path, catcod
     text = help_text(project, catcode_env, (), 80)
     assert text.startswith("Usage: catcode [OPTIONS] [PROMPT]\n       catcode COMMAND [ARGS]...\n")
     assert "[PROMPT] COMMAND" not in text
-    assert set(commands(text)) == {"memory", "config", "mcp"}
+    assert {"memory", "config", "mcp"} <= set(commands(text))
 
 
 @pytest.mark.parametrize("columns", [60, 80, 120])
