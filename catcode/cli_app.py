@@ -13,6 +13,7 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
+from catcode.cli_help import HelpGroup, RootGroup
 from catcode.cli_values import one_of, whole_number
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
@@ -48,6 +49,7 @@ class OutputFormat(StrEnum):
 
 
 app = typer.Typer(
+    cls=RootGroup,
     add_completion=True,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
@@ -60,9 +62,9 @@ app = typer.Typer(
 register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
 register_transfer_commands(memory_app)  # import, export (issue 24)
 # each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
-app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
-app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
-app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
+app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.add_typer(mcp_app, name="mcp", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.command("doctor", options_metavar="[OPTIONS]")(doctor)
 
 
