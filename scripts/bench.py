@@ -98,6 +98,7 @@ SECTIONS = [
         "bench_recall_quality",
         "bench_recall_quality",
     ),
+    ("recall: per-turn auto recall on vs off, in context, chars, latency", "bench_auto_recall", "bench_auto_recall"),
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
