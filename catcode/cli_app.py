@@ -8,7 +8,6 @@ next to its subcommands) and gives ``--resume`` its optional value."""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 import typer
@@ -30,7 +29,6 @@ __all__ = ["app", "normalise", "run"]
 
 SUBCOMMANDS = {"memory", "config", "mcp", "doctor"}
 VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox"}
-SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
 PROMPT_OPTION = "--prompt-text"
 
 
@@ -76,7 +74,12 @@ def root(
     ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Reopen this project's last session."),
     resume: str | None = typer.Option(
-        None, "--resume", "-r", metavar="[ID]", help="Reopen a session by ID, or pick one of the recent ones."
+        None,
+        "--resume",
+        "-r",
+        metavar="[ID]",
+        help="Reopen a session by ID (an unknown ID exits 2), or pick one of the recent ones (a prompt to send "
+        "after the picker goes after --).",
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
     permission_mode: str | None = typer.Option(
@@ -121,7 +124,8 @@ def root(
 
 
 def normalise(args: list[str]) -> list[str]:
-    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``."""
+    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``;
+    ``--resume WORD`` → ``--resume=WORD`` (a prompt after the picker goes after ``--``: ``--resume -- fix it``)."""
     out: list[str] = []
     words: list[str] = []
     i = 0
@@ -131,8 +135,10 @@ def normalise(args: list[str]) -> list[str]:
             words += args[i + 1 :]
             break
         if arg in ("--resume", "-r"):
+            # The word after --resume is the session id, whatever it looks like (an unknown one is an error, exit
+            # 2); --resume alone, or before another option or "--", opens the picker.
             following = args[i + 1] if i + 1 < len(args) else ""
-            if SESSION_ID.match(following):
+            if following and not following.startswith("-"):
                 out.append(f"--resume={following}")
                 i += 2
             else:

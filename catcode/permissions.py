@@ -197,13 +197,17 @@ class PermissionPolicy:
             if rule.tool == tool.name and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
+            if self.mode is PermissionMode.READ_ONLY and tool.name.startswith(MCP_TOOL_PREFIX):
+                # readOnlyHint is the server's word, not a guarantee: in read-only mode only a rule naming the tool
+                # (or the person's "always" this session) lets it run unasked.
+                return (Verdict.ALLOW, "") if self._named(tool) else (Verdict.ASK, "")
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
         if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
-        if shell and any(r.tool == tool.name for r in self.deny) and _dynamic(key):
-            return Verdict.ASK, ""  # a command name from a variable cannot be checked against the deny rules
+        if shell and _deny_unsure([r.pattern for r in self.deny if r.tool == tool.name], key):
+            return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell):
@@ -224,7 +228,7 @@ class PermissionPolicy:
         for rule in self.deny:
             if rule.tool == OUTSIDE and _deny_shell(rule, line):
                 return Verdict.DENY, f"denied by rule {rule}"
-        if any(r.tool == OUTSIDE for r in self.deny) and _dynamic(line):
+        if _deny_unsure([r.pattern for r in self.deny if r.tool == OUTSIDE], line):
             return Verdict.ASK, ""
         patterns = [r.pattern for r in (*self.allow, *self.session_rules) if r.tool == OUTSIDE]
         if patterns and allow_covers(patterns, line):
@@ -236,6 +240,11 @@ class PermissionPolicy:
         if key is not None and tool.key_arg == "path":
             return self._relative(key)
         return key
+
+    def _named(self, tool: Tool) -> bool:
+        """Is the whole tool allowed by name (a rule without a pattern, or "always" this session)?"""
+        rules = (*self.allow, *self.session_rules)
+        return tool.name in self.session_allowed or any(r.tool == tool.name and r.pattern is None for r in rules)
 
     def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
         rules = [r for r in (*self.allow, *self.session_rules) if r.tool == tool.name]
@@ -297,10 +306,12 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
     return deny_matches(rule.pattern, line or "")
 
 
-def _dynamic(line: str | None) -> bool:
-    from catcode.shell_parse import dynamic_command
+def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:
+    if not patterns:
+        return False
+    from catcode.shell_rules import deny_unsure
 
-    return dynamic_command(line or "")
+    return deny_unsure(patterns, line or "")
 
 
 def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:

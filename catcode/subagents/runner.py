@@ -179,6 +179,7 @@ class SubagentScope:
             allowed_dirs=self.context.allowed_dirs,
             read_only_dirs=self.context.read_only_dirs,
             cancel=cancel,
+            bash_timeout=self.context.bash_timeout,
             sandbox=self.context.sandbox,
         )
         events = _Events(line, cancel, registry)

@@ -49,6 +49,7 @@ class ToolContext:
     read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
     cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
+    bash_timeout: int = 120  # seconds: the bash tool's timeout when a call gives none (setting ``bash_timeout``)
     sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
 
 
