@@ -71,6 +71,7 @@ SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
     ("print mode: catcode -p vs claude -p, the SDK floor; REPL at once vs warm", "bench_print_mode", "bench_all"),
+    ("repl: first answer, message at once vs warm, with the prompt time", "bench_repl", "bench_repl"),
     ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
     ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
