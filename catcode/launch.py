@@ -152,8 +152,10 @@ def start(
             model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
         if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
-            flags = {"sandbox": sandbox, "overrides": overrides}
-            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, **flags))
+            interactive = _interactive(
+                prompt, model, permission_mode, resume, ask, sandbox=sandbox, overrides=overrides
+            )
+            return _exit_now(interactive)
         settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
             from catcode.print_mode import run_print
@@ -198,7 +200,7 @@ def _run_flags(
 
         sources.RUN_SERVERS.update(claude_flags.mcp_servers(servers, dict(os.environ)))
     keys = ("allowed", "disallowed", "add_dir", "max_turns", "system_prompt", "append_system_prompt")
-    values = {key: run.get(key) for key in keys}
+    values: dict[str, Any] = {key: run.get(key) for key in keys}  # Any: each flag's own type, checked by the call
     for key in ("allowed", "disallowed", "add_dir"):
         values[key] = values[key] or []
     return model, permission_mode, claude_flags.run_overrides(**values)

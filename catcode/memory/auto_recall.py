@@ -92,7 +92,8 @@ class AutoRecall:
         if not message.strip():
             return None
         if self._running is not None and self._running.is_alive():
-            return self._skip("busy: the recall of an earlier message is still running")
+            self._skip("busy: the recall of an earlier message is still running")
+            return None
         box: dict[str, Any] = {}
 
         def work() -> None:
@@ -108,9 +109,11 @@ class AutoRecall:
         elapsed = (time.perf_counter() - start) * 1000
         if worker.is_alive():
             self._running = worker
-            return self._skip(f"slow: no answer within {self.config.auto_recall_timeout_ms} ms", elapsed)
+            self._skip(f"slow: no answer within {self.config.auto_recall_timeout_ms} ms", elapsed)
+            return None
         if "error" in box:
-            return self._skip(f"failed: {box['error']!r}", elapsed)
+            self._skip(f"failed: {box['error']!r}", elapsed)
+            return None
         found: Recalled = box["found"]
         found.elapsed_ms = elapsed
         self.last_skip = ""

@@ -98,7 +98,12 @@ class MemoryRuntime:
             session.exit_steps.append(partial(capture_at_exit, self))
             if self.service.needs_work():  # decided now: later, this session's own lines would be pending too
                 service = self.service
-                begin(lambda: service.start_background("recovery"))
+
+
+                def recover() -> None:
+                    service.start_background("recovery")
+
+                begin(recover)
 
     def start_up_wait(self) -> float:
         """Seconds the exit gives start-up work still running (started late: the session's first quiet moment came

@@ -15,6 +15,7 @@ asked for: this module is imported before the prompt is drawn, they import the w
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import queue
 import sys
@@ -204,7 +205,7 @@ class Repl:
 
                 lines = drain(conv.session.notices)
                 if lines:
-                    await run_in_terminal(lambda lines=lines, conv=conv: conv.show_notices(lines))
+                    await run_in_terminal(functools.partial(conv.show_notices, lines))
             await asyncio.sleep(NOTICE_POLL)
 
 

@@ -5,6 +5,7 @@ plan applied through the store's one write path as ONE commit ("import: claude, 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -121,7 +122,7 @@ def make_plan(store: Any, source: str, items: list[ImportItem], skipped: list[Sk
         if existing is None:
             scope = store.rules.place(entry)
             if store.rules.taken(name, scope):
-                name = free_name(name, lambda n, s=scope: taken(n, s))
+                name = free_name(name, functools.partial(taken, scope=scope))
             step = Step(item, name, scope)
         else:
             step = Step(item, name, store.scope_of(name) or existing.type.scope, existing=existing)
@@ -131,7 +132,7 @@ def make_plan(store: Any, source: str, items: list[ImportItem], skipped: list[Sk
                 step.action = choose(step)
                 if step.action == "rename":
                     step.scope = store.rules.place(entry)
-                    step.name = _renamed(name, source, lambda n, s=step.scope: taken(n, s))
+                    step.name = _renamed(name, source, functools.partial(taken, scope=step.scope))
         planned.add(step.name)
         plan.steps.append(step)
     return plan
