@@ -16,13 +16,16 @@ import os
 import sys
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.agent import TurnResult
 from catcode.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.print_events import PrintEvents, init_fields, result_fields
 from catcode.startup import warm_now
 from catcode.stdin_input import combine, cut_note, read_piped
+
+if TYPE_CHECKING:
+    from catcode.app import Session
 
 FORMATS = ("text", "json", "stream-json")
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
@@ -96,7 +99,7 @@ def run_print(
     return code
 
 
-def _one_turn(session: Any, message: str) -> TurnResult:
+def _one_turn(session: Session, message: str) -> TurnResult:
     from catcode.attachments import attach
 
     message, attached = attach(message, session.paths.project_root)
@@ -139,7 +142,7 @@ def user_text(line: str) -> str | None:
     return None
 
 
-def _resume(session: Any, how: str) -> bool:
+def _resume(session: Session, how: str) -> bool:
     """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
     one), or an id. False, said on stderr, when an id was asked for that cannot be taken up: answering it in a
     fresh conversation would go unnoticed in a script."""
@@ -158,7 +161,7 @@ def _resume(session: Any, how: str) -> bool:
     return taken or not by_id
 
 
-def _finish(session: Any, events: PrintEvents, result: TurnResult) -> int:
+def _finish(session: Session, events: PrintEvents, result: TurnResult) -> int:
     from catcode.pricing import session_usage
 
     limit_hit = result.limit_reached

@@ -27,6 +27,7 @@ from prompt_toolkit.search import stop_search
 from catcode.ui.completion import ReplCompleter
 
 if TYPE_CHECKING:
+    from catcode.app import Session
     from catcode.first_screen import FirstScreen
 
 
@@ -80,7 +81,7 @@ def _before_cursor() -> str:
     return get_app().current_buffer.document.text_before_cursor
 
 
-def mode_cycler(session: Any, console: Any) -> Callable[[], None]:
+def mode_cycler(session: Session, console: Any) -> Callable[[], None]:
     """Shift+Tab: the next permission mode, and one dim line saying which."""
 
     def cycle() -> None:
@@ -123,7 +124,7 @@ def _page_file(path: Any) -> bool:
     return True
 
 
-def toolbar(session: Any) -> str:
+def toolbar(session: Session) -> str:
     """Model, permission mode, the sandbox, tokens used and, when every model used has a known price, dollars."""
     from catcode.pricing import cost_of, dollars, session_usage
     from catcode.ui.render import usage_summary
