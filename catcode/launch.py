@@ -14,6 +14,7 @@ from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
 
 if TYPE_CHECKING:
     from catcode.consent import Asker
+    from catcode.paths import Paths
 
 state: dict[str, Any] = {"debug": False}
 
@@ -67,7 +68,7 @@ def settle(
     return settings, resolve_paths(settings, home, root)
 
 
-def _log_tightened(count: int, paths: Any) -> None:
+def _log_tightened(count: int, paths: Paths) -> None:
     if count:
         from catcode.log import get_logger
 
@@ -84,7 +85,7 @@ def _say(line: str) -> None:
     sys.stderr.write(f"catcode: {line}\n")
 
 
-def _make_private(paths: Any, say: Callable[[str], None]) -> int:
+def _make_private(paths: Paths, say: Callable[[str], None]) -> int:
     """Tighten what an older version or a loose umask left readable by others (one line when anything was)."""
     from catcode.modes import tighten
 

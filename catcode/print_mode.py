@@ -26,6 +26,7 @@ from catcode.stdin_input import combine, cut_note, read_piped
 
 if TYPE_CHECKING:
     from catcode.app import Session
+    from catcode.paths import Paths
 
 FORMATS = ("text", "json", "stream-json")
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
@@ -54,7 +55,7 @@ def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
 
 def run_print(
     settings: Any,
-    paths: Any,
+    paths: Paths,
     prompt: str | None,
     *,
     output_format: str = "text",

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
     from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.pipeline.manager import MemoryManager
     from catcode.memory.pipeline.service import MemoryService
+    from catcode.paths import Paths
 
 log = get_logger(__name__)
 
@@ -44,7 +45,7 @@ class MemoryRuntime:
     def __init__(
         self,
         settings: Any,
-        paths: Any,
+        paths: Paths,
         *,
         store: MemoryStore,
         git: GitStore,

@@ -6,7 +6,7 @@ are refused (``NoTerminalApprover``) and each refusal is reported on stderr too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -16,12 +16,15 @@ from catcode.stdin_input import combine, cut_note
 from catcode.ui.conversation import Conversation, build_registry
 from catcode.ui.events import ReplEvents
 
+if TYPE_CHECKING:
+    from catcode.paths import Paths
+
 NOTHING = 'nothing to send: pipe a message in (echo "question" | catcode) or give one (catcode "question")'
 
 
 def run_piped(
     settings: Any,
-    paths: Any,
+    paths: Paths,
     text: str,
     *,
     prompt: str | None = None,

@@ -37,6 +37,8 @@ from catcode.ui.session_start import SessionStart, Settle, build_conversation
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from catcode.paths import Paths
+
 log = get_logger(__name__)
 
 NOTICE_POLL = 0.2  # seconds between looks at the notices while the prompt waits
@@ -81,7 +83,7 @@ def dim_line(console: Console | None, line: str) -> None:
     sys.stdout.flush()
 
 
-def instructions_line(paths: Any) -> str | None:
+def instructions_line(paths: Paths) -> str | None:
     """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
     files, read before the prompt so that the line comes before the first message)."""
     from catcode import instructions
@@ -259,6 +261,6 @@ def start_interactive(
     return Repl(start, prompt, screen, screen_console, console, keys).run(first_message, resume)
 
 
-def run_interactive(settings: Any, paths: Any, **options: Any) -> int:
+def run_interactive(settings: Any, paths: Paths, **options: Any) -> int:
     """Run catcode interactively with settings already validated (``start_interactive``'s ``options``)."""
     return start_interactive(FirstScreen.of(settings, paths), lambda notify: (settings, paths), **options)
