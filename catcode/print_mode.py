@@ -27,6 +27,7 @@ from catcode.stdin_input import combine, cut_note, read_piped
 if TYPE_CHECKING:
     from catcode.app import Session
     from catcode.paths import Paths
+    from catcode.providers.base import LLMProvider
 
 FORMATS = ("text", "json", "stream-json")
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
@@ -62,7 +63,7 @@ def run_print(
     input_format: str = "text",
     stdin: Any = None,
     resume: str | None = None,
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
 ) -> int:
     """Run one turn (or, with ``input_format="stream-json"``, one per message read); the exit code (see the module

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import gc
 import threading
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from catcode.providers.base import LLMProvider
 
 _lock = threading.Lock()
 _paused = False
@@ -35,7 +38,7 @@ def resume_gc() -> None:
             gc.enable()
 
 
-def warm_now(provider: Any) -> None:
+def warm_now(provider: LLMProvider) -> None:
     """Warm the provider in this thread while collection is still paused (the SDK's import when the SDK carries the
     requests; the lean client only starts connecting), then resume it (print mode and piped input have no prompt to
     hide the import behind)."""

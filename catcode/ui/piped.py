@@ -18,6 +18,7 @@ from catcode.ui.events import ReplEvents
 
 if TYPE_CHECKING:
     from catcode.paths import Paths
+    from catcode.providers.base import LLMProvider
 
 NOTHING = 'nothing to send: pipe a message in (echo "question" | catcode) or give one (catcode "question")'
 
@@ -29,7 +30,7 @@ def run_piped(
     *,
     prompt: str | None = None,
     more: bool = False,
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     console: Console | None = None,
     errors: Console | None = None,
     env: dict[str, str] | None = None,

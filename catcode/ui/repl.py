@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from catcode.paths import Paths
+    from catcode.providers.base import LLMProvider
 
 log = get_logger(__name__)
 
@@ -217,7 +218,7 @@ def start_interactive(
     *,
     first_message: str | None = None,
     resume: str | None = None,
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     console: Console | None = None,
     env: dict[str, str] | None = None,
     warm: bool = True,

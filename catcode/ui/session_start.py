@@ -23,10 +23,13 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.log import get_logger
 from catcode.startup import resume_gc
+
+if TYPE_CHECKING:
+    from catcode.providers.base import LLMProvider
 
 log = get_logger(__name__)
 
@@ -140,7 +143,7 @@ class SessionStart:
             self._warm_done.set()
 
 
-def warm_up(provider: Any) -> None:
+def warm_up(provider: LLMProvider) -> None:
     """Import the SDK (building its client) and what Markdown rendering needs, so that the first request does not
     pay for them."""
     if hasattr(provider, "warm_up"):
@@ -161,7 +164,7 @@ def build_conversation(
     answers: Any,
     *,
     notices: queue.SimpleQueue[str],
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
     ask_consent: Any = None,
     keys: Any = None,
