@@ -19,10 +19,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.log import get_logger
 from catcode.text import flatten
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 __all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
 
@@ -78,7 +81,9 @@ class Recalled:
 class AutoRecall:
     """Per-turn recall over a ``Recall`` (the fact index) and the ``MemoryStore``; call it with the message."""
 
-    def __init__(self, recall: Any, store: Any, config: Any, listed: Callable[[], frozenset[str]] = frozenset) -> None:
+    def __init__(
+        self, recall: Any, store: MemoryStore, config: Any, listed: Callable[[], frozenset[str]] = frozenset
+    ) -> None:
         """``config``: the ``MemoryConfig``; ``listed``: the names the memory index lists now."""
         self.recall, self.store, self.config, self.listed = recall, store, config, listed
         self.recent: deque[Recalled] = deque(maxlen=KEPT)

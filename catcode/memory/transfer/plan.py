@@ -8,12 +8,15 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import slugify
 from catcode.memory.store.scopes import free_name
 from catcode.memory.transfer.items import ImportItem, Skipped
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 Action = Literal["add", "merge", "rename", "same", "skip"]
 Choose = Callable[["Step"], Action]
@@ -105,7 +108,9 @@ def clash_text(step: Step, source: str) -> str:
     )
 
 
-def make_plan(store: Any, source: str, items: list[ImportItem], skipped: list[Skipped], choose: Choose) -> ImportPlan:
+def make_plan(
+    store: MemoryStore, source: str, items: list[ImportItem], skipped: list[Skipped], choose: Choose
+) -> ImportPlan:
     """The plan for ``items`` against ``store`` (a ``MemoryStore``); ``choose`` decides each clash."""
     plan = ImportPlan(source, skipped=list(skipped))
     planned: set[str] = set()
@@ -145,7 +150,7 @@ def _renamed(name: str, source: str, taken: Callable[[str], bool]) -> str:
     return wanted if not taken(wanted) else free_name(wanted, taken)
 
 
-def apply_plan(store: Any, plan: ImportPlan) -> Any:
+def apply_plan(store: MemoryStore, plan: ImportPlan) -> Any:
     """Write the plan as one batch (one commit); the store's ``AppliedCounts``."""
     count = len(plan.writes)
     return store.apply(plan.operations(), why=f"import: {plan.source}, {count} memories")
