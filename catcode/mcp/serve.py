@@ -18,6 +18,7 @@ from catcode import __version__
 from catcode.errors import MemoryStoreError
 
 if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
     from catcode.memory.store.store import MemoryStore
 
 INSTRUCTIONS = """catcode's persistent memory: the user's preferences and corrections (user scope) and this \
@@ -26,7 +27,7 @@ have said before."""
 WHY = "mcp"
 
 
-def build_server(runtime: Any, recall: Any, *, allow_writes: bool) -> Any:
+def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> Any:
     """The ``MCPServer`` over an offline ``MemoryRuntime`` and its ``Recall``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
@@ -133,7 +134,7 @@ def _entry(store: MemoryStore, name: str, kind: str, description: str, content: 
     )
 
 
-def serve(runtime: Any, *, allow_writes: bool) -> None:
+def serve(runtime: MemoryRuntime, *, allow_writes: bool) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
     from catcode.memory.builder import build_recall
 
