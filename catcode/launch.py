@@ -144,9 +144,6 @@ def start(
     problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
     mode and piped input never ask. ``run``: Claude Code's flags for this run (``claude_flags.run_overrides``'
     keywords and ``mcp_config``)."""
-    from catcode.startup import pause_gc
-
-    pause_gc()  # resumed once the SDK is imported (see catcode.startup)
     try:
         overrides: dict[str, Any] = {}
         if run or model or permission_mode is not None:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from catcode import consent
 from catcode.config import ENV_VARS, Settings, load_settings, resolve_paths
 from catcode.first_screen import (
     CONSENT_FILE,
@@ -124,6 +123,3 @@ def test_nothing_is_recorded_when_the_inputs_changed_while_they_were_loaded(plac
     remember(home, root, {}, inputs, FirstScreen(paths=resolve_paths(Settings(), home, root)))
     assert not (home / "first-screen").exists() and remembered(home, root, {}) is None
 
-
-def test_the_consent_file_name_is_the_consent_modules() -> None:
-    assert CONSENT_FILE == consent.CONSENT_FILE

@@ -3,14 +3,13 @@
 ``SessionStart`` runs its ``build`` (``build_conversation``: settle the settings, build the session, its commands
 and screen objects) in a background thread started once the prompt is drawn, starts what waited for the prompt (MCP
 servers) before anyone can use the session, then, in the same thread, imports what the first request needs (the
-SDK, the Markdown renderer) and resumes the garbage collector (``catcode.startup``: paused until then, which makes
-all of it cheaper). The REPL waits for it only where it needs the session: the first line sent, Shift+Tab, exit. A
-failed build is kept and raised wherever it is waited for. The session's start-up work that no request needs
-(memory's store check and recovery, the recall index sync, ``build_session(defer_start_up=True)``) starts once the
-first request has been answered, or once the SDK is imported while the prompt sits idle (``idle``): a message sent
-the instant the prompt appears shares the processor with nothing it does not need. ``build_now`` builds in the
-calling thread instead, before the prompt (when the project may ask for consent, every question must come before
-what it governs is used).
+SDK, the Markdown renderer). The REPL waits for it only where it needs the session: the first line sent,
+Shift+Tab, exit. A failed build is kept and raised wherever it is waited for. The session's start-up work that no
+request needs (memory's store check and recovery, the recall index sync, ``build_session(defer_start_up=True)``)
+starts once the first request has been answered, or once the SDK is imported while the prompt sits idle
+(``idle``): a message sent the instant the prompt appears shares the processor with nothing it does not need.
+``build_now`` builds in the calling thread instead, before the prompt (when the project may ask for consent, every
+question must come before what it governs is used).
 
 Importing this module must stay cheap: the session's modules are imported by ``build_conversation``, in the
 background."""
@@ -26,7 +25,6 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from catcode.log import get_logger
-from catcode.startup import resume_gc
 
 if TYPE_CHECKING:
     from catcode.providers.base import LLMProvider
@@ -139,7 +137,6 @@ class SessionStart:
         except Exception:
             log.warning("warm_up_failed", exc_info=True)
         finally:
-            resume_gc()
             self._warm_done.set()
 
 
