@@ -115,6 +115,7 @@ class Agent:
         self.listeners: list[Callable[[Message], None]] = []  # told about every stored message (history.jsonl)
         # told when the conversation is swapped (compaction) or emptied (/clear), so the log can say so
         self.replace_listeners: list[Callable[[list[Message]], None]] = []
+        self.turn_end_listeners: list[Callable[[], None]] = []  # told when a turn is over, however it ended
         self.thread = AgentThread()  # runs overlapping tool calls; their prompts and screen output come back here
         # What surrounds a batch of overlapping calls on this thread (the subagents' progress lines).
         self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
@@ -125,6 +126,16 @@ class Agent:
 
     def run_turn(self, text: str) -> TurnResult:
         """Answer one user message, running tools until the model ends its turn."""
+        try:
+            return self._run_turn(text)
+        finally:
+            for listener in self.turn_end_listeners:
+                try:
+                    listener()
+                except Exception:
+                    log.warning("turn_end_listener_failed", exc_info=True)
+
+    def _run_turn(self, text: str) -> TurnResult:
         result = TurnResult()
         if self.context.cancel.is_set():
             # A fresh flag rather than clear(): work cancelled in an earlier turn (a subagent still waiting for its

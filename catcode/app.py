@@ -229,6 +229,8 @@ def build_session(
 
     if defer_start_up:
         hooks.on(HookEvent.POST_LLM_RESPONSE, lambda context: session.start_idle())
+    if settings.checkpoints.enabled:
+        _add_checkpoints(session, notify, start)
     if memory is not None:
         memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
@@ -248,6 +250,32 @@ def build_session(
         attach_auto_sync(session, memory)  # after the capture and summary steps: the sync carries what they wrote
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+def _add_checkpoints(
+    session: Session, notify: Callable[[str], None], start: Callable[[Callable[[], None]], None]
+) -> None:
+    """A checkpoint before each turn's first change (the tool context asks for it), the turn's end recorded,
+    ``/rewind``, and the old checkpoints pruned among the start-up work."""
+    from catcode.checkpoints.command import register_rewind
+    from catcode.checkpoints.session import Checkpointer
+    from catcode.checkpoints.store import store_for
+
+    settings, paths, agent = session.settings.checkpoints, session.paths, session.agent
+    store = store_for(paths.home, paths.project_key, paths.project_root, settings.max_file_mb)
+    checkpointer = Checkpointer(store, session.session_id, agent, notify)
+    session.hooks.on(HookEvent.USER_PROMPT_SUBMIT, checkpointer.submitted)
+    agent.listeners.append(checkpointer.stored)
+    agent.turn_end_listeners.append(checkpointer.end_turn)
+    session.context.before_change = checkpointer.before_change
+    session.extras["checkpoints"] = checkpointer
+    session.extras["register_commands"].append(lambda registry: register_rewind(registry, checkpointer))
+
+    def prune() -> None:
+        if store.folder.exists():
+            store.prune(settings.retention_days)
+
+    start(prune)
 
 
 def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:

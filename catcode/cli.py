@@ -9,7 +9,8 @@ import sys
 
 from catcode import __version__
 
-SUBCOMMANDS = ("memory", "config", "mcp")  # cli_app.SUBCOMMANDS, never a first message (a test keeps them equal)
+# cli_app.SUBCOMMANDS, never a first message (a test keeps them equal)
+SUBCOMMANDS = ("memory", "config", "mcp", "checkpoints", "rewind", "doctor")
 COMPLETION_VARIABLE = "_CATCODE_COMPLETE"  # typer's shell completion: _{PROG_NAME}_COMPLETE
 
 

@@ -1,5 +1,6 @@
 """The typer app: ``catcode [PROMPT]`` (interactive, or one message when stdin is piped), ``catcode -p [PROMPT]``
-(print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``.
+(print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``,
+``catcode checkpoints`` / ``rewind ID`` / ``doctor``.
 
 Parses arguments, loads settings and hands over to ``launch.start``. Errors reach the person as one line
 (exit 2 for setup problems, 1 for a failed turn); tracebacks only with ``--debug``. Before typer sees them,
@@ -14,6 +15,7 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
+from catcode.checkpoints.cli import register as register_checkpoint_commands
 from catcode.cli_values import one_of
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
@@ -55,6 +57,7 @@ register_share_commands(memory_app)  # serve, sync, remote: their own module, me
 app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
 app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
+register_checkpoint_commands(app, SUBCOMMANDS)  # checkpoints, rewind, doctor
 
 
 @app.callback(invoke_without_command=True)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from catcode.checkpoints.settings import CheckpointSettings
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
 from catcode.first_screen import DEFAULT_MODEL as DEFAULT_MODEL
@@ -128,6 +129,8 @@ class Settings(Section):
     """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """The ``task`` tool's subagents (see ``SubagentSettings``)."""
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    """Snapshots of the project's files for ``/rewind`` (see ``CheckpointSettings``)."""
 
 
 ENV_VARS: dict[str, tuple[str, ...]] = {

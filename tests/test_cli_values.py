@@ -56,5 +56,5 @@ def test_bad_values_are_plain_words_not_the_validators(args: list[str], reason: 
 
 
 def test_the_fast_path_knows_every_subcommand() -> None:
-    groups = {group.name for group in app.registered_groups}
+    groups = {group.name for group in app.registered_groups} | {command.name for command in app.registered_commands}
     assert set(cli.SUBCOMMANDS) == SUBCOMMANDS == groups

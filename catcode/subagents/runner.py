@@ -179,6 +179,7 @@ class SubagentScope:
             allowed_dirs=self.context.allowed_dirs,
             read_only_dirs=self.context.read_only_dirs,
             cancel=cancel,
+            before_change=self.context.before_change,  # a subagent's changes belong to the parent's turn
         )
         events = _Events(line, cancel, registry)
         agent = Agent(

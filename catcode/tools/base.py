@@ -46,6 +46,8 @@ class ToolContext:
     read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
     cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
+    # called just before a tool that may change files runs (the turn's checkpoint), outside any sandbox
+    before_change: Callable[[], None] | None = None
 
 
 ToolFunction = Callable[[Any, ToolContext], ToolResult]
@@ -138,7 +140,10 @@ class ToolRegistry:
         return [t.spec() for t in self._tools.values()]
 
     def execute(self, t: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
-        """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates."""
+        """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates. A tool that
+        may change files (any but ``Permission.READ``) is preceded by ``ctx.before_change``."""
+        if t.permission is not Permission.READ and ctx.before_change is not None:
+            ctx.before_change()
         try:
             result = t.function(args, ctx)
         except CatcodeError as exc:

@@ -129,7 +129,8 @@ class Repl:
                 try:
                     if conv is not None:
                         conv.print_notices()
-                    line = self.prompt.prompt(self.marker, pre_run=self._pre_run)
+                    prefill = conv.state.pop("prefill", "") if conv is not None else ""  # /rewind's message
+                    line = self.prompt.prompt(self.marker, pre_run=self._pre_run, default=prefill)
                 except KeyboardInterrupt:
                     self.console().print(EXIT_HINT, style="dim", markup=False, highlight=False)
                     continue
