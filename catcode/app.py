@@ -164,6 +164,7 @@ def build_session(
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
+    _add_plan_mode(tools, hooks, policy, approver)
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
     context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
     context.output = events.on_tool_output if events is not None else None
@@ -230,7 +231,7 @@ def build_session(
     if defer_start_up:
         hooks.on(HookEvent.POST_LLM_RESPONSE, lambda context: session.start_idle())
     if settings.checkpoints.enabled:
-        _add_checkpoints(session, notify, start)
+        _add_checkpoints(session, notify, start, warm=defer_start_up)
     if memory is not None:
         memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
@@ -252,11 +253,21 @@ def build_session(
     return session
 
 
+def _add_plan_mode(tools: ToolRegistry, hooks: HookManager, policy: PermissionPolicy, approver: Approver) -> None:
+    """``exit_plan_mode`` (it asks through the approver when that can show a plan) and the plan-mode reminder."""
+    from catcode.plan_mode import PlanModeReminder, exit_plan_mode_tool
+
+    tools.register(exit_plan_mode_tool(policy, getattr(approver, "ask_plan", None)))
+    hooks.on(HookEvent.PRE_LLM_REQUEST, PlanModeReminder(policy))
+
+
 def _add_checkpoints(
-    session: Session, notify: Callable[[str], None], start: Callable[[Callable[[], None]], None]
+    session: Session, notify: Callable[[str], None], start: Callable[[Callable[[], None]], None], *, warm: bool
 ) -> None:
     """A checkpoint before each turn's first change (the tool context asks for it), the turn's end recorded,
-    ``/rewind``, and the old checkpoints pruned among the start-up work."""
+    ``/rewind``, and the old checkpoints pruned among the start-up work; with ``warm`` (the interactive session,
+    whose start-up work waits for a quiet moment) the shadow index is brought up to date then too, so that the
+    first turn's checkpoint does not hash the whole project."""
     from catcode.checkpoints.command import register_rewind
     from catcode.checkpoints.session import Checkpointer
     from catcode.checkpoints.store import store_for
@@ -271,11 +282,25 @@ def _add_checkpoints(
     session.extras["checkpoints"] = checkpointer
     session.extras["register_commands"].append(lambda registry: register_rewind(registry, checkpointer))
 
-    def prune() -> None:
+    def prune_and_warm() -> None:
         if store.folder.exists():
             store.prune(settings.retention_days)
+        if warm and store.repo.available:
+            threading.Thread(target=_quietly(store.warm), name="checkpoint-warm", daemon=True).start()
 
-    start(prune)
+    start(prune_and_warm)
+
+
+def _quietly(work: Callable[[], None]) -> Callable[[], None]:
+    """``work`` on a background thread: a failure is logged (the first checkpoint will say it)."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            log.warning("background_work_failed", exc_info=True)
+
+    return run
 
 
 def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:

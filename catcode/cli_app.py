@@ -82,7 +82,7 @@ def root(
     permission_mode: str | None = typer.Option(
         None,
         "--permission-mode",
-        help="default, accept-edits, read-only or bypass.",
+        help="default, accept-edits, read-only, bypass or plan (read-only until you approve a plan).",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),

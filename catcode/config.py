@@ -64,7 +64,7 @@ class PermissionsSettings(Section):
     """What tools may do without asking."""
 
     mode: str = "default"
-    """default (ask before write and execute tools), accept-edits, read-only or bypass. A project's file may set
+    """default (ask before write and execute tools), accept-edits, read-only, bypass or plan. A project's file may set
     accept-edits or bypass only with the person's consent."""
     allow: list[str] = Field(default_factory=list)
     """Rules that never ask, e.g. ``bash(git status*)``, ``write_file(docs/**)``; every layer adds its own. A

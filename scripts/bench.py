@@ -97,6 +97,7 @@ SECTIONS = [
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
+    ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

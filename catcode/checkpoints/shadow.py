@@ -69,13 +69,19 @@ class ShadowRepo:
     def snapshot(self, message: str, ref: str) -> str:
         """Commit the work tree as it is now under ``refs/checkpoints/<ref>``; the commit's id. The caller holds
         ``lock()``."""
-        self._ensure()
-        self._update_excludes()
-        self.git("add", "-A", "--ignore-errors", ok=(0, 1))  # a file vanishing mid-walk is not a failure
+        self.stage()
         tree = self.git("write-tree").strip()
         commit = self.git("commit-tree", tree, "-m", message).strip()
         self.git("update-ref", f"refs/checkpoints/{ref}", commit)
         return commit
+
+    def stage(self) -> None:
+        """Bring the shadow index up to date with the work tree (the whole of a snapshot's cost: hashing and
+        storing what changed). Done once at the start of a session, it makes the first turn's snapshot as quick
+        as the following ones. The caller holds ``lock()``."""
+        self._ensure()
+        self._update_excludes()
+        self.git("add", "-A", "--ignore-errors", ok=(0, 1))  # a file vanishing mid-walk is not a failure
 
     def changes(self, before: str, after: str) -> list[Change]:
         """The files that differ from snapshot ``before`` to snapshot ``after``."""

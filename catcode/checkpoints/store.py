@@ -81,6 +81,11 @@ class CheckpointStore:
             self._append(asdict(checkpoint))
         return checkpoint
 
+    def warm(self) -> None:
+        """Stage the work tree ahead of the first checkpoint (``ShadowRepo.stage``)."""
+        with self.repo.lock():
+            self.repo.stage()
+
     def finish(self, checkpoint: Checkpoint) -> list[Change]:
         """The turn of ``checkpoint`` is over: snapshot again and record what it changed."""
         with self.repo.lock():

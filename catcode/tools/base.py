@@ -67,6 +67,7 @@ class Tool:
     key_arg: str | None = None  # the argument shown when the call is rendered compactly
     schema: dict[str, Any] | None = None  # the input JSON schema when it does not come from input_model (MCP tools)
     concurrent: bool = False  # several calls in one reply may run at the same time (the task tool)
+    interactive: bool = False  # it talks with the person itself (exit_plan_mode): no live view while it runs
     _spec: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def spec(self) -> dict[str, Any]:

@@ -49,7 +49,8 @@ class ReplEvents(AgentEvents):
         """``⏺ tool(key argument)``; on a terminal, live with its clock and output tail until it ends (the line
         is printed for good then)."""
         self.stream.finish()
-        if self._running is not None:
+        tool = self.tools.get(call.name) if self.tools is not None else None
+        if self._running is not None and not getattr(tool, "interactive", False):
             self._running.start(tool_call_text(call.name, self.key_argument(call)).plain.removeprefix("⏺ "))
         else:
             self._show_call(call)

@@ -8,7 +8,7 @@ Keys (they take precedence over prompt_toolkit's defaults):
   default: ``EOFError``.
 - Alt+Enter, Esc then Enter, or ``\`` then Enter inserts a newline; Enter sends. Pasted text (bracketed paste)
   is inserted whole, newlines included, and sent as one message with Enter.
-- Shift+Tab cycles the permission mode (default → accept-edits → read-only); the toolbar shows it.
+- Shift+Tab cycles the permission mode (default → accept-edits → read-only → plan); the toolbar shows it.
 - Ctrl+O opens the full output of the last tool in a pager (``$PAGER``, else ``less``).
 - Esc Esc on an empty line runs ``/rewind`` (go back to before one of this session's messages)."""
 
