@@ -165,6 +165,7 @@ def build_session(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
     _add_plan_mode(tools, hooks, policy, approver)
+    todos = _add_todos(tools, parts)
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
     context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
     context.output = events.on_tool_output if events is not None else None
@@ -211,6 +212,8 @@ def build_session(
         extensions=extensions,
     )
     session.extras["reload_instructions"] = lambda: setattr(agent, "system_prompt", rebuild_system())
+    agent.replace_listeners.insert(0, todos.replaced)  # before the history records a compacted conversation
+    session.extras["todos"] = todos
     _add_resume(session, memory)
     if scope is not None:
         scope.parent = agent
@@ -251,6 +254,17 @@ def build_session(
         attach_auto_sync(session, memory)  # after the capture and summary steps: the sync carries what they wrote
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+def _add_todos(tools: ToolRegistry, parts: _Parts) -> Any:
+    """``todo_write`` and ``/todos`` over the session's todo list."""
+    from catcode.commands.misc import register_todos
+    from catcode.todos import TodoList
+
+    todos = TodoList()
+    tools.register(todos.tool())
+    parts.register_commands.append(lambda registry: register_todos(registry, todos))
+    return todos
 
 
 def _add_plan_mode(tools: ToolRegistry, hooks: HookManager, policy: PermissionPolicy, approver: Approver) -> None:

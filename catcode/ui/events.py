@@ -11,6 +11,7 @@ from rich.text import Text
 from catcode.agent import AgentEvents
 from catcode.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse
+from catcode.todos import TOOL_NAME as TODO_TOOL
 from catcode.tools.base import ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
 
@@ -32,6 +33,7 @@ class ReplEvents(AgentEvents):
         self.last_output: tuple[str, str] | None = None  # (call, full result) of the last tool, for Ctrl+O
         self._running = ToolProgress(console) if live else None
         self._shown: set[str] = set()
+        self._todo_lines = 0  # lines of the checklist drawn last, while nothing was printed after it
 
     def on_request(self) -> None:
         """Spinner until the first token."""
@@ -39,6 +41,7 @@ class ReplEvents(AgentEvents):
 
     def on_text(self, text: str) -> None:
         """Stream the delta."""
+        self._todo_lines = 0
         self.stream.feed(text)
 
     def on_response(self, response: ChatResponse) -> None:
@@ -50,6 +53,8 @@ class ReplEvents(AgentEvents):
         is printed for good then)."""
         self.stream.finish()
         tool = self.tools.get(call.name) if self.tools is not None else None
+        if call.name != TODO_TOOL:
+            self._todo_lines = 0
         if self._running is not None and not getattr(tool, "interactive", False):
             self._running.start(tool_call_text(call.name, self.key_argument(call)).plain.removeprefix("⏺ "))
         else:
@@ -64,6 +69,10 @@ class ReplEvents(AgentEvents):
         """The result's first lines (also for calls that never started: refused, unknown, invalid)."""
         if self._running is not None:
             self._running.stop()
+        if call.name == TODO_TOOL and not result.is_error:
+            self._draw_todos(call, result)
+            return
+        self._todo_lines = 0
         if call.id not in self._shown:
             self._show_call(call)
         self._shown.discard(call.id)
@@ -75,10 +84,27 @@ class ReplEvents(AgentEvents):
 
     def on_notice(self, text: str) -> None:
         """A dim line (compaction, limits, retries)."""
+        self._todo_lines = 0
         self.progress.print(Text(text, style="dim"))
+
+    def _draw_todos(self, call: ToolUseBlock, result: ToolResult) -> None:
+        """The todo list as a checklist under its call line; when that checklist was the last thing drawn, it is
+        redrawn in place (on a terminal)."""
+        from catcode.todos import TodoWriteInput
+        from catcode.ui.todo_view import checklist
+
+        self._shown.discard(call.id)
+        items = TodoWriteInput(**call.input).todos
+        drawn = Text.assemble(("⏺ ", "cyan"), ("Todo list", "bold"), "\n", checklist(items))
+        if self._todo_lines and self._running is not None and self.progress.is_terminal:
+            self.progress.file.write(f"\x1b[{self._todo_lines}F\x1b[J")  # up to the old list's start, erase below
+        self.progress.print(drawn)
+        self._todo_lines = len(self.progress.render_lines(drawn, pad=False))
+        self.last_output = ("todo_write", result.text)
 
     def end_turn(self) -> None:
         """Stop any spinner or Live and keep what streamed before an interrupt or a failure."""
+        self._todo_lines = 0
         if self._running is not None:
             self._running.stop()
         self.stream.finish()
