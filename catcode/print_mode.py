@@ -102,13 +102,19 @@ def run_print(
         return 2
     events.emit({"type": "init", "session_id": session.session_id, "model": session.provider.model})
     warm_now(session.provider)
-    from catcode.attachments import attach
+    from catcode.attachments import attach_all
+    from catcode.images import ImageTooBig
 
-    message, attached = attach(message, session.paths.project_root)
+    try:
+        message, attached, images = attach_all(message, session.paths.project_root)
+    except ImageTooBig as exc:  # one line, and nothing is sent
+        sys.stderr.write(f"catcode: {exc}\n")
+        session.end()
+        return 1
     for item in attached:
         sys.stderr.write(f"catcode: {item.describe()}\n")
     try:
-        result = session.agent.run_turn(message)
+        result = session.agent.run_turn(message, images)
     finally:
         session.end()
     return _finish(session, events, result)

@@ -35,6 +35,7 @@ class ToolResult:
 
     text: str
     is_error: bool = False
+    images: list[Any] = field(default_factory=list)  # ``ImageBlock``s the model sees after the text
 
 
 @dataclass
