@@ -82,9 +82,11 @@ class CheckpointStore:
         return checkpoint
 
     def warm(self) -> None:
-        """Stage the work tree ahead of the first checkpoint (``ShadowRepo.stage``)."""
+        """Stage the work tree ahead of the first checkpoint (``ShadowRepo.stage``), and write its trees once: the
+        index then caches them, so a checkpoint writes only the folders that changed."""
         with self.repo.lock():
             self.repo.stage()
+            self.repo.git("write-tree")
 
     def finish(self, checkpoint: Checkpoint) -> list[Change]:
         """The turn of ``checkpoint`` is over: snapshot again and record what it changed."""
