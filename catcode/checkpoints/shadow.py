@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ _ISOLATION = (
 )  # fmt: skip
 _SCRUBBED_ENV = re.compile(r"GIT_\w+")
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
+LOCK_RETRIES, LOCK_POLL_S = 50, 0.1  # how long a locked shadow index is waited for: 5 s
 
 
 class CheckpointError(CatcodeError):
@@ -193,16 +195,22 @@ class ShadowRepo:
         env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
         env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
         argv = [self.binary, *_ISOLATION, f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}", *args]
-        try:
-            result = subprocess.run(
-                argv, cwd=self.work_tree, env=env, capture_output=True, input=stdin, text=True, encoding="utf-8",
-                errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-            )  # fmt: skip
-        except subprocess.TimeoutExpired:
-            raise CheckpointError(f"git {args[0]} took longer than {self.timeout:.0f}s for a checkpoint") from None
-        except OSError as err:
-            raise CheckpointError(f"Could not run git for a checkpoint: {err.strerror or err}") from None
+        for _ in range(LOCK_RETRIES):
+            try:
+                result = subprocess.run(
+                    argv, cwd=self.work_tree, env=env, capture_output=True, input=stdin, text=True, encoding="utf-8",
+                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK,
+                    stdin=None if stdin is not None else subprocess.DEVNULL,
+                )  # fmt: skip
+            except subprocess.TimeoutExpired:
+                raise CheckpointError(f"git {args[0]} took longer than {self.timeout:.0f}s for a checkpoint") from None
+            except OSError as err:
+                raise CheckpointError(f"Could not run git for a checkpoint: {err.strerror or err}") from None
+            # The index is locked by the git of a session that ended while it ran (its start-up warm-up): it
+            # finishes on its own, shortly.
+            if result.returncode == 0 or "index.lock" not in result.stderr:
+                break
+            time.sleep(LOCK_POLL_S)
         if ok is not None and result.returncode not in ok:
             first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
             raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
