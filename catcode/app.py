@@ -287,6 +287,9 @@ def _add_checkpoints(
     from catcode.checkpoints.store import store_for
 
     settings, paths, agent = session.settings.checkpoints, session.paths, session.agent
+    if paths.project_root in (Path.home(), Path(paths.project_root.anchor)):
+        notify("Checkpoints are off: this folder is your home folder (or /), not a project; /rewind cannot undo here.")
+        return
     store = store_for(paths.home, paths.project_key, paths.project_root, settings.max_file_mb)
     checkpointer = Checkpointer(store, session.session_id, agent, notify)
     session.hooks.on(HookEvent.USER_PROMPT_SUBMIT, checkpointer.submitted)

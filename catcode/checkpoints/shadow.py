@@ -30,6 +30,7 @@ _ISOLATION = (
 )  # fmt: skip
 _SCRUBBED_ENV = re.compile(r"GIT_\w+")
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
+MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
 LOCK_RETRIES, LOCK_POLL_S = 50, 0.1  # how long a locked shadow index is waited for: 5 s
 
 
@@ -152,8 +153,13 @@ class ShadowRepo:
         """The project's own exclude file, the shadow repository itself when it lies in the project, and the files
         over the size cap; a file that grew past the cap also leaves the shadow index."""
         previous = set(self.big_files())
-        listed = self.git("ls-files", "-z", "-o", "-m", "--exclude-standard").split("\0")
-        big = sorted(p for p in {*previous, *filter(None, listed)} if self._too_big(p))
+        listed = [p for p in self.git("ls-files", "-z", "-o", "-m", "--exclude-standard").split("\0") if p]
+        if len(listed) > MAX_NEW_FILES:
+            raise CheckpointError(
+                f"{len(listed):,} files changed or new since the last checkpoint (over {MAX_NEW_FILES:,}): too many to "
+                "snapshot; ignore build output in .gitignore, or set checkpoints.enabled: false"
+            )
+        big = sorted(p for p in {*previous, *listed} if self._too_big(p))
         rules = [_read(self.work_tree / ".git" / "info" / "exclude")]
         if self.git_dir.is_relative_to(self.work_tree):
             rules.append("/" + _escape(self.git_dir.parent.relative_to(self.work_tree).as_posix()) + "/")

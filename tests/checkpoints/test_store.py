@@ -118,3 +118,19 @@ def test_old_checkpoints_are_pruned_and_messages_redacted(tmp_path: Path) -> Non
     refs = store.repo.git("for-each-ref", "--format=%(refname)")
     assert old.id not in refs and new.id in refs
     assert not os.stat(store.records_file).st_mode & 0o077
+
+
+def test_a_tree_too_big_to_snapshot_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
+    import pytest
+
+    from catcode.checkpoints import shadow
+
+    monkeypatch.setattr(shadow, "MAX_NEW_FILES", 2)
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in "abc":
+        (root / name).write_text(name)
+    store = store_for(tmp_path / "home", "p", root, 1.0)
+    with pytest.raises(shadow.CheckpointError, match="3 files changed or new since the last checkpoint"):
+        store.take("s", 1, "go")
+    assert store.all() == []
