@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import time
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +64,7 @@ class ShadowRepo:
         """Is git installed?"""
         return self.binary is not None
 
-    def lock(self) -> object:
+    def lock(self) -> AbstractContextManager[None]:
         """The cross-process lock around every change to the shadow repository (two sessions in one project)."""
         return locked(self.git_dir.parent / f"{self.git_dir.name}.lock", timeout=self.timeout)
 
@@ -96,7 +97,15 @@ class ShadowRepo:
         """What a restore from ``current`` to ``target`` changes: a file now over the size cap is in neither
         snapshot as it is now, so it is never overwritten (nothing could undo that)."""
         big = set(self.big_files())
-        return [c for c in self.changes(current, target) if c.path not in big]
+        diff = [c for c in self.changes(current, target) if c.path not in big]
+        # A file the target has that is on disk but ignored now (a rule added since) was not saved just before:
+        # overwriting it could not be undone.
+        present = [c.path for c in diff if c.status == "A" and os.path.lexists(self.work_tree / c.path)]
+        if not present:
+            return diff
+        ignored = set(self.git("check-ignore", "--no-index", "-z", "--stdin", ok=(0, 1), stdin="\0".join(present))
+                      .split("\0"))  # fmt: skip
+        return [c for c in diff if c.path not in ignored]
 
     def restore(self, current: str, target: str) -> list[Change]:
         """Make the work tree match ``target`` where it differs from ``current`` (a snapshot taken just before):
@@ -151,7 +160,7 @@ class ShadowRepo:
 
     def _update_excludes(self) -> None:
         """The project's own exclude file, the shadow repository itself when it lies in the project, and the files
-        over the size cap; a file that grew past the cap also leaves the shadow index."""
+        over the size cap; a file ignored now (or grown past the cap) also leaves the shadow index."""
         previous = set(self.big_files())
         listed = [p for p in self.git("ls-files", "-z", "-o", "-m", "--exclude-standard").split("\0") if p]
         if len(listed) > MAX_NEW_FILES:
@@ -168,9 +177,11 @@ class ShadowRepo:
         _write(info / "exclude", "\n".join(rules) + "\n")
         if big != sorted(previous):
             _write(self.git_dir / BIG_FILES, "".join(f"{p}\n" for p in big))
-            newly = [p for p in big if p not in previous]
-            if newly:
-                self.git("update-index", "--force-remove", "-z", "--stdin", stdin="\0".join(newly) + "\0")
+        # What is ignored now (a new .gitignore rule, a file grown past the cap) leaves the snapshots: git would
+        # otherwise keep a file it already tracks.
+        dropped = [p for p in self.git("ls-files", "-z", "-c", "-i", "--exclude-standard").split("\0") if p]
+        if dropped:
+            self.git("update-index", "--force-remove", "-z", "--stdin", stdin="\0".join(dropped) + "\0")
 
     def _too_big(self, path: str) -> bool:
         try:

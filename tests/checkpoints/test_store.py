@@ -134,3 +134,17 @@ def test_a_tree_too_big_to_snapshot_is_one_clear_error(tmp_path: Path, monkeypat
     with pytest.raises(shadow.CheckpointError, match="3 files changed or new since the last checkpoint"):
         store.take("s", 1, "go")
     assert store.all() == []
+
+
+def test_a_file_ignored_since_the_checkpoint_is_not_overwritten(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "notes.txt").write_text("at the checkpoint\n")
+    store = store_for(tmp_path / "home", "p", root, 1.0)
+    checkpoint = store.take("s", 1, "go")
+    (root / ".gitignore").write_text("notes.txt\n")
+    (root / "notes.txt").write_text("mine, ignored now\n")
+    plan = plan_restore(store, checkpoint, "s", 2)
+    assert [c.path for c in plan.changes] == [".gitignore"]
+    plan.apply()
+    assert (root / "notes.txt").read_text() == "mine, ignored now\n" and not (root / ".gitignore").exists()
