@@ -156,7 +156,7 @@ class ShadowRepo:
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")
         private_dir(self.git_dir)
-        self.git("init", "-q")
+        self.git("init", "-q", "--template=")  # no sample hooks (executables) nor description: nothing but data
 
     def _update_excludes(self) -> None:
         """The project's own exclude file, the shadow repository itself when it lies in the project, and the files
