@@ -47,6 +47,7 @@ def make_provider(
         timeout=settings.request_timeout,
         memory_model=settings.memory.model,
         on_retry=on_retry,
+        api_client=settings.api_client,
     )
 
 
@@ -169,13 +170,14 @@ def build_session(
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
     context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
     context.output = events.on_tool_output if events is not None else None
+    _add_sandbox(settings, context, policy, hooks, notify)
     scope = None
     if settings.subagents.enabled:
         scope = _add_subagents(extensions, settings, provider, tools, policy, approver, context, events, user_hooks)
         parts.register_commands.append(
             lambda registry: register_agents(registry, extensions.agents, extensions.refused_agents)
         )
-    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts)
+    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts, notify)
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(
         provider,
@@ -320,19 +322,46 @@ def _quietly(work: Callable[[], None]) -> Callable[[], None]:
     return run
 
 
-def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Callable[[], str]]:
+def _add_sandbox(
+    settings: Settings,
+    context: ToolContext,
+    policy: PermissionPolicy,
+    hooks: HookManager,
+    notify: Callable[[str], None],
+) -> None:
+    """The fence around bash (bubblewrap): probed once, off the start's path; one line when it was asked for and
+    cannot start (the prompts then stand alone, never silently); its temp folder removed when the session ends."""
+    from catcode.sandbox.fence import make_fence
+
+    def unavailable(problem: str) -> None:
+        notify(f"sandbox not available: {problem}; bash commands run unfenced and ask as before")
+
+    fence = make_fence(settings.sandbox, context.project_root, context.allowed_dirs, unavailable)
+    context.sandbox = fence
+    policy.fenced = lambda: fence.active
+    hooks.on(HookEvent.SESSION_END, lambda hook_context: fence.close())
+
+
+def _add_instructions(
+    paths: Paths, cwd: Path, parts: _Parts, notify: Callable[[str], None]
+) -> tuple[str, Callable[[], str]]:
     """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
     line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it)."""
     from catcode import instructions
-    from catcode.commands.init import register_init
     from catcode.prompts import system_prompt
 
     loaded = instructions.load(paths.home, paths.project_root, cwd)
     for warning in loaded.warnings:
-        parts.notices.put(warning)
+        notify(warning)  # a skipped file is said in print mode too (stderr)
     line = instructions.loaded_line(loaded, paths.project_root, paths.home)
     if line:
         parts.notices.put(line)
+
+    def register_init(registry: Any) -> None:  # imported with the registry: print mode has none (rich.markdown)
+        from catcode.commands.init import register_init
+
+        register_init(registry)
+
     parts.register_commands.append(register_init)
 
     def rebuild() -> str:
@@ -344,8 +373,12 @@ def _add_instructions(paths: Paths, cwd: Path, parts: _Parts) -> tuple[str, Call
 
 def _add_resume(session: Session, memory: Any) -> None:
     """Markers in history.jsonl for compaction and /clear (so a resumed conversation matches), and /resume."""
-    from catcode.commands.resume import register_resume
     from catcode.resume import HistoryMarkers
+
+    def register_resume(registry: Any) -> None:  # imported with the registry: print mode has none
+        from catcode.commands.resume import register_resume
+
+        register_resume(registry)
 
     history = getattr(memory, "history", None)
     if history is not None:
@@ -375,8 +408,6 @@ def _add_memory(
 ) -> tuple[Any, Any]:
     """Memory runtime and recall: hooks (the memory index first, then recent work: one stable order for prompt
     caching), tools, commands and the system-prompt guidance."""
-    from catcode.commands.memory import register_memory_commands
-    from catcode.commands.recall import register_recall_commands
     from catcode.memory.builder import build_memory_runtime, build_recall
     from catcode.memory.recall.recall import today_from_env
     from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
@@ -386,8 +417,15 @@ def _add_memory(
     recall = build_recall(memory, today=today_from_env(env))
     hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
     tools.register(memory_search_tool(recall))
-    parts.register_commands.append(lambda registry: register_memory_commands(registry, memory))
-    parts.register_commands.append(lambda registry: register_recall_commands(registry, recall))
+
+    def register(registry: Any) -> None:  # imported with the registry: print mode has none
+        from catcode.commands.memory import register_memory_commands
+        from catcode.commands.recall import register_recall_commands
+
+        register_memory_commands(registry, memory)
+        register_recall_commands(registry, recall)
+
+    parts.register_commands.append(register)
     parts.prompt_sections.append(memory.guidance)
     return memory, recall
 

@@ -1,4 +1,6 @@
 """Console-script entry point. ``--version`` answers before anything heavy (typer, pydantic, the SDK) is imported;
+so do the common cases — the interactive prompt, ``catcode "first message"`` and ``catcode -p "question"`` (print
+mode with no other option: a script's first answer should not wait ~0.2 s for the argument parser's imports);
 everything else goes to the typer app in ``cli_app.py``. A shell asking for completions runs ``catcode`` with no
 arguments and ``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session."""
 
@@ -10,8 +12,21 @@ import sys
 from catcode import __version__
 
 # cli_app.SUBCOMMANDS, never a first message (a test keeps them equal)
-SUBCOMMANDS = ("memory", "config", "mcp", "checkpoints", "rewind", "doctor")
+SUBCOMMANDS = ("memory", "config", "mcp", "doctor", "checkpoints", "rewind")
 COMPLETION_VARIABLE = "_CATCODE_COMPLETE"  # typer's shell completion: _{PROG_NAME}_COMPLETE
+PRINT_FLAGS = ("-p", "--print")
+
+
+def print_words(args: list[str]) -> list[str] | None:
+    """The words of ``catcode -p [WORDS...]`` with no other option (the prompt, joined by spaces; none: piped stdin
+    may bring it), which the fast path runs as the typer app would; None for anything else (a test holds the two
+    to the same call)."""
+    if sum(arg in PRINT_FLAGS for arg in args) != 1:
+        return None
+    words = [arg for arg in args if arg not in PRINT_FLAGS]
+    if any(word.startswith("-") for word in words) or (words and words[0] in SUBCOMMANDS):
+        return None
+    return words
 
 
 def main() -> None:
@@ -21,11 +36,16 @@ def main() -> None:
         sys.stdout.write(f"catcode {__version__}\n")
         return
     fast = not args or (len(args) == 1 and not args[0].startswith("-") and args[0] not in SUBCOMMANDS)
-    if fast and COMPLETION_VARIABLE not in os.environ:
-        # the common cases — the interactive prompt, or ``catcode "first message"`` — without the parser's imports
+    printed = print_words(args)
+    if (fast or printed is not None) and COMPLETION_VARIABLE not in os.environ:
+        # the common cases — the interactive prompt, ``catcode "first message"``, ``catcode -p "question"`` — without
+        # the parser's imports
         from catcode.launch import guarded, start
 
-        guarded(lambda: start(args[0] if args else None))
+        if printed is not None:
+            guarded(lambda: start(" ".join(printed) if printed else None, print_mode=True))
+        else:
+            guarded(lambda: start(args[0] if args else None))
         return
     from catcode.cli_app import run
 

@@ -1,6 +1,6 @@
 """The typer app: ``catcode [PROMPT]`` (interactive, or one message when stdin is piped), ``catcode -p [PROMPT]``
 (print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``,
-``catcode checkpoints`` / ``rewind ID`` / ``doctor``.
+``catcode checkpoints`` / ``rewind ID``, ``catcode doctor``.
 
 Parses arguments, loads settings and hands over to ``launch.start``. Errors reach the person as one line
 (exit 2 for setup problems, 1 for a failed turn); tracebacks only with ``--debug``. Before typer sees them,
@@ -9,7 +9,6 @@ next to its subcommands) and gives ``--resume`` its optional value."""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 import typer
@@ -19,18 +18,19 @@ from catcode.checkpoints.cli import register as register_checkpoint_commands
 from catcode.cli_values import one_of
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
+from catcode.doctor_cli import doctor
 from catcode.launch import fail, guarded, start, state
 from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
 from catcode.memory_share_cli import register as register_share_commands
+from catcode.sandbox import SANDBOX_MODES
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
-SUBCOMMANDS = {"memory", "config", "mcp"}
-VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format"}
-SESSION_ID = re.compile(r"^[0-9a-f]{4,32}$")
+SUBCOMMANDS = {"memory", "config", "mcp", "doctor"}
+VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox"}
 PROMPT_OPTION = "--prompt-text"
 
 
@@ -57,7 +57,8 @@ register_share_commands(memory_app)  # serve, sync, remote: their own module, me
 app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
 app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
-register_checkpoint_commands(app, SUBCOMMANDS)  # checkpoints, rewind, doctor
+app.command("doctor", options_metavar="[OPTIONS]")(doctor)
+register_checkpoint_commands(app, SUBCOMMANDS)  # checkpoints, rewind
 
 
 @app.callback(invoke_without_command=True)
@@ -76,7 +77,12 @@ def root(
     ),
     continue_: bool = typer.Option(False, "--continue", "-c", help="Reopen this project's last session."),
     resume: str | None = typer.Option(
-        None, "--resume", "-r", metavar="[ID]", help="Reopen a session by ID, or pick one of the recent ones."
+        None,
+        "--resume",
+        "-r",
+        metavar="[ID]",
+        help="Reopen a session by ID (an unknown ID exits 2), or pick one of the recent ones (a prompt to send "
+        "after the picker goes after --).",
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
     permission_mode: str | None = typer.Option(
@@ -84,6 +90,14 @@ def root(
         "--permission-mode",
         help="default, accept-edits, read-only, bypass or plan (read-only until you approve a plan).",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
+    ),
+    sandbox: str | None = typer.Option(
+        None,
+        "--sandbox",
+        metavar="MODE",
+        help="The fence around bash commands: workspace-write (default), read-only or off.",
+        parser=one_of(*SANDBOX_MODES),
+        autocompletion=lambda incomplete: [m for m in SANDBOX_MODES if m.startswith(incomplete)],
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
@@ -100,12 +114,21 @@ def root(
         fail("--output-format needs -p (print mode)", 2)
     how = "continue" if continue_ else resume
     raise typer.Exit(
-        start(prompt, model, permission_mode, print_mode=print_mode, output_format=output_format, resume=how)
+        start(
+            prompt,
+            model,
+            permission_mode,
+            print_mode=print_mode,
+            output_format=output_format,
+            resume=how,
+            sandbox=sandbox,
+        )
     )
 
 
 def normalise(args: list[str]) -> list[str]:
-    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``."""
+    """``catcode fix the bug`` → ``--prompt-text "fix the bug"``; ``--resume`` with no id → ``--resume=``;
+    ``--resume WORD`` → ``--resume=WORD`` (a prompt after the picker goes after ``--``: ``--resume -- fix it``)."""
     out: list[str] = []
     words: list[str] = []
     i = 0
@@ -115,8 +138,10 @@ def normalise(args: list[str]) -> list[str]:
             words += args[i + 1 :]
             break
         if arg in ("--resume", "-r"):
+            # The word after --resume is the session id, whatever it looks like (an unknown one is an error, exit
+            # 2); --resume alone, or before another option or "--", opens the picker.
             following = args[i + 1] if i + 1 < len(args) else ""
-            if SESSION_ID.match(following):
+            if following and not following.startswith("-"):
                 out.append(f"--resume={following}")
                 i += 2
             else:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
@@ -44,6 +44,7 @@ from catcode.paths import find_project_root as find_project_root
 from catcode.paths import make_paths
 from catcode.paths import project_key as project_key
 from catcode.paths import user_hash as user_hash
+from catcode.sandbox.settings import SandboxSettings
 from catcode.subagents.settings import SubagentSettings
 from catcode.user_hook_settings import HooksSettings
 
@@ -104,10 +105,16 @@ class Settings(Section):
     """Retries of a failed API request (429, 529, 5xx, connection errors) before giving up."""
     request_timeout: float = Field(600.0, gt=0, le=3600, allow_inf_nan=False)
     """Seconds before one API request is abandoned (at most an hour)."""
+    api_client: Literal["auto", "sdk"] = "auto"
+    """What carries API requests: ``auto`` — catcode's lean client (the standard library's HTTP, imported in
+    milliseconds) wherever it covers the connection, else the official SDK (a proxy variable applies, say); ``sdk``
+    — always the SDK, which takes seconds to import (env ``CATCODE_API_CLIENT``; docs/print-mode-speed.md)."""
     bash_timeout: int = Field(120, ge=1, le=600)
     """Default timeout of the bash tool, in seconds."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
     """Permission mode and rules."""
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    """The fence bash commands run in (bubblewrap): ``mode``, ``network``, ``writable`` (see ``SandboxSettings``)."""
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     """Cross-session memory (see ``MemoryConfig``)."""
     history: HistoryConfig = Field(default_factory=HistoryConfig)
@@ -140,6 +147,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "CATCODE_MEMORY_ENABLED": ("memory", "enabled"),
     "CATCODE_MEMORY_MODEL": ("memory", "model"),
     "CATCODE_MAX_RETRIES": ("max_retries",),
+    "CATCODE_API_CLIENT": ("api_client",),
 }
 """Environment variables and the setting each one sets."""
 
@@ -171,7 +179,9 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     return data
 
 
-ACCUMULATED = (("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"))
+ACCUMULATED = (
+    ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"), ("sandbox", "writable"),
+)  # fmt: skip
 """Lists that every layer adds to instead of replacing."""
 
 
@@ -250,6 +260,7 @@ def settings_layers(
         mode_fixed=_has(env_layer, ("permissions", "mode")) or _has(overrides, ("permissions", "mode")),
         ask=ask_consent,
         notify=notify or (lambda line: None),
+        user_sandbox=user.get("sandbox"),
     )
     return [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
 

@@ -49,6 +49,8 @@ class FirstScreen:
     """``model``: in the header and the toolbar."""
     mode: str = "default"
     """``permissions.mode``: in the toolbar."""
+    sandbox: str = "workspace-write"
+    """``sandbox.mode``: in the toolbar."""
     show_toolbar: bool = True
     """``ui.show_toolbar``."""
     input_history: bool = True
@@ -67,6 +69,7 @@ class FirstScreen:
             paths=paths,
             model=settings.model,
             mode=settings.permissions.mode,
+            sandbox=settings.sandbox.mode,
             show_toolbar=settings.ui.show_toolbar,
             input_history=settings.input_history,
             memory_dir=str(settings.memory.dir) if settings.memory.dir else None,
@@ -92,7 +95,7 @@ def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstS
         record = json.loads(_record_file(home, project_root).read_text(encoding="utf-8"))
         if not isinstance(record, dict) or inputs is None or record.get("inputs") != inputs:
             return None
-        values = {name: record[name] for name in ("model", "mode", "show_toolbar", "input_history")}
+        values = {name: record[name] for name in ("model", "mode", "sandbox", "show_toolbar", "input_history")}
         memory_dir, user_id, key = record["memory_dir"], record["user_id"], record.get("project_key")
     except (OSError, ValueError, KeyError):
         return None
@@ -112,6 +115,7 @@ def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str
         "inputs": inputs,
         "model": screen.model,
         "mode": screen.mode,
+        "sandbox": screen.sandbox,
         "show_toolbar": screen.show_toolbar,
         "input_history": screen.input_history,
         "memory_dir": screen.memory_dir,

@@ -8,15 +8,25 @@ Files, in this order (later ones are more specific, and win where they disagree)
 A line holding ``@path`` (Claude Code's import syntax; ``@./x.md``, ``@docs/style.md``) brings in that file's text
 in place, relative to the importing file, at most ``MAX_DEPTH`` levels deep, each file once, and only from inside
 the project (for the user file: inside ``$CATCODE_HOME``). A file larger than ``MAX_FILE_CHARS`` is cut, with a
-marker. The text is read once per session and sits in the cached system prompt: byte-identical while the files
-are unchanged.
+marker.
+
+A cloned project chooses these files, so each one — the top-level ``AGENTS.md``/``CLAUDE.md`` of every folder
+as much as an import — is read only when its real path (links followed) is inside the project (the user file:
+inside ``$CATCODE_HOME``) and it is a regular file: ``AGENTS.md -> /proc/self/environ`` or a link to ``~/.ssh``
+is skipped with one line. A link loop is skipped with one line. No more than ``MAX_FILE_BYTES`` + 1 bytes of a
+file are ever read (a 1 GiB sparse file costs nothing).
+
+The text is read once per session and sits in the cached system prompt: byte-identical while the files are
+unchanged.
 
 Precedence against memory: instructions are written by people, memory by the agent; when they disagree, the
 instructions win (the system prompt says so)."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +37,8 @@ log = get_logger(__name__)
 NAMES = ("AGENTS.md", "CLAUDE.md")
 MAX_DEPTH = 5
 MAX_FILE_CHARS = 40_000
+MAX_FILE_BYTES = 4 * MAX_FILE_CHARS
+"""At most this many bytes (+1, to know there is more) are read from one file."""
 MAX_TOTAL_CHARS = 120_000
 _IMPORT = re.compile(r"(?<![\w`])@((?:\.{1,2}/|~/|/)?[\w.\-/]+\.\w+)")
 
@@ -51,7 +63,7 @@ def candidates(home: Path, project_root: Path, cwd: Path) -> list[tuple[Path, Pa
     root = project_root.resolve()
     found: list[tuple[Path, Path]] = []
     user = home / "AGENTS.md"
-    if user.is_file():
+    if _present(user):
         found.append((user, home.resolve()))
     folders = [root]
     here = cwd.resolve()
@@ -60,9 +72,14 @@ def candidates(home: Path, project_root: Path, cwd: Path) -> list[tuple[Path, Pa
     for folder in folders:
         for name in NAMES:
             path = folder / name
-            if path.is_file():
+            if _present(path):
                 found.append((path, root))
     return found
+
+
+def _present(path: Path) -> bool:
+    """A file, or a link (even a broken or looping one: reading it says why it was skipped)."""
+    return path.is_symlink() or path.is_file()
 
 
 def load(home: Path, project_root: Path, cwd: Path) -> Instructions:
@@ -87,25 +104,59 @@ def load(home: Path, project_root: Path, cwd: Path) -> Instructions:
 
 
 def _expand(path: Path, boundary: Path, depth: int, seen: set[Path], result: Instructions) -> str | None:
-    real = path.resolve()
+    real = _confined(path, boundary, result)
+    if real is None:
+        return None
     if real in seen:
         return ""
     seen.add(real)
+    data = _read_capped(real, path, result)
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if len(data) > MAX_FILE_BYTES or len(text) > MAX_FILE_CHARS:
+        text = text[:MAX_FILE_CHARS] + f"\n[… {path.name} cut at {MAX_FILE_CHARS:,} characters]"
+    return _IMPORT.sub(lambda m: _import(m, real.parent, boundary, depth, seen, result), text)
+
+
+def _confined(path: Path, boundary: Path, result: Instructions) -> Path | None:
+    """The real path of ``path`` when it is inside ``boundary``; else None, with one line saying why."""
     try:
-        text = real.read_text(encoding="utf-8", errors="replace")
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == 40  # ELOOP
+        why = "a symlink loop" if loop else (getattr(exc, "strerror", None) or "cannot be read")
+        result.warnings.append(f"Instructions: {path.name} skipped ({why})")
+        return None
+    if real != boundary and boundary not in real.parents:
+        result.warnings.append(f"Instructions: {path.name} skipped (a link to outside the project)")
+        return None
+    return real
+
+
+def _read_capped(real: Path, path: Path, result: Instructions) -> bytes | None:
+    """At most ``MAX_FILE_BYTES`` + 1 bytes of a regular file (never a FIFO, device or directory)."""
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         result.warnings.append(f"Instructions: cannot read {path}: {exc.strerror}")
         return None
-    if len(text) > MAX_FILE_CHARS:
-        text = text[:MAX_FILE_CHARS] + f"\n[… {path.name} cut at {MAX_FILE_CHARS:,} characters]"
-    return _IMPORT.sub(lambda m: _import(m, real.parent, boundary, depth, seen, result), text)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            result.warnings.append(f"Instructions: {path.name} skipped (not a regular file)")
+            return None
+        return handle.read(MAX_FILE_BYTES + 1)
 
 
 def _import(
     match: re.Match[str], base: Path, boundary: Path, depth: int, seen: set[Path], result: Instructions
 ) -> str:
     raw = match.group(1)
-    target = (Path(raw).expanduser() if raw.startswith("~/") else base / raw).resolve()
+    try:
+        target = (Path(raw).expanduser() if raw.startswith("~/") else base / raw).resolve()
+    except (OSError, RuntimeError):
+        result.warnings.append(f"Instructions: @{raw} skipped (a symlink loop)")
+        return match.group(0)
     if target != boundary and boundary not in target.parents:
         log.info("instructions_import_outside", path=raw)
         return match.group(0)  # left as written: nothing outside the project is read

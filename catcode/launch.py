@@ -19,7 +19,11 @@ state: dict[str, Any] = {"debug": False}
 
 
 def load(
-    model: str | None = None, permission_mode: str | None = None, *, ask_consent: Asker | None = None
+    model: str | None = None,
+    permission_mode: str | None = None,
+    *,
+    ask_consent: Asker | None = None,
+    sandbox: str | None = None,
 ) -> tuple[Any, Any]:
     """Settings and paths for the current directory, with logging configured and catcode's files made private.
 
@@ -27,7 +31,7 @@ def load(
     asked; what was not allowed before is left out, with one line on stderr)."""
     from catcode import log as logsetup
 
-    settings, paths = settle(model, permission_mode, ask_consent=ask_consent, notify=_say)
+    settings, paths = settle(model, permission_mode, ask_consent=ask_consent, notify=_say, sandbox=sandbox)
     tightened = _make_private(paths, _say)
     logsetup.configure(paths.logs, debug=state["debug"])
     _log_tightened(tightened, paths)
@@ -40,6 +44,7 @@ def settle(
     *,
     ask_consent: Asker | None = None,
     notify: Callable[[str], None] = lambda line: None,
+    sandbox: str | None = None,
 ) -> tuple[Any, Any]:
     """The validated settings (flags over every layer) and their paths, for the current directory."""
     from catcode.config import catcode_home, find_project_root, load_settings, resolve_paths
@@ -51,6 +56,8 @@ def settle(
         overrides["model"] = model
     if permission_mode:
         overrides["permissions"] = {"mode": permission_mode}
+    if sandbox:
+        overrides["sandbox"] = {"mode": sandbox}
     settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
     return settings, resolve_paths(settings, home, root)
 
@@ -120,6 +127,7 @@ def start(
     print_mode: bool = False,
     output_format: str = "text",
     resume: str | None = None,
+    sandbox: str | None = None,
 ) -> int:
     """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
     ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
@@ -136,8 +144,8 @@ def start(
                 raise ConfigError(unknown_mode(permission_mode))
         ask = None if print_mode else consent_asker()
         if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
-            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask))
-        settings, paths = load(model, permission_mode, ask_consent=ask)
+            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, sandbox))
+        settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox)
         if print_mode:
             from catcode.print_mode import run_print
 
@@ -158,7 +166,12 @@ def start(
 
 
 def _interactive(
-    prompt: str | None, model: str | None, permission_mode: str | None, resume: str | None, ask: Asker | None
+    prompt: str | None,
+    model: str | None,
+    permission_mode: str | None,
+    resume: str | None,
+    ask: Asker | None,
+    sandbox: str | None = None,
 ) -> int:
     """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
     validated first, with consent asked for what the project's settings want — unless they are known valid without
@@ -173,11 +186,11 @@ def _interactive(
     env = dict(os.environ)
     home, root = catcode_home(), find_project_root(Path.cwd())
     logsetup.configure(make_paths(home, root).logs, debug=state["debug"])  # where the log is needs no settings
-    flags = bool(model or permission_mode)
+    flags = bool(model or permission_mode or sandbox)
     screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
     if screen is None:
         inputs = None if flags else settings_inputs(home, root, env)
-        settings, paths = settle(model, permission_mode, ask_consent=ask, notify=_say)
+        settings, paths = settle(model, permission_mode, ask_consent=ask, notify=_say, sandbox=sandbox)
         screen = FirstScreen.of(settings, paths)
         validated = screen
 

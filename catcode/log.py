@@ -2,9 +2,9 @@
 
 Called once, from ``launch.py``. Nothing secret reaches the log or the terminal: every line, catcode's and third-party
 loggers' alike, passes the same redactor as memory and history (``RedactingFormatter``), and a processor masks
-values under secret-named keys in structlog events. Third-party loggers below WARNING (the SDK's "Request
-options" lines carry the whole request body, everything typed included) are kept out of the file altogether;
-under ``--debug`` they go to the terminal only, redacted.
+values under secret-named keys in structlog events. Third-party loggers below WARNING, and the request dumps of
+catcode's own lean API client (``WIRE``), are kept out of the file altogether (their "Request options" lines carry
+the whole request body, everything typed included); under ``--debug`` they go to the terminal only, redacted.
 
 Importing structlog costs ~25 ms of processor time (its development module loads rich's tracebacks), which a message
 sent the instant the prompt appears would wait for: until something imports it (``load``, called once the
@@ -34,6 +34,8 @@ _pending: dict[str, int] = {}  # the level ``configure`` asked for, until struct
 _configured: dict[str, int] = {}  # the level of the last ``configure`` (the early lines' level filter)
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _LEVELS.update(critical=logging.CRITICAL, exception=logging.ERROR)
+WIRE = "catcode.wire"
+"""The stdlib logger of the lean API client's request dumps (``--debug``: terminal only, as the SDK's)."""
 
 
 def _mask(value: Any) -> Any:
@@ -62,7 +64,8 @@ class RedactingFormatter(logging.Formatter):
 
 def own_records_or_warnings(record: logging.LogRecord) -> bool:
     """The log file's filter: catcode's own records, and other libraries' warnings and errors only."""
-    return record.name.startswith("catcode") or record.levelno >= logging.WARNING
+    own = record.name.startswith("catcode") and record.name != WIRE
+    return own or record.levelno >= logging.WARNING
 
 
 def scrub_secrets(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:

@@ -44,8 +44,12 @@ TOOL_NAMES = frozenset({
     "memory_read", "memory_write", "memory_delete", "memory_search", "memory_revert", "exit_plan_mode", "todo_write",
 })  # fmt: skip
 """Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
-anything else would silently never match (a deny rule that denies nothing), so it is an error."""
+anything else would silently never match (a deny rule that denies nothing), so it is an error. Rules may also name
+``bash_outside`` (``OUTSIDE``), which is not a tool: its rules cover the bash calls that leave the sandbox
+(``outside_sandbox``), which no ``bash`` rule does."""
 MCP_TOOL_PREFIX = "mcp__"
+OUTSIDE = "bash_outside"
+"""The rule name that allows (or denies) a bash command leaving the sandbox."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +73,10 @@ class Rule:
 
     def check_tool(self, text: str) -> None:
         """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
-        if self.tool not in TOOL_NAMES and not self.tool.startswith(MCP_TOOL_PREFIX):
+        if self.tool not in TOOL_NAMES and self.tool != OUTSIDE and not self.tool.startswith(MCP_TOOL_PREFIX):
             raise ConfigError(
                 f"Invalid permission rule {text!r}: there is no tool {self.tool!r} "
-                f"(tools: {', '.join(sorted(TOOL_NAMES))}, or mcp__<server>__<tool>)"
+                f"(tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) or mcp__<server>__<tool>)"
             )
 
     def matches(self, tool_name: str, key: str | None) -> bool:
@@ -152,7 +156,10 @@ def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
         return []
     from catcode.shell_rules import suggest_rules
 
-    return suggest_rules(key_argument(tool, tool_input) or "")
+    rules = suggest_rules(key_argument(tool, tool_input) or "")
+    if tool_input.get("outside_sandbox") is True:  # "always" must name the fence it leaves, never plain bash(...)
+        rules = [OUTSIDE + rule[len(tool.name) :] for rule in rules if rule.startswith(tool.name + "(")]
+    return rules
 
 
 @dataclass
@@ -166,6 +173,7 @@ class PermissionPolicy:
     session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
     project_root: Path | None = None  # path arguments are matched relative to it
+    fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
 
     @classmethod
     def from_strings(
@@ -190,6 +198,10 @@ class PermissionPolicy:
             if rule.tool == tool.name and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
+            if self.mode is PermissionMode.READ_ONLY and tool.name.startswith(MCP_TOOL_PREFIX):
+                # readOnlyHint is the server's word, not a guarantee: in read-only mode only a rule naming the tool
+                # (or the person's "always" this session) lets it run unasked.
+                return (Verdict.ALLOW, "") if self._named(tool) else (Verdict.ASK, "")
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
@@ -198,8 +210,10 @@ class PermissionPolicy:
                 f"plan mode: {tool.name} does not run until the person approves a plan; only read-only tools run. "
                 "Finish researching, then call exit_plan_mode with the plan"
             )
-        if shell and any(r.tool == tool.name for r in self.deny) and _dynamic(key):
-            return Verdict.ASK, ""  # a command name from a variable cannot be checked against the deny rules
+        if shell and tool_input.get("outside_sandbox") is True and self._fenced():
+            return self._outside(key or "")
+        if shell and _deny_unsure([r.pattern for r in self.deny if r.tool == tool.name], key):
+            return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell):
@@ -208,11 +222,35 @@ class PermissionPolicy:
             return Verdict.ALLOW, ""
         return Verdict.ASK, ""
 
+    def _fenced(self) -> bool:
+        return bool(self.fenced() if callable(self.fenced) else self.fenced)
+
+    def _outside(self, line: str) -> tuple[Verdict, str]:
+        """A command leaving the sandbox: denied by a ``bash_outside`` deny rule, allowed only by a
+        ``bash_outside`` allow rule (or this session's answer naming it); otherwise the person is asked, in every
+        mode — bypass included."""
+        from catcode.shell_rules import allow_covers
+
+        for rule in self.deny:
+            if rule.tool == OUTSIDE and _deny_shell(rule, line):
+                return Verdict.DENY, f"denied by rule {rule}"
+        if _deny_unsure([r.pattern for r in self.deny if r.tool == OUTSIDE], line):
+            return Verdict.ASK, ""
+        patterns = [r.pattern for r in (*self.allow, *self.session_rules) if r.tool == OUTSIDE]
+        if patterns and allow_covers(patterns, line):
+            return Verdict.ALLOW, ""
+        return Verdict.ASK, ""
+
     def _match_key(self, tool: Tool, tool_input: dict[str, Any]) -> str | None:
         key = key_argument(tool, tool_input)
         if key is not None and tool.key_arg == "path":
             return self._relative(key)
         return key
+
+    def _named(self, tool: Tool) -> bool:
+        """Is the whole tool allowed by name (a rule without a pattern, or "always" this session)?"""
+        rules = (*self.allow, *self.session_rules)
+        return tool.name in self.session_allowed or any(r.tool == tool.name and r.pattern is None for r in rules)
 
     def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
         rules = [r for r in (*self.allow, *self.session_rules) if r.tool == tool.name]
@@ -274,10 +312,12 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
     return deny_matches(rule.pattern, line or "")
 
 
-def _dynamic(line: str | None) -> bool:
-    from catcode.shell_parse import dynamic_command
+def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:
+    if not patterns:
+        return False
+    from catcode.shell_rules import deny_unsure
 
-    return dynamic_command(line or "")
+    return deny_unsure(patterns, line or "")
 
 
 def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:

@@ -12,6 +12,8 @@ one-time consent for the project (``catcode.consent``: remembered in ``$CATCODE_
   ``edit_file`` rules confined to the project's own files: a relative glob that does not start with a wildcard,
   has no ``..`` and stays out of ``.git`` and ``.cat-code``.
 - each ``permissions.additional_dirs`` entry (file tools could read and write there).
+- a ``sandbox`` that is weaker than the person's own: mode off (or workspace-write over their read-only), the
+  network on, each ``writable`` folder (``catcode.sandbox.trust``).
 
 Project skills (``.cat-code/skills/<name>/SKILL.md``) need consent too, each one: a skill's instructions steer
 the model (``consented_skills``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
@@ -93,13 +95,18 @@ def rule_needs_consent(rule: str) -> bool:
     return ".." in parts or not parts or parts[0] in _PROTECTED
 
 
-def consent_items(project_layers: list[Layer], base_mode: str, mode_fixed: bool, root: Path) -> list[ConsentItem]:
+def consent_items(
+    project_layers: list[Layer], base_mode: str, mode_fixed: bool, root: Path, user_sandbox: Any = None
+) -> list[ConsentItem]:
     """The items the project layers ask for, in file order, each once (the local file's mode wins)."""
     from catcode.consent import ConsentItem
+    from catcode.sandbox.trust import sandbox_items
 
     items: dict[str, ConsentItem] = {}
     mode_item: ConsentItem | None = None
     for source, data in project_layers:
+        for item in sandbox_items(data, _shown(source, root), user_sandbox):
+            items.setdefault(item.id, item)
         permissions = data.get("permissions")
         if not isinstance(permissions, dict):
             continue
@@ -129,9 +136,12 @@ def trusted_layers(
     mode_fixed: bool,
     ask: Asker | None,
     notify: Callable[[str], None],
+    user_sandbox: Any = None,
 ) -> list[Layer]:
-    """``project_layers`` without what needs consent and was not given (asking ``ask`` about new items)."""
-    items = consent_items(project_layers, base_mode, mode_fixed, root) if _asks_anything(project_layers) else []
+    """``project_layers`` without what needs consent and was not given (asking ``ask`` about new items);
+    ``user_sandbox`` is the person's own ``sandbox:`` section, what a project's may not loosen."""
+    asks = _asks_anything(project_layers)
+    items = consent_items(project_layers, base_mode, mode_fixed, root, user_sandbox) if asks else []
     if not items:
         return project_layers
     from catcode.consent import ConsentStore, gate
@@ -142,10 +152,13 @@ def trusted_layers(
 
 
 def _asks_anything(project_layers: list[Layer]) -> bool:
-    return any(isinstance(data.get("permissions"), dict) for _, data in project_layers)
+    return any(isinstance(data.get(key), dict) for _, data in project_layers for key in ("permissions", "sandbox"))
 
 
 def _without(data: dict[str, Any], refused: set[str], base_mode: str) -> dict[str, Any]:
+    from catcode.sandbox.trust import without_refused
+
+    data = without_refused(data, refused)
     permissions = data.get("permissions")
     if not isinstance(permissions, dict):
         return data

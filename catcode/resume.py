@@ -7,9 +7,10 @@ The log holds every stored message with its session id, plus markers this module
   messages by a summary pair, so a rebuilt conversation uses the summary too, as the live one did;
 - ``conversation_cleared``: ``/clear`` started a new conversation.
 
-Rebuilding keeps the conversation valid for the API: every tool_use keeps its tool_result (an unanswered one —
-a crash mid-tool — gets an "interrupted" result; a result whose call is gone is dropped). When history compaction
-has folded a session's older lines into a ``compacted_summary``, that summary stands in for them.
+Rebuilding keeps the conversation valid for the API: empty text blocks are dropped, every tool_use keeps its
+tool_result (an unanswered one — a crash mid-tool — gets an "interrupted" result; a result whose call is gone is
+dropped). When history compaction has folded a session's older lines into a ``compacted_summary``, that summary
+stands in for them.
 
 Restored messages are put into the agent without being appended to history again, so memory extraction (which
 works from the log after its cursor) never sees them a second time."""
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catcode.log import get_logger
-from catcode.messages import Message, Role, ToolResultBlock, history_problems
+from catcode.messages import Message, Role, TextBlock, ToolResultBlock, history_problems
 from catcode.text import shorten
 
 log = get_logger(__name__)
@@ -135,7 +136,9 @@ def repair(messages: list[Message]) -> list[Message]:
     just before them, unanswered calls get an "interrupted" result."""
     out: list[Message] = []
     for message in messages:
-        content = list(message.content)
+        # an empty (or blank) text block, as a cut stream can leave one, is refused by the API: one would make
+        # every resume of the session fail
+        content = [b for b in message.content if not (isinstance(b, TextBlock) and not b.text.strip())]
         if message.role is Role.USER:
             asked = {b.id for b in out[-1].tool_uses} if out and out[-1].role is Role.ASSISTANT else set()
             content = [b for b in content if not isinstance(b, ToolResultBlock) or b.tool_use_id in asked]

@@ -20,6 +20,8 @@ from typing import Any
 import bashlex
 import bashlex.errors
 
+from catcode.shell_static import RUNS_TEXT, TooLarge, expand_line, glob_or_expansion, has_braces
+
 _STRUCTURE = {"compound", "for", "while", "until", "if", "function", "case"}
 
 
@@ -32,6 +34,8 @@ class SimpleCommand:
     redirects: bool = False
     dynamic: bool = False
     """A word holds an expansion (``$X``, ``$(…)``, a backtick): its real text is only known when it runs."""
+    raw_name: str = ""
+    """The command's first word as written (quotes and all)."""
 
     @property
     def text(self) -> str:
@@ -46,11 +50,14 @@ class ParsedLine:
     commands: list[SimpleCommand] = field(default_factory=list)
     plain: bool = True
     error: str | None = None
+    substitution: bool = False
+    """A ``$(…)``, backtick or process substitution somewhere in the line."""
+    source: str = ""
 
 
 def parse(line: str) -> ParsedLine:
     """Every simple command of ``line`` and whether it is plain (see the module docstring)."""
-    result = ParsedLine()
+    result = ParsedLine(source=line)
     if not line.strip():
         return result
     try:
@@ -67,6 +74,8 @@ def _walk(node: Any, out: ParsedLine) -> None:
     if kind == "command":
         _command(node, out)
         return
+    if kind in ("commandsubstitution", "processsubstitution"):
+        out.substitution = True
     if kind in _STRUCTURE or kind in ("commandsubstitution", "processsubstitution"):
         out.plain = False
     for child in _children(node):
@@ -87,6 +96,7 @@ def _command(node: Any, out: ParsedLine) -> None:
     words: list[str] = []
     assignments: list[str] = []
     redirects = dynamic = False
+    raw: list[str] = []
     for part in node.parts:
         if part.kind == "redirect":
             redirects = True
@@ -99,12 +109,23 @@ def _command(node: Any, out: ParsedLine) -> None:
             dynamic = dynamic or _nested(part, out)
         elif part.kind == "word":
             words.append(part.word)
+            raw.append(out.source[part.pos[0] : part.pos[1]])
             dynamic = _nested(part, out) or dynamic
         else:
             _walk(part, out)
-    if redirects or dynamic or assignments:
+    name = raw[0] if raw else ""
+    if redirects or dynamic or assignments or any(has_braces(w) for w in raw) or _runs_text(words):
         out.plain = False
-    out.commands.append(SimpleCommand(tuple(words), tuple(assignments), redirects, dynamic))
+    if name and glob_or_expansion(name):
+        out.plain = False
+    out.commands.append(SimpleCommand(tuple(words), tuple(assignments), redirects, dynamic, name))
+
+
+def _runs_text(words: list[str]) -> bool:
+    """``eval …``, ``source f``, ``. f``, ``exec …`` (also behind ``command``/``builtin``)."""
+    while words and words[0] in ("command", "builtin"):
+        words = words[1:]
+    return bool(words) and words[0] in RUNS_TEXT
 
 
 def _nested(word: Any, out: ParsedLine) -> bool:
@@ -116,6 +137,7 @@ def _nested(word: Any, out: ParsedLine) -> bool:
         elif part.kind in ("commandsubstitution", "processsubstitution"):
             found = True
             out.plain = False
+            out.substitution = True
             _walk(part.command, out)
         else:
             found = _nested(part, out) or found
@@ -136,10 +158,24 @@ def loose_pieces(line: str) -> list[list[str]]:
     return [piece for piece in pieces if piece]
 
 
-def dynamic_command(line: str) -> bool:
-    """Does a command of ``line`` get its name from an expansion (``$X -rf /``)? Such a name cannot be checked
-    against deny rules."""
-    parsed = parse(line)
-    if parsed.error is not None:
-        return any(piece[0].startswith("$") for piece in loose_pieces(line))
-    return any(c.words and ("$" in c.words[0] or "`" in c.words[0]) for c in parsed.commands)
+
+
+def unresolved(line: str) -> str | None:
+    """Why ``line`` cannot be read statically (``shell_static``), or None when it can. Braces are spelled out
+    first (``{r?,-rf,d}`` is ``r? -rf d``: a glob in the name)."""
+    try:
+        expanded = expand_line(line)
+    except TooLarge:
+        return "a brace expansion too large to spell out"
+    for text in dict.fromkeys((line, expanded)):
+        parsed = parse(text)
+        if parsed.error is not None:
+            return "the line does not parse"
+        if parsed.substitution:
+            return "a $(…) or backtick substitution"
+        for command in parsed.commands:
+            if command.raw_name and glob_or_expansion(command.raw_name):
+                return f"a glob or expansion in the command name {command.raw_name!r}"
+            if _runs_text(list(command.words)):
+                return f"{command.words[0]} runs text no rule has read"
+    return None

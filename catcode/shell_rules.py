@@ -5,16 +5,21 @@ Allow rules are strict. A line is covered only when it is *plain* (``shell_parse
 EVERY simple command in it is covered by some rule. A pattern ``X*`` where ``X`` ends a word is a prefix of whole
 words: ``git status*`` covers ``git status`` and ``git status --short``, not ``git statusx``; ``ls*`` covers
 ``ls -la``, not ``lsof``. Other patterns are globs over the command's words joined by spaces. A prefix rule never
-covers an option known to write files, run programs or read outside the project (``DANGEROUS_OPTIONS``, e.g.
-``git diff --output=…`` or ``--no-index``) unless the rule spells that option out. A pattern that itself contains
-shell punctuation (``bash(make > build.log)``) "says so": it is matched as a glob against the whole line.
+covers an option known to write files, run programs or read outside the project (the one table in
+``shell_danger``, e.g. ``git diff --output=…``, ``sort --outp=…``, ``sed 'w FILE'``) unless the rule spells that
+option out. Nothing a static reading cannot resolve (``shell_parse.unresolved``: ``$(…)``, backticks, brace
+expansion, a glob or expansion in a command name, ``eval``/``source``/``exec``) is ever covered. A pattern that
+itself contains shell punctuation (``bash(make > build.log)``) "says so": it is matched as a glob
+against the whole line.
 
 Deny rules are broad. They are matched against every stretch of the line between shell punctuation, quotes
 removed (so ``x; rm -rf /``, ``$(rm -rf /)``, ``bash -c 'rm -rf /'``, ``sudo rm -rf /`` and ``find -exec rm -rf``
 are all seen), at every word that names the rule's command (``/bin/rm`` too), with options normalised: clusters are
 split, well-known long forms and their abbreviations mapped (``rm -fr``, ``rm -r -f``, ``rm --recursive --force``,
 ``rm --rec --for`` all match ``rm -rf *``; ``git push origin +main`` matches ``git push --force*``). A false refusal
-is cheap; a missed one is not."""
+is cheap; a missed one is not. Braces are spelled out first, as bash would (``rm {-rf,} d`` is ``rm -rf d``), a
+glob in a command name is matched against the rule's name (``/bin/r? -rf d``), and what stays unresolved asks
+(``deny_unsure``), in every mode."""
 
 from __future__ import annotations
 
@@ -23,25 +28,9 @@ import os
 import re
 import shlex
 
-from catcode.shell_parse import SimpleCommand, loose_pieces, parse
-
-DANGEROUS_OPTIONS: dict[str, tuple[str, ...]] = {
-    "git": (
-        "--output", "--no-index", "--ext-diff", "--exec", "--upload-pack", "--receive-pack", "--config-env",
-        "--git-dir", "--work-tree", "--exec-path", "--output-directory", "--open-files-in-pager",
-    ),
-    "find": ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"),
-    "sed": ("-i", "--in-place"),
-    "sort": ("-o", "--output"),
-    "rg": ("--pre", "--pre-glob"),
-    "tar": ("--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script", "-F"),
-    "curl": ("-o", "--output", "-O", "--remote-name", "-T", "--upload-file", "-K", "--config", "-d", "--data"),
-    "wget": ("-O", "--output-document", "-o", "--output-file", "-P", "--directory-prefix", "--post-file"),
-    "npm": ("--prefix", "--global", "-g"),
-    "pip": ("--target", "-t", "--prefix", "--root"),
-}  # fmt: skip
-"""Options that turn a read-only command into one that writes, runs or reads anywhere; a prefix rule never covers
-them unless it names them."""
+from catcode.shell_danger import found as dangerous_option
+from catcode.shell_parse import SimpleCommand, loose_pieces, parse, unresolved
+from catcode.shell_static import TooLarge, expand_line, has_braces
 
 MULTI_WORD = {
     "git", "npm", "pnpm", "yarn", "cargo", "go", "docker", "kubectl", "pip", "uv", "poetry", "make", "bun",
@@ -78,6 +67,8 @@ def allow_covers(patterns: list[str | None], line: str) -> bool:
     """Do these allow patterns (``None``: the whole tool) cover every command of ``line``?"""
     if any(p is None or p.strip() in ("*", "**") for p in patterns):
         return True
+    if unresolved(line) is not None or has_braces(line):
+        return False
     flat = " ".join(line.split())
     if any(says_so(p) and _literal_glob(" ".join(p.split())).fullmatch(flat) for p in patterns if p):
         return True
@@ -103,7 +94,7 @@ def command_covered(pattern: str, command: SimpleCommand) -> bool:
         covered = 0
     else:
         return False
-    return not _dangerous(command.words, covered, pattern)
+    return dangerous_option(command.words, covered, set(_words(pattern))) is None
 
 
 def _literal_glob(pattern: str) -> re.Pattern[str]:
@@ -124,30 +115,6 @@ def _prefix(pattern: str) -> str | None:
     if not head or any(ch in head for ch in "*?["):
         return None
     return head
-
-
-def _dangerous(words: tuple[str, ...], start: int, pattern: str) -> bool:
-    """Does an argument after the rule's own words use an option from ``DANGEROUS_OPTIONS`` the rule does not
-    name?"""
-    options = DANGEROUS_OPTIONS.get(os.path.basename(words[0]), ())
-    named = set(_words(pattern))
-    for word in words[max(start, 1) :]:
-        if word == "--":
-            break
-        for option in options:
-            if option in named or any(n.startswith(option + "=") for n in named):
-                continue
-            if _uses(word, option):
-                return True
-    return False
-
-
-def _uses(word: str, option: str) -> bool:
-    if word == option or word.startswith(option + "="):
-        return True
-    if len(option) == 2 and option[0] == "-" and word.startswith("-") and not word.startswith("--"):
-        return option[1] in word[1:] or word.startswith(option)  # a cluster (-uo) or an attached value (-ofile)
-    return False
 
 
 def suggest_rules(line: str) -> list[str]:
@@ -185,11 +152,57 @@ def deny_matches(pattern: str | None, line: str) -> bool:
     if not rule:
         return False
     flat_pattern = " ".join(rule)
-    if fnmatch.fnmatchcase(" ".join(line.split()), flat_pattern):
+    for text in _readings(line):
+        if fnmatch.fnmatchcase(" ".join(text.split()), flat_pattern):
+            return True
+        for piece in loose_pieces(text):
+            for i, word in enumerate(piece):
+                if _names(word, rule[0]) and _args_match(rule, piece[i:]):
+                    return True
+    return False
+
+
+def _readings(line: str) -> list[str]:
+    """The line as written and with its braces spelled out (when that is possible)."""
+    try:
+        expanded = expand_line(line)
+    except TooLarge:
+        return [line]
+    return [line] if expanded == line else [line, expanded]
+
+
+def _names(word: str, rule_name: str) -> bool:
+    """Does ``word`` name the rule's command: ``/bin/rm`` for ``rm``, and a glob that could be it (``r?``)?"""
+    name = os.path.basename(word)
+    if fnmatch.fnmatchcase(name, rule_name):
         return True
-    for piece in loose_pieces(line):
-        for i, word in enumerate(piece):
-            if fnmatch.fnmatchcase(os.path.basename(word), rule[0]) and _args_match(rule, piece[i:]):
+    return any(ch in name for ch in "*?[") and fnmatch.fnmatchcase(rule_name, name)
+
+
+RUNS_ARGUMENTS = frozenset({
+    "bash", "sh", "zsh", "dash", "ksh", "fish", "sudo", "doas", "su", "env", "xargs", "nohup", "timeout", "nice",
+    "time", "watch", "find", "command", "builtin", "exec", "eval", "parallel", "script", "flock", "stdbuf", "setsid",
+})  # fmt: skip
+"""Commands that run their arguments: an expansion among them may become any command."""
+
+
+def deny_unsure(patterns: list[str | None], line: str) -> bool:
+    """With these deny patterns, must ``line`` ask whatever the mode? Yes when it cannot be read statically
+    (``shell_parse.unresolved``) or when an expansion sits among the arguments of a command a deny rule names or
+    of one that runs its arguments (``rm $FLAGS d``, ``sh -c "$X"``)."""
+    if not patterns:
+        return False
+    if unresolved(line) is not None:
+        return True
+    names = [_words(p)[0] for p in patterns if p and _words(p)]
+    if any(p is None or p.strip() in ("*", "**") for p in patterns):
+        return False
+    for text in _readings(line):
+        for command in parse(text).commands:
+            if not command.dynamic or not command.words:
+                continue
+            name = os.path.basename(command.words[0])
+            if name in RUNS_ARGUMENTS or any(_names(command.words[0], n) for n in names):
                 return True
     return False
 
@@ -200,9 +213,16 @@ def _args_match(rule: list[str], words: list[str]) -> bool:
     name = os.path.basename(words[0])
     rule_flags, rule_args = _split_options(rule[1:], name)
     flags, args = _split_options(words[1:], name)
-    if not all(any(fnmatch.fnmatchcase(f, rf) for f in flags) for rf in rule_flags):
+    if not all(any(_flag_matches(f, rf) for f in flags) for rf in rule_flags):
         return False
     return _subsequence([a for a in rule_args if a != "*"], args)
+
+
+def _flag_matches(flag: str, rule_flag: str) -> bool:
+    """The same option, or a GNU abbreviation of the rule's long option (``--forc`` for ``--force``)."""
+    if fnmatch.fnmatchcase(flag, rule_flag):
+        return True
+    return flag.startswith("--") and len(flag) > 2 and rule_flag.startswith("--") and rule_flag.startswith(flag)
 
 
 def _split_options(words: list[str], command: str) -> tuple[set[str], list[str]]:

@@ -36,8 +36,9 @@ def resume_gc() -> None:
 
 
 def warm_now(provider: Any) -> None:
-    """Import the SDK in this thread while collection is still paused, then resume it (print mode and piped
-    input have no prompt to hide the import behind)."""
+    """Warm the provider in this thread while collection is still paused (the SDK's import when the SDK carries the
+    requests; the lean client only starts connecting), then resume it (print mode and piped input have no prompt to
+    hide the import behind)."""
     try:
         if hasattr(provider, "warm_up"):
             provider.warm_up()

@@ -13,8 +13,9 @@ object on stdin (``hook_event_name``, ``session_id``, ``cwd``, and ``tool_name``
 - Exit 2 blocks: PreToolUse — the tool does not run and stderr is the reason the model gets; PostToolUse — the
   tool already ran, stderr goes to the model with its result; UserPromptSubmit — the message is not sent and
   stderr is shown. The other events cannot block (logged).
-- Any other exit, a command that cannot start, or one that outlives its ``timeout`` (its process group is
-  killed) is logged and shown once per hook; the session carries on.
+- Any other exit, a command that cannot start, or one that outlives its ``timeout`` (its whole tree is killed,
+  also what left its process group) is logged and shown once per hook; the session carries on. Each output is
+  read at most to ``hook_process.OUTPUT_CAP``.
 Handlers go through the ``HookManager``, so a failing hook never kills a turn. User hooks (``$CATCODE_HOME``)
 run first, then project hooks (``<project>/.cat-code/settings*.yaml``), which run only after one-time consent
 (``catcode.consent``)."""
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,32 +120,21 @@ class UserHooks:
         return CONTINUE
 
     def run(self, hook: UserHook, payload: dict[str, Any]) -> HookRun:
-        """Run one hook's command with ``payload`` on stdin. Ctrl+C kills it and propagates."""
-        from catcode.tools.shell import kill_process_group
+        """Run one hook's command with ``payload`` on stdin, bounded in time and output (``hook_process``): at its
+        timeout its whole tree is killed, even what left its process group. Ctrl+C kills it and propagates."""
+        from catcode.hook_process import run_bounded
 
         env = {**os.environ, "CATCODE_PROJECT_DIR": str(self.project_root), "CATCODE_HOOK_EVENT": hook.event}
+        data = json.dumps(payload, default=str).encode()
         try:
-            proc = subprocess.Popen(
-                ["/bin/sh", "-c", hook.spec.command],
-                cwd=self.project_root,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # a timeout kills everything the command started
-                env=env,
-            )
+            done = run_bounded(["/bin/sh", "-c", hook.spec.command], data, hook.spec.timeout, cwd=self.project_root,
+                               env=env)  # fmt: skip
         except OSError as exc:
             return HookRun(None, failure=f"could not start: {exc}")
-        try:
-            out, err = proc.communicate(json.dumps(payload, default=str).encode(), timeout=hook.spec.timeout)
-        except subprocess.TimeoutExpired:
-            kill_process_group(proc)
-            proc.communicate()
-            return HookRun(None, failure=f"timed out after {hook.spec.timeout:g}s (killed)")
-        except KeyboardInterrupt:
-            kill_process_group(proc)
-            raise
-        return HookRun(proc.returncode, _text(out), _text(err))
+        if done.code is None:
+            why = f"timed out after {hook.spec.timeout:g}s (killed)"
+            return HookRun(None, _text(done.stdout), _text(done.stderr), why)
+        return HookRun(done.code, _text(done.stdout), _text(done.stderr))
 
     def _failed(self, hook: UserHook, run: HookRun) -> None:
         why = run.failure or f"exit {run.code}"

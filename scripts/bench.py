@@ -70,6 +70,7 @@ def bench_cli(runs: int = 11) -> dict[str, float]:
 SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
+    ("print mode: catcode -p vs claude -p, the SDK floor; REPL at once vs warm", "bench_print_mode", "bench_all"),
     ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),
     ("startup: first token, message at once vs after 3 s", "bench_startup", "bench_first_token"),
     ("startup: prompt with MCP servers configured vs without", "bench_mcp", "bench_mcp"),
@@ -77,6 +78,7 @@ SECTIONS = [
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
     ("trust: git commit per write", "bench_trust", "bench_commit"),
     ("trust: redactor per KB", "bench_trust", "bench_redact"),
+    ("redaction: generic rule, unseen vendor formats and look-alikes", "bench_redaction", "bench_redaction"),
     ("trust: concurrent writers, apply with git", "bench_concurrency", "bench_concurrency"),
     ("history: append and startup recovery check", "bench_history", "bench_history"),
     ("compaction: 200 turns without the LLM, long session tokens", "bench_compaction", "bench_compaction"),
@@ -98,6 +100,7 @@ SECTIONS = [
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
     ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
+    ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

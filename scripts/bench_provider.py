@@ -56,7 +56,8 @@ def _raw_first_byte(port: int) -> float:
 
 def bench_first_byte(runs: int = 7) -> dict[str, float]:
     """Median ms from ``chat()`` to the first ``on_text`` delta (warm client, keep-alive), the first call's
-    figure (includes importing the SDK when not yet imported), and the ratio to a raw HTTP request."""
+    figure (includes the first connection, and importing the SDK when it carries the requests), and the ratio to
+    a raw HTTP request."""
     with FakeAnthropicServer() as server, structlog.testing.capture_logs():
         server.responder = lambda body: text(REPLY)
         provider = AnthropicProvider("bench-model", api_key=None, base_url=server.base_url, max_retries=0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the whole test suite from a fresh clone: creates its own virtualenv, installs catcode with its dev and web
 # extras, checks lint, then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs
-# Debian's chromium, installed here when running as root with apt (as CI does), else that test says it is skipped.
+# Debian's chromium, installed here when running as root with apt (as CI does), else that test says it is skipped;
+# the sandbox tests need bubblewrap (bwrap), installed the same way, else they say they are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${CATCODE_TEST_VENV:-.venv-test}"
@@ -14,6 +15,11 @@ if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/
   echo "Installing Debian's chromium for the browser test (once)..." >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
     || echo "Could not install chromium: the browser test will be skipped (outside CI)" >&2
+fi
+if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Installing bubblewrap for the sandbox tests (once)..." >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } >/dev/null 2>&1 \
+    || echo "Could not install bubblewrap: the sandbox tests will be skipped (outside CI)" >&2
 fi
 "$VENV/bin/ruff" check catcode tests scripts
 PATH="$PWD/$VENV/bin:$PATH" exec "$VENV/bin/python" -m pytest "$@"

@@ -1,5 +1,6 @@
-"""``catcode checkpoints [--session ID] [--json]``, ``catcode rewind ID [--yes]`` and ``catcode doctor``, for the
-project of the current directory. An error is one line on stderr and exit 1 (2 for invalid settings)."""
+"""``catcode checkpoints [--session ID] [--json]`` and ``catcode rewind ID [--yes]`` for the project of the current
+directory, and what ``catcode doctor`` says about its checkpoints. An error is one line on stderr and exit 1 (2 for
+invalid settings)."""
 
 from __future__ import annotations
 
@@ -102,18 +103,17 @@ def _confirmed(yes: bool, count: int, plan: Any) -> bool:
     return typer.confirm("Restore these files?", default=False)
 
 
-def doctor() -> None:
-    """Check catcode's state for this project: the checkpoints' size and count (memory has `catcode memory
-    doctor`)."""
-    with _errors():
-        store = _store()
-        every = store.all()
-        size = store.size() if store.folder.exists() else 0
-        typer.echo(f"checkpoints: {len(every)} in this project, {_size(size)} on disk at {store.folder}")
-        big = store.repo.big_files()
-        if big:
-            typer.echo(f"checkpoints: {len(big)} file(s) over the size cap left out: {', '.join(big[:10])}")
-        typer.echo("memory: run `catcode memory doctor`")
+def doctor_lines(settings: Any, paths: Any) -> list[str]:
+    """What ``catcode doctor`` says about this project's checkpoints: how many, their size, the files left out."""
+    from catcode.checkpoints.store import store_for
+
+    store = store_for(paths.home, paths.project_key, paths.project_root, settings.checkpoints.max_file_mb)
+    size = store.size() if store.folder.exists() else 0
+    lines = [f"checkpoints: {len(store.all())} in this project, {_size(size)} on disk at {store.folder}"]
+    big = store.repo.big_files()
+    if big:
+        lines.append(f"checkpoints: {len(big)} file(s) over the size cap left out: {', '.join(big[:10])}")
+    return lines
 
 
 def _size(count: int) -> str:
@@ -125,9 +125,8 @@ def _size(count: int) -> str:
 
 
 def register(app: typer.Typer, subcommands: set[str]) -> None:
-    """Add the three commands to the root app (their names join ``subcommands``)."""
-    commands: list[tuple[str, Callable[..., None]]] = [("checkpoints", checkpoints), ("rewind", rewind),
-                                                       ("doctor", doctor)]  # fmt: skip
+    """Add ``checkpoints`` and ``rewind`` to the root app (their names join ``subcommands``)."""
+    commands: list[tuple[str, Callable[..., None]]] = [("checkpoints", checkpoints), ("rewind", rewind)]
     for name, function in commands:
         app.command(name, options_metavar="[OPTIONS]")(function)
         subcommands.add(name)

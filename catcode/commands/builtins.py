@@ -112,3 +112,6 @@ def register_builtins(registry: CommandRegistry) -> None:
                 return
             policy.mode = PermissionMode(args)
         ctx.console.print(policy.describe(), markup=False)
+        fence = getattr(getattr(ctx.session, "context", None), "sandbox", None)
+        if fence is not None:
+            ctx.console.print(fence.status(), markup=False)

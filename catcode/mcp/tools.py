@@ -2,8 +2,9 @@
 
 Name: ``mcp__<server>__<tool>`` (characters the API does not allow become ``_``; a name over 64 characters is not
 offered). Input: the tool's own JSON schema, passed through; the server validates the arguments. Permission:
-``readOnlyHint: true`` makes it a read tool (never asks); anything else asks like ``bash`` does (and is refused in
-read-only mode). Allow one without asking with a rule naming it, e.g. ``allow: [mcp__github__create_issue]``."""
+``readOnlyHint: true`` makes it a read tool (never asks, but in read-only mode it asks unless a rule names it: the
+hint is the server's word); anything else asks like ``bash`` does (and is refused in read-only mode). Allow one
+without asking with a rule naming it, e.g. ``allow: [mcp__github__create_issue]``."""
 
 from __future__ import annotations
 

@@ -1,19 +1,18 @@
-"""``AnthropicProvider``: the ``LLMProvider`` over the official ``anthropic`` SDK.
+"""``AnthropicProvider``: the ``LLMProvider`` over the Messages API.
 
 Streams every call (text deltas reach ``on_text`` as they arrive), retries 408/409/429/5xx and connection
-failures itself (``providers/retry.py``: the SDK client is built with ``max_retries=0`` so each retry can be
-shown to the person — "overloaded, retrying in 2 s (attempt 2/4)" — through ``on_retry``), lays out
-prompt-cache breakpoints so the byte prefix stays stable, and turns every failure into one readable
-``ProviderError`` line.
+failures itself (``providers/retry.py``, so that each retry can be shown to the person — "overloaded, retrying in
+2 s (attempt 2/4)" — through ``on_retry``), lays out prompt-cache breakpoints so the byte prefix stays stable, and
+turns every failure into one readable ``ProviderError`` line (``failures.py``).
 
-(Over 250 lines: the request layout, the retry loop and the error wording are one seam with the SDK.)
-
-The SDK is imported on first use, not at module import: it costs seconds, and ``catcode --version`` or an
-idle prompt should not pay for it (``warm_up()`` lets the caller pay it early, in a background thread).
+Requests are carried by the lean client (``lean_client.py``: the standard library's HTTP, milliseconds to import)
+wherever it covers the connection, else by the official SDK (``sdk_client.py``: seconds to import; also what
+``api_client: sdk`` chooses). Both take the same body and fail the same way; the wire tests hold them to it.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,17 +20,17 @@ from typing import Any
 
 from catcode.errors import ProviderError
 from catcode.log import get_logger
-from catcode.messages import ContentBlock, Message, Role, TextBlock, ToolUseBlock
+from catcode.messages import Message, Role
 from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
+from catcode.providers.failures import ApiFailure, NotCovered, provider_error
 from catcode.providers.retry import retry_delay, retry_notice, retryable
-from catcode.text import shorten
 
 log = get_logger(__name__)
 
 PLACEHOLDER_API_KEY = "catcode-local-no-key"  # a local Anthropic-compatible server needs *a* key header
 CACHE = {"type": "ephemeral"}
-DETAIL_CHARS = 300  # of an error's detail in the one line a person sees
-_MIDSTREAM_STATUS = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}
+API_CLIENTS = ("auto", "sdk")
+"""``auto``: the lean client where it covers the connection, else the SDK; ``sdk``: always the SDK."""
 
 
 def build_request(messages: list[Message], system: str, tools: list[ToolSpec]) -> dict[str, Any]:
@@ -73,6 +72,7 @@ class AnthropicProvider:
         memory_model: str | None = None,
         http_client: Any = None,
         on_retry: Callable[[str], None] | None = None,
+        api_client: str = "auto",
     ) -> None:
         self.model = model
         self.on_retry = on_retry  # told about each retry of a conversation request (not of memory work)
@@ -83,33 +83,16 @@ class AnthropicProvider:
         self.last_usage = Usage()
         self.total_usage = Usage()
         self.calls = 0
-        self._api_key = api_key if api_key is not None else (PLACEHOLDER_API_KEY if base_url else None)
-        self._timeout = timeout
-        self._http_client = http_client
-        self._client: Any = None
         self._lock = threading.Lock()
+        self._key = api_key if api_key is not None else (PLACEHOLDER_API_KEY if base_url else None)
+        self._timeout = timeout
+        self.client = _client(api_client, self._key, base_url, timeout, http_client)
+        """What carries the requests: a ``LeanClient`` or an ``SdkClient``."""
 
     def warm_up(self) -> None:
-        """Import the SDK and build the client now (safe to call from a background thread)."""
-        self._sdk_client()
-
-    def _sdk_client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import anthropic  # deferred: importing the SDK takes seconds
-
-                kwargs: dict[str, Any] = {
-                    "max_retries": 0,  # retried in ``chat`` so that each retry can be shown
-                    "timeout": anthropic.Timeout(self._timeout, connect=min(10.0, self._timeout)),
-                }
-                if self._api_key is not None:
-                    kwargs["api_key"] = self._api_key
-                if self.base_url:
-                    kwargs["base_url"] = self.base_url
-                if self._http_client is not None:
-                    kwargs["http_client"] = self._http_client
-                self._client = anthropic.Anthropic(**kwargs)
-            return self._client
+        """Make the first request fast now (safe from a background thread): the SDK's import, or the lean
+        client's first connection."""
+        self.client.warm_up()
 
     def model_for(self, options: ChatOptions) -> str:
         """The model one call uses: explicit, else the memory model for memory/compaction work, else ours."""
@@ -126,49 +109,36 @@ class AnthropicProvider:
 
         A failure before anything streamed is retried up to ``max_retries`` times (``retry.py``); a stream that
         fails midway is not (its text is already on screen)."""
-        client = self._sdk_client()
         model = self.model_for(options)
-        params = build_request(messages, system, tools)
-        extra = {"temperature": options.temperature} if options.temperature is not None else None
+        body: dict[str, Any] = {"max_tokens": options.max_tokens, **build_request(messages, system, tools)}
+        body["model"] = model
+        if options.temperature is not None:
+            body["temperature"] = options.temperature
+        body["stream"] = True
         attempt = 0
         while True:
-            started, streaming, saw_stop = time.monotonic(), False, False
+            started = time.monotonic()
             try:
-                with client.messages.stream(
-                    model=model,
-                    max_tokens=options.max_tokens,
-                    extra_body=extra,
-                    extra_headers={"x-stainless-retry-count": str(attempt)},  # the SDK's own telemetry header
-                    **params,
-                ) as s:
-                    streaming = True
-                    for event in s:
-                        if event.type == "text" and on_text is not None and event.text:
-                            on_text(event.text)
-                        elif event.type == "message_stop":
-                            saw_stop = True
-                    final = s.get_final_message() if saw_stop else None
+                response = self.client.stream(body, attempt, on_text)
                 break
+            except NotCovered as err:  # from now on the SDK carries this provider's requests
+                log.info("provider.sdk_takes_over", reason=str(err))
+                self.client = _client("sdk", self._key, self.base_url, self._timeout, None)
+                continue
             except KeyboardInterrupt:
                 log.info("provider.interrupted", model=model, purpose=options.purpose)
                 raise
             except Exception as err:
-                if not streaming and attempt < self.max_retries and retryable(err):
+                began = isinstance(err, ApiFailure) and err.began
+                if not began and attempt < self.max_retries and retryable(err):
                     attempt += 1
                     self._wait_before_retry(err, attempt, options.purpose)
                     continue
-                error = self._error(err, streaming)
+                error = self._error(err)
                 log.warning(
                     "provider.failed", model=model, purpose=options.purpose, status=error.status, error=str(error)
                 )
                 raise error from err
-        if final is None:  # a clean EOF before message_stop: the reply is incomplete
-            error = ProviderError(
-                "Stream failed mid-response: the connection closed before the reply ended — try again"
-            )
-            log.warning("provider.failed", model=model, purpose=options.purpose, status=None, error=str(error))
-            raise error
-        response = self._convert(final, model)
         self._record(response.usage, model, options.purpose, time.monotonic() - started)
         return response
 
@@ -183,22 +153,6 @@ class AnthropicProvider:
             except Exception:
                 log.warning("retry_notice_failed", exc_info=True)
         time.sleep(delay)
-
-    def _convert(self, final: Any, model: str) -> ChatResponse:
-        blocks: list[ContentBlock] = []
-        for block in final.content:
-            if block.type == "text" and block.text:  # an empty text block would make the next request invalid
-                blocks.append(TextBlock(text=block.text))
-            elif block.type == "tool_use":
-                blocks.append(ToolUseBlock(id=block.id, name=block.name, input=dict(block.input or {})))
-        u = final.usage
-        usage = Usage(
-            input_tokens=u.input_tokens or 0,
-            output_tokens=u.output_tokens or 0,
-            cache_read_input_tokens=u.cache_read_input_tokens or 0,
-            cache_creation_input_tokens=u.cache_creation_input_tokens or 0,
-        )
-        return ChatResponse(blocks, final.stop_reason, usage, str(final.model or model))
 
     def _record(self, usage: Usage, model: str, purpose: str, seconds: float) -> None:
         with self._lock:  # memory work runs on background threads
@@ -217,39 +171,17 @@ class AnthropicProvider:
             duration_ms=round(seconds * 1000, 1),
         )
 
-    def _error(self, err: Exception, streaming: bool) -> ProviderError:
+    def _error(self, err: Exception) -> ProviderError:
         """One readable line for any failure: HTTP status, connection, or a stream cut short."""
-        import anthropic
+        return provider_error(err, where=self.base_url or "https://api.anthropic.com", retries=self.max_retries)
 
-        retries = self.max_retries
-        if isinstance(err, anthropic.APIStatusError):
-            detail = shorten(err.api_message or err.message, DETAIL_CHARS)
-            if streaming:  # an SSE `event: error` arrives on a 200 response
-                status = _MIDSTREAM_STATUS.get(str(err.type or ""))
-                cause = shorten(f"{err.type}: {detail}" if err.type else detail, DETAIL_CHARS)
-                return ProviderError(f"Stream failed mid-response: {cause} — try again", status=status)
-            code = err.status_code
-            if code == 529:
-                msg = f"API overloaded (529) after {retries} retries — try again in a minute"
-            elif code == 429:
-                msg = f"Rate limited (429) after {retries} retries — wait a moment and try again"
-            elif code == 401:
-                msg = "Authentication failed (401) — check ANTHROPIC_API_KEY"
-            elif code == 403:
-                msg = f"Permission denied (403): {detail}"
-            elif code == 400:
-                msg = f"Bad request (400): {detail}"
-            elif code == 404:
-                msg = f"Not found (404): {detail} — check the model name and ANTHROPIC_BASE_URL"
-            else:
-                msg = f"API error ({code}): {detail}"
-            return ProviderError(msg, status=code, retries=retries if code in (408, 409, 429) or code >= 500 else 0)
-        where = self.base_url or "https://api.anthropic.com"
-        if isinstance(err, anthropic.APITimeoutError):
-            return ProviderError(f"Timed out talking to {where} after {retries} retries — try again", retries=retries)
-        if isinstance(err, anthropic.APIConnectionError):
-            return ProviderError(f"Cannot reach {where} — check your network or ANTHROPIC_BASE_URL", retries=retries)
-        cause = shorten(f"{type(err).__name__}: {err}" if str(err) else type(err).__name__, DETAIL_CHARS)
-        if streaming:  # e.g. httpx2.RemoteProtocolError when the connection drops mid-stream
-            return ProviderError(f"Stream failed mid-response: {cause} — try again")
-        return ProviderError(f"Request failed: {cause}")
+
+def _client(api_client: str, api_key: str | None, base_url: str | None, timeout: float, http_client: Any) -> Any:
+    """The lean client where it covers the connection (and nothing asks for the SDK), else the SDK's."""
+    from catcode.providers import lean_client
+
+    if api_client == "auto" and http_client is None and lean_client.covers(base_url, os.environ):
+        return lean_client.LeanClient(api_key=api_key, base_url=base_url, timeout=timeout)
+    from catcode.providers.sdk_client import SdkClient
+
+    return SdkClient(api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client)

@@ -3,12 +3,14 @@
 The policy follows the SDK's own (which catcode turns off so each retry can be shown): retry 408, 409, 429 and
 5xx answers and connection failures, unless the server says ``x-should-retry: false``; wait what the server asks
 (``retry-after-ms``, ``retry-after`` in seconds, up to 60 s), else an exponential backoff from 0.5 s to 8 s with
-up to 25% jitter."""
+up to 25% jitter. It reads the failures of ``failures.py`` (whichever client carried the request): no SDK import."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
+
+from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure
 
 MAX_SERVER_DELAY = 60.0
 BASE_DELAY, MAX_DELAY = 0.5, 8.0
@@ -20,21 +22,18 @@ def _status(err: Exception) -> int | None:
 
 
 def _headers(err: Exception) -> Any:
-    response = getattr(err, "response", None)
-    return getattr(response, "headers", None) or {}
+    return err.headers if isinstance(err, ApiStatusFailure) else {}
 
 
 def retryable(err: Exception) -> bool:
     """Is this failure worth another attempt?"""
-    import anthropic
-
     should = str(_headers(err).get("x-should-retry", "")).lower()
     if should in ("true", "false"):
         return should == "true"
-    if isinstance(err, anthropic.APIStatusError):
+    if isinstance(err, ApiStatusFailure):
         code = err.status_code
         return code in (408, 409, 429) or code >= 500
-    return isinstance(err, anthropic.APIConnectionError)
+    return isinstance(err, ApiConnectionFailure)
 
 
 def retry_delay(err: Exception, attempt: int) -> float:
@@ -58,14 +57,12 @@ def retry_notice(err: Exception, delay: float, attempt: int, max_retries: int) -
 
 
 def _reason(err: Exception) -> str:
-    import anthropic
-
     code = _status(err)
     if code == 529:
         return "overloaded"
     if code == 429:
         return "rate limited"
-    if code == 408 or isinstance(err, anthropic.APITimeoutError):
+    if code == 408 or (isinstance(err, ApiConnectionFailure) and err.timed_out):
         return "timed out"
     if code == 409:
         return "conflict"

@@ -2,6 +2,7 @@
 session summaries.
 
 - ``rules.py``: the rule table — what counts as a secret, and what merely looks like one.
+- ``generic.py``: the generic rule — long, high-entropy tokens of formats no rule names.
 - ``redactor.py``: ``Redactor``, which applies the table (``redact`` for text, ``redact_json`` for JSON values).
 
 Import ``redact`` and friends from here: ``from catcode.redact import redact``."""

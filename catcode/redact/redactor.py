@@ -1,4 +1,5 @@
-"""Secret redaction: API keys, tokens, private keys and password assignments become ``[REDACTED:<kind>]``.
+"""Secret redaction: API keys, tokens, private keys and password assignments become ``[REDACTED:<kind>]``; a long
+random token of a format no rule knows becomes ``[REDACTED:generic_token]`` (``generic.py``).
 
 Memory and history are plain files that live for years and may be synced or shared, so nothing that looks like
 a credential is ever written to them. What counts as a secret is the rule table in ``rules.py``; this
@@ -12,6 +13,9 @@ import bisect
 import codecs
 from typing import Any
 
+from catcode.redact.generic import DEFAULT as GENERIC_DEFAULT
+from catcode.redact.generic import GenericParams
+from catcode.redact.generic import find as find_generic
 from catcode.redact.rules import (
     FLAG_ANCHOR,
     KEY_ANCHORS,
@@ -55,10 +59,13 @@ class Redactor:
         *,
         families: tuple[PrefixFamily, ...] = PREFIX_FAMILIES,
         max_passes: int = 4,
+        generic_params: GenericParams | None = GENERIC_DEFAULT,
     ) -> None:
+        """``generic_params``: the generic rule for unknown token formats (``generic.py``); None leaves it out."""
         self.rules = rules
         self.families = families
         self.max_passes = max_passes
+        self.generic = generic_params
 
     def redact(self, text: str) -> tuple[str, list[str]]:
         """Return ``(redacted text, kinds)`` with one kind per redaction."""
@@ -147,6 +154,9 @@ class Redactor:
             found = assignment_span(text, key_end)
             if found:
                 spans.add(*found)
+        if self.generic is not None:  # last: a format some rule knows keeps that rule's kind
+            for start, end, kind in find_generic(text, self.generic):
+                spans.add(start, end, kind)
         return spans
 
 

@@ -11,12 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.sandbox.fence import Fence
 
 log = get_logger(__name__)
 
@@ -49,6 +52,7 @@ class ToolContext:
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
     # called just before a tool that may change files runs (the turn's checkpoint), outside any sandbox
     before_change: Callable[[], None] | None = None
+    sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
 
 
 ToolFunction = Callable[[Any, ToolContext], ToolResult]

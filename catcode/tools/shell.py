@@ -1,4 +1,5 @@
-"""``bash``: run a command in the project root with a timeout, capped output and a clean kill.
+"""``bash``: run a command in the project root with a timeout, capped output and a clean kill, inside the session's
+sandbox (``catcode.sandbox``) unless it is off, cannot start, or the person allowed this call to leave it.
 
 The command runs in its own session (process group), so a timeout, a cancel or Ctrl+C kills everything it
 started, grandchildren included. A reader thread drains the pipe as output arrives, keeping only the head
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -100,6 +102,12 @@ class BashInput(BaseModel):
 
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
     timeout: int = Field(120, ge=1, le=600, description="Seconds before the command is killed (max 600).")
+    outside_sandbox: bool = Field(
+        False,
+        description="Run outside the sandbox. Only after this command failed because of the sandbox (a write "
+        "refused outside the project, no network); the person is always asked. Give the reason.",
+    )
+    reason: str | None = Field(None, description="With outside_sandbox: why the command must leave the sandbox.")
 
 
 def _result(output: CappedOutput, last_line: str, *, is_error: bool) -> ToolResult:
@@ -107,22 +115,98 @@ def _result(output: CappedOutput, last_line: str, *, is_error: bool) -> ToolResu
     return ToolResult(f"{text}\n{last_line}" if text else last_line, is_error=is_error)
 
 
-@tool(permission=Permission.EXECUTE, key_arg="command")
+def preview_bash(args: BashInput, ctx: ToolContext) -> str | None:
+    """For a command that asks to leave the sandbox: the fence it leaves and why (shown in the permission prompt)."""
+    fence = ctx.sandbox
+    if not args.outside_sandbox or fence is None or not fence.active:
+        return None
+    why = f"\nreason: {args.reason}" if args.reason else ""
+    return (
+        f"Runs OUTSIDE the sandbox ({fence.describe()}): it may write anywhere you can and use the network.{why}"
+    )
+
+
+@tool(permission=Permission.EXECUTE, key_arg="command", preview=preview_bash)
 def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and
-    end. The command and everything it started is killed after the timeout."""
+    end. The command and everything it started is killed after the timeout. Commands usually run in a sandbox:
+    writes only inside the project and $TMPDIR (.git/hooks, .git/config and .cat-code/ read-only), no network. When
+    a command fails only because of the sandbox, call again with outside_sandbox true and a reason (the person is
+    asked)."""
+    fence = ctx.sandbox
+    argv = _shell_argv(args.command)
+    if fence is None or not fence.active or args.outside_sandbox:
+        return _run(argv, args, ctx)
+    try:
+        with fence.launch(argv, ctx.project_root) as launch:
+            result = _run(launch.argv, args, ctx, launch.pass_fds)
+    except OSError as exc:
+        return ToolResult(f"The sandbox could not be set up: {exc}", is_error=True)
+    if not result.is_error and not result.text.endswith("exit code: 0") and fenced_failure(result.text):
+        result.text += (
+            f"\n[sandbox: this command ran inside the sandbox ({fence.describe()}); if it failed only because of "
+            "that, run it again with outside_sandbox: true and a reason — the person will be asked]"
+        )
+    return result
+
+
+FENCE_SIGNS = (
+    "Read-only file system",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Could not resolve",
+    "Operation not permitted",
+)
+"""What a command's output says when the sandbox stopped it (a hint to leave it is added to the result)."""
+
+
+def fenced_failure(text: str) -> bool:
+    """Does a failed command's output look like the sandbox stopped it?"""
+    return any(sign in text for sign in FENCE_SIGNS)
+
+
+class _ExitWaiter:
+    """``waiter(seconds)``: the exit code as soon as the command ends, or None after ``seconds``. A pidfd wakes up
+    the moment the process exits; ``Popen.wait(timeout)`` polls with growing sleeps (up to 50 ms late), which would
+    add that much to every short command."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        try:
+            self.pidfd: int | None = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def __call__(self, seconds: float) -> int | None:
+        if self.pidfd is None:
+            try:
+                return self.proc.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return None
+        select.select([self.pidfd], [], [], seconds)
+        return self.proc.poll()
+
+    def close(self) -> None:
+        """Release the pidfd."""
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int, ...] = ()) -> ToolResult:
     # Pagers would wait on a terminal that is not there.
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
     try:
         proc = subprocess.Popen(
-            _shell_argv(args.command),
+            argv,
             cwd=ctx.project_root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
             env=env,
+            pass_fds=pass_fds,
         )
     except OSError as exc:
         return ToolResult(f"Could not start the command: {exc}", is_error=True)
@@ -132,13 +216,12 @@ def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     )
     reader.start()
     deadline = time.monotonic() + args.timeout
+    exited = _ExitWaiter(proc)
     try:
         while True:
-            try:
-                code = proc.wait(timeout=POLL_S)
+            code = exited(POLL_S)
+            if code is not None:
                 break
-            except subprocess.TimeoutExpired:
-                pass
             if ctx.cancel.is_set():
                 kill_process_group(proc)
                 reader.join(DRAIN_GRACE_S)
@@ -151,6 +234,8 @@ def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     except KeyboardInterrupt:
         kill_process_group(proc)
         raise
+    finally:
+        exited.close()
     reader.join(DRAIN_GRACE_S)
     if reader.is_alive():
         log.info("bash_background_output", command=args.command)

@@ -119,14 +119,16 @@ def pager_for(events: Any, console: Any) -> Callable[[], None]:
 
 
 def toolbar(session: Any) -> str:
-    """Model, permission mode, tokens used and, when every model used has a known price, dollars."""
+    """Model, permission mode, the sandbox, tokens used and, when every model used has a known price, dollars."""
     from catcode.pricing import cost_of, dollars, session_usage
     from catcode.ui.render import usage_summary
 
     mode = getattr(session.policy.mode, "value", session.policy.mode)
     total, _ = cost_of(session_usage(session))
     money = f" · {dollars(total)}" if total else ""
-    return f" {session.provider.model} · {mode} · {usage_summary(session.agent.usage)}{money} · /help "
+    fence = getattr(session.context, "sandbox", None)
+    fenced = f" · {fence.label()}" if fence is not None else ""
+    return f" {session.provider.model} · {mode}{fenced} · {usage_summary(session.agent.usage)}{money} · /help "
 
 
 def prompt_marker() -> str:
@@ -137,7 +139,7 @@ def prompt_marker() -> str:
 
 def first_toolbar(screen: FirstScreen) -> str:
     """The toolbar before the session exists: model and permission mode, no tokens yet."""
-    return f" {screen.model} · {screen.mode} · /help "
+    return f" {screen.model} · {screen.mode} · sandbox {screen.sandbox} · /help "
 
 
 def input_history(screen: FirstScreen) -> History:

@@ -104,7 +104,7 @@ class Repl:
     def run(self, first_message: str | None = None, resume: str | None = None) -> int:
         """Take up an earlier session (``resume``: ``"continue"``, ``""`` to pick, or an id), answer
         ``first_message`` (both wait for the session), then loop until Ctrl+D or /exit and shut the session down
-        (waiting for it if it is still being built); the exit code (always 0)."""
+        (waiting for it if it is still being built); the exit code (0; 2 when ``resume`` names no session)."""
         screen = self.screen
         dim_line(
             self._given,
@@ -118,7 +118,8 @@ class Repl:
             if resume is not None:
                 from catcode.commands.resume import resume_at_start
 
-                resume_at_start(conv.ctx, resume)
+                if not resume_at_start(conv.ctx, resume) and resume not in ("", "continue"):
+                    return 2  # an id that is no session: never a fresh conversation the person did not ask for
             if first_message:
                 from rich.text import Text
 

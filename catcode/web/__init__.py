@@ -3,6 +3,7 @@
 
 - ``api.py``: ``MemoryView`` — the API's answers as plain Python (scopes, memories, history, diff, revert, search).
 - ``app.py``: the Starlette application — routes, JSON that never holds markup, the page with its CSP nonce.
-- ``guard.py``: ``Guard`` — Host header (DNS rebinding), token, same-origin changes, security headers.
+- ``guard.py``: ``Guard`` — Host header (DNS rebinding), token or one-time code → session cookie, same-origin
+  changes, security headers.
 - ``server.py``: the command — binding to 127.0.0.1, the token in the printed URL, uvicorn.
 - ``page.html``: the page: no build step, no outside resource; memory text is only ever inserted as text."""

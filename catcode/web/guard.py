@@ -5,7 +5,10 @@
   A server on every interface (``--host 0.0.0.0``) also takes any IP address and this machine's own names, but
   still no other DNS name.
 - The token must come with every request, as the ``token`` query parameter or an ``Authorization: Bearer``
-  header, compared in constant time; a wrong or missing one gets 401.
+  header, compared in constant time; a wrong or missing one gets 401. Or a session cookie: ``--open`` hands the
+  browser a one-time code (``/?code=…``, never the token: a browser's command line is visible to every local
+  user), exchanged once for an ``HttpOnly; SameSite=Strict`` cookie and a redirect to ``/``; a code used twice
+  or unknown gets 401.
 - A request that changes something and says it comes from another origin is refused (no CORS: no
   ``Access-Control-*`` header is ever sent, so other sites cannot read any answer either).
 - Every answer is ``no-store``, ``nosniff``, never framed, and sends no referrer (the token is in the URL).
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
@@ -34,6 +38,7 @@ SECURITY_HEADERS = [
     (b"cross-origin-resource-policy", b"same-origin"),
 ]
 _SAFE_METHODS = {"GET", "HEAD"}
+COOKIE = "catcode_session"
 
 
 class Guard:
@@ -44,6 +49,14 @@ class Guard:
         ``Host`` that names an IP address rather than a DNS name (a server on all interfaces, which the person
         was warned about: its addresses cannot all be known, and DNS rebinding needs a name)."""
         self.app, self.token, self.hosts, self.any_address = app, token, hosts, any_address
+        self._codes: set[str] = set()
+        self._sessions: set[str] = set()
+
+    def one_time_code(self) -> str:
+        """A new code that ``/?code=…`` exchanges once for a session cookie."""
+        code = secrets.token_urlsafe(24)
+        self._codes.add(code)
+        return code
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -52,8 +65,12 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = headers.get("host", "")
         refusal = None
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         if not self._host_ok(host):
             refusal = (400, f"Unexpected Host header {host!r}: open the address catcode memory serve printed.")
+        elif "code" in query and scope["method"] == "GET" and scope.get("path") == "/":
+            await self._exchange(send, (query.get("code") or [""])[0])
+            return
         elif not self._token_ok(scope, headers):
             refusal = (401, "Missing or wrong token: open the address catcode memory serve printed (with ?token=…).")
         elif scope["method"] not in _SAFE_METHODS and not self._same_origin(headers, scope):
@@ -68,6 +85,21 @@ class Guard:
             return True
         return self.any_address and names_an_address(host)
 
+    async def _exchange(self, send: Send, code: str) -> None:
+        """A one-time code for a session cookie (then the code is gone), and a redirect that drops it from the
+        address bar."""
+        if not any(hmac.compare_digest(code.encode("utf-8", "replace"), c.encode()) for c in self._codes):
+            used = "This one-time link was already used: open the address catcode memory serve printed."
+            await _refuse(send, 401, used)
+            return
+        self._codes.discard(code)
+        session = secrets.token_urlsafe(32)
+        self._sessions.add(session)
+        cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/".encode()
+        headers = [(b"location", b"/"), (b"set-cookie", cookie), (b"content-length", b"0")]
+        await send({"type": "http.response.start", "status": 303, "headers": [*headers, *SECURITY_HEADERS]})
+        await send({"type": "http.response.body", "body": b""})
+
     def _token_ok(self, scope: Scope, headers: dict[str, str]) -> bool:
         given = ""
         auth = headers.get("authorization", "")
@@ -76,7 +108,10 @@ class Guard:
         else:
             query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
             given = (query.get("token") or [""])[0]
-        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode("utf-8"))
+        if hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode("utf-8")):
+            return True
+        session = _cookie(headers.get("cookie", ""), COOKIE)
+        return bool(session) and any(hmac.compare_digest(session.encode(), s.encode()) for s in self._sessions)
 
     @staticmethod
     def _same_origin(headers: dict[str, str], scope: Scope) -> bool:
@@ -84,6 +119,15 @@ class Guard:
         if origin is None:  # not sent by a browser's cross-site request (scripts and curl send none)
             return True
         return origin == f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+
+
+def _cookie(header: str, name: str) -> str:
+    """The value of cookie ``name`` in a ``Cookie`` header ("" when absent)."""
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return ""
 
 
 def names_an_address(host: str) -> bool:

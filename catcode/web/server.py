@@ -1,5 +1,7 @@
 """``catcode memory serve``: the web view on 127.0.0.1 (another address only when asked, with a warning), behind a
-fresh random token printed in its URL, served by uvicorn until Ctrl+C.
+fresh random token printed in its URL, served by uvicorn until Ctrl+C. ``--open`` hands the browser a one-time code
+instead of the token (a browser's command line is visible to every local user; ``guard.py`` exchanges the code
+once for an HttpOnly, SameSite=Strict cookie).
 
 Starlette and uvicorn are the optional ``web`` extra, imported here only: without them the command says how to
 install them. uvicorn's access log is off — every URL carries the token."""
@@ -47,8 +49,8 @@ def serve_memory(runtime: Any, *, host: str, port: int, open_browser: bool, say:
     config = uvicorn.Config(
         app, log_config=None, access_log=False, lifespan="off", server_header=False, date_header=False
     )
-    if open_browser:
-        webbrowser.open(url)
+    if open_browser:  # a one-time code: the browser's command line is visible to every local user, the token never
+        webbrowser.open(f"http://{_url_host(host)}:{port}/?code={app.one_time_code()}")
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

@@ -146,8 +146,10 @@ def test_prompt_appears_before_the_sdk_is_imported(spawn_catcode: Spawn) -> None
     before_prompt = cat.child.before
     assert "| catcode.ui.repl" in before_prompt and "prompt_toolkit" in before_prompt
     assert not re.search(r"\|\s+anthropic\s*$", before_prompt, re.M)
-    cat.expect(r"\|\s+anthropic\s*\r?\n")  # ...and is warmed in the background once the prompt is up
+    assert "catcode.providers.lean_client" not in before_prompt
+    cat.expect(r"\|\s+catcode\.providers\.lean_client\s*\r?\n")  # the session's client, built behind the prompt
     assert cat.exit() == 0
+    assert not re.search(r"\|\s+anthropic\s*\r?$", cat.output, re.M)  # the lean client needs no SDK
 
 
 def test_piped_stdin_is_one_message_answered_plainly(

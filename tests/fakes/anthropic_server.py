@@ -133,11 +133,19 @@ def _blocks_of(content: Any) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
 
 
-def validation_error(body: dict[str, Any]) -> str | None:
-    """Why the real API would reject this /v1/messages body (None when it would accept it)."""
+MID_CONVERSATION_SYSTEM = "mid-conversation-system-"
+"""The ``anthropic-beta`` (prefix) under which the API takes ``system`` messages between the others (Claude Code
+sends them; ``scripts/bench_print_mode.py`` runs it against this server)."""
+
+
+def validation_error(body: dict[str, Any], betas: str = "") -> str | None:
+    """Why the real API would reject this /v1/messages body (None when it would accept it); ``betas``: the
+    ``anthropic-beta`` header."""
     if not isinstance(body.get("model"), str) or not body["model"]:
         return "model: Field required"
     messages = body.get("messages")
+    if MID_CONVERSATION_SYSTEM in betas and isinstance(messages, list):
+        messages = [m for i, m in enumerate(messages) if not (i and isinstance(m, dict) and m.get("role") == "system")]
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
     if messages[0].get("role") != "user":
@@ -205,6 +213,8 @@ class RecordedRequest:
     headers: dict[str, str]
     status: int = 0
     step: str = ""  # the answering step's kind, "invalid" or "unscripted"
+    credentials: dict[str, str] = field(default_factory=dict)
+    """``x-api-key``/``authorization`` as a digest (``sha256:<12 hex>``): which credential came, never the value."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -259,8 +269,12 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = {}
-        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in ("x-api-key", "authorization")}
-        self.server.owner._answer(self, RecordedRequest(self.path.split("?")[0], body, headers))
+        secret = ("x-api-key", "authorization")
+        headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in secret}
+        credentials = {k.lower(): _digest(v) for k, v in self.headers.items() if k.lower() in secret}
+        self.server.owner._answer(
+            self, RecordedRequest(self.path.split("?")[0], body, headers, credentials=credentials)
+        )
 
     def do_GET(self) -> None:
         self.send_json(404, _error_body("not_found_error", f"fake server: no route GET {self.path}"))
@@ -303,6 +317,10 @@ class _HTTPServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+def _digest(value: str) -> str:
+    return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:12]
+
+
 def _error_body(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": f"req_{next(_ids)}"}
 
@@ -313,7 +331,8 @@ class FakeAnthropicServer:
     ``enqueue(*steps)`` scripts answers; ``responder(body) -> Step | None`` is consulted first; ``journal``
     records every request; ``wait_for_requests(n)`` blocks until n arrived. Use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: Any = None) -> None:
+        """``tls``: a server-side ``ssl.SSLContext`` to serve HTTPS with (``base_url`` then starts ``https://``)."""
         self.responder: Callable[[dict[str, Any]], Step | None] | None = None
         self.journal: list[RecordedRequest] = []
         self.unscripted: list[RecordedRequest] = []
@@ -325,7 +344,9 @@ class FakeAnthropicServer:
         self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self.port: int = self._httpd.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}"
+        if tls is not None:  # each connection's handshake happens as it is accepted
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+        self.base_url = f"{'https' if tls is not None else 'http'}://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
 
@@ -350,6 +371,17 @@ class FakeAnthropicServer:
                 pass
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+    def drop_idle_connections(self) -> int:
+        """Cut the kept-alive connections, as a server's idle timeout does; how many there were."""
+        with self._cond:
+            conns = list(self._conns)
+        for conn in conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return len(conns)
 
     def enqueue(self, *steps: Step) -> None:
         """Append scripted answers, used in order."""
@@ -413,7 +445,7 @@ class FakeAnthropicServer:
         if rec.path != "/v1/messages":
             rec.status, rec.step = 404, "invalid"
             return h.send_json(404, _error_body("not_found_error", f"fake server: no route POST {rec.path}"))
-        problem = validation_error(rec.body)
+        problem = validation_error(rec.body, rec.headers.get("anthropic-beta", ""))
         if problem:
             rec.status, rec.step = 400, "invalid"
             return h.send_json(400, _error_body("invalid_request_error", problem))

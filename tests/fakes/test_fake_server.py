@@ -192,3 +192,20 @@ def test_a_valid_tool_exchange_passes_and_invalid_gets_400_over_http(server):
     resp, raw = post(conn, _msgs(("user", "a"), ("user", "b")))
     assert resp.status == 400 and json.loads(raw)["error"]["type"] == "invalid_request_error"
     assert server.journal[0].step == "invalid" and server.pending == 0
+
+
+def test_system_messages_between_the_others_need_their_beta(server):
+    body = {**HELLO, "messages": [*HELLO["messages"], {"role": "system", "content": "Agents: ..."}]}
+    assert validation_error(body) == 'messages.1.role: Input should be "user" or "assistant"'
+    assert validation_error(body, "claude-code-20250219,mid-conversation-system-2026-04-07") is None
+    first = {**HELLO, "messages": [{"role": "system", "content": "x"}, *HELLO["messages"]]}
+    assert validation_error(first, "mid-conversation-system-2026-04-07") is not None  # never the first message
+
+
+def test_credentials_are_recorded_as_digests_only(server):
+    server.enqueue(text("ok"))
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    post(conn, HELLO, authorization="Bearer sk-ant-secret-value")
+    (rec,) = server.journal
+    assert "authorization" not in rec.headers and "sk-ant-secret-value" not in repr(rec)
+    assert rec.credentials["authorization"].startswith("sha256:") and len(rec.credentials["authorization"]) == 19

@@ -1,4 +1,6 @@
-"""``AnthropicProvider`` over the real SDK and real HTTP, against ``FakeAnthropicServer``."""
+"""``AnthropicProvider`` over real HTTP against ``FakeAnthropicServer``, with each client that can carry its
+requests: the lean client (``auto``) and the official SDK (``sdk``); ``test_lean_vs_sdk.py`` holds them to the same
+requests and results."""
 
 from __future__ import annotations
 
@@ -42,10 +44,15 @@ def fake(server):
     server.assert_complete()
 
 
-@pytest.fixture(scope="module")
-def provider(server):
+@pytest.fixture(scope="module", params=["auto", "sdk"])
+def provider(server, request):
     return AnthropicProvider(
-        "claude-main", api_key=None, base_url=server.base_url, max_retries=2, memory_model="claude-small"
+        "claude-main",
+        api_key=None,
+        base_url=server.base_url,
+        max_retries=2,
+        memory_model="claude-small",
+        api_client=request.param,
     )
 
 

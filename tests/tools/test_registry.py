@@ -66,7 +66,7 @@ def test_builtin_permissions_key_arguments_and_previews() -> None:
         "grep": (Permission.READ, "pattern", False),
         "write_file": (Permission.WRITE, "path", True),
         "edit_file": (Permission.WRITE, "path", True),
-        "bash": (Permission.EXECUTE, "command", False),
+        "bash": (Permission.EXECUTE, "command", True),  # the fence a call leaves (outside_sandbox)
     }
 
 

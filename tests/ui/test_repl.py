@@ -239,7 +239,8 @@ def test_toolbar_shows_model_mode_and_tokens(harness: Callable[..., Harness]) ->
     h.send("hi\r")
     h.wait_for("ok")
     h.exit()
-    assert keys.toolbar(h.session) == " scripted-model · default · 1.5k in · 20 out · 0 cached · /help "
+    fence = h.session.context.sandbox.label()  # "sandbox workspace-write", or "sandbox unavailable" without bwrap
+    assert keys.toolbar(h.session) == f" scripted-model · default · {fence} · 1.5k in · 20 out · 0 cached · /help "
 
 
 def test_piped_text_is_one_message_with_progress_on_stderr(tmp_path: Path) -> None:
@@ -287,3 +288,23 @@ def test_piped_failure_goes_to_stderr_and_exits_one(tmp_path: Path) -> None:
     )
     assert code == 1 and out.getvalue() == ""
     assert err.getvalue().strip() == "✗ Cannot reach http://x — check your network or ANTHROPIC_BASE_URL"
+
+
+def test_toolbar_names_the_sandbox(harness: Callable[..., Harness], tmp_path: Path) -> None:
+    from catcode.sandbox.fence import Fence
+    from catcode.sandbox.probe import Availability
+    from catcode.sandbox.settings import SandboxSettings
+
+    h = harness(text_response("ok"))
+    h.send("hi\r")
+    h.wait_for("ok")
+    h.exit()
+    up, down = Availability("/usr/bin/bwrap"), Availability(None, "bubblewrap (bwrap) not found")
+    for settings, probed, label in (
+        (SandboxSettings(mode="read-only"), up, "sandbox read-only"),
+        (SandboxSettings(), up, "sandbox workspace-write"),
+        (SandboxSettings(mode="off"), down, "sandbox off"),
+        (SandboxSettings(), down, "sandbox unavailable"),
+    ):
+        h.session.context.sandbox = Fence(settings, tmp_path, [], probed)
+        assert f" · default · {label} · " in keys.toolbar(h.session)

@@ -100,14 +100,18 @@ def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 def test_a_line_sent_before_the_session_exists_waits_and_is_answered_once(held: Any) -> None:
     h = held(text_response("Answered once."))
-    assert h.prompt.bottom_toolbar() == " claude-sonnet-5-5 · default · /help "  # no session, no tokens yet
+    first = " claude-sonnet-5-5 · default · sandbox workspace-write · /help "
+    assert h.prompt.bottom_toolbar() == first  # no session, no tokens yet
     h.pipe.send_text("hello\r")
     wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
     assert h.provider.requests == []  # the session is held: nothing could be sent yet
     h.gate.set()
     wait_until(lambda: "Answered once." in h.out.getvalue(), "the answer")
     wait_until(lambda: h.prompt.app.is_running, "the next prompt")
-    assert h.prompt.bottom_toolbar() == " scripted-model · default · 10 in · 5 out · 0 cached · /help "
+    from catcode.sandbox.probe import availability
+
+    fence = "sandbox workspace-write" if availability().ok else "sandbox unavailable"
+    assert h.prompt.bottom_toolbar() == f" scripted-model · default · {fence} · 10 in · 5 out · 0 cached · /help "
     h.pipe.send_text("\x04")
     h.ended()
     assert h.code == 0 and user_texts(h.provider) == ["hello"]

@@ -64,3 +64,39 @@ def test_search_diff_and_revert_bring_a_memory_back(runtime: MemoryRuntime, chro
     finally:
         page.close()
         stop_server(served)
+
+
+
+def test_a_one_time_code_opens_the_page_with_an_http_only_cookie(
+    runtime: MemoryRuntime, chromium: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """What ``--open`` hands the browser (here a script that writes it down): the code URL works once, and the page
+    then runs on an HttpOnly, SameSite=Strict cookie alone — no token in its address."""
+    import time
+
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(browser))
+    served = start_server(Path.cwd(), "--open")
+    context = chromium.new_context()
+    try:
+        deadline = time.monotonic() + 30
+        while not (opened.exists() and opened.read_text()):
+            assert time.monotonic() < deadline, "the browser was never asked to open the page"
+            time.sleep(0.05)
+        page = context.new_page()
+        page.goto(opened.read_text())
+        page.locator("body[data-ready='1']").wait_for(state="attached")
+        page.locator("#memory-list li[data-name='user-prefers-vim']").wait_for()
+        assert page.url == f"http://127.0.0.1:{served.port}/"  # the code is gone from the address bar
+        (cookie,) = context.cookies()
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and served.token not in cookie["value"]
+        assert page.evaluate("document.cookie") == ""  # out of reach of any script
+        second = context.new_page()
+        response = second.goto(opened.read_text())
+        assert response is not None and response.status == 401  # exchanged once
+    finally:
+        context.close()
+        stop_server(served)

@@ -111,9 +111,12 @@ def test_the_base_commands_never_import_the_web_stack() -> None:
     assert result.stdout.strip() == "[]"
 
 
-def test_open_hands_the_url_to_the_browser(
+def test_open_hands_the_browser_a_one_time_code_never_the_token(
     runtime: MemoryRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import urllib.error
+    import urllib.request
+
     opened = tmp_path / "opened.txt"
     browser = tmp_path / "browser.sh"
     browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
@@ -125,6 +128,28 @@ def test_open_hands_the_url_to_the_browser(
         while not (opened.exists() and opened.read_text()):
             assert time.monotonic() < deadline, "the browser was never asked to open the page"
             time.sleep(0.05)
-        assert opened.read_text() == served.url
+        url = opened.read_text()  # what stood on the browser's command line
+        assert served.token not in url and url.startswith(f"http://127.0.0.1:{served.port}/?code=")
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: object, **kwargs: object) -> None:
+                return None
+
+        opener = urllib.request.build_opener(NoRedirect)
+        with pytest.raises(urllib.error.HTTPError) as first:
+            opener.open(url, timeout=10)
+        assert first.value.code == 303 and first.value.headers["Location"] == "/"
+        cookie = first.value.headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and served.token not in cookie
+        with pytest.raises(urllib.error.HTTPError) as again:
+            opener.open(url, timeout=10)
+        assert again.value.code == 401  # exchanged once
+        api = f"http://127.0.0.1:{served.port}/api/memory"
+        request = urllib.request.Request(api, headers={"Cookie": cookie.split(";")[0]})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.status == 200
+        with pytest.raises(urllib.error.HTTPError) as forged:
+            urllib.request.urlopen(urllib.request.Request(api, headers={"Cookie": "catcode_session=guess"}), timeout=10)
+        assert forged.value.code == 401
     finally:
         stop_server(served)

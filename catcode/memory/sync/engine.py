@@ -1,8 +1,12 @@
 """``MemorySync``: one sync of the memory repository with its git remote — commit what is local, fetch, merge with
 the memory rules (``rules.py``), commit, push — and the remote's setting and state (``remote add``/``show``).
 
-What travels is what git versions: the memory files, their indexes and the journal. ``history.jsonl``, its
-archive, ``.dream_cursor`` and ``facts.db`` are ignored by the repository and stay on each machine (``facts.db``
+What travels is decided by catcode's own allow-list (``versioning/tracked.py``): the memory files, their indexes
+and the journal, as regular files within their size caps — never by a ``.gitignore`` a remote can change. What a
+remote brings that is not on it (a ``.gitignore``/``.gitattributes``, a symlink, a file over its cap, any other
+path) is refused with one line each and never checked out: the merge is made with a copy of the remote's commit
+without it (which the next push sends back). A push whose tree holds anything off the list is refused.
+``history.jsonl``, its archive, ``.dream_cursor`` and ``facts.db`` stay on each machine (``facts.db``
 is brought up to date with what arrived by ``on_received``). The remote sees only redacted text: catcode redacts
 every memory and journal write, what was changed by hand is recorded the store's way (``record_local``: the
 store's ``reconcile`` — valid memory files only, rewritten redacted when they hold a secret; an unreadable file is
@@ -24,8 +28,9 @@ from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.sync.rules import MergeRules
 from catcode.memory.sync.status import SyncReport, changes, read_status, record_status
-from catcode.memory.versioning.git_store import GitStore
-from catcode.memory.versioning.remote import BRANCH, TRACKING, GitRemote, RemoteError, has_password
+from catcode.memory.versioning import tracked
+from catcode.memory.versioning.git_store import GITIGNORE, GitStore
+from catcode.memory.versioning.remote import BRANCH, TRACKING, GitRemote, RemoteError, Side, has_password
 from catcode.redact import redact
 
 log = get_logger(__name__)
@@ -140,6 +145,8 @@ class MemorySync:
                 raise SyncError(
                     f"Cannot reach the memory remote {report.url}: {self.shown(str(exc))}. {_RETRY}"
                 ) from exc
+            if theirs is not None:
+                theirs = self._admit(theirs, report)
             with locked(self.memory_lock):
                 self.record_local()  # what a session wrote meanwhile, recorded the store's way
                 head = self._merge(theirs, report)
@@ -182,9 +189,39 @@ class MemorySync:
         self.remote.advance(commit)
         return commit
 
+    def _admit(self, theirs: str, report: SyncReport) -> str:
+        """``theirs``, or a commit on top of it without what the allow-list refuses (one line each in the report);
+        a remote's root ``.gitignore`` is replaced by catcode's own."""
+        kept: dict[str, Side | bytes] = {}
+        refused: list[str] = []
+        for mode, blob, size, path in self.remote.entries(theirs):
+            why = tracked.refusal(path, mode, size)
+            ours = GITIGNORE.encode("utf-8")
+            if why is None and path == tracked.ROOT_IGNORE and self.remote.read_blob(blob) != ours:
+                why = "catcode keeps its own"
+            if why is not None:
+                refused.append(f"Refused from the remote: {path} ({why}); not checked out.")
+            elif path != tracked.ROOT_IGNORE:
+                kept[path] = Side(mode, blob)
+        if not refused:
+            return theirs
+        kept[tracked.ROOT_IGNORE] = GITIGNORE.encode("utf-8")
+        report.notes.extend(refused)
+        log.warning("sync_refused", count=len(refused))
+        message = "sync: leave out what a remote may not set\n\n" + "\n".join(refused)
+        return self.remote.commit_files(theirs, kept, message)
+
     def _check_outgoing(self, theirs: str | None, head: str) -> None:
-        """Refuse to send a change that holds something that looks like a secret (a hand edit committed before a
-        sync could redact it): the remote must only ever see redacted text."""
+        """Refuse to send a tree that holds anything off the allow-list, or a change that holds something that
+        looks like a secret (a hand edit committed before a sync could redact it): the remote must only ever see
+        redacted memory, index and journal files."""
+        for mode, _blob, size, path in self.remote.entries(head):
+            why = tracked.refusal(path, mode, size)
+            if why is not None:
+                raise SyncError(
+                    f"Not sent: {path} is {why}, and a sync carries only memory files, their indexes and the "
+                    "journal. Remove it from the memory repository and sync again."
+                )
         for change, path, line in self.remote.added_lines(theirs, head):
             kinds = self.redactor(line)[1]
             if kinds:

@@ -26,6 +26,7 @@ from pathlib import Path
 from catcode.errors import MemoryStoreError
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
+from catcode.memory.versioning import tracked
 from catcode.memory.versioning.changes import (
     Change,
     FileChange,
@@ -108,15 +109,20 @@ class GitStore:
     def commit(self, message: str, paths: list[Path]) -> str | None:
         """Stage exactly ``paths`` (added, modified or deleted files or directories) and commit them.
 
-        Returns the new commit's sha, or None when nothing changed or versioning is off. Paths ignored by the
-        repository's .gitignore (history, cursors, indexes) are never committed."""
+        Returns the new commit's sha, or None when nothing changed or versioning is off. Only what catcode's own
+        allow-list versions (``tracked.py``: memory files, indexes, the journal) is ever staged, whatever a
+        .gitignore says; a folder is walked, and its tracked files that are gone are recorded as removed."""
         if not self.available:
             return None
         self._ensure_repository()
         relative = [self._relative(p) for p in paths]
         # lexists: a symlink is a file of its own here, even one pointing nowhere (exists() would follow it)
-        present = [p for p in relative if os.path.lexists(self.root / p)]
+        present = tracked.local_files(self.root, [p for p in relative if os.path.lexists(self.root / p)])
         missing = [p for p in relative if not os.path.lexists(self.root / p)]
+        folders = [p for p in relative if (self.root / p).is_dir() and not (self.root / p).is_symlink()]
+        if folders:
+            listed = self._run("ls-files", "-z", "--", *folders).stdout.split("\x00")
+            missing += [p for p in listed if p and not os.path.lexists(self.root / p)]
         if present:
             self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
         if missing:

@@ -151,6 +151,37 @@ class GitRemote:
             self._trees[commit] = found
         return self._trees[commit]
 
+    def entries(self, commit: str) -> list[tuple[str, str, int | None, str]]:
+        """Every entry of ``commit``'s tree, links and submodules included: ``(mode, object, size, path)`` (size
+        None for a submodule)."""
+        out = self._local.run("ls-tree", "-r", "-l", "-z", "--full-tree", commit).stdout
+        found = []
+        for record in filter(None, out.split("\x00")):
+            info, path = record.split("\t", 1)
+            mode, _kind, obj, size = info.split()
+            found.append((mode, obj, int(size) if size.isdigit() else None, path))
+        return found
+
+    def commit_files(self, parent: str, files: dict[str, Side | bytes], message: str) -> str:
+        """A commit on top of ``parent`` whose tree is exactly ``files`` (existing blobs, or new content), built in
+        a temporary index; not yet on any branch."""
+        index = self.root / ".git" / f"catcode-admit-{uuid.uuid4().hex[:8]}.index"
+        runner = IndexRunner(self.root, self._binary, self._timeout, index)
+        try:
+            runner.run("read-tree", "--empty")
+            lines = []
+            for path, content in sorted(files.items()):
+                if isinstance(content, bytes):
+                    blob = runner.run_input("hash-object", "-w", "--stdin", data=content).strip()
+                    content = Side("100644", blob)
+                lines.append(f"{content.mode} {content.blob} 0\t{path}")
+            if lines:
+                runner.run_input("update-index", "--index-info", data="\n".join(lines) + "\n")
+            tree = runner.run("write-tree").stdout.strip()
+        finally:
+            index.unlink(missing_ok=True)
+        return self.commit_tree(tree, [parent], message)
+
     def uncommitted(self, folders: tuple[str, ...]) -> list[str]:
         """Files under ``folders`` that differ from the last commit (edited, added or deleted outside catcode)."""
         out = self._local.run(

@@ -90,7 +90,7 @@ def test_ignored_and_unlisted_files_are_never_committed(store: GitStore, root: P
 
 
 def test_commit_with_nothing_changed_returns_none(store: GitStore, root: Path) -> None:
-    entry = write(root / "a.md", "a\n")
+    entry = write(root / "users" / "u" / "a.md", "a\n")
     assert store.commit("add a", [entry]) is not None
     assert store.commit("add a again", [entry]) is None
     assert store.commit("nothing at all", []) is None
@@ -114,7 +114,7 @@ def test_global_and_system_git_setup_is_never_used(
     git(other, "init", "-q")
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))  # as inside another repository's hook
 
-    sha = store.commit("add a", [write(root / "a.md", "a\n")])
+    sha = store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")])
 
     assert sha is not None
     assert not marker.exists()
@@ -141,14 +141,14 @@ def test_log_lists_changes_with_file_statuses(store: GitStore, root: Path) -> No
 
 
 def test_diff_shows_stat_and_patch(store: GitStore, root: Path) -> None:
-    a = root / "a.md"
+    a = root / "users" / "u" / "a.md"
     first = store.commit("add a", [write(a, "line one\n")])
     store.commit("edit a", [write(a, "line one\nline two\n")])
 
     last = store.diff()
     assert "    edit a" in last and "Author: catcode <catcode@localhost>" in last
-    assert " a.md | 1 +" in last and "1 file changed, 1 insertion(+)" in last
-    assert "--- a/a.md\n+++ b/a.md" in last and "+line two" in last
+    assert " users/u/a.md | 1 +" in last and "1 file changed, 1 insertion(+)" in last
+    assert "--- a/users/u/a.md\n+++ b/users/u/a.md" in last and "+line two" in last
 
     older = store.diff(first[:7])
     assert "    add a" in older and "new file mode" in older and "+line one" in older
@@ -175,7 +175,7 @@ def test_revert_restores_a_deleted_file_as_a_new_commit(store: GitStore, root: P
 
 
 def test_revert_of_a_revert_redoes_the_change(store: GitStore, root: Path) -> None:
-    a = write(root / "a.md", "a\n")
+    a = write(root / "users" / "u" / "a.md", "a\n")
     store.commit("add a", [a])
     a.unlink()
     store.commit("forget a", [a])
@@ -186,7 +186,7 @@ def test_revert_of_a_revert_redoes_the_change(store: GitStore, root: Path) -> No
 
     assert not a.exists()
     assert redo.message == f"undo: undo {undo.short_sha} '{undo.message}'"
-    assert redo.files == [FileChange(status="D", path="a.md")]
+    assert redo.files == [FileChange(status="D", path="users/u/a.md")]
 
 
 def test_conflicting_revert_changes_nothing_and_names_the_files(store: GitStore, root: Path) -> None:
@@ -209,7 +209,7 @@ def test_conflicting_revert_changes_nothing_and_names_the_files(store: GitStore,
 
 
 def test_bad_commit_ids_are_clear_errors(store: GitStore, root: Path) -> None:
-    store.commit("add a", [write(root / "a.md", "a\n")])
+    store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")])
     for bad in ("deadbeef", "--all", "HEAD~9", "no such thing"):
         with pytest.raises(MemoryStoreError, match="No memory change"):
             store.revert(bad)
@@ -225,7 +225,7 @@ def test_paths_outside_the_root_are_refused(store: GitStore, root: Path, tmp_pat
 
 
 def test_stale_index_lock_is_removed_and_the_commit_retried(store: GitStore, root: Path) -> None:
-    a = root / "a.md"
+    a = root / "users" / "u" / "a.md"
     store.commit("add a", [write(a, "a\n")])
     (root / ".git" / "index.lock").write_text("", encoding="utf-8")  # left by a killed git
 
@@ -239,9 +239,9 @@ def test_stale_index_lock_is_removed_and_the_commit_retried(store: GitStore, roo
 
 def test_fsck_detects_a_corrupted_object(store: GitStore, root: Path) -> None:
     assert store.fsck()  # no repository yet
-    sha = store.commit("add a", [write(root / "a.md", "a\n")])
+    sha = store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")])
     assert sha is not None and store.fsck()
-    blob = git(root, "rev-parse", "HEAD:a.md").strip()
+    blob = git(root, "rev-parse", "HEAD:users/u/a.md").strip()
     obj = root / ".git" / "objects" / blob[:2] / blob[2:]
     obj.chmod(0o644)
     obj.write_bytes(b"garbage")
@@ -255,7 +255,7 @@ def test_without_git_versioning_is_off_with_one_warning(root: Path) -> None:
     assert not store.available
     assert "memory versioning is off" in store.warning and "Install git" in store.warning
     assert [entry["event"] for entry in logs] == ["memory_versioning_off"]
-    assert store.commit("add a", [write(root / "a.md", "a\n")]) is None
+    assert store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")]) is None
     assert not (root / ".git").exists()
     assert store.log() == [] and store.diff() == "" and store.fsck()
     with pytest.raises(MemoryStoreError, match="memory versioning is off"):
@@ -267,7 +267,7 @@ def test_versioning_on_has_no_warning(store: GitStore) -> None:
 
 
 def test_every_lock_a_killed_commit_left_is_removed_and_the_commit_retried(store: GitStore, root: Path) -> None:
-    a = root / "a.md"
+    a = root / "users" / "u" / "a.md"
     store.commit("add a", [write(a, "a\n")])
     locks = [root / ".git" / name for name in ("index.lock", "HEAD.lock", "refs/heads/main.lock")]
     for lock in locks:
@@ -317,10 +317,10 @@ def test_revert_leaves_uncommitted_changes_to_other_files_alone(store: GitStore,
 
 
 def test_an_older_gitignore_is_updated_so_quarantined_files_are_never_committed(store: GitStore, root: Path) -> None:
-    store.commit("add a", [write(root / "a.md", "a\n")])
+    store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")])
     (root / ".gitignore").write_text("history.jsonl\n", encoding="utf-8")  # what an older catcode wrote
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "older ignore list")
-    store.commit("add b", [write(root / "b.md", "b\n")])
+    store.commit("add b", [write(root / "users" / "u" / "b.md", "b\n")])
     assert ".quarantine/" in (root / ".gitignore").read_text()
     assert "update the memory .gitignore" in [c.subject for c in store.log()]
 
@@ -333,7 +333,7 @@ def test_a_half_made_repository_is_completed_and_an_enclosing_one_never_used(tmp
     assert not store.initialized
     assert store.log() == [] and store.diff() == "" and store.fsck()
 
-    sha = store.commit("add a", [write(root / "users" / "a.md", "a\n")])
+    sha = store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")])
 
     assert sha is not None and store.initialized
     assert [c.subject for c in store.log()] == ["add a", "initialize memory versioning"]
@@ -362,7 +362,7 @@ def test_a_git_left_running_by_a_killed_process_keeps_its_lock_until_it_ends(
     import sys
     import threading
 
-    store.commit("add a", [write(root / "a.md", "a\n")])
+    store.commit("add a", [write(root / "users" / "u" / "a.md", "a\n")])
     hold = tmp_path / "hold"
     hold.mkdir()
     os.mkfifo(hold / "started")
@@ -385,7 +385,7 @@ def test_a_git_left_running_by_a_killed_process_keeps_its_lock_until_it_ends(
     finally:
         os.close(fd)
     with capture_logs() as logs:
-        writer = threading.Thread(target=store.commit, args=("edit a", [write(root / "a.md", "b\n")]))
+        writer = threading.Thread(target=store.commit, args=("edit a", [write(root / "users" / "u" / "a.md", "b\n")]))
         writer.start()
         (hold / "go").write_text("go\n")  # blocks until the orphaned git reads it
         writer.join(60)

