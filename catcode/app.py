@@ -294,6 +294,11 @@ def _add_checkpoints(
         return
     store = store_for(paths.home, paths.project_key, paths.project_root, settings.max_file_mb)
     checkpointer = Checkpointer(store, session.session_id, agent, notify)
+    history = session.extras.get("history")
+    if history is not None:
+        from catcode.resume import HistoryMarkers
+
+        checkpointer.markers = HistoryMarkers(history)
     session.hooks.on(HookEvent.USER_PROMPT_SUBMIT, checkpointer.submitted)
     agent.listeners.append(checkpointer.stored)
     agent.turn_end_listeners.append(checkpointer.end_turn)

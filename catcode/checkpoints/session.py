@@ -45,6 +45,7 @@ class Checkpointer:
         self._lock = threading.Lock()  # overlapping tool calls (subagents) may all be first
         self._failed = False
         self._undo_turns: list[Turn] = []
+        self.markers: Any = None  # ``resume.HistoryMarkers``: a resumed session sees the rewound conversation
 
     # -- taking checkpoints ------------------------------------------------------------------------------------
 
@@ -111,6 +112,7 @@ class Checkpointer:
         """Drop ``turn``'s message and everything after it; the message's text (to edit and send again)."""
         index = next(i for i, m in enumerate(self.agent.messages) if m is turn.message)
         self.undo_messages, self._undo_turns = list(self.agent.messages), list(self.turns)
+        self._mark("rewound", index)
         self.agent.replace_messages(self.agent.messages[:index])
         self.turns = [t for t in self.turns if t.number < turn.number]
         return turn.text
@@ -120,6 +122,15 @@ class Checkpointer:
         if self.undo_messages is None:
             return False
         messages, self.undo_messages = self.undo_messages, None
+        self._mark("unrewound")
         self.agent.replace_messages(messages)
         self.turns = self._undo_turns
         return True
+
+    def _mark(self, what: str, *args: int) -> None:
+        if self.markers is None:
+            return
+        try:
+            getattr(self.markers, what)(*args)
+        except Exception:
+            log.warning("rewind_marker_failed", exc_info=True)

@@ -79,3 +79,26 @@ def test_a_failing_checkpoint_is_one_line_and_the_tool_still_runs(tmp_path: Path
     assert said == ["No checkpoint for this turn (its changes cannot be rewound): Checkpoints need git, which is not "
                     "installed"]  # fmt: skip
     assert (tmp_path / "proj" / "c.txt").exists()
+
+
+def test_a_resumed_session_sees_the_conversation_as_rewound_and_as_undone(tmp_path: Path) -> None:
+    from catcode.memory.pipeline.history import HistoryLog
+    from catcode.resume import HistoryMarkers, rebuild
+
+    provider = ScriptedProvider(text_response("first"), text_response("second"), text_response("third"))
+    agent, checkpointer, _ = _agent(tmp_path, provider)
+    log = HistoryLog(tmp_path / "history.jsonl", session_id="s1", lock_path=tmp_path / ".lock")
+    log.append_event("session_start")
+    agent.listeners.append(log.append)
+    markers = HistoryMarkers(log)
+    agent.replace_listeners.append(markers.replaced)
+    checkpointer.markers = markers
+    agent.run_turn("one")
+    agent.run_turn("two")
+    checkpointer.rewind_conversation(checkpointer.turns[0])  # back to before the first message
+    assert [m.text for m in rebuild(log.read(), "s1")] == []
+    checkpointer.undo_conversation()
+    assert [m.text for m in rebuild(log.read(), "s1")] == ["one", "first", "two", "second"]
+    checkpointer.rewind_conversation(checkpointer.turns[1])
+    agent.run_turn("instead")
+    assert [m.text for m in rebuild(log.read(), "s1")] == ["one", "first", "instead", "third"]
