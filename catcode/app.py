@@ -77,7 +77,7 @@ class Session:
 
     def start_idle(self) -> None:
         """Start the start-up work left for a quiet moment (``build_session(defer_start_up=True)``: memory's store
-        check and recovery, the recall index sync and journal compile, the MCP servers); later calls do nothing.
+        check and recovery, the recall index sync and journal compile); later calls do nothing.
         The interactive session calls it once its first request has been answered or its prompt sits idle, and at
         the latest when it ends."""
         self._start(self.idle_starts)
@@ -128,6 +128,7 @@ def build_session(
     cwd: Path | None = None,
     notices: queue.SimpleQueue[str] | None = None,
     defer_start_up: bool = False,
+    mcp_wait: Any = None,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
@@ -136,10 +137,12 @@ def build_session(
     is used, and one line says what was left out — on stderr, or in ``notices`` when given (the queue of lines the
     interactive prompt shows; default a new one). ``cwd`` (default: the process's) decides which project
     instruction files are read. ``defer_start_up``: the start-up work no request needs — memory's (the store check,
-    recovery, the recall index sync and journal compile) and the MCP servers' start — waits for
+    recovery, the recall index sync and journal compile) — waits for
     ``Session.start_idle`` — called here once the first request has been answered — instead of starting now, so
     that it does not compete with the first request (the interactive session, which also calls it when its prompt
-    sits idle)."""
+    sits idle). MCP servers start at launch all the same (with ``defer_start_up``, once the prompt is drawn:
+    ``Session.start_background``); ``mcp_wait`` (a ``mcp.hook.WaitScreen``; default: a line through the notices) shows
+    a request's wait for them."""
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
@@ -161,14 +164,19 @@ def build_session(
     extensions = gather(paths, tools, ask_consent, notify, env, subagents=settings.subagents.enabled)
     session_id = memory.session_id if memory is not None else uuid.uuid4().hex[:12]
     user_hooks = _add_user_hooks(extensions, paths, hooks, session_id, notify)
-    mcp = _add_mcp(extensions, paths, hooks, tools, parts, notify, started_later=defer_start_up)
+    mcp = _add_mcp(extensions, settings, paths, hooks, tools, parts, notify, mcp_wait)
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
     _add_plan_mode(tools, hooks, policy, approver)
     todos = _add_todos(tools, parts)
     extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
-    context = ToolContext(project_root=paths.project_root, allowed_dirs=extra_dirs, read_only_dirs=parts.read_only_dirs)
+    context = ToolContext(
+        project_root=paths.project_root,
+        allowed_dirs=extra_dirs,
+        read_only_dirs=parts.read_only_dirs,
+        bash_timeout=settings.bash_timeout,
+    )
     context.output = events.on_tool_output if events is not None else None
     _add_sandbox(settings, context, policy, hooks, notify)
     scope = None
@@ -223,9 +231,12 @@ def build_session(
         # First of all exit steps: no subagent may still act while memory is captured (they are never recorded).
         session.exit_steps.append(lambda say: scope.cancel())
     if mcp is not None:
-        # With the rest of the start-up work: a message sent at once never had their tools in time anyway, only the
-        # processor time of the MCP SDK's import (~0.4 s) and the servers' start.
-        (session.idle_starts if defer_start_up else session.background_starts).append(mcp.start)
+        # At launch, so that the first message has their tools: once the prompt is drawn (its time does not pay for
+        # the MCP SDK's import), or now when there is no prompt (print mode, piped input).
+        if defer_start_up:
+            session.background_starts.append(mcp.start)
+        else:
+            mcp.start()
 
     def start(work: Callable[[], None]) -> None:  # start-up work: now, or at the first quiet moment
         if defer_start_up:
@@ -483,17 +494,16 @@ def _add_user_hooks(
 
 def _add_mcp(
     extensions: Any,
+    settings: Settings,
     paths: Paths,
     hooks: HookManager,
     tools: ToolRegistry,
     parts: _Parts,
     notify: Callable[[str], None],
-    *,
-    started_later: bool,
+    wait: Any,
 ) -> Any:
-    """MCP servers: started in the background by the interactive session at its first quiet moment
-    (``Session.start_idle``: ``started_later``), or at the first request when there is no prompt; their tools join
-    the registry as servers become ready."""
+    """MCP servers (started at launch by ``build_session``) and the hook through which a request waits for them, up
+    to ``mcp.startup_timeout``, and their tools join the registry."""
     from catcode.commands.extensions import register_mcp
 
     if not extensions.servers and not extensions.refused_servers:
@@ -503,7 +513,10 @@ def _add_mcp(
     from catcode.mcp.manager import McpManager
 
     manager = McpManager(extensions.servers, project_root=paths.project_root, log_dir=paths.logs.parent, notify=notify)
-    hooks.on(HookEvent.PRE_LLM_REQUEST, McpToolsHook(manager, tools, notify, wait_first=not started_later))
+    hook = McpToolsHook(
+        manager, tools, notify, wait=settings.mcp.startup_timeout, screen=wait, skippable=wait is not None
+    )
+    hooks.on(HookEvent.PRE_LLM_REQUEST, hook)
     hooks.on(HookEvent.SESSION_END, lambda context: manager.stop())
     parts.register_commands.append(lambda registry: register_mcp(registry, manager, extensions.refused_servers))
     return manager

@@ -85,6 +85,12 @@ class CompactionResult(BaseModel):
     """One line for the user, e.g. "Compacted context: 152,340 → 41,200 tokens (summary of 86 messages)"."""
 
 
+def _unchanged(messages: list[Message], tokens: int, why: str) -> CompactionResult:
+    """``/compact`` left the conversation as it was, and says why."""
+    notice = f"Nothing compacted: {why}; context stays at {tokens:,} tokens"
+    return CompactionResult(messages=list(messages), tokens_before=tokens, tokens_after=tokens, notice=notice)
+
+
 def turn_starts(messages: list[Message]) -> list[int]:
     """Indices of user messages that are not tool results: the only places a history may be cut."""
     return [i for i, m in enumerate(messages) if m.role is Role.USER and not m.is_tool_result]
@@ -167,10 +173,32 @@ class Compactor:
         self, messages: list[Message], focus: str | None = None, counter: TokenCounter | None = None
     ) -> CompactionResult:
         """Compact regardless of the budget (``/compact [focus]``): at least one summary round when there
-        are turns before the latest one; ``focus`` is passed to the summariser."""
+        are turns before the latest one; ``focus`` is passed to the summariser. Before and after are measured on
+        one basis (what the API reported, plus the estimated change of the messages) and after is smaller: a
+        summary that would not shrink the conversation is not used, and the notice says exactly why not."""
         before = counter.count(messages) if counter else self.system_tokens + estimate_messages_tokens(messages)
         self._announce("manual")
-        return self._compact(messages, before, before - estimate_messages_tokens(messages), focus, force=True)
+        result = self._compact(messages, before, before - estimate_messages_tokens(messages), focus, force=True)
+        if result.notice.startswith("Compaction failed"):
+            return result
+        if len(turn_starts(messages)) < 2:
+            return _unchanged(
+                messages, before, "the conversation is a single exchange, which /compact keeps as it is"
+            )
+        change = estimate_messages_tokens(result.messages) - estimate_messages_tokens(messages)
+        if change >= 0:
+            count = result.summarised_count
+            replaced = f"the {count} messages it replaces" if count else "the earlier summary it replaces"
+            return _unchanged(messages, before, f"the summary would not be smaller than {replaced}")
+        result.tokens_after = before + change  # the same basis as before: the API's figure, changed by the estimate
+        if result.summarised_count:
+            what = f"summary of {result.summarised_count} messages"
+        elif result.snipped:
+            what = "older messages snipped"
+        else:
+            what = f"{result.truncated_results} old tool outputs shortened"
+        result.notice = f"Compacted context: {before:,} → {result.tokens_after:,} tokens ({what})"
+        return result
 
     def _announce(self, trigger: str) -> None:
         if self._before is None:

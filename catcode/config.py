@@ -34,7 +34,7 @@ from catcode.checkpoints.settings import CheckpointSettings
 from catcode.compaction import CompactConfig
 from catcode.errors import ConfigError
 from catcode.first_screen import DEFAULT_MODEL as DEFAULT_MODEL
-from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
+from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings, McpSettings
 from catcode.memory.pipeline.history import HistoryConfig
 from catcode.memory.store.models import MemoryConfig
 from catcode.paths import Paths as Paths
@@ -132,6 +132,8 @@ class Settings(Section):
         default_factory=dict
     )
     """MCP servers by name; their tools are offered as ``mcp__<name>__<tool>``. Project ones need your consent."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """How a message sent before the MCP servers are ready waits for them (see ``McpSettings``)."""
     hooks: HooksSettings = Field(default_factory=HooksSettings)
     """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)

@@ -2,9 +2,9 @@
 (the baseline, same run), and what the speed trades: how long after the prompt the servers' tools are ready, and
 whether they all came up.
 
-The servers start in the background once the session is idle (its prompt waiting with the Anthropic SDK loaded, or
-its first answer in) and the MCP SDK (``import mcp``, measured here too) is loaded there, so the ratio should stay
-near 1.0; the tools are ready that much later, which a message sent at once no longer pays for (``bench_startup``).
+The servers start in the background once the prompt is drawn, and the MCP SDK (``import mcp``, measured here too) is
+loaded there, so the ratio should stay near 1.0; the tools are ready that much later, and a message sent before
+then waits for them (``bench_mcp_first`` measures what that costs the first answer).
 Two copies of the SDK demo server from the tests are configured in the user's settings; "ready" is the moment
 ``/mcp`` lists both as ready."""
 

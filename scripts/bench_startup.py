@@ -185,7 +185,7 @@ def _first_token(project: Path, env: dict[str, str], wait_s: float, timeout: flo
 def bench_first_token(runs: int = 5) -> dict[str, float]:
     """Time to the first streamed token for a message sent the instant the prompt appears, against one sent 3 s later
     (everything ready), the previous approach's message sent at once, and one sent at once with two MCP servers
-    configured (their start waits for the first answer) — interleaved, a fresh HOME each run,
+    configured (the message waits for them to be ready: their tools go with it) — interleaved, a fresh HOME each run,
     memory on (its start-up work included) — plus the time from launch to that token. The quality traded: every
     answer arrives whole, each message is sent exactly once, and memory's start-up work is still done. What the
     at-once figure waits for is mostly the SDK import behind the prompt; the section also measures what shrinks it —

@@ -141,7 +141,8 @@ class MemoryCommand:
         try:
             if service is None:
                 raise CatcodeError("memory extraction needs a model provider")
-            return service.process_pending(why=why, wait=10)
+            # Asked for: what waits is saved whatever its length (the exit's "/memory saves them now").
+            return service.process_pending(why=why, wait=10, minimum=1 if why == "command" else None)
         except Busy:
             ctx.console.print(f"{failed}: {BUSY}", style="red", markup=False, highlight=False)
             return None

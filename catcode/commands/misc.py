@@ -18,7 +18,8 @@ def register_compact(registry: CommandRegistry, compactor: Any) -> None:
             ctx.console.print("Nothing to compact yet.", style="dim", markup=False)
             return
         result = compactor.compact_now(agent.messages, focus=args or None, counter=agent.counter)
-        agent.replace_messages(result.messages)
+        if result.tokens_after < result.tokens_before:
+            agent.replace_messages(result.messages)
         ctx.console.print(result.notice, style="dim", markup=False)
 
 

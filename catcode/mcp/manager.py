@@ -1,8 +1,9 @@
 """``McpManager``: the session's MCP connections, on an event loop of their own in a background thread.
 
-``start()`` (after the prompt is drawn, or at the first request in print and piped mode) loads the SDK and
+``start()`` (once the prompt is drawn, or while the session is built in print and piped mode) loads the SDK and
 connects every server at once; each has ``startup_timeout`` seconds to answer and list its tools. The agent's
-thread never waits on a server except inside a tool call, which is bounded by ``call_timeout`` and by Ctrl+C.
+thread waits on a server only before a request (``hook.py``: up to ``mcp.startup_timeout`` after the start, Esc skips
+it) and inside a tool call, which is bounded by ``call_timeout`` and by Ctrl+C.
 A server that cannot start, hangs, crashes or writes garbage ends up ``failed`` with one line for the person
 (``notify``) and the details in the log; a stdio server's stderr goes to ``logs/mcp-<name>.log``, never to the
 terminal. Tools of a server that failed after it was ready stay offered and answer with an error.
@@ -82,6 +83,7 @@ class McpManager:
         self.log_dir = log_dir
         self.notify = notify
         self.started = False
+        self.started_at = 0.0  # time.monotonic() of ``start``: a request's wait for the servers counts from it
         self._stopping = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -95,7 +97,7 @@ class McpManager:
         if self.started or not self.servers:
             self.started = True
             return
-        self.started = True
+        self.started, self.started_at = True, time.monotonic()
         loop = self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=loop.run_forever, name="catcode-mcp", daemon=True)
         self._thread.start()

@@ -1,4 +1,5 @@
-"""``McpServerSettings``: one MCP server as settings (``mcp_servers: {NAME: ...}``) and ``.mcp.json`` declare it.
+"""``McpServerSettings``: one MCP server as settings (``mcp_servers: {NAME: ...}``) and ``.mcp.json`` declare it;
+``McpSettings``: how a request waits for the servers (``mcp.startup_timeout``).
 
 Pure pydantic: imported with the settings at start-up, so it must not import the ``mcp`` SDK."""
 
@@ -11,6 +12,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SERVER_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
 """Server names become part of tool names (``mcp__<server>__<tool>``), which the API limits to these characters."""
+
+
+class McpSettings(BaseModel):
+    """How the session waits for its MCP servers (``mcp:`` in settings.yaml)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    startup_timeout: float = Field(10.0, gt=0, le=600, allow_inf_nan=False)
+    """Seconds after the servers' start that a message sent before they are ready waits for them (Esc sends at
+    once); a server not ready by then is named, and its tools join a later request once it is ready."""
 
 
 class McpServerSettings(BaseModel):

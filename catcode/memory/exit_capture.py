@@ -1,7 +1,8 @@
 """The memory step at exit: "Saving memories… (Ctrl+C to skip)", the pipeline over what the session left
 unprocessed in a thread, then one line per memory added or updated — with the scope it went to — and the exact
 change that undoes them. It exits whatever happens: what times out or fails stays after the cursor for the next
-start; a reply that could not be read is said so, never "Nothing new to remember.".
+start; a reply that could not be read is said so, never "Nothing new to remember.". Once "Saving memories…" is
+shown an outcome line always follows it.
 
 ``ExitBudget`` is the one bound of the whole exit: capture and the session summary after it share
 ``memory.exit_timeout`` (the summary gets what capture left)."""
@@ -17,6 +18,8 @@ from catcode.errors import one_line
 from catcode.log import get_logger
 
 log = get_logger(__name__)
+
+SAVING = "Saving memories… (Ctrl+C to skip)"
 
 
 class ExitBudget:
@@ -37,22 +40,73 @@ class ExitBudget:
 def capture_at_exit(runtime: Any, say: Callable[[str], None]) -> None:
     """Process what the session of ``runtime`` (a ``MemoryRuntime`` with a provider) left unprocessed, within
     what is left of its exit budget; Ctrl+C skips it. Sets ``runtime.capture_failed`` when it timed out or
-    failed."""
+    failed.
+
+    One capture at a time: a background run (Dream, recovery) still going is waited for first and its outcome is
+    said here (its notice would come after the last prompt). Fewer than ``extract_min_messages`` waiting: captured
+    all the same when the person stated something to remember (``remember_cues``), else one line says they are
+    kept. Once "Saving memories…" is shown, an outcome line always follows."""
+    service, history = runtime.service, runtime.history
+    assert service is not None and history is not None
+    shown = service.background_running()
+    if shown:
+        say(SAVING)
+        said = _finish_background(runtime, say)
+        if not service.pending():
+            history.append_event("session_end", captured=True)
+            if not said:
+                say("Nothing new to remember.")
+            return
+    pending, minimum = service.pending(), runtime.config.extract_min_messages
+    if pending == 0:
+        history.append_event("session_end", captured=True)
+        return
+    stated = pending < minimum and service.stated_to_remember()
+    if pending < minimum and not stated:
+        history.append_event("session_end", captured=False)
+        say(kept_line(pending, minimum))
+        return
+    if not shown:
+        say(SAVING)
+    _capture(runtime, say, minimum=1 if stated else None)
+
+
+def kept_line(pending: int, minimum: int) -> str:
+    """The exit's line for messages left below ``extract_min_messages``."""
+    noun = "message" if pending == 1 else "messages"
+    return f"{pending} new {noun} kept; memory runs from {minimum} — /memory saves them now"
+
+
+def _finish_background(runtime: Any, say: Callable[[str], None]) -> bool:
+    """Wait (within the budget) for the background run, and say what it saved; whether a line was said."""
+    from catcode.memory.pipeline.service import background_line, skipped_line
+
+    service = runtime.service
+    before = service.last_dream
+    service.wait_background(runtime.exit_budget.remaining())
+    if service.background_running():
+        return False  # the capture after it waits on the run lock, within what is left of the budget, and says so
+    result = service.last_dream
+    if result is None or result is before:
+        return False
+    if result.changed:
+        say(background_line(result.why, result))
+    elif result.skipped:
+        say(skipped_line(result))
+    return bool(result.changed or result.skipped)
+
+
+def _capture(runtime: Any, say: Callable[[str], None], *, minimum: int | None) -> None:
     from catcode.memory.pipeline.manager import SUPERSEDED, UnreadableReply
     from catcode.memory.pipeline.service import skipped_line
 
     service, history = runtime.service, runtime.history
-    assert service is not None and history is not None
-    if service.pending() < runtime.config.extract_min_messages:
-        history.append_event("session_end", captured=service.pending() == 0)
-        return
-    say("Saving memories… (Ctrl+C to skip)")
     timeout = runtime.exit_budget.remaining()
     outcome: dict[str, Any] = {}
 
     def work() -> None:
         try:
-            outcome["result"] = service.process_pending(why="session-end", wait=timeout)
+            outcome["result"] = service.process_pending(why="session-end", wait=timeout, minimum=minimum)
         except Exception as exc:
             outcome["error"] = exc
 
@@ -93,6 +147,10 @@ def capture_at_exit(runtime: Any, say: Callable[[str], None]) -> None:
         say("Nothing new to remember.")
     elif report is not None and report.skipped_reason == SUPERSEDED:
         say("Memory was cleared during this session: nothing said before the clear was saved.")
+    elif report is None:
+        say("Nothing new to remember: another run had already processed these messages.")
+    else:
+        say(f"Nothing saved: {report.skipped_reason}.")
 
 
 def saved_line(store: Any, name: str, renamed: dict[str, str]) -> str:

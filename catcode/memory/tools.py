@@ -15,7 +15,7 @@ from catcode.errors import MemoryStoreError
 from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope
 from catcode.memory.store import entry_file
-from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
 from catcode.memory.store.store import MemoryStore
 from catcode.text import shorten
@@ -104,12 +104,19 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         entry = _entry(args, store)
         if isinstance(entry, ToolResult):
             return entry
+        replaced = replaced_elsewhere(store, entry)
         try:
             counts = manager.write_entry(entry, why="tool")
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
         redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
-        return ToolResult(f"Memory saved: {entry.name}{redacted}")
+        if replaced is None:
+            return ToolResult(f"Memory saved: {entry.name}{redacted}")
+        old, scope = replaced
+        return ToolResult(
+            f"Memory saved: {entry.name}{redacted} — it replaced the {_kind(scope)} {entry.name} "
+            f"(it stays a memory of {scope.label}; was: {shorten(old.description, DESCRIPTION_CHARS)!r})"
+        )
 
     def preview_delete(args: MemoryDeleteInput, ctx: ToolContext) -> str | None:
         try:
@@ -179,8 +186,34 @@ def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResu
     )
 
 
+def replaced_elsewhere(store: MemoryStore, entry: MemoryEntry) -> tuple[MemoryEntry, Scope] | None:
+    """The memory ``entry`` would replace and its scope, when that scope is not where ``entry`` would go as a new
+    memory: e.g. in project B, a reference named like an all-projects memory written in project A. A write keeps
+    the existing memory's scope, so every project would see the new text; the person and the model are told."""
+    old, scope = store.get(entry.name), store.scope_of(entry.name)
+    if old is None or scope is None or scope is store.rules.place(entry):
+        return None
+    return old, scope
+
+
+def replacement_note(old: MemoryEntry, scope: Scope, new: MemoryEntry) -> str:
+    """What the consent prompt says above the diff: which scope's memory is replaced, the old text beside the new."""
+    width = 100
+    seen = "every project's sessions see it" if scope is Scope.USER else "only this project's sessions see it"
+    return (
+        f"Replaces the {_kind(scope)} {new.name} ({seen}; the new text stays there):\n"
+        f"  was: {shorten(old.description, width)} — {shorten(old.content, width)}\n"
+        f"  now: {shorten(new.description, width)} — {shorten(new.content, width)}\n"
+    )
+
+
+def _kind(scope: Scope) -> str:
+    return "all-projects memory" if scope is Scope.USER else "this project's memory"
+
+
 def _write_preview(store: MemoryStore, entry: MemoryEntry) -> str | None:
-    """The would-be file of a new memory, or a unified diff of the file it replaces. Never raises."""
+    """The would-be file of a new memory, or a unified diff of the file it replaces — headed by what it replaces
+    when that memory is in another scope. Never raises."""
     try:
         prepared, redacted = store.prepare(store.merged(entry))
         new_text = entry_file.render(prepared)
@@ -188,6 +221,9 @@ def _write_preview(store: MemoryStore, entry: MemoryEntry) -> str | None:
         note = f"# {redacted} secret(s) will be redacted before saving\n" if redacted else ""
         if old_path is None:
             return note + new_text
+        replaced = replaced_elsewhere(store, entry)
+        if replaced is not None:
+            note = replacement_note(*replaced, prepared) + note
         return note + _diff(store.root, old_path, _read(old_path), store.target_path(prepared), new_text)
     except Exception:  # a preview is a courtesy; the write itself reports any problem
         return None

@@ -182,6 +182,7 @@ class SubagentScope:
             read_only_dirs=self.context.read_only_dirs,
             cancel=cancel,
             before_change=self.context.before_change,  # a subagent's changes belong to the parent's turn
+            bash_timeout=self.context.bash_timeout,
             sandbox=self.context.sandbox,
         )
         events = _Events(line, cancel, registry)

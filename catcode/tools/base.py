@@ -52,6 +52,7 @@ class ToolContext:
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
     # called just before a tool that may change files runs (the turn's checkpoint), outside any sandbox
     before_change: Callable[[], None] | None = None
+    bash_timeout: int = 120  # seconds: the bash tool's timeout when a call gives none (setting ``bash_timeout``)
     sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
 
 

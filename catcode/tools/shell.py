@@ -101,7 +101,9 @@ class BashInput(BaseModel):
     """Input of ``bash``."""
 
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
-    timeout: int = Field(120, ge=1, le=600, description="Seconds before the command is killed (max 600).")
+    timeout: int | None = Field(
+        None, ge=1, le=600, description="Seconds before the command is killed (max 600; default: the user's setting)."
+    )
     outside_sandbox: bool = Field(
         False,
         description="Run outside the sandbox. Only after this command failed because of the sandbox (a write "
@@ -215,7 +217,9 @@ def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int
         target=_drain, args=(proc.stdout, output, ctx.output), name="bash-output", daemon=True
     )
     reader.start()
-    deadline = time.monotonic() + args.timeout
+    # The setting is read from the context, not baked into the schema: the tool list stays byte-stable for caching.
+    timeout = args.timeout or ctx.bash_timeout
+    deadline = time.monotonic() + timeout
     exited = _ExitWaiter(proc)
     try:
         while True:
@@ -229,7 +233,7 @@ def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int
             if time.monotonic() >= deadline:
                 kill_process_group(proc)
                 reader.join(DRAIN_GRACE_S)
-                message = f"Command timed out after {args.timeout}s (process group killed)"
+                message = f"Command timed out after {timeout}s (process group killed)"
                 return _result(output, message, is_error=True)
     except KeyboardInterrupt:
         kill_process_group(proc)

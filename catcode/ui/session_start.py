@@ -182,9 +182,11 @@ def build_conversation(
         return save_allow_rules(rules, home=paths.home, project_root=paths.project_root, env=environment)
 
     approver = TerminalApprover(screen, answers, save=save)
+    from catcode.ui.mcp_wait import TerminalWait
+
     session = app.build_session(
         settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent,
-        notices=notices, defer_start_up=True,
+        notices=notices, defer_start_up=True, mcp_wait=TerminalWait(screen),
     )  # fmt: skip
     events.tools = session.tools
     session.idle_starts.append(_load_structlog)  # its first lines were written without it (``catcode.log``)

@@ -93,14 +93,21 @@ def test_memory_runs_the_pipeline_and_prints_the_seed_report(tmp_path: Path) -> 
     runtime.provider.assert_complete()
 
 
-def test_memory_with_nothing_pending_or_too_little_reports_candidates_zero_with_a_note(tmp_path: Path) -> None:
+def test_memory_with_nothing_pending_reports_candidates_zero_with_a_note(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
     repl = Repl(runtime)
     expected = "Memory pipeline complete:\n  candidates: 0\n  note: no new messages since the last run\n"
     assert repl("/memory") == expected
-    record_exchanges(runtime, 1)
-    assert repl("/memory") == ("Memory pipeline complete:\n  candidates: 0\n  note: not enough new messages (2 < 4)\n")
     assert runtime.provider.requests == []
+
+
+def test_memory_saves_what_waits_below_the_minimum(tmp_path: Path) -> None:
+    # The exit says "2 new messages kept; memory runs from 4 — /memory saves them now": it does.
+    runtime = make_runtime(tmp_path, extraction(VIM), consolidation(VIM))
+    record_exchanges(runtime, 1)
+    assert Repl(runtime)("/memory") == "Memory pipeline complete:\n  candidates: 1\n  added: user-prefers-vim\n"
+    assert runtime.service.pending() == 0
+    runtime.provider.assert_complete()
 
 
 def test_memory_failure_is_one_line_and_keeps_the_cursor(tmp_path: Path) -> None:

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
 import yaml
 
-from tests.catcode_mcp.conftest import BROKEN
 from tests.e2e.conftest import PROMPT, Catcode
 from tests.e2e.test_memory_e2e import MemoryModel, of_kind, plain
 from tests.e2e.test_repl import user_texts
@@ -185,20 +183,3 @@ def test_a_bad_variable_or_missing_key_exits_2_before_any_prompt(spawn_catcode: 
     nokey.child.close()
     assert nokey.child.exitstatus == 2 and PROMPT not in nokey.output
     assert plain(nokey.output).strip().startswith("catcode: No API key.")
-
-
-def test_a_message_sent_at_once_never_waits_for_mcp_servers_to_start(
-    spawn_catcode: Spawn, fake_server: FakeAnthropicServer, home_dir: Path
-) -> None:
-    servers = {"hangs": {"command": sys.executable, "args": [BROKEN, "hang"], "startup_timeout": 600}}
-    settings = home_dir / ".cat-code" / "settings.yaml"
-    settings.parent.mkdir(parents=True)
-    settings.write_text(yaml.safe_dump({"mcp_servers": servers}))
-    fake_server.enqueue(text("Answered without the server."))
-    cat = spawn_catcode()
-    cat.prompt()
-    cat.say("hi")  # the servers were started with the session, so the request does not start them and wait
-    cat.expect_text("Answered without the server.")
-    cat.expect_text("MCP server hangs is still starting; its tools join a later request")
-    cat.prompt()
-    assert cat.exit() == 0

@@ -190,7 +190,9 @@ def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
     assert h.code == 0 and order == ["synced", "ended"] and h.paths.facts_db.exists()
 
 
-def test_mcp_servers_start_once_a_message_sent_at_once_is_answered(held: Any) -> None:
+def test_mcp_servers_start_at_launch_and_a_message_sent_at_once_carries_their_tools(held: Any) -> None:
+    """Issue 23 §2 (it reverses issue 15's "servers start once the answer is in"): the servers start with the
+    session, and a message sent before they are ready waits for them, so the first request has their tools."""
     running: list[set[str]] = []
 
     def answer(request: Any) -> Any:
@@ -202,8 +204,8 @@ def test_mcp_servers_start_once_a_message_sent_at_once_is_answered(held: Any) ->
     wait_until(lambda: not h.prompt.app.is_running, "the line to be sent")
     h.gate.set()
     wait_until(lambda: "Answered once." in h.out.getvalue(), "the answer")
-    wait_until(lambda: "catcode-mcp" in threads(), "the servers to start once the answer is in")
-    assert running == [set()]  # the request neither waited for the servers nor shared the processor with them
+    assert running == [{"catcode-mcp"}]  # started with the session, before the first request went
+    assert "mcp__demo__echo" in [tool["name"] for tool in h.provider.requests[0].tools]
     h.pipe.send_text("\x04")
     h.ended()
     assert h.code == 0

@@ -19,6 +19,8 @@
   itself), and reading every turn after a seq from history and archive, for past-conversation search.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
   cursor.
+- ``remember_cues.py``: whether the person stated something to remember (a rule, a preference, a correction,
+  "remember …"), no model call: a short session that did is captured at exit whatever its length.
 
 Builds on ``memory.store`` (and ``catcode.redact`` through the callables it is given); nothing here imports
 recall, the runtime, commands or the UI."""

@@ -84,11 +84,15 @@ class MemoryManager:
         self._consolidator = consolidator
         self._config = config or MemoryConfig()
 
-    def extract_and_consolidate(self, watermark: Watermark, *, why: str) -> ConsolidationReport:
+    def extract_and_consolidate(
+        self, watermark: Watermark, *, why: str, minimum: int | None = None
+    ) -> ConsolidationReport:
         """Extract from the messages after ``watermark``, consolidate with what memory holds, apply, and advance
         the watermark when they were reviewed. Provider and store errors, and ``UnreadableReply``, propagate with
-        the watermark where it was; ``why`` prefixes the commit message ("session-end", "dream", "command", ...)."""
-        report, reviewed = self._review(watermark, why=why)
+        the watermark where it was; ``why`` prefixes the commit message ("session-end", "dream", "command", ...).
+        ``minimum`` replaces ``extract_min_messages`` for this run (``/memory`` asked for it; the person stated
+        something to remember)."""
+        report, reviewed = self._review(watermark, why=why, minimum=minimum)
         if reviewed:
             watermark.advance()
         return report
@@ -103,14 +107,14 @@ class MemoryManager:
         """Delete a memory through the store's write path; False when there is none."""
         return self.store.delete(name, why=why)
 
-    def _review(self, watermark: Watermark, *, why: str) -> tuple[ConsolidationReport, bool]:
+    def _review(self, watermark: Watermark, *, why: str, minimum: int | None) -> tuple[ConsolidationReport, bool]:
         """The report, and whether the window was reviewed: True when nothing was worth remembering or the
         result was applied, False when too few messages wait, memory is off or a clear came first."""
         if not self._config.enabled:
             return ConsolidationReport(candidates_found=0, skipped_reason=DISABLED), False
         window = list(watermark.pending())
         waiting = getattr(watermark, "waiting", lambda: len(window))()
-        minimum = self._config.extract_min_messages
+        minimum = self._config.extract_min_messages if minimum is None else minimum
         if waiting < minimum or not window:
             reason = f"not enough new messages ({waiting} < {minimum})"
             return ConsolidationReport(candidates_found=0, skipped_reason=reason), False

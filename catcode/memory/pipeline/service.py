@@ -115,6 +115,17 @@ class MemoryService:
         """Unprocessed message lines."""
         return unprocessed_count(self.history, self.cursor, MESSAGE_KINDS)
 
+    def stated_to_remember(self) -> bool:
+        """Whether the person stated something to remember in the messages waiting (``remember_cues``; no model
+        call)."""
+        from catcode.memory.pipeline.remember_cues import person_stated_something
+
+        return person_stated_something(r.message() for r in self.history.tail(self.cursor.get(), MESSAGE_KINDS))
+
+    def background_running(self) -> bool:
+        """Whether a background run (Dream, recovery) is going on now."""
+        return self._dream is not None and self._dream.is_alive()
+
     def needs_work(self) -> bool:
         """Whether a run at start has anything to do: lines unprocessed, an apply a killed process left half done,
         or history.jsonl over its budget (a session killed before its compaction). Cheap: stats and a tail read."""
@@ -127,20 +138,23 @@ class MemoryService:
 
     # -- one run ------------------------------------------------------------------------------------------------
 
-    def process_pending(self, *, why: str, wait: float = 0.0, respect_backoff: bool = False) -> RunResult:
+    def process_pending(
+        self, *, why: str, wait: float = 0.0, respect_backoff: bool = False, minimum: int | None = None
+    ) -> RunResult:
         """Review the oldest unprocessed window, then compact history.jsonl back within its budget. Raises
         ``Busy`` if another run holds the lock past ``wait`` seconds; provider errors and ``UnreadableReply``
         propagate with the cursor untouched (the failure is recorded in ``attempts``). ``respect_backoff``: the
         runs that start on their own mid-session (Dream, the compaction flush) leave a window alone while it backs
         off after a failure; exit capture, ``/memory``, ``/dream`` and recovery at start (once per start: the bound
-        on unreadable replies keeps that finite) try at once."""
+        on unreadable replies keeps that finite) try at once. ``minimum`` replaces ``extract_min_messages`` for this
+        run."""
         try:
             self._run_lock.acquire(timeout=wait)
         except Timeout:
             raise Busy("another memory run is in progress") from None
         try:
             try:
-                result = self._run(why, respect_backoff)
+                result = self._run(why, respect_backoff, minimum)
             finally:
                 self._run_lock.release()
         except Exception:
@@ -149,7 +163,7 @@ class MemoryService:
         self.compact_history()
         return result
 
-    def _run(self, why: str, respect_backoff: bool) -> RunResult:
+    def _run(self, why: str, respect_backoff: bool, minimum: int | None) -> RunResult:
         store = self.manager.store
         resume_intent(self.cursor, lambda operations, was: store.apply(operations, why=f"{was} (finished)"))
         window = HistoryWindow(self.history, self.cursor)
@@ -162,7 +176,7 @@ class MemoryService:
             return result
         manager = self.background_manager if why in ("dream", "recovery") else self.manager
         try:
-            result.report = manager.extract_and_consolidate(window, why=why)
+            result.report = manager.extract_and_consolidate(window, why=why, minimum=minimum)
         except UnreadableReply as exc:
             attempt = self.attempts.failed(window.start, str(exc), bad_reply=True)
             log.warning("memory_reply_unreadable", why=why, attempt=attempt.bad_replies, of=MAX_BAD_REPLIES)
@@ -247,7 +261,7 @@ class MemoryService:
             self._backoff = 0.0
         self.last_dream = result
         if result.changed:
-            self._notify(_background_line(why, result))
+            self._notify(background_line(why, result))
         if result.skipped:
             self._notify(skipped_line(result))
 
@@ -268,7 +282,8 @@ def _no_summary(records: list[HistoryRecord]) -> str:
     raise RuntimeError("no summariser configured")  # compact_history then writes its stub with counts
 
 
-def _background_line(why: str, result: RunResult) -> str:
+def background_line(why: str, result: RunResult) -> str:
+    """The one line a background run that changed memory leaves for the person."""
     report = result.report
     assert report is not None
     parts = [

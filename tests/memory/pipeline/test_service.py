@@ -98,7 +98,8 @@ def test_too_few_messages_wait_without_a_call(tmp_path: Path) -> None:
     record_exchanges(runtime, 1)
     said: list[str] = []
     capture_at_exit(runtime, said.append)
-    assert said == [] and runtime.service.pending() == 2
+    assert said == ["2 new messages kept; memory runs from 4 — /memory saves them now"]
+    assert runtime.service.pending() == 2
 
 
 def test_dream_fires_at_threshold_in_background(tmp_path: Path) -> None:
