@@ -82,6 +82,7 @@ class TurnResult:
     error: str | None = None
     status: int | None = None  # the HTTP status of a provider failure (401: the API key was rejected)
     usage: Usage = field(default_factory=Usage)
+    limit_reached: bool = False  # stopped by ``max_tool_rounds`` with tool calls still to answer
 
 
 class Agent:
@@ -160,6 +161,7 @@ class Agent:
                 if not reply.tool_uses:
                     return result
                 self._store(Message(role=Role.USER, content=self.execute_tools(reply.tool_uses)))
+            result.limit_reached = True
             self.events.on_notice(f"Stopped after {self.max_tool_rounds} tool rounds (max_tool_rounds).")
         except KeyboardInterrupt:
             result.interrupted = True

@@ -170,7 +170,8 @@ def build_session(
     )
     _add_plan_mode(tools, hooks, policy, approver)
     todos = _add_todos(tools, parts)
-    extra_dirs = [Path(d).expanduser().resolve() for d in settings.permissions.additional_dirs]
+    folders = [*settings.permissions.additional_dirs, *settings.permissions.additional_directories]
+    extra_dirs = [Path(d).expanduser().resolve() for d in folders]
     context = ToolContext(
         project_root=paths.project_root,
         allowed_dirs=extra_dirs,
@@ -185,7 +186,7 @@ def build_session(
         parts.register_commands.append(
             lambda registry: register_agents(registry, extensions.agents, extensions.refused_agents)
         )
-    system, rebuild_system = _add_instructions(paths, cwd or Path.cwd(), parts, notify)
+    system, rebuild_system = _add_instructions(settings, paths, cwd or Path.cwd(), parts, notify)
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(
         provider,
@@ -359,10 +360,11 @@ def _add_sandbox(
 
 
 def _add_instructions(
-    paths: Paths, cwd: Path, parts: _Parts, notify: Callable[[str], None]
+    settings: Settings, paths: Paths, cwd: Path, parts: _Parts, notify: Callable[[str], None]
 ) -> tuple[str, Callable[[], str]]:
     """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
-    line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it)."""
+    line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it).
+    ``system_prompt`` replaces the base prompt; ``append_system_prompt`` comes last."""
     from catcode import instructions
     from catcode.prompts import system_prompt
 
@@ -380,11 +382,14 @@ def _add_instructions(
 
     parts.register_commands.append(register_init)
 
-    def rebuild() -> str:
-        again = instructions.load(paths.home, paths.project_root, cwd)
-        return system_prompt(paths.project_root, *parts.prompt_sections, again.section)
+    def build(section: str) -> str:
+        sections = (*parts.prompt_sections, section, settings.append_system_prompt or "")
+        return system_prompt(paths.project_root, *sections, base=settings.system_prompt)
 
-    return system_prompt(paths.project_root, *parts.prompt_sections, loaded.section), rebuild
+    def rebuild() -> str:
+        return build(instructions.load(paths.home, paths.project_root, cwd).section)
+
+    return build(loaded.section), rebuild
 
 
 def _add_resume(session: Session, memory: Any) -> None:

@@ -15,7 +15,7 @@ import typer
 
 from catcode import __version__
 from catcode.checkpoints.cli import register as register_checkpoint_commands
-from catcode.cli_values import one_of
+from catcode.cli_values import one_of, whole_number
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
 from catcode.doctor_cli import doctor
@@ -24,13 +24,20 @@ from catcode.log import get_logger
 from catcode.mcp.cli import mcp_app
 from catcode.memory_cli import memory_app
 from catcode.memory_share_cli import register as register_share_commands
+from catcode.memory_transfer_cli import register as register_transfer_commands
 from catcode.sandbox import SANDBOX_MODES
 
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
 SUBCOMMANDS = {"memory", "config", "mcp", "doctor"}
-VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox"}
+VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox", "--input-format", "--max-turns"}
+VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt"}
+VARIADIC_OPTIONS = {
+    "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config",
+}  # fmt: skip
+"""Claude Code's flags that take several values (``--add-dir ../a ../b``): ``claude_args.variadic`` decides how
+many of the following words are theirs."""
 PROMPT_OPTION = "--prompt-text"
 
 
@@ -53,6 +60,7 @@ app = typer.Typer(
     "one message to answer). Piped stdin is read as one message, after PROMPT.",
 )
 register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
+register_transfer_commands(memory_app)  # import, export (issue 24)
 # each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
 app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
@@ -70,7 +78,7 @@ def root(
     output_format: str = typer.Option(
         OutputFormat.text.value,
         "--output-format",
-        help="With -p: text, json (result, usage, cost, session id) or stream-json (one event per line).",
+        help="With -p: text, json (one result object) or stream-json (one event per line), in Claude Code's shapes.",
         parser=one_of(*OutputFormat),
         metavar="<text|json|stream-json>",
         autocompletion=lambda incomplete: [f for f in OutputFormat if f.startswith(incomplete)],
@@ -84,11 +92,14 @@ def root(
         help="Reopen a session by ID (an unknown ID exits 2), or pick one of the recent ones (a prompt to send "
         "after the picker goes after --).",
     ),
-    model: str | None = typer.Option(None, "--model", "-m", help="Claude model id for this session."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Claude model id for this session, or sonnet, opus, haiku (the newest of each)."
+    ),
     permission_mode: str | None = typer.Option(
         None,
         "--permission-mode",
-        help="default, accept-edits, read-only, bypass or plan (read-only until you approve a plan).",
+        help="default, accept-edits, read-only, bypass or plan (read-only until you approve a plan); or Claude "
+        "Code's default, acceptEdits, plan, bypassPermissions.",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
     ),
     sandbox: str | None = typer.Option(
@@ -98,6 +109,40 @@ def root(
         help="The fence around bash commands: workspace-write (default), read-only or off.",
         parser=one_of(*SANDBOX_MODES),
         autocompletion=lambda incomplete: [m for m in SANDBOX_MODES if m.startswith(incomplete)],
+    ),
+    input_format: str = typer.Option(
+        "text",
+        "--input-format",
+        help="With -p: text, or stream-json (one user message per line on stdin, one turn each).",
+        parser=one_of("text", "stream-json"),
+        metavar="<text|stream-json>",
+    ),
+    skip_permissions: bool = typer.Option(
+        False, "--dangerously-skip-permissions", help="Permission mode bypass: nothing asks (deny rules still apply)."
+    ),
+    allowed_tools: list[str] = typer.Option(
+        [], "--allowedTools", "--allowed-tools", metavar="RULES",
+        help='Allow rules for this run, comma or space separated, e.g. "Bash(git log:*) Read" (Claude Code\'s names).',
+    ),
+    disallowed_tools: list[str] = typer.Option(
+        [], "--disallowedTools", "--disallowed-tools", metavar="RULES", help="Deny rules for this run."
+    ),
+    add_dir: list[str] = typer.Option([], "--add-dir", metavar="DIR", help="More folders the file tools may use."),
+    system_prompt: str | None = typer.Option(
+        None, "--system-prompt", metavar="TEXT", help="Replace the base system prompt."
+    ),
+    append_system_prompt: str | None = typer.Option(
+        None, "--append-system-prompt", metavar="TEXT", help="Add TEXT at the end of the system prompt."
+    ),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", metavar="N", parser=whole_number(1, 1000),
+        help="Stop after N model calls (with -p: subtype error_max_turns).",
+    ),
+    mcp_config: list[str] = typer.Option(
+        [], "--mcp-config", metavar="FILE|JSON", help="MCP servers for this run, in Claude Code's .mcp.json shape."
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", help="Accepted for Claude Code scripts (stream-json output is always complete)."
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
@@ -112,18 +157,27 @@ def root(
         return
     if output_format != OutputFormat.text and not print_mode:
         fail("--output-format needs -p (print mode)", 2)
+    if input_format != "text" and (not print_mode or output_format != OutputFormat.stream_json):
+        fail("--input-format stream-json needs -p and --output-format stream-json", 2)
     how = "continue" if continue_ else resume
-    raise typer.Exit(
-        start(
-            prompt,
-            model,
-            permission_mode,
-            print_mode=print_mode,
-            output_format=output_format,
-            resume=how,
-            sandbox=sandbox,
-        )
+    run = {
+        "allowed": allowed_tools, "disallowed": disallowed_tools, "add_dir": add_dir, "max_turns": max_turns,
+        "system_prompt": system_prompt, "append_system_prompt": append_system_prompt, "mcp_config": mcp_config,
+    }  # fmt: skip
+    if skip_permissions:
+        permission_mode = "bypass"
+    code = start(
+        prompt,
+        model,
+        permission_mode,
+        print_mode=print_mode,
+        output_format=output_format,
+        resume=how,
+        sandbox=sandbox,
+        input_format=input_format,
+        run=run,
     )
+    raise typer.Exit(code)
 
 
 def normalise(args: list[str]) -> list[str]:
@@ -151,6 +205,13 @@ def normalise(args: list[str]) -> list[str]:
         if arg in VALUE_OPTIONS:
             out += args[i : i + 2]
             i += 2
+            continue
+        if arg in VARIADIC_OPTIONS:
+            from catcode.claude_args import variadic
+
+            taken = variadic(arg, args[i + 1 :])
+            out += [part for value in taken for part in (arg, value)] or [arg]  # alone: click says it needs a value
+            i += 1 + len(taken)
             continue
         if arg.startswith("-") and arg != "-":
             out.append(arg)

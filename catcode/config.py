@@ -74,6 +74,9 @@ class PermissionsSettings(Section):
     """Rules that always refuse; a deny rule wins over everything. Every layer adds its own."""
     additional_dirs: list[str] = Field(default_factory=list)
     """Directories outside the project that file tools may read and write; a project's need consent."""
+    additional_directories: list[str] = Field(default_factory=list)
+    """More folders the file tools (and the bash sandbox) may use, as ``--add-dir DIR`` gives them (Claude Code's
+    ``additionalDirectories``); added up across layers like ``additional_dirs``, and a project's need consent."""
 
     @field_validator("mode")
     @classmethod
@@ -140,6 +143,11 @@ class Settings(Section):
     """The ``task`` tool's subagents (see ``SubagentSettings``)."""
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     """Snapshots of the project's files for ``/rewind`` (see ``CheckpointSettings``)."""
+    # -- Claude Code's --system-prompt / --append-system-prompt (docs/claude-code.md) --
+    system_prompt: str | None = Field(None, max_length=100_000)
+    """Replaces catcode's base system prompt (project instructions and memory guidance still follow it)."""
+    append_system_prompt: str | None = Field(None, max_length=100_000)
+    """Added at the end of the system prompt."""
 
 
 ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -182,7 +190,8 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 
 
 ACCUMULATED = (
-    ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"), ("sandbox", "writable"),
+    ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"),
+    ("permissions", "additional_directories"), ("sandbox", "writable"),
 )  # fmt: skip
 """Lists that every layer adds to instead of replacing."""
 
@@ -247,6 +256,11 @@ def settings_layers(
                 raise ConfigError(
                     f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
                 )
+        if "system_prompt" in data:  # the base prompt is the person's to replace, not a cloned repository's
+            raise ConfigError(
+                f"{path}: system_prompt may only be set in {home / 'settings.yaml'} or with --system-prompt "
+                "(a project adds instructions with AGENTS.md or append_system_prompt)"
+            )
         project.append((str(path), data))
     env_layer: dict[str, Any] = {}
     for var, path in ENV_VARS.items():

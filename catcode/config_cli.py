@@ -136,7 +136,7 @@ def project_requests(root: Path) -> list[str]:
             lines.append(f"  permission mode {permissions['mode']} (.cat-code/{name})")
         for rule in permissions.get("allow") or []:
             lines.append(f"  allow rule {rule} (.cat-code/{name})")
-        for folder in permissions.get("additional_dirs") or []:
+        for folder in [*(permissions.get("additional_dirs") or []), *(permissions.get("additional_directories") or [])]:
             lines.append(f"  access to {folder} (.cat-code/{name})")
         if data.get("hooks"):
             lines.append(f"  hooks (.cat-code/{name})")

@@ -23,6 +23,7 @@ def load(
     permission_mode: str | None = None,
     *,
     ask_consent: Asker | None = None,
+    overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
 ) -> tuple[Any, Any]:
     """Settings and paths for the current directory, with logging configured and catcode's files made private.
@@ -31,7 +32,9 @@ def load(
     asked; what was not allowed before is left out, with one line on stderr)."""
     from catcode import log as logsetup
 
-    settings, paths = settle(model, permission_mode, ask_consent=ask_consent, notify=_say, sandbox=sandbox)
+    settings, paths = settle(
+        model, permission_mode, ask_consent=ask_consent, notify=_say, overrides=overrides, sandbox=sandbox
+    )
     tightened = _make_private(paths, _say)
     logsetup.configure(paths.logs, debug=state["debug"])
     _log_tightened(tightened, paths)
@@ -44,18 +47,20 @@ def settle(
     *,
     ask_consent: Asker | None = None,
     notify: Callable[[str], None] = lambda line: None,
+    overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
 ) -> tuple[Any, Any]:
-    """The validated settings (flags over every layer) and their paths, for the current directory."""
+    """The validated settings (flags over every layer: ``overrides`` holds the flags other than the model and the
+    mode) and their paths, for the current directory."""
     from catcode.config import catcode_home, find_project_root, load_settings, resolve_paths
 
     home = catcode_home()
     root = find_project_root(Path.cwd())
-    overrides: dict[str, Any] = {}
+    overrides = dict(overrides or {})
     if model:
         overrides["model"] = model
     if permission_mode:
-        overrides["permissions"] = {"mode": permission_mode}
+        overrides["permissions"] = {**overrides.get("permissions", {}), "mode": permission_mode}
     if sandbox:
         overrides["sandbox"] = {"mode": sandbox}
     settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
@@ -128,28 +133,32 @@ def start(
     output_format: str = "text",
     resume: str | None = None,
     sandbox: str | None = None,
+    input_format: str = "text",
+    run: dict[str, Any] | None = None,
 ) -> int:
     """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
     ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
     problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
-    mode and piped input never ask."""
+    mode and piped input never ask. ``run``: Claude Code's flags for this run (``claude_flags.run_overrides``'
+    keywords and ``mcp_config``)."""
     from catcode.startup import pause_gc
 
     pause_gc()  # resumed once the SDK is imported (see catcode.startup)
     try:
-        if permission_mode is not None:
-            from catcode.config_errors import PERMISSION_MODES, unknown_mode
-
-            if permission_mode not in PERMISSION_MODES:
-                raise ConfigError(unknown_mode(permission_mode))
+        overrides: dict[str, Any] = {}
+        if run or model or permission_mode is not None:
+            model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
         if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
-            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, sandbox))
-        settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox)
+            flags = {"sandbox": sandbox, "overrides": overrides}
+            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, **flags))
+        settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
             from catcode.print_mode import run_print
 
-            return run_print(settings, paths, prompt, output_format=output_format, resume=resume)
+            return run_print(
+                settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format
+            )
         from catcode.stdin_input import read_piped
         from catcode.ui.piped import run_piped
 
@@ -165,12 +174,41 @@ def start(
         return 1
 
 
+def _run_flags(
+    model: str | None, permission_mode: str | None, run: dict[str, Any]
+) -> tuple[str | None, str | None, dict[str, Any]]:
+    """The model (aliases resolved), the permission mode (Claude Code's spellings mapped) and the settings layer of
+    the other flags; ``ConfigError`` for a bad one. ``--mcp-config``'s servers are registered for this run."""
+    from catcode import claude_flags
+
+    if model:
+        model = claude_flags.model_alias(model)
+    if permission_mode is not None:
+        from catcode.config_errors import PERMISSION_MODES, unknown_mode
+
+        permission_mode = claude_flags.permission_mode(permission_mode)
+        if permission_mode not in PERMISSION_MODES and permission_mode != "plan":
+            raise ConfigError(unknown_mode(permission_mode))
+    run = dict(run)
+    servers = run.pop("mcp_config", None) or []
+    if servers:
+        from catcode.mcp import sources
+
+        sources.RUN_SERVERS.update(claude_flags.mcp_servers(servers, dict(os.environ)))
+    keys = ("allowed", "disallowed", "add_dir", "max_turns", "system_prompt", "append_system_prompt")
+    values = {key: run.get(key) for key in keys}
+    for key in ("allowed", "disallowed", "add_dir"):
+        values[key] = values[key] or []
+    return model, permission_mode, claude_flags.run_overrides(**values)
+
+
 def _interactive(
     prompt: str | None,
     model: str | None,
     permission_mode: str | None,
     resume: str | None,
     ask: Asker | None,
+    overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
 ) -> int:
     """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
@@ -186,11 +224,13 @@ def _interactive(
     env = dict(os.environ)
     home, root = catcode_home(), find_project_root(Path.cwd())
     logsetup.configure(make_paths(home, root).logs, debug=state["debug"])  # where the log is needs no settings
-    flags = bool(model or permission_mode or sandbox)
+    flags = bool(model or permission_mode or sandbox or overrides)
     screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
     if screen is None:
         inputs = None if flags else settings_inputs(home, root, env)
-        settings, paths = settle(model, permission_mode, ask_consent=ask, notify=_say, sandbox=sandbox)
+        settings, paths = settle(
+            model, permission_mode, ask_consent=ask, notify=_say, sandbox=sandbox, overrides=overrides
+        )
         screen = FirstScreen.of(settings, paths)
         validated = screen
 

@@ -55,10 +55,12 @@ OUTSIDE = "bash_outside"
 @dataclass(frozen=True)
 class Rule:
     """``tool`` or ``tool(pattern)``; the pattern is a glob matched against the tool's key argument. catcode's own
-    tool names are matched whatever their case: ``Bash(rm -rf *)``, as Claude Code spells it, is ``bash(rm -rf *)``."""
+    tool names are matched whatever their case, and Claude Code's spellings are read as catcode's (``claude_rules``:
+    ``Read``, ``Edit(src/**)``, ``Bash(git status:*)``, ``mcp__server``)."""
 
     tool: str
     pattern: str | None = None
+    also: tuple[str, ...] = ()  # further tools the rule covers (Claude Code's Edit covers write_file too)
 
     _SYNTAX = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
@@ -68,20 +70,37 @@ class Rule:
         match = cls._SYNTAX.match(text)
         if not match:
             raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. bash(git *)")
-        tool = match.group(1)
-        return cls(tool if tool.startswith(MCP_TOOL_PREFIX) else tool.lower(), match.group(2))
+        tool, pattern = match.group(1), match.group(2)
+        if tool.startswith(MCP_TOOL_PREFIX):
+            return cls(tool, pattern)
+        from catcode.claude_rules import claude_path, claude_tools
+
+        covered = claude_tools(tool)
+        if covered is None:
+            return cls(tool.lower(), pattern)
+        return cls(covered[0], None if pattern is None else claude_path(pattern), covered[1:])
 
     def check_tool(self, text: str) -> None:
         """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
         if self.tool not in TOOL_NAMES and self.tool != OUTSIDE and not self.tool.startswith(MCP_TOOL_PREFIX):
+            from catcode.claude_rules import unsupported_reason
+
+            why = unsupported_reason(text.split("(")[0].strip()) or f"there is no tool {self.tool!r}"
             raise ConfigError(
-                f"Invalid permission rule {text!r}: there is no tool {self.tool!r} "
-                f"(tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) or mcp__<server>__<tool>)"
+                f"Invalid permission rule {text!r}: {why} (tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) "
+                "or mcp__<server>__<tool>; Claude Code's names work too)"
             )
+
+    def covers_tool(self, tool_name: str) -> bool:
+        """Does this rule name ``tool_name`` (``mcp__server`` names every tool of that server)?"""
+        if tool_name == self.tool or tool_name in self.also:
+            return True
+        server_wide = self.tool.startswith(MCP_TOOL_PREFIX) and "__" not in self.tool[len(MCP_TOOL_PREFIX) :]
+        return server_wide and tool_name.startswith(self.tool + "__")
 
     def matches(self, tool_name: str, key: str | None) -> bool:
         """Does this rule cover a call of ``tool_name`` whose key argument is ``key``?"""
-        if self.tool != tool_name:
+        if not self.covers_tool(tool_name):
             return False
         if self.pattern is None or self.pattern in ("*", "**"):
             return True
@@ -195,7 +214,7 @@ class PermissionPolicy:
         key = self._match_key(tool, tool_input)
         shell = tool.key_arg == "command" and key is not None
         for rule in self.deny:
-            if rule.tool == tool.name and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
+            if rule.covers_tool(tool.name) and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
             if self.mode is PermissionMode.READ_ONLY and tool.name.startswith(MCP_TOOL_PREFIX):
@@ -212,7 +231,7 @@ class PermissionPolicy:
             )
         if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
-        if shell and _deny_unsure([r.pattern for r in self.deny if r.tool == tool.name], key):
+        if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
@@ -250,10 +269,10 @@ class PermissionPolicy:
     def _named(self, tool: Tool) -> bool:
         """Is the whole tool allowed by name (a rule without a pattern, or "always" this session)?"""
         rules = (*self.allow, *self.session_rules)
-        return tool.name in self.session_allowed or any(r.tool == tool.name and r.pattern is None for r in rules)
+        return tool.name in self.session_allowed or any(r.covers_tool(tool.name) and r.pattern is None for r in rules)
 
     def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
-        rules = [r for r in (*self.allow, *self.session_rules) if r.tool == tool.name]
+        rules = [r for r in (*self.allow, *self.session_rules) if r.covers_tool(tool.name)]
         if shell:
             # Every simple command must be covered; substitutions and redirections never are (shell_rules).
             from catcode.shell_rules import allow_covers

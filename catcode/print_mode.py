@@ -2,66 +2,43 @@
 both (``cat app.py | catcode -p "explain this"``); ``@path`` attaches a project file as in the REPL. Nobody can be
 asked for permission: a refused tool is reported on stderr as well as to the model.
 
-``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one object at the end (result,
-usage, cost, session id); ``stream-json`` prints one JSON event per line as things happen (``init``, ``text``,
-``tool_use``, ``tool_result``, ``notice``, then ``result``). Exit 0 ok, 1 the turn failed, 2 a setup problem
-(no or rejected API key, bad settings, nothing to send)."""
+``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one ``result`` object at the end;
+``stream-json`` prints one JSON event per line as things happen — both in Claude Code's shapes
+(``print_events``). ``--input-format stream-json`` reads user messages as JSON lines on stdin
+(``{"type": "user", "message": {"role": "user", "content": ...}}``), one turn each, with a ``result`` after each.
+Exit 0 ok, 1 the turn failed (or stopped at ``--max-turns``), 2 a setup problem (no or rejected API key, bad
+settings, nothing to send)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import Any, TextIO
+import uuid
+from collections.abc import Iterator
+from typing import Any
 
-from catcode.agent import AgentEvents, TurnResult
-from catcode.messages import ToolUseBlock
-from catcode.permissions import NoTerminalApprover
-from catcode.providers.base import ChatResponse
+from catcode.agent import TurnResult
+from catcode.permissions import ApprovalRequest, Decision, NoTerminalApprover
+from catcode.print_events import PrintEvents, init_fields, result_fields
 from catcode.startup import warm_now
 from catcode.stdin_input import combine, cut_note, read_piped
-from catcode.tools.base import ToolResult
 
 FORMATS = ("text", "json", "stream-json")
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
 
 
-class PrintEvents(AgentEvents):
-    """Streams the answer to stdout (``text``) or JSON events (``stream-json``); notices go to stderr."""
+class PrintApprover(NoTerminalApprover):
+    """Refuses every ask (nobody is there) and tells ``events`` so the result lists the denial."""
 
-    def __init__(self, output_format: str = "text", out: TextIO | None = None, err: TextIO | None = None) -> None:
-        self.format = output_format
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
-        self.wrote = False
+    def __init__(self, events: PrintEvents) -> None:
+        super().__init__(report=lambda line: sys.stderr.write(f"catcode: {line}\n"))
+        self.events = events
 
-    def emit(self, event: dict[str, Any]) -> None:
-        """One JSON line (``stream-json`` only)."""
-        if self.format == "stream-json":
-            self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
-            self.out.flush()
-
-    def on_text(self, text: str) -> None:
-        """Write each delta as it arrives."""
-        self.wrote = True
-        if self.format == "text":
-            self.out.write(text)
-            self.out.flush()
-        self.emit({"type": "text", "text": text})
-
-    def on_response(self, response: ChatResponse) -> None:
-        """A ``tool_use`` event per call the model asked for (run, refused or not)."""
-        for call in (block for block in response.content if isinstance(block, ToolUseBlock)):
-            self.emit({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
-
-    def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
-        """A ``tool_result`` event."""
-        self.emit({"type": "tool_result", "tool_use_id": call.id, "content": result.text, "is_error": result.is_error})
-
-    def on_notice(self, text: str) -> None:
-        """One line on stderr (and a ``notice`` event)."""
-        self.err.write(f"catcode: {text}\n")
-        self.err.flush()
-        self.emit({"type": "notice", "text": text})
+    def ask(self, request: ApprovalRequest) -> Decision:
+        """Refuse, and record it."""
+        self.events.refused(request.tool.name, request.input)
+        return super().ask(request)
 
 
 def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
@@ -78,46 +55,92 @@ def run_print(
     prompt: str | None,
     *,
     output_format: str = "text",
+    input_format: str = "text",
     stdin: Any = None,
     resume: str | None = None,
     provider: Any = None,
     env: dict[str, str] | None = None,
 ) -> int:
-    """Run one turn; the exit code (see the module docstring)."""
+    """Run one turn (or, with ``input_format="stream-json"``, one per message read); the exit code (see the module
+    docstring)."""
     from catcode.app import build_session
 
-    message, more = message_for(prompt, sys.stdin if stdin is None else stdin)
-    if not message.strip():
+    source = sys.stdin if stdin is None else stdin
+    streamed = input_format == "stream-json"
+    message, more = ("", False) if streamed else message_for(prompt, source)
+    if not streamed and not message.strip():
         sys.stderr.write(f"catcode: {NO_PROMPT}\n")
         return 2
     if more:
         sys.stderr.write(f"catcode: {cut_note()}\n")
     events = PrintEvents(output_format)
-    approver = NoTerminalApprover(report=lambda line: sys.stderr.write(f"catcode: {line}\n"))
     session = build_session(
-        settings, paths, approver=approver, events=events, interactive=False, provider=provider, env=env
+        settings, paths, approver=PrintApprover(events), events=events, interactive=False, provider=provider, env=env
     )
+    events.stream.session_id = session.session_id
     if resume is not None and not _resume(session, resume):
         session.end()
         return 2
-    events.emit({"type": "init", "session_id": session.session_id, "model": session.provider.model})
+    events.model = session.provider.model
+    source_of_key = "ANTHROPIC_API_KEY" if (env or os.environ).get("ANTHROPIC_API_KEY") else "none"
+    events.emit("system", "init", **init_fields(session, os.getcwd(), source_of_key))
     warm_now(session.provider)
+    code = 0
+    try:
+        for text in _stream_messages(source, prompt) if streamed else [message]:
+            events.clock.restart()
+            result = _one_turn(session, text)
+            code = max(code, _finish(session, events, result))
+    finally:
+        session.end()
+    return code
+
+
+def _one_turn(session: Any, message: str) -> TurnResult:
     from catcode.attachments import attach_all
     from catcode.images import ImageTooBig
 
     try:
         message, attached, images = attach_all(message, session.paths.project_root)
     except ImageTooBig as exc:  # one line, and nothing is sent
-        sys.stderr.write(f"catcode: {exc}\n")
-        session.end()
-        return 1
+        return TurnResult(error=str(exc))
     for item in attached:
         sys.stderr.write(f"catcode: {item.describe()}\n")
+    return session.agent.run_turn(message, images)
+
+
+def _stream_messages(stdin: Any, prompt: str | None) -> Iterator[str]:
+    """The user messages of ``--input-format stream-json`` (the PROMPT, if given, first); a line that is not one is
+    reported on stderr and skipped."""
+    if prompt and prompt.strip():
+        yield prompt
+    for number, line in enumerate(stdin, start=1):
+        if not line.strip():
+            continue
+        text = user_text(line)
+        if text is None:
+            sys.stderr.write(f"catcode: stdin line {number}: not a user message in stream-json, skipped\n")
+            continue
+        yield text
+
+
+def user_text(line: str) -> str | None:
+    """The text of one stream-json input line (``{"type": "user", "message": {"role": "user", "content": ...}}``,
+    content a string or text blocks); None when it is not a user message with text."""
     try:
-        result = session.agent.run_turn(message, images)
-    finally:
-        session.end()
-    return _finish(session, events, result)
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("type") != "user" or not isinstance(data.get("message"), dict):
+        return None
+    content = data["message"].get("content")
+    if isinstance(content, str):
+        return content if content.strip() else None
+    if isinstance(content, list):
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        joined = "\n".join(t for t in texts if isinstance(t, str))
+        return joined if joined.strip() else None
+    return None
 
 
 def _resume(session: Any, how: str) -> bool:
@@ -140,33 +163,18 @@ def _resume(session: Any, how: str) -> bool:
 
 
 def _finish(session: Any, events: PrintEvents, result: TurnResult) -> int:
-    from catcode.pricing import cost_of, session_usage
+    from catcode.pricing import session_usage
 
-    error = result.error or ("interrupted" if result.interrupted else None)
-    code = 0 if error is None else (2 if _setup_problem(result) else 1)
-    total, unknown = cost_of(session_usage(session))
-    summary = {
-        "type": "result",
-        "is_error": error is not None,
-        "result": result.text,
-        "error": error,
-        "session_id": session.session_id,
-        "model": session.provider.model,
-        "num_rounds": result.rounds,
-        "usage": {
-            "input_tokens": result.usage.input_tokens,
-            "output_tokens": result.usage.output_tokens,
-            "cache_read_input_tokens": result.usage.cache_read_input_tokens,
-            "cache_creation_input_tokens": result.usage.cache_creation_input_tokens,
-        },
-        "cost_usd": None if total is None else round(total, 6),
-        "cost_unknown_models": unknown,
-    }
+    limit_hit = result.limit_reached
+    summary = result_fields(session, result, events, limit_hit=limit_hit, usage_by_model=session_usage(session))
+    error = summary["error"]
+    code = 0 if error is None and not limit_hit else (2 if _setup_problem(result) else 1)
     if events.format == "text" and events.wrote:
         sys.stdout.write("\n")
     elif events.format == "json":
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
-    events.emit(summary)
+        whole = {"type": "result", **summary, "uuid": str(uuid.uuid4())}
+        sys.stdout.write(json.dumps(whole, ensure_ascii=False) + "\n")
+    events.emit("result", **summary)
     if error is not None:
         sys.stderr.write(f"catcode: {error}\n")
     return code

@@ -11,7 +11,8 @@ one-time consent for the project (``catcode.consent``: remembered in ``$CATCODE_
 - each ``permissions.allow`` rule, except rules for read-only tools (they never ask anyway) and ``write_file``/
   ``edit_file`` rules confined to the project's own files: a relative glob that does not start with a wildcard,
   has no ``..`` and stays out of ``.git`` and ``.cat-code``.
-- each ``permissions.additional_dirs`` entry (file tools could read and write there).
+- each ``permissions.additional_dirs`` and ``permissions.additional_directories`` entry (file tools could read and
+  write there).
 - a ``sandbox`` that is weaker than the person's own: mode off (or workspace-write over their read-only), the
   network on, each ``writable`` folder (``catcode.sandbox.trust``).
 
@@ -120,10 +121,11 @@ def consent_items(
             if rule_needs_consent(rule):
                 item = ConsentItem("settings", f"permissions.allow {rule}", f"allow rule {rule} ({where})", rule)
                 items.setdefault(item.id, item)
-        for folder in _strings(permissions.get("additional_dirs")):
-            key = f"permissions.additional_dirs {folder}"
-            item = ConsentItem("settings", key, f"additional directory {folder} ({where})", folder)
-            items.setdefault(item.id, item)
+        for field in ("additional_dirs", "additional_directories"):
+            for folder in _strings(permissions.get(field)):
+                key = f"permissions.{field} {folder}"
+                item = ConsentItem("settings", key, f"additional directory {folder} ({where})", folder)
+                items.setdefault(item.id, item)
     return ([mode_item] if mode_item else []) + list(items.values())
 
 
@@ -167,7 +169,7 @@ def _without(data: dict[str, Any], refused: set[str], base_mode: str) -> dict[st
     weaker = isinstance(mode, str) and MODE_STRENGTH.get(mode, -1) > MODE_STRENGTH.get(base_mode, 1)
     if weaker and "settings:permissions.mode" in refused:
         del kept["mode"]
-    for key in ("allow", "additional_dirs"):
+    for key in ("allow", "additional_dirs", "additional_directories"):
         if isinstance(kept.get(key), list):
             kept[key] = [v for v in kept[key] if f"settings:permissions.{key} {v}" not in refused]
     return {**data, "permissions": kept}

@@ -16,7 +16,9 @@ You help with software engineering: reading, explaining, writing and changing co
 - Paths are relative to the project root unless absolute."""
 
 
-def system_prompt(project_root: Path, *sections: str) -> str:
-    """The base prompt for ``project_root`` followed by optional sections (memory guidance...)."""
-    parts = [BASE_PROMPT.format(root=project_root), *(s.strip() for s in sections if s and s.strip())]
+def system_prompt(project_root: Path, *sections: str, base: str | None = None) -> str:
+    """The base prompt for ``project_root`` (or ``base`` instead: ``--system-prompt``) followed by optional
+    sections (memory guidance...)."""
+    head = base.strip() if base and base.strip() else BASE_PROMPT.format(root=project_root)
+    parts = [head, *(s.strip() for s in sections if s and s.strip())]
     return "\n\n".join(parts)

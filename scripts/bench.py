@@ -103,6 +103,7 @@ SECTIONS = [
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
     ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
+    ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

@@ -79,9 +79,17 @@ def register_builtins(registry: CommandRegistry) -> None:
 
     @registry.command("model", complete=lambda ctx, text: [m for m in known_models() if m.startswith(text)])
     def cmd_model(ctx: CommandContext, args: str) -> None:
-        """Show the model and the known ones, or switch it for this session: /model [id]."""
+        """Show the model and the known ones, or switch it for this session: /model [id | sonnet | opus | haiku]."""
         provider = ctx.session.provider
         if args:
+            from catcode.claude_flags import model_alias
+            from catcode.errors import ConfigError
+
+            try:
+                args = model_alias(args)
+            except ConfigError as exc:
+                ctx.console.print(str(exc), style="red", markup=False)
+                return
             provider.model = args
             ctx.console.print(f"Model: {args}", markup=False)
             if price_of(args) is None:

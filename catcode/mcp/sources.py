@@ -30,6 +30,10 @@ from catcode.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
 log = get_logger(__name__)
 
 MCP_JSON = ".mcp.json"
+RUN_SOURCE = Path("--mcp-config")
+RUN_SERVERS: dict[str, McpServerSettings] = {}
+"""Servers given with ``--mcp-config`` for this run (set once by the command line, before the session is built):
+the person's own, like the user's settings; no settings file can declare them."""
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _VARIABLE_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -80,6 +84,9 @@ def collect_servers(
     """Every server the user's settings and the project declare (see the module docstring)."""
     env = os.environ if env is None else env
     user = _from_settings(home / "settings.yaml", notify, trusted=True)
+    run = {spec.name for spec in user} & set(RUN_SERVERS)
+    user = [spec for spec in user if spec.name not in run]  # --mcp-config's server of the same name wins
+    user += [ServerSpec(name, s, RUN_SOURCE, True, _canonical(s.model_dump())) for name, s in RUN_SERVERS.items()]
     project: list[ServerSpec] = []
     user_file = (home / "settings.yaml").resolve()
     for path in project_settings_files(project_root):
@@ -131,6 +138,33 @@ def _from_mcp_json(path: Path, env: Mapping[str, str], notify: Callable[[str], N
         log.warning("mcp_json_entry_skipped", path=str(path), server=str(name), reason=problem)
         notify(f"Skipped MCP server {name} in {path}: {problem}")
     return specs
+
+
+def claude_servers(data: Any, env: Mapping[str, str], where: str) -> dict[str, McpServerSettings]:
+    """The servers of a ``.mcp.json``-shaped object (``{"mcpServers": {NAME: {...}}}``), strictly: anything wrong is
+    a ``ConfigError`` naming ``where`` and the server (``--mcp-config``: the person asked for exactly these)."""
+    from catcode.errors import ConfigError
+
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise ConfigError(f'{where}: expected {{"mcpServers": {{NAME: {{...}}}}}}')
+    out: dict[str, McpServerSettings] = {}
+    for name, entry in servers.items():
+        problem = _entry_problem(str(name), entry)
+        if problem is None:
+            try:
+                out[str(name)] = McpServerSettings.model_validate(_claude_entry(_expand(entry, env)))
+                continue
+            except KeyError as exc:
+                problem = _first_error(exc)
+            except ValidationError as exc:
+                from catcode.config_errors import describe
+
+                error = exc.errors()[0]
+                where_in = ".".join(str(p) for p in error["loc"])
+                problem = f"{where_in + ': ' if where_in else ''}{describe(error)}"
+        raise ConfigError(f"{where}: server {name}: {problem}")
+    return out
 
 
 def _entry_problem(name: str, entry: Any) -> str | None:

@@ -80,8 +80,9 @@ def test_output_formats(project: Path, catcode_env: dict, fake_server: FakeAnthr
     proc = run(project, catcode_env, "-p", "list", "--output-format", "stream-json")
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     kinds = [e["type"] for e in events]
-    assert kinds[0] == "init" and kinds[-1] == "result"
-    assert {"tool_use", "tool_result", "text"} <= set(kinds)
+    assert kinds[0] == "system" and events[0]["subtype"] == "init" and kinds[-1] == "result"
+    blocks = [b["type"] for e in events if e["type"] in ("assistant", "user") for b in e["message"]["content"]]
+    assert {"tool_use", "tool_result", "text"} <= set(blocks)  # Claude Code's shapes (issue 24)
     assert "refused bash(ls): no terminal to ask for permission" in proc.stderr  # reported to the person too
 
 

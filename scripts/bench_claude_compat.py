@@ -1,0 +1,106 @@
+"""Issue 24: what Claude Code's shapes and the memory import cost, as ratios against a baseline of the same run.
+
+- Print mode: ``catcode -p`` wall time with ``--output-format json`` and ``stream-json`` (Claude Code's shapes)
+  against ``text`` (no JSON at all), same fake server, runs interleaved; the quality the speed could trade is
+  measured with it: fields of the recorded Claude Code sample missing from catcode's output (must be 0).
+- Import: ``catcode memory import DIR --yes`` of 300 memories in Claude Code's layout against ``catcode memory list``
+  on the same home (the same process start and store load); with it: memories lost (must be 0) and commits made
+  (must be 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+CATCODE = str(Path(sys.executable).parent / "catcode")
+SAMPLES = ROOT / "tests" / "data" / "claude_code"
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "CLAUDE_"))}
+    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), GIT_CONFIG_GLOBAL="/dev/null", **extra)
+    env.update(CATCODE_MEMORY_ENABLED="false", CATCODE_USER_ID="bench")
+    return env
+
+
+def _missing(recorded: dict, ours: dict) -> int:
+    return sum(1 for key in recorded if key not in ours) + sum(
+        _missing(value, ours[key]) for key, value in recorded.items() if isinstance(value, dict) and key in ours
+    )
+
+
+def bench_print_formats(runs: int = 7) -> dict[str, float]:
+    """Median ``catcode -p`` wall time per output format, as ratios against ``text``."""
+    from tests.fakes import FakeAnthropicServer, text
+
+    times: dict[str, list[float]] = {"text": [], "json": [], "stream-json": []}
+    missing = 0
+    with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer() as server:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir(parents=True)
+        env = _env(home, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="bench")
+        for _ in range(runs):
+            for fmt in times:
+                server.enqueue(text("The answer."))
+                start = time.perf_counter()
+                proc = subprocess.run([CATCODE, "-p", "hi", "--output-format", fmt], cwd=project, env=env,
+                                      capture_output=True, text=True, check=True)  # fmt: skip
+                times[fmt].append(time.perf_counter() - start)
+                if fmt == "json":
+                    missing += _missing(json.loads((SAMPLES / "result.json").read_text()), json.loads(proc.stdout))
+    base = statistics.median(times["text"])
+    return {
+        "text_ms": base * 1000,
+        "json_vs_text": statistics.median(times["json"]) / base,
+        "stream_json_vs_text": statistics.median(times["stream-json"]) / base,
+        "claude_fields_missing": missing,
+    }
+
+
+def bench_import(count: int = 300) -> dict[str, float]:
+    """``memory import`` of ``count`` Claude Code memories against ``memory list`` on the same home."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project, folder = Path(tmp) / "home", Path(tmp) / "project", Path(tmp) / "claude"
+        project.mkdir(parents=True)
+        folder.mkdir()
+        subprocess.run(["git", "init", "-q", str(project)], check=True)
+        for i in range(count):
+            kind = ("user", "feedback", "project", "reference")[i % 4]
+            (folder / f"note-{i}.md").write_text(
+                f"---\nname: note {i}\ndescription: note number {i}\ntype: {kind}\n---\n\nRemember fact {i}.\n"
+            )
+        env = _env(home)
+        subprocess.run([CATCODE, "memory", "list"], cwd=project, env=env, capture_output=True, check=True)
+        start = time.perf_counter()
+        subprocess.run([CATCODE, "memory", "list"], cwd=project, env=env, capture_output=True, check=True)
+        baseline = time.perf_counter() - start
+        start = time.perf_counter()
+        subprocess.run([CATCODE, "memory", "import", str(folder), "--yes"], cwd=project, env=env,
+                       capture_output=True, check=True)  # fmt: skip
+        took = time.perf_counter() - start
+        listed = subprocess.run([CATCODE, "memory", "list"], cwd=project, env=env, capture_output=True, text=True)
+        log = subprocess.run([CATCODE, "memory", "log", "100"], cwd=project, env=env, capture_output=True, text=True)
+    return {
+        "list_baseline_ms": baseline * 1000,
+        "import_300_vs_list": took / baseline,
+        "memories_lost": count - len(listed.stdout.splitlines()),
+        "import_commits": sum(1 for line in log.stdout.splitlines() if "import: " in line),
+    }
+
+
+def bench_claude_compat() -> dict[str, float]:
+    """Both figures, one section."""
+    return {**bench_print_formats(), **bench_import()}
+
+
+if __name__ == "__main__":
+    for key, value in bench_claude_compat().items():
+        print(f"  {key:<42} {value:>12,.3f}")
