@@ -51,7 +51,8 @@ def test_print_mode_stream_json_shows_the_call(
     cat = spawn_catcode("-p", "--output-format", "stream-json", "plan it")
     cat.expect_text('"type": "result"')
     events = [json.loads(line) for line in cat.output.splitlines() if line.startswith("{")]
-    call = next(e for e in events if e["type"] == "tool_use")
+    blocks = [b for e in events if e["type"] in ("assistant", "user") for b in e["message"]["content"]]
+    call = next(b for b in blocks if b["type"] == "tool_use")  # Claude Code's shape: the API's own block
     assert call["name"] == "todo_write" and call["input"] == _todos("in_progress", "pending", "pending")
-    result = next(e for e in events if e["type"] == "tool_result")
+    result = next(b for b in blocks if b["type"] == "tool_result")
     assert result["content"].startswith("Todo list updated (1 in progress, 2 pending, 0 completed)")
