@@ -129,6 +129,7 @@ def build_session(
     notices: queue.SimpleQueue[str] | None = None,
     defer_start_up: bool = False,
     mcp_wait: Any = None,
+    instructions_shown: bool = False,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks and the agent.
 
@@ -142,7 +143,7 @@ def build_session(
     that it does not compete with the first request (the interactive session, which also calls it when its prompt
     sits idle). MCP servers start at launch all the same (with ``defer_start_up``, once the prompt is drawn:
     ``Session.start_background``); ``mcp_wait`` (a ``mcp.hook.WaitScreen``; default: a line through the notices) shows
-    a request's wait for them."""
+    a request's wait for them. ``instructions_shown``: the interactive header named the instruction files already."""
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.compaction import Compactor
@@ -186,7 +187,9 @@ def build_session(
         parts.register_commands.append(
             lambda registry: register_agents(registry, extensions.agents, extensions.refused_agents)
         )
-    system, rebuild_system = _add_instructions(settings, paths, cwd or Path.cwd(), parts, notify)
+    system, rebuild_system = _add_instructions(
+        settings, paths, cwd or Path.cwd(), parts, notify, announce=not instructions_shown
+    )
     overhead = estimate_request_overhead(system, tools.specs())
     compactor = Compactor(
         provider,
@@ -360,11 +363,17 @@ def _add_sandbox(
 
 
 def _add_instructions(
-    settings: Settings, paths: Paths, cwd: Path, parts: _Parts, notify: Callable[[str], None]
+    settings: Settings,
+    paths: Paths,
+    cwd: Path,
+    parts: _Parts,
+    notify: Callable[[str], None],
+    announce: bool = True,
 ) -> tuple[str, Callable[[], str]]:
     """The static system prompt with the project instructions (AGENTS.md, CLAUDE.md...) at its end, the one
-    line naming them, and the function that reads them again and rebuilds the prompt (``/init`` uses it).
-    ``system_prompt`` replaces the base prompt; ``append_system_prompt`` comes last."""
+    line naming them (unless the interactive header showed it already: ``announce``), and the function that reads
+    them again and rebuilds the prompt (``/init`` uses it). ``system_prompt`` replaces the base prompt;
+    ``append_system_prompt`` comes last."""
     from catcode import instructions
     from catcode.prompts import system_prompt
 
@@ -372,7 +381,7 @@ def _add_instructions(
     for warning in loaded.warnings:
         notify(warning)  # a skipped file is said in print mode too (stderr)
     line = instructions.loaded_line(loaded, paths.project_root, paths.home)
-    if line:
+    if line and announce:
         parts.notices.put(line)
 
     def register_init(registry: Any) -> None:  # imported with the registry: print mode has none (rich.markdown)

@@ -15,6 +15,7 @@ import typer
 
 from catcode import __version__
 from catcode.checkpoints.cli import register as register_checkpoint_commands
+from catcode.cli_help import HelpGroup, RootGroup
 from catcode.cli_values import one_of, whole_number
 from catcode.config_cli import config_app
 from catcode.config_errors import PERMISSION_MODES
@@ -50,6 +51,7 @@ class OutputFormat(StrEnum):
 
 
 app = typer.Typer(
+    cls=RootGroup,
     add_completion=True,
     no_args_is_help=False,
     pretty_exceptions_enable=False,
@@ -62,9 +64,9 @@ app = typer.Typer(
 register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
 register_transfer_commands(memory_app)  # import, export (issue 24)
 # each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
-app.add_typer(memory_app, name="memory", options_metavar="[OPTIONS]")
-app.add_typer(config_app, name="config", options_metavar="[OPTIONS]")
-app.add_typer(mcp_app, name="mcp", options_metavar="[OPTIONS]")
+app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")
+app.add_typer(mcp_app, name="mcp", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.command("doctor", options_metavar="[OPTIONS]")(doctor)
 register_checkpoint_commands(app, SUBCOMMANDS)  # checkpoints, rewind
 

@@ -114,12 +114,14 @@ def consent_asker() -> Asker | None:
     def ask(project_root: Path, items: Any) -> bool:
         from catcode.consent import terminal_asker
         from catcode.ui.keys import AnswerReader
+        from catcode.ui.turn_keys import TurnKeys
 
         def write(text: str) -> None:
             sys.stdout.write(text)
             sys.stdout.flush()
 
-        return terminal_asker(AnswerReader(), write)(project_root, items)
+        # TurnKeys: what was typed while catcode started never answers the question (it is discarded, and said)
+        return terminal_asker(AnswerReader(TurnKeys()), write)(project_root, items)
 
     return ask
 

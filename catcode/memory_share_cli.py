@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from catcode.cli_help import HelpGroup
 from catcode.cli_values import whole_number
 from catcode.memory_cli import _errors, _runtime, _with_runtime
 
@@ -16,7 +17,9 @@ DEFAULT_PORT = 8765
 
 def register(memory_app: typer.Typer) -> None:
     """Add ``serve``, ``sync`` and ``remote add|show`` to ``catcode memory``."""
-    remote_app = typer.Typer(name="remote", help="The git remote that memories sync through.", no_args_is_help=True)
+    remote_app = typer.Typer(
+        name="remote", cls=HelpGroup, help="The git remote that memories sync through.", no_args_is_help=True
+    )
     remote_app.command("add")(remote_add)
     remote_app.command("show")(remote_show)
     memory_app.add_typer(remote_app, name="remote")

@@ -102,4 +102,7 @@ def save_allow_rules(rules: list[str], *, home: Path, project_root: Path, env: d
             env=env,
         )  # fmt: skip
     ConsentStore(home).record(project_root, [rule_consent(rule) for rule in rules], True)
-    return f"Saved {', '.join(rules)} to {LOCAL_SETTINGS}"
+    from catcode.git_ignore import keep_out_of_git
+
+    ignored = keep_out_of_git(project_root, LOCAL_SETTINGS.as_posix())
+    return f"Saved {', '.join(rules)} to {LOCAL_SETTINGS}" + (f" ({ignored})" if ignored else "")

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from rich.table import Table
+from rich.text import Text
+
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.config_errors import unknown_mode
 from catcode.permissions import PermissionMode
 from catcode.pricing import cost_of, dollars, known_models, price_of, session_usage, unknown_reason
 
 MODES = [m.value for m in PermissionMode]
+
+
+def hanging(rows: list[tuple[str, str]], indent: int = 0) -> Table:
+    """Two columns, names then descriptions; a description too long for the terminal wraps under itself (a
+    hanging indent), never under the names."""
+    grid = Table.grid(padding=(0, 2, 0, 0), pad_edge=False)
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for name, text in rows:
+        grid.add_row(Text(" " * indent + name), Text(text))
+    return grid
 
 
 def register_builtins(registry: CommandRegistry) -> None:
@@ -24,12 +38,10 @@ def register_builtins(registry: CommandRegistry) -> None:
                 return
             ctx.console.print(f"/{found.name}\n{found.doc}", markup=False)
             if found.subcommands:  # what is registered now, extensions included
-                width = max(len(sub) for sub in found.subcommands)
-                for sub, text in found.subcommands.items():
-                    ctx.console.print(f"  /{found.name} {sub:<{width}}  {text}", markup=False)
+                rows = [(f"/{found.name} {sub}", text) for sub, text in found.subcommands.items()]
+                ctx.console.print(hanging(rows, indent=2))
             return
-        for cmd in registry.all():
-            ctx.console.print(f"/{cmd.name:<12} {cmd.summary}", markup=False)
+        ctx.console.print(hanging([(f"/{cmd.name}", cmd.summary) for cmd in registry.all()]))
         ctx.console.print(
             "Type a message to talk to the agent. @path attaches a file (or an image); \\ or Alt+Enter adds a line; "
             "Shift+Tab cycles the permission mode; Esc Esc rewinds; Ctrl+O shows the last tool's output; Ctrl+C "

@@ -20,6 +20,7 @@ class CommandContext:
     confirm: Callable[[str], bool] = lambda question: False  # no terminal → no
     state: dict[str, Any] = field(default_factory=dict)  # REPL-owned values (e.g. "exit": True)
     ask: Callable[[str], str] = lambda question: ""  # one typed line (a choice); no terminal → empty
+    replay: Callable[[list[Any]], None] = lambda messages: None  # draw a conversation taken up (on a terminal)
 
 
 CommandFunction = Callable[[CommandContext, str], None]

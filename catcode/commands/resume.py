@@ -68,8 +68,17 @@ def resume(ctx: CommandContext, wanted: str) -> bool:
         if chosen is None:
             ctx.console.print("Kept the current conversation.", style="dim", markup=False)
             return False
-    restore(ctx.session, chosen, lambda line: ctx.console.print(line, style="dim", markup=False))
+    _take_up(ctx, chosen)
     return True
+
+
+def _take_up(ctx: CommandContext, chosen: SessionInfo) -> None:
+    """Restore ``chosen``, draw its conversation again, then say which session it was."""
+    lines: list[str] = []
+    restore(ctx.session, chosen, lines.append)
+    ctx.replay(ctx.session.agent.messages)
+    for line in lines:
+        ctx.console.print(line, style="dim", markup=False)
 
 
 def resume_at_start(ctx: CommandContext, how: str) -> bool:
@@ -84,7 +93,7 @@ def resume_at_start(ctx: CommandContext, how: str) -> bool:
     if not sessions:
         ctx.console.print("No earlier session in this project: starting a new one.", style="dim", markup=False)
         return False
-    restore(ctx.session, sessions[0], lambda line: ctx.console.print(line, style="dim", markup=False))
+    _take_up(ctx, sessions[0])
     return True
 
 

@@ -4,7 +4,8 @@ coloured diff) and reads a typed answer through an injected ``read(message) -> s
 Answers, confirmed with Enter: ``y`` yes; ``n`` no; ``n <reason>`` no, and the reason goes back to the model;
 ``a`` always allow — for ``bash`` a scoped rule per command (``bash(git status*)``, see ``shell_rules``), for other
 tools the tool — for the rest of the session; ``s`` the same, also saved to ``.cat-code/settings.local.yaml``
-(through the injected ``save``). Empty (Enter), Ctrl+C or Ctrl+D mean no; anything else asks again."""
+(through the injected ``save``). Empty (Enter) means no; Ctrl+C means no and stops the whole turn (the agent's
+interrupt); Ctrl+D too, and then the session ends (on a terminal; elsewhere it is a no). Anything else asks again."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ NO_RULE = (
 )
 NOT_OFFERED = "  a: not offered — $(…), backticks, redirections and expansions always ask"
 LOCAL_SETTINGS = ".cat-code/settings.local.yaml"
+STOPPED = "Not allowed; the turn is stopped."
 
 Saver = Callable[[list[str]], str]
 """Saves allow rules to the project's local settings (and records consent); returns a line to show."""
@@ -104,10 +106,17 @@ def ask_yes_no(read: Reader, question: str) -> bool:
 class TerminalApprover:
     """An ``Approver`` that asks the person at the terminal."""
 
-    def __init__(self, console: Console, read: Reader, save: Saver | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        read: Reader,
+        save: Saver | None = None,
+        end_session: Callable[[], None] | None = None,
+    ) -> None:
         self.console = console
         self.read = read
         self.save = save
+        self.end_session = end_session  # Ctrl+D at the prompt: the turn stops and the session ends
 
     def ask(self, request: ApprovalRequest) -> Decision:
         """Show the call and what "always" would allow, then read answers until one means something."""
@@ -120,9 +129,16 @@ class TerminalApprover:
         while True:
             try:
                 answer = self.read(f"Allow {name}? [{keys}, Enter = no] ")
-            except (KeyboardInterrupt, EOFError):
-                self.console.print(Text("Not allowed.", style="yellow"))
-                return Decision(False)
+            except KeyboardInterrupt:
+                self.console.print(Text(STOPPED, style="yellow"))
+                raise  # like Esc in Claude Code: the whole turn stops, not only this call
+            except EOFError:
+                if self.end_session is None:
+                    self.console.print(Text("Not allowed.", style="yellow"))
+                    return Decision(False)
+                self.end_session()
+                self.console.print(Text(STOPPED, style="yellow"))
+                raise KeyboardInterrupt from None
             decision = parse_answer(answer)
             if decision is not None and decision.always and not rules:
                 self.console.print(Text(NO_RULE, style="yellow"))

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import re
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from catcode.ui.render import error_text
 
 log = get_logger(__name__)
 
+ENDING = "turn stopped; ending the session (catcode --continue takes it up again)."
 COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command
 
 
@@ -65,8 +67,10 @@ class Conversation:
         confirm: Callable[[str], bool] = lambda question: False,
         errors: Console | None = None,
         progress: Console | None = None,
+        keys: Any = None,
     ) -> None:
         self.session, self.registry, self.console, self.events = session, registry, console, events
+        self.keys = keys  # ``TurnKeys`` on a terminal: Ctrl+D during a turn stops it and ends the session
         self.errors = errors or console
         self.progress = progress or console
         self.state: dict[str, Any] = {}
@@ -104,8 +108,10 @@ class Conversation:
             return TurnResult(error=str(exc))
         for item in attached:
             self.progress.print(Text(item.describe(), style="dim"))
+        watching = self.keys.watching() if self.keys is not None else contextlib.nullcontext()
         try:
-            result = self.session.agent.run_turn(message, images)
+            with watching:
+                result = self.session.agent.run_turn(message, images)
         except KeyboardInterrupt:  # landed outside the agent's own handler
             result = TurnResult(interrupted=True)
         except Exception as exc:
@@ -114,7 +120,10 @@ class Conversation:
         finally:
             self.events.end_turn()
         self.state["last_turn_usage"] = result.usage
-        if result.interrupted:
+        if self.keys is not None and self.keys.exit_requested:
+            self.state["exit"] = True
+            self.progress.print(Text(f"Ctrl+D: {ENDING}", style="yellow"))
+        elif result.interrupted:
             self.progress.print(Text("interrupted", style="yellow"))
         elif result.error:
             self.errors.print(error_text(result.error))
@@ -134,5 +143,8 @@ class Conversation:
         self.show_notices(drain(self.session.notices))
 
     def shutdown(self) -> None:
-        """End the session (memory capture, SESSION_END); never raises."""
+        """End the session (memory capture, SESSION_END); never raises. The last tool's kept output goes."""
+        full = getattr(self.events, "full", None)
+        if full is not None:
+            full.discard()
         self.session.shutdown(self.say)

@@ -30,10 +30,13 @@ class ReplEvents(AgentEvents):
         self.stream: MarkdownStream | PlainStream = MarkdownStream(console) if live else PlainStream(console)
         self.preview_lines = preview_lines
         self.tools: Any = None
-        self.last_output: tuple[str, str] | None = None  # (call, full result) of the last tool, for Ctrl+O
+        self.last_output: tuple[str, str] | None = None  # (call, result) of the last tool, for Ctrl+O
+        self.full: Any = None  # ``FullOutput``: the last tool's whole output on disk, for Ctrl+O (on a terminal)
         self._running = ToolProgress(console) if live else None
         self._shown: set[str] = set()
         self._todo_lines = 0  # lines of the checklist drawn last, while nothing was printed after it
+        self._in_flight = 0  # calls running alongside others (task) whose header is on screen
+        self._concurrent_done = False
 
     def on_request(self) -> None:
         """Spinner until the first token."""
@@ -50,20 +53,29 @@ class ReplEvents(AgentEvents):
 
     def on_tool_start(self, call: ToolUseBlock) -> None:
         """``⏺ tool(key argument)``; on a terminal, live with its clock and output tail until it ends (the line
-        is printed for good then)."""
+        is printed for good then). A call that runs alongside others (``task``) is printed for good at once: its
+        subagent's progress lines, and the line saying it is done, come under it."""
         self.stream.finish()
         tool = self.tools.get(call.name) if self.tools is not None else None
         if call.name != TODO_TOOL:
             self._todo_lines = 0
-        if self._running is not None and not getattr(tool, "interactive", False):
-            self._running.start(tool_call_text(call.name, self.key_argument(call)).plain.removeprefix("⏺ "))
+        label = tool_call_text(call.name, self.key_argument(call)).plain
+        if self.full is not None:
+            self.full.begin(label)
+        interactive = getattr(tool, "interactive", False)  # it talks with the person: no live view over it
+        if self._running is not None and not self._concurrent(call) and not interactive:
+            self._running.start(label.removeprefix("⏺ "))
         else:
             self._show_call(call)
+            if self._concurrent(call):
+                self._in_flight += 1
 
     def on_tool_output(self, text: str) -> None:
         """Live output of the running tool."""
         if self._running is not None:
             self._running.feed(text)
+        if self.full is not None:
+            self.full.feed(text)
 
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
         """The result's first lines (also for calls that never started: refused, unknown, invalid)."""
@@ -75,8 +87,19 @@ class ReplEvents(AgentEvents):
         self._todo_lines = 0
         if call.id not in self._shown:
             self._show_call(call)
+        elif self._concurrent(call):
+            self._in_flight -= 1
+            if self._in_flight or self._concurrent_done:  # other calls' lines came between: say whose result
+                self._show_call(call)
+            self._concurrent_done = self._in_flight > 0
         self._shown.discard(call.id)
-        self.last_output = (tool_call_text(call.name, self.key_argument(call)).plain, result.text)
+        label = tool_call_text(call.name, self.key_argument(call)).plain
+        self.last_output = (label, result.text)
+        if self.full is not None:
+            if self.full.fed:  # what it printed as it ran, whole, then how it ended ("exit code: 0")
+                self.full.end(result.text.rsplit("\n", 1)[-1])
+            else:
+                self.full.write(label, result.text)
         shown = result_text(result, self.preview_lines)
         if self._running is not None and len(result.text.splitlines()) > self.preview_lines:
             shown.append("  (Ctrl+O shows all of it)", style="dim")
@@ -101,18 +124,28 @@ class ReplEvents(AgentEvents):
         self.progress.print(drawn)
         self._todo_lines = len(self.progress.render_lines(drawn, pad=False))
         self.last_output = ("todo_write", result.text)
+        if self.full is not None:
+            self.full.write("⏺ todo_write", result.text)
 
     def end_turn(self) -> None:
-        """Stop any spinner or Live and keep what streamed before an interrupt or a failure."""
+        """Stop any spinner or Live and keep what streamed before an interrupt or a failure: a tool still running
+        (Ctrl+C) leaves its call and the last lines of its output on screen."""
         self._todo_lines = 0
         if self._running is not None:
-            self._running.stop()
+            self._running.stop(keep=True)
+        if self.full is not None and self.full.open:
+            self.full.end("interrupted")
         self.stream.finish()
         self._shown.clear()
+        self._in_flight, self._concurrent_done = 0, False
 
     def _show_call(self, call: ToolUseBlock) -> None:
         self._shown.add(call.id)
         self.progress.print(tool_call_text(call.name, self.key_argument(call)))
+
+    def _concurrent(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name) if self.tools is not None else None
+        return bool(getattr(tool, "concurrent", False))
 
     def key_argument(self, call: ToolUseBlock) -> str | None:
         """The argument that says what a call does: the tool's ``key_arg``, else its first string argument."""

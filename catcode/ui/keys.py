@@ -104,18 +104,36 @@ def mode_cycler(session: Any, console: Any) -> Callable[[], None]:
 
 
 def pager_for(events: Any, console: Any) -> Callable[[], None]:
-    """Ctrl+O: the last tool's full output in a pager, or a line saying there is none yet."""
+    """Ctrl+O: the last tool's whole output (``events.full``, kept on disk) in ``$PAGER`` (else ``less``), or the
+    result the model got when nothing was kept; a line saying there is none yet."""
 
     def show() -> None:
         last = getattr(events, "last_output", None)
         if last is None:
             console.print("No tool output yet.", style="dim", markup=False)
             return
+        full = getattr(events, "full", None)
+        if full is not None and full.text() and _page_file(full.path):
+            return
         call, text = last
         with console.pager(styles=False):
             console.print(f"{call}\n\n{text}", markup=False, highlight=False, soft_wrap=True)
 
     return show
+
+
+def _page_file(path: Any) -> bool:
+    """Run the pager on ``path``; False when there is no pager to run."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+
+    argv = shlex.split(os.environ.get("PAGER") or "less")
+    if not argv or shutil.which(argv[0]) is None:
+        return False
+    subprocess.run([*argv, str(path)], check=False)
+    return True
 
 
 def toolbar(session: Any) -> str:
@@ -185,14 +203,25 @@ def make_prompt(screen: FirstScreen, live: Any, console: Callable[[], Any], **io
 
 class AnswerReader:
     """Reads one answer (permission prompt, y/N question) with a plain prompt on the same terminal; its
-    answers stay out of the input history."""
+    answers stay out of the input history. What was typed before the question was asked never answers it:
+    it is discarded first, with a line saying so (``keys``: the ``TurnKeys`` of the terminal, if any)."""
 
-    def __init__(self, **io: Any) -> None:
+    def __init__(self, keys: Any = None, **io: Any) -> None:
         self._io = io
         self._prompt: PromptSession[str] | None = None
+        self.keys = keys
 
     def __call__(self, message: str) -> str:
         """Show ``message``; KeyboardInterrupt/EOFError on Ctrl+C/Ctrl+D."""
         if self._prompt is None:
             self._prompt = PromptSession(**self._io)
-        return self._prompt.prompt(message)
+        if self.keys is None:
+            return self._prompt.prompt(message)
+        from catcode.ui.turn_keys import discarded_line
+
+        with self.keys.question(self._prompt.input) as discarded:
+            line = discarded_line(discarded)
+            if line:
+                sys.stdout.write(f"\x1b[2m{line}\x1b[0m\n")
+                sys.stdout.flush()
+            return self._prompt.prompt(message)

@@ -81,8 +81,15 @@ class ToolProgress:
             lines = self._lines + ([self._partial] if self._partial else [])
         return lines[-TAIL_LINES:]
 
-    def stop(self) -> None:
-        """Remove the live view (idempotent)."""
+    def stop(self, keep: bool = False) -> None:
+        """Remove the live view (idempotent); ``keep``: print the call and its last output lines for good (a tool
+        interrupted by Ctrl+C, which will print no result)."""
         live, self._live = self._live, None
-        if live is not None:
-            live.stop()
+        if live is None:
+            return
+        live.stop()
+        if keep:
+            seconds = int(time.monotonic() - self.started)
+            self.console.print(Text.assemble(("⏺ ", "cyan"), self.label, (f"  interrupted after {seconds}s", "yellow")))
+            for line in self.tail():
+                self.console.print(Text("  │ " + line, style="dim"), overflow="ellipsis", no_wrap=True)

@@ -20,6 +20,7 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
@@ -79,6 +80,18 @@ def dim_line(console: Console | None, line: str) -> None:
     sys.stdout.flush()
 
 
+def instructions_line(paths: Any) -> str | None:
+    """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
+    files, read before the prompt so that the line comes before the first message)."""
+    from catcode import instructions
+
+    try:
+        loaded = instructions.load(paths.home, paths.project_root, Path.cwd())
+    except OSError:
+        return None
+    return instructions.loaded_line(loaded, paths.project_root, paths.home)
+
+
 class Repl:
     """The prompt loop, in front of a session that may still be being built. ``console()`` is the rich console
     (made when first needed); ``given`` is the one the caller passed (tests), if any: the header goes through it,
@@ -91,8 +104,10 @@ class Repl:
         screen: FirstScreen,
         console: Callable[[], Console],
         given: Console | None = None,
+        keys: Any = None,
     ) -> None:
         self.start = start
+        self.keys = keys  # ``TurnKeys``: what was typed during a turn goes to the next prompt
         self.prompt = prompt
         self.screen = screen
         self.console = console
@@ -111,6 +126,9 @@ class Repl:
             f"catcode {__version__} · {screen.paths.project_root.name} · {screen.model}"
             "  (/help for commands, Ctrl+D to exit)",
         )
+        instructions = instructions_line(screen.paths)
+        if instructions:  # before anything is typed: the session (which reads them too) may come later
+            dim_line(self._given, instructions)
         conv: Any = None
         try:
             if resume is not None or first_message:
@@ -126,10 +144,14 @@ class Repl:
                 conv.print_notices()
                 conv.console.print(Text(f"{self.marker}{first_message}", style="bold"))
                 conv.handle(first_message)
-            while conv is None or not conv.state.get("exit"):
+            while (conv is None or not conv.state.get("exit")) and not self._exit_requested():
                 try:
                     if conv is not None:
                         conv.print_notices()
+                    if self.keys is not None:
+                        from catcode.ui.turn_keys import hand_to_prompt
+
+                        hand_to_prompt(self.keys.take_typed(), self.prompt.input)
                     prefill = conv.state.pop("prefill", "") if conv is not None else ""  # /rewind's message
                     line = self.prompt.prompt(self.marker, pre_run=self._pre_run, default=prefill)
                 except KeyboardInterrupt:
@@ -152,6 +174,10 @@ class Repl:
         finally:
             self.start.result().shutdown()  # waits for a session still being built; raises if it failed
         return 0
+
+    def _exit_requested(self) -> bool:
+        """Ctrl+D during a turn (or at its permission prompt) ends the session once the turn has stopped."""
+        return self.keys is not None and self.keys.exit_requested
 
     def _pre_run(self) -> None:
         app = get_app()
@@ -204,7 +230,12 @@ def start_interactive(
     ``ask_consent`` asks the person about what the project brings that needs consent; it is used only when the
     project may ask (the session is then built before the prompt)."""
     screen_console = console_maker(console)
-    answers = AnswerReader(**io)
+    keys = None
+    if "input" not in io:  # a real terminal (tests pass a pipe)
+        from catcode.ui.turn_keys import TurnKeys
+
+        keys = TurnKeys()
+    answers = AnswerReader(keys, **io)
     eager = may_ask(screen.paths.project_root)
     asker = None
     if eager:
@@ -217,14 +248,15 @@ def start_interactive(
     notices: queue.SimpleQueue[str] = queue.SimpleQueue()
     start = SessionStart(
         lambda: build_conversation(
-            settle, screen_console, answers, notices=notices, provider=provider, env=env, ask_consent=asker
+            settle, screen_console, answers, notices=notices, provider=provider, env=env, ask_consent=asker,
+            keys=keys,
         ),
         warm=warm,
     )
     if eager:
         start.build_now()
     prompt = make_prompt(screen, start, screen_console, **io)
-    return Repl(start, prompt, screen, screen_console, console).run(first_message, resume)
+    return Repl(start, prompt, screen, screen_console, console, keys).run(first_message, resume)
 
 
 def run_interactive(settings: Any, paths: Any, **options: Any) -> int:

@@ -164,6 +164,7 @@ def build_conversation(
     provider: Any = None,
     env: dict[str, str] | None = None,
     ask_consent: Any = None,
+    keys: Any = None,
 ) -> Any:
     """Settle the settings, build the session (a terminal approver, screen events on ``console()``, ``notices`` as
     its queue of background lines), its command registry and the ``Conversation`` that runs typed lines."""
@@ -172,25 +173,34 @@ def build_conversation(
     from catcode.ui.approval import TerminalApprover, ask_yes_no
     from catcode.ui.conversation import Conversation, build_registry
     from catcode.ui.events import ReplEvents
+    from catcode.ui.full_output import FullOutput
+    from catcode.ui.keys import prompt_marker
+    from catcode.ui.replay import key_argument_for, show_conversation
 
     settings, paths = settle(notices.put)
     screen = console()
     events = ReplEvents(screen, preview_lines=settings.ui.result_preview_lines)
+    events.full = FullOutput(paths.home / "tool-output")
     environment = dict(os.environ) if env is None else env
 
     def save(rules: list[str]) -> str:
         return save_allow_rules(rules, home=paths.home, project_root=paths.project_root, env=environment)
 
-    approver = TerminalApprover(screen, answers, save=save)
+    end_session = keys.request_exit if keys is not None else None
+    approver = TerminalApprover(screen, answers, save=save, end_session=end_session)
     from catcode.ui.mcp_wait import TerminalWait
 
     session = app.build_session(
         settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent,
-        notices=notices, defer_start_up=True, mcp_wait=TerminalWait(screen),
+        notices=notices, defer_start_up=True, mcp_wait=TerminalWait(screen), instructions_shown=True,
     )  # fmt: skip
     events.tools = session.tools
     session.idle_starts.append(_load_structlog)  # its first lines were written without it (``catcode.log``)
     registry = build_registry(session)
-    conversation = Conversation(session, registry, screen, events, lambda q: ask_yes_no(answers, q))
+    conversation = Conversation(session, registry, screen, events, lambda q: ask_yes_no(answers, q), keys=keys)
     conversation.ctx.ask = answers
+    conversation.ctx.replay = lambda messages: show_conversation(
+        screen, messages, key_argument_for(session.tools), marker=prompt_marker(),
+        preview_lines=settings.ui.result_preview_lines,
+    )  # fmt: skip
     return conversation

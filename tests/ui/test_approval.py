@@ -62,11 +62,23 @@ def test_answers(answer: str, decision: Decision) -> None:
     assert reader.prompts == ["Allow bash? [y/n/a, Enter = no] "]
 
 
-@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), EOFError()])
-def test_ctrl_c_or_ctrl_d_means_no(interrupt: BaseException) -> None:
-    ask, _, out = approver(interrupt)
+def test_ctrl_c_stops_the_whole_turn() -> None:
+    ask, _, out = approver(KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        ask.ask(bash_request())
+    assert "Not allowed; the turn is stopped." in out.getvalue()
+
+
+def test_ctrl_d_is_a_no_without_a_terminal_and_ends_the_session_with_one() -> None:
+    ask, _, out = approver(EOFError())
     assert ask.ask(bash_request()) == Decision(False)
     assert "Not allowed." in out.getvalue()
+    ended: list[bool] = []
+    ask, _, out = approver(EOFError())
+    ask.end_session = lambda: ended.append(True)
+    with pytest.raises(KeyboardInterrupt):
+        ask.ask(bash_request())
+    assert ended == [True] and "Not allowed; the turn is stopped." in out.getvalue()
 
 
 def test_garbage_asks_again_until_an_answer_means_something() -> None:

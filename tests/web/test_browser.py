@@ -100,3 +100,41 @@ def test_a_one_time_code_opens_the_page_with_an_http_only_cookie(
     finally:
         context.close()
         stop_server(served)
+
+
+def test_the_page_works_420_pixels_wide(runtime: MemoryRuntime, chromium: Any, tmp_path: Path) -> None:
+    """A phone-sized window: one column, nothing wider than the screen, what is picked brought into view, the
+    confirmation inside the screen."""
+    from playwright.sync_api import expect
+
+    runtime.store.delete("project-api-style", why="test")
+    served = start_server(Path.cwd())
+    page = chromium.new_page(viewport={"width": 420, "height": 780})
+    try:
+        page.goto(served.url)
+        page.locator("body[data-ready='1']").wait_for(state="attached")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 420  # no sideways scrolling
+        boxes = [page.locator(f"section:nth-of-type({n})").bounding_box() for n in (1, 2, 3)]
+        assert all(box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 420 for box in boxes)
+        assert boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"]  # stacked: memories, detail, history
+        for item in page.locator("#memory-list li, #timeline li").all():
+            box = item.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 420
+
+        page.locator("#memory-list li[data-name='user-prefers-vim'] button").click()
+        expect(page.locator("#detail-title")).to_have_text("user-prefers-vim")
+        expect(page.locator("#detail-title")).to_be_in_viewport()
+        page.screenshot(path=str(tmp_path / "narrow.png"), full_page=True)
+
+        deletion = page.locator("#timeline li.change", has_text="test: delete project-api-style")
+        deletion.locator(".revert").click()
+        dialog = page.locator("#confirm").bounding_box()
+        assert dialog is not None and dialog["x"] >= 0 and dialog["x"] + dialog["width"] <= 420
+        page.click("#confirm-yes")
+        page.locator("#memory-list li[data-name='project-api-style']").wait_for()
+        status = page.locator("#status").bounding_box()
+        assert status is not None and status["x"] >= 0 and status["x"] + status["width"] <= 420
+        assert page.evaluate("document.documentElement.scrollWidth") <= 420
+    finally:
+        page.close()
+        stop_server(served)

@@ -1,0 +1,66 @@
+"""``catcode -h`` and its subcommands' help through the installed binary: the usage line shows the two forms people
+type, and every command's description is there whole (wrapped under its column), never cut with "..."."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import catcode_argv
+
+GROUPS = [(), ("memory",), ("memory", "remote"), ("config",), ("mcp",)]
+
+
+def help_text(project: Path, env: dict[str, str], words: tuple[str, ...], columns: int) -> str:
+    """``catcode WORDS -h`` at a terminal width of ``columns``."""
+    proc = subprocess.run(
+        [*catcode_argv(), *words, "-h"],
+        cwd=project,
+        env={**env, "COLUMNS": str(columns)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def commands(text: str) -> dict[str, str]:
+    """The "Commands:" section: each name with its description, continuation lines joined."""
+    section = text.split("\nCommands:\n", 1)[1]
+    rows: dict[str, str] = {}
+    name = ""
+    for line in section.splitlines():
+        if match := re.match(r"^  (\S+)\s+(.*)$", line):
+            name, rows[match[1]] = match[1], match[2]
+        elif line.strip() and name:
+            rows[name] += " " + line.strip()
+    return rows
+
+
+def test_usage_shows_the_session_form_and_the_command_form(project: Path, catcode_env: dict[str, str]) -> None:
+    text = help_text(project, catcode_env, (), 80)
+    assert text.startswith("Usage: catcode [OPTIONS] [PROMPT]\n       catcode COMMAND [ARGS]...\n")
+    assert "[PROMPT] COMMAND" not in text
+    assert {"memory", "config", "mcp"} <= set(commands(text))
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_every_command_description_is_whole_at_any_width(
+    project: Path, catcode_env: dict[str, str], columns: int
+) -> None:
+    seen = 0
+    for words in GROUPS:
+        text = help_text(project, catcode_env, words, columns)
+        for name, description in commands(text).items():
+            seen += 1
+            assert not description.endswith("..."), (words, name, description)
+            assert description.endswith((".", ")")), (words, name, description)  # a sentence, not a fragment
+        assert max(map(len, text.splitlines())) <= max(columns, 80), words
+    assert seen >= 20
+    memory = commands(help_text(project, catcode_env, ("memory",), columns))
+    assert memory["list"] == "List memories (name - description (type, all projects | this project)), user scope first."
+    assert memory["serve"].startswith("Browse, search and undo memory changes in your browser")
