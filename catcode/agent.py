@@ -23,6 +23,7 @@ from catcode.permissions import ApprovalRequest, Approver, PermissionPolicy, Ver
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.tool_batch import AgentThread, CallCancelled, neighbours
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
+from catcode.turn_attachments import TurnAttachments
 
 log = get_logger(__name__)
 
@@ -62,6 +63,9 @@ class AgentEvents:
 
     def on_tool_output(self, text: str) -> None:
         """Live output of the running tool (called from the tool's reader thread)."""
+
+    def on_recall(self, recalled: Any) -> None:
+        """Per-turn recall attached memories to the person's message (``memory.auto_recall.Recalled``)."""
 
 
 class Compactor(Protocol):
@@ -120,6 +124,10 @@ class Agent:
         self.thread = AgentThread()  # runs overlapping tool calls; their prompts and screen output come back here
         # What surrounds a batch of overlapping calls on this thread (the subagents' progress lines).
         self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
+        # Per-turn recall: the person's text → what to attach to it for the requests (None: nothing), see
+        # ``memory.auto_recall``; the attachments stay out of ``messages`` (so out of history.jsonl).
+        self.recall: Callable[[str, frozenset[str]], Any] | None = None
+        self.attached = TurnAttachments()
         self._partial: list[str] = []
         self._streaming = False
 
@@ -148,8 +156,13 @@ class Agent:
             result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
             return result
         context = [m.text for m in submitted.appended if m.text.strip()]
+        recalled = self._recall(text, self.attached.names(self.messages))
         created, added = self._add_user_text(text, context, images)
         start = len(self.messages) - 1
+        if recalled is not None:  # before the person's text: what it found first, the question last
+            at = len(self.messages[start].content) - added  # the person's text: the first block this turn added
+            self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
+            self.events.on_recall(recalled)
         try:
             while result.rounds < self.max_tool_rounds:
                 result.rounds += 1
@@ -169,6 +182,8 @@ class Agent:
         except (ProviderError, RequestBlocked) as exc:
             result.error, result.status = str(exc), getattr(exc, "status", None)
             self._streaming = False
+            if len(self.messages) - 1 == start:
+                self.attached.drop(self.messages[start])
             if created and len(self.messages) - 1 == start:
                 self.messages.pop()  # nothing answered it; the person re-sends it with Up
             elif not created and len(self.messages) - 1 == start:
@@ -192,7 +207,7 @@ class Agent:
         self._streaming = True
         self.events.on_request()
         response = self.provider.chat(
-            [*self.messages, *outcome.appended],
+            [*self.attached.for_request(self.messages), *outcome.appended],
             self.system_prompt,
             self.tools.specs(),
             self.options,
@@ -308,6 +323,18 @@ class Agent:
     def _on_text(self, text: str) -> None:
         self._partial.append(text)
         self.events.on_text(text)
+
+    def _recall(self, text: str, attached: frozenset[str]) -> Any:
+        """What per-turn recall found for ``text`` (an object with ``.text`` and ``.items``), leaving out what is
+        ``attached`` to the conversation already; None when nothing; never raises."""
+        if self.recall is None:
+            return None
+        try:
+            recalled = self.recall(text, attached)
+        except Exception:
+            log.warning("recall_failed", exc_info=True)
+            return None
+        return recalled if recalled is not None and recalled.text else None
 
     def _add_user_text(self, text: str, context: list[str], images: list[ImageBlock]) -> tuple[bool, int]:
         """Store the person's text, its images and what hooks added to it; True when it is a new message, False when

@@ -229,8 +229,12 @@ def build_session(
     agent.replace_listeners.insert(0, todos.replaced)  # before the history records a compacted conversation
     session.extras["todos"] = todos
     _add_resume(session, memory)
+    auto = parts.auto_recall
+    agent.recall = auto
+    session.extras["auto_recall"] = auto
     if scope is not None:
         scope.parent = agent
+        scope.recall = auto if settings.memory.auto_recall_subagents else None
         agent.around_concurrent = scope.progress.shown
         # First of all exit steps: no subagent may still act while memory is captured (they are never recorded).
         session.exit_steps.append(lambda say: scope.cancel())
@@ -260,9 +264,11 @@ def build_session(
             # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
             # the API is down, one line is enough.
             session.exit_steps.append(
-                lambda say: None
-                if memory.capture_failed
-                else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
+                lambda say: (
+                    None
+                    if memory.capture_failed
+                    else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
+                )
             )
         start(lambda: recall.start_background(compile=interactive))
     if memory is not None and interactive and settings.memory.sync == "auto":
@@ -425,6 +431,7 @@ class _Parts:
     prompt_sections: list[str] = field(default_factory=list)
     read_only_dirs: list[Path] = field(default_factory=list)
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)
+    auto_recall: Any = None  # memory.auto_recall.AutoRecall when per-turn recall is on
 
 
 def _add_memory(
@@ -447,13 +454,19 @@ def _add_memory(
     recall = build_recall(memory, today=today_from_env(env))
     hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
     tools.register(memory_search_tool(recall))
+    auto = None
+    if settings.memory.auto_recall:
+        from catcode.memory.auto_recall import AutoRecall
+
+        auto = AutoRecall(recall, memory.store, settings.memory, listed=memory.injection.listed_names)
+    parts.auto_recall = auto  # the agent (and, when configured, subagents) call it; /memory recalled shows it
 
     def register(registry: Any) -> None:  # imported with the registry: print mode has none
         from catcode.commands.memory import register_memory_commands
         from catcode.commands.recall import register_recall_commands
 
         register_memory_commands(registry, memory)
-        register_recall_commands(registry, recall)
+        register_recall_commands(registry, recall, auto)
 
     parts.register_commands.append(register)
     parts.prompt_sections.append(memory.guidance)

@@ -177,7 +177,7 @@ def root(
         resume=how,
         sandbox=sandbox,
         input_format=input_format,
-        run=run,
+        run=run if any(run.values()) else None,  # none given: the same call as the fast path (cli.print_words)
     )
     raise typer.Exit(code)
 

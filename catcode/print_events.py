@@ -133,9 +133,23 @@ class PrintEvents(AgentEvents):
         self.err.flush()
         self.emit("system", "notice", text=text)
 
+    def on_recall(self, recalled: Any) -> None:
+        """A ``system``/``recall`` event: what per-turn recall attached to the message (``recall_fields``)."""
+        self.emit("system", "recall", **recall_fields(recalled))
+
     def refused(self, tool_name: str, tool_input: dict[str, Any]) -> None:
         """The approver refused a call (nobody to ask): reported in the result's ``permission_denials``."""
         self.denied.append((tool_name, tool_input))
+
+
+def recall_fields(recalled: Any) -> dict[str, Any]:
+    """The fields of the ``system``/``recall`` event (``memory.auto_recall.Recalled``): each item's name, kind
+    (memory or turn), scope, score and the (redacted) text sent; the characters attached; the milliseconds taken."""
+    return {
+        "items": [item.as_dict() for item in recalled.items],
+        "chars": len(recalled.text),
+        "elapsed_ms": round(recalled.elapsed_ms, 1),
+    }
 
 
 def usage_fields(usage: Usage) -> dict[str, int]:

@@ -13,6 +13,11 @@ machine changes far less than it changes the wall clock.
 Claude Code is looked for on PATH (``claude``) or in ``$CLAUDE_BIN``; ``npm install @anthropic-ai/claude-code``
 into any folder provides one (``node_modules/.bin/claude``).
 
+The REPL figures of issue 27's change, with the prompt time and against a git ref in the same run:
+``scripts/bench_repl.py`` (and ``docs/print-mode-speed.md``): a message sent at once waits ~5.8x as long as a warm
+one against this local server (main 6.1x in the same run, the prompt unchanged, 1.02), 1.4-1.6x against a server
+that takes 0.7 s to its first token as the real API does (main alike); the 1.2x goal is not met.
+
 The quality traded is measured in the same run: every subject's answer arrives whole, exactly once, exit 0; and
 catcode's requests are the same with either client (model, system prompt, tools, messages: nothing left out).
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rich.markdown import Markdown
-
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.errors import CatcodeError
 from catcode.fsutil import atomic_write_text
@@ -78,6 +76,8 @@ def register_init(registry: CommandRegistry) -> None:
         draft = strip_fence(reply.text)
         if not draft.strip():
             raise CatcodeError("The model returned an empty draft; nothing was written.")
+        from rich.markdown import Markdown  # on first use: the session's build (registry) does not wait for it
+
         ctx.console.print(Markdown(draft))
         target = root / "AGENTS.md"
         question = "Replace the existing AGENTS.md with this draft?" if target.exists() else "Write AGENTS.md?"

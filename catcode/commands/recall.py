@@ -1,12 +1,16 @@
-"""``/memory search <query>`` and ``/memory recent [N]``: the fact index and the work journal from the REPL.
+"""``/memory search <query>``, ``/memory recent [N]`` and ``/memory recalled [N]``: the fact index, the work journal
+and what per-turn recall attached, from the REPL.
 
 Added to ``/memory`` through ``add_memory_subcommand`` (catcode/commands/memory.py), so they appear in its help
 and completion; ``register_recall_commands`` must run after ``register_memory_commands``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from catcode.commands.memory import add_memory_subcommand
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.memory.auto_recall import recalled_text
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.views import recent_text, search_text
 
@@ -14,8 +18,9 @@ DEFAULT_RECENT = 5
 SEARCH_LIMIT = 10
 
 
-def register_recall_commands(registry: CommandRegistry, recall: Recall) -> None:
-    """Add ``/memory search`` and ``/memory recent`` for ``recall`` (a no-op when /memory is not registered)."""
+def register_recall_commands(registry: CommandRegistry, recall: Recall, auto: Any = None) -> None:
+    """Add ``/memory search``, ``/memory recent`` and ``/memory recalled`` for ``recall`` and per-turn recall
+    ``auto`` (None: off); a no-op when /memory is not registered."""
 
     def search(ctx: CommandContext, args: str) -> None:
         """Search every memory, session summary and compacted history of this project."""
@@ -32,5 +37,15 @@ def register_recall_commands(registry: CommandRegistry, recall: Recall) -> None:
             return
         ctx.console.print(recent_text(recall, int(args) if args else DEFAULT_RECENT), markup=False, highlight=False)
 
+    def recalled(ctx: CommandContext, args: str) -> None:
+        """What per-turn recall attached to the last message(s) that got any."""
+        if args and not args.isdigit():
+            ctx.console.print("Usage: /memory recalled [N]", style="red", markup=False)
+            return
+        ctx.console.print(recalled_text(auto, int(args) if args else 1), markup=False, highlight=False)
+
     add_memory_subcommand(registry, "search", "search everything remembered: /memory search <query>", search)
     add_memory_subcommand(registry, "recent", "the latest session summaries, newest first: /memory recent [N]", recent)
+    add_memory_subcommand(
+        registry, "recalled", "what recall attached to your last message(s): /memory recalled [N]", recalled
+    )

@@ -29,21 +29,38 @@ with a memory's name to retrieve its full content."""
 def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> str | None:
     """The ``# Persistent Memory`` block: user scope first, then project scope, each sorted by name, at most
     ``max_injected`` entries shared between the scopes and a line saying what was left out. None when empty."""
+    return _index(items, max_injected)[0]
+
+
+def _index(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> tuple[str | None, frozenset[str]]:
+    """The block and the names it lists (one pass over what may be 100,000 memories)."""
     if not items:
-        return None
-    by_scope = {scope: [e for e, s in items if s is scope] for scope in Scope}
-    quota = _quotas({scope: len(entries) for scope, entries in by_scope.items()}, max_injected)
+        return None, frozenset()
+    shown = listed_entries(items, max_injected)
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
-        newest = sorted(by_scope[scope], key=lambda e: (e.updated_at, e.name), reverse=True)[: quota[scope]]
-        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in sorted(newest, key=lambda e: e.name)]
-        left_out[scope] = len(by_scope[scope]) - len(newest)
+        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in shown[scope]]
+        left_out[scope] = sum(1 for _, s in items if s is scope) - len(shown[scope])
     hidden = sum(left_out.values())
     if hidden:
         noun = "memory" if hidden == 1 else "memories"
         parts = ", ".join(f"{n} for {scope.label}" for scope, n in left_out.items() if n)
         blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
-    return "\n\n".join(blocks)
+    return "\n\n".join(blocks), frozenset(e.name for entries in shown.values() for e in entries)
+
+
+def listed_entries(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> dict[Scope, list[MemoryEntry]]:
+    """The memories the index lists, by scope, sorted by name: the most recently updated of each scope within its
+    quota. Why newest (and not most used or most relevant): the list must stay byte-identical between requests
+    until memory changes (it sits before a cache breakpoint), and per-turn recall (``auto_recall.py``) already
+    brings the memories relevant to each message; what recall's search may miss is what was just learned."""
+    by_scope = {scope: [e for e, s in items if s is scope] for scope in Scope}
+    quota = _quotas({scope: len(entries) for scope, entries in by_scope.items()}, max_injected)
+    shown = {}
+    for scope, entries in by_scope.items():
+        newest = sorted(entries, key=lambda e: (e.updated_at, e.name), reverse=True)[: quota[scope]]
+        shown[scope] = sorted(newest, key=lambda e: e.name)
+    return shown
 
 
 def _quotas(sizes: dict[Scope, int], total: int) -> dict[Scope, int]:
@@ -58,7 +75,8 @@ class MemoryInjectionHook:
     def __init__(self, store: MemoryStore, max_injected: int = 30) -> None:
         self._store = store
         self._max_injected = max_injected
-        self._cached: tuple[tuple[object, ...], str | None] | None = None
+        # (store fingerprint, block, names listed): read by the request path and by per-turn recall's worker
+        self._cached: tuple[tuple[object, ...], str | None, frozenset[str]] | None = None
 
     def __call__(self, context: HookContext) -> HookResult:
         """Answer one hook event."""
@@ -69,7 +87,15 @@ class MemoryInjectionHook:
 
     def memory_index_text(self) -> str | None:
         """The current block (cached until memory changes); None when memory is empty."""
+        return self._current()[0]
+
+    def listed_names(self) -> frozenset[str]:
+        """The names the block lists now (per-turn recall leaves them out: the model sees them already)."""
+        return self._current()[1]
+
+    def _current(self) -> tuple[str | None, frozenset[str]]:
         fingerprint = self._store.fingerprint()
-        if self._cached is None or self._cached[0] != fingerprint:
-            self._cached = (fingerprint, build_memory_index_text(self._store.located(), self._max_injected))
-        return self._cached[1]
+        cached = self._cached
+        if cached is None or cached[0] != fingerprint:
+            cached = self._cached = (fingerprint, *_index(self._store.located(), self._max_injected))
+        return cached[1], cached[2]

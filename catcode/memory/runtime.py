@@ -63,10 +63,12 @@ class MemoryRuntime:
         self.capture_failed = False  # set by the exit step when the API failed or timed out
         self.exit_budget = ExitBudget(self.config.exit_timeout)  # shared by capture and the session summary
         self._check: threading.Thread | None = None
+        self.injection: MemoryInjectionHook | None = None  # set by ``register``: per-turn recall asks what it lists
 
     def register(self, hooks: HookManager, tools: ToolRegistry) -> None:
         """Injection hook and memory tools."""
-        hooks.on(HookEvent.PRE_LLM_REQUEST, MemoryInjectionHook(self.store, self.config.max_injected_summaries))
+        self.injection = MemoryInjectionHook(self.store, self.config.max_injected_summaries)
+        hooks.on(HookEvent.PRE_LLM_REQUEST, self.injection)
         if self.manager is not None:
             from catcode.memory.revert_tool import memory_revert_tool
 

@@ -145,7 +145,7 @@ class Redactor:
                 sep = a.start()
                 prefix = family.prefix.search(text, max(0, sep + 1 - family.reach), sep + 1)
                 if prefix:
-                    kind, body = family.bodies[prefix.group(1)]
+                    kind, body = family.body(prefix.group(1))
                     m = body.match(text, prefix.end(1))
                     if m:
                         spans.add(prefix.start(), m.end(), kind)

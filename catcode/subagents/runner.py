@@ -125,6 +125,7 @@ class SubagentScope:
         self.tool_hooks = tool_hooks  # registers the user's PreToolUse/PostToolUse hooks on a HookManager
         self.say = say or (lambda line: None)
         self.parent: Agent | None = None  # set once the session's agent exists: usage and its thread
+        self.recall: Any = None  # per-turn recall for subagents: only with memory.auto_recall_subagents
         self.cancelled = threading.Event()
         self._slots = threading.BoundedSemaphore(settings.max_parallel)
         self._usage_lock = threading.Lock()
@@ -198,6 +199,7 @@ class SubagentScope:
             max_tool_rounds=self.settings.max_tool_rounds,
             events=events,
         )
+        agent.recall = self.recall
         log.info("subagent_started", agent=definition.name, tools=registry.names())
         try:
             result = agent.run_turn(prompt)

@@ -105,6 +105,11 @@ class ReplEvents(AgentEvents):
             shown.append("  (Ctrl+O shows all of it)", style="dim")
         self.progress.print(shown)
 
+    def on_recall(self, recalled: Any) -> None:
+        """The dim ``recalled: a, b`` line; Ctrl+O then pages what was attached (``/memory recalled`` too)."""
+        self.last_output = (recalled.line, recalled.text)
+        self.progress.print(Text(recalled.line, style="dim"))
+
     def on_notice(self, text: str) -> None:
         """A dim line (compaction, limits, retries)."""
         self._todo_lines = 0

@@ -1,12 +1,14 @@
 """``TerminalWait``: the interactive session's ``mcp.hook.WaitScreen`` — the "waiting for MCP server echo… Esc to
 send without it" line, dim, above the answer, and Esc read from the terminal while the request waits.
 
-The wait happens between prompts (the request is being prepared), when nothing else reads the terminal: it is put
-in cbreak mode for the wait (keys arrive one by one, Ctrl+C still interrupts) and restored after. A lone Esc skips
-the wait; other keys typed meanwhile are not kept (the prompt is not there to receive them)."""
+The wait happens between prompts (the request is being prepared), while the turn's own key reader (``TurnKeys``)
+is paused: the terminal is put in cbreak mode for the wait (keys arrive one by one, Ctrl+C still interrupts) and
+restored after. A lone Esc skips the wait; other keys typed meanwhile are not kept (the prompt is not there to
+receive them)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import sys
@@ -21,9 +23,10 @@ STEP = 0.05  # seconds between looks at the terminal: Esc answers within this
 class TerminalWait:
     """Shows the wait on ``console`` and skips it on Esc when stdin is a terminal."""
 
-    def __init__(self, console: Any, stdin: Any = None) -> None:
+    def __init__(self, console: Any, stdin: Any = None, keys: Any = None) -> None:
         self.console = console
         self._stdin = stdin
+        self._keys = keys  # ``TurnKeys``: it reads the terminal during a turn, so it steps aside for the wait
 
     def say(self, line: str) -> None:
         """One dim line now."""
@@ -36,6 +39,10 @@ class TerminalWait:
             self.say(line)
             ready(seconds)
             return True
+        with self._keys.paused() if self._keys is not None else contextlib.nullcontext():
+            return self._wait_for_escape(fd, line, ready, seconds)
+
+    def _wait_for_escape(self, fd: int, line: str, ready: Callable[[float], bool], seconds: float) -> bool:
         import termios
         import time
         import tty

@@ -192,7 +192,7 @@ def build_conversation(
 
     session = app.build_session(
         settings, paths, approver=approver, events=events, provider=provider, env=env, ask_consent=ask_consent,
-        notices=notices, defer_start_up=True, mcp_wait=TerminalWait(screen), instructions_shown=True,
+        notices=notices, defer_start_up=True, mcp_wait=TerminalWait(screen, keys=keys), instructions_shown=True,
     )  # fmt: skip
     events.tools = session.tools
     session.idle_starts.append(_load_structlog)  # its first lines were written without it (``catcode.log``)

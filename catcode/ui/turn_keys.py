@@ -133,22 +133,28 @@ class TurnKeys:
     # -- before a question ---------------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def question(self, prompt_input: Any = None) -> Iterator[str]:
-        """Around one question: what was typed ahead is discarded (and yielded, "" when nothing was); the turn's
-        key reading pauses while the question reads the terminal."""
+    def paused(self) -> Iterator[None]:
+        """The turn's key reading pauses while another reader has the terminal (a question, the MCP wait's Esc)."""
         watching = self._thread is not None
         if watching:
             self._stop()
-        discarded = self.take_typed() + self._pending()
-        if prompt_input is not None:
-            from prompt_toolkit.input.typeahead import get_typeahead
-
-            discarded += "".join(key.data for key in get_typeahead(prompt_input))
         try:
-            yield discarded
+            yield
         finally:
             if watching:
                 self._start()
+
+    @contextlib.contextmanager
+    def question(self, prompt_input: Any = None) -> Iterator[str]:
+        """Around one question: what was typed ahead is discarded (and yielded, "" when nothing was); the turn's
+        key reading pauses while the question reads the terminal."""
+        with self.paused():
+            discarded = self.take_typed() + self._pending()
+            if prompt_input is not None:
+                from prompt_toolkit.input.typeahead import get_typeahead
+
+                discarded += "".join(key.data for key in get_typeahead(prompt_input))
+            yield discarded
 
     def _pending(self) -> str:
         """The terminal's unread input, an unfinished line included, read and thrown away."""

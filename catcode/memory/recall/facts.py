@@ -226,6 +226,14 @@ class FactsIndex:
 
     # -- reading ---------------------------------------------------------------------------------------------
 
+    def turn_texts(self, source_ids: list[str]) -> dict[str, str]:
+        """The whole text of the indexed turns among ``source_ids`` (``turn/<seq>``), by source id."""
+        seqs = {int(sid.removeprefix("turn/")): sid for sid in source_ids if sid.startswith("turn/")}
+        sql = f"SELECT seq, text FROM turns WHERE seq IN ({','.join('?' * len(seqs))})"
+        if not seqs:
+            return {}
+        return self._guarded(lambda conn: {seqs[q]: t for q, t in conn.execute(sql, list(seqs))}, lambda c: {})
+
     def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
         """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the
         turns of ``session`` are left out."""

@@ -129,16 +129,20 @@ class Recall:
         days = getattr(self.config, "search_retention_days", None)
         return (self.today() - timedelta(days=days)).isoformat() if days is not None else ""
 
-    def sync(self) -> SyncResult | None:
-        """Bring the index in step with its sources; None when the fingerprint says nothing changed."""
+    def sync(self, *, turns: bool = True) -> SyncResult | None:
+        """Bring the index in step with its sources; None when the fingerprint says nothing changed. ``turns``
+        False leaves new conversation turns for a later sync (per-turn recall: the turns this session adds are left
+        out of its searches anyway, and indexing them is a write on the way to the request)."""
         from catcode.memory.recall.facts_schema import SyncResult
 
         with self._lock:
             index = self.index
             fingerprint = self.fingerprint()
+            before = self._synced or (None,) * len(fingerprint)
+            if not turns and self._synced is not None:
+                fingerprint = (*fingerprint[:3], *before[3:])
             if fingerprint == self._synced:
                 return None
-            before = self._synced or (None,) * len(fingerprint)
             result = SyncResult()
             if fingerprint[:3] != before[:3]:
                 result = index.sync(self.sources())  # read after the fingerprint: a change meanwhile syncs again
@@ -157,10 +161,11 @@ class Recall:
             prune_turns(archive_path(self.paths.history_file), history_lock(self.paths.history_file), since)
         index.add_turns(turns_after(self.paths.history_file, index.turn_seq()), since)
 
-    def search(self, query: str, limit: int = 10) -> list[Hit]:
-        """The best ``limit`` sources for any text, BM25-ranked, one hit each, after syncing what changed. The
-        turns of this session are left out: they are in the conversation already."""
-        self.sync()
+    def search(self, query: str, limit: int = 10, *, turns: bool = True) -> list[Hit]:
+        """The best ``limit`` sources for any text, BM25-ranked, one hit each, after syncing what changed (new
+        turns only with ``turns``, see ``sync``). The turns of this session are left out: they are in the
+        conversation already."""
+        self.sync(turns=turns)
         hits = self.index.search(query, limit, session=self.session_id)
         if not hits and self._synced and not self.index.is_fresh_for(self._mark):
             self._synced = None  # the search found facts.db corrupt and recreated it empty: refill, ask again

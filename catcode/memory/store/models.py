@@ -194,8 +194,33 @@ class MemoryConfig(BaseModel):
     ``sync`` command refuses), ``manual`` only by ``catcode memory sync``, ``auto`` also in the background at
     start and after the exit capture, never holding up the prompt or the exit."""
 
+    # -- per-turn recall (catcode/memory/auto_recall.py, docs/recall.md) --
+    auto_recall: bool = True
+    """Before each request that starts from your message, search memory with it and attach the best few matches
+    (not already in the memory index) to that message for the model: ``on`` or ``off``."""
+    auto_recall_max_items: int = Field(default=5, ge=1, le=50)
+    """At most this many memories (or past turns) are attached to one message."""
+    auto_recall_min_score: float = Field(default=6.0, ge=0, le=1000, allow_inf_nan=False)
+    """Search score (BM25) below which nothing is attached: a weak match is noise that costs tokens."""
+    auto_recall_max_chars: int = Field(default=4000, ge=200, le=100_000)
+    """Character budget of everything attached to one message (each item is cut to fit)."""
+    auto_recall_timeout_ms: int = Field(default=50, ge=1, le=10_000)
+    """A recall slower than this is given up for that message (sent without it, the reason logged)."""
+    auto_recall_subagents: bool = False
+    """Also recall for the task tool's subagents (by default only the conversation with you gets recall)."""
+    search_past_sessions: bool = True
+    """Per-turn recall may attach turns of this project's past conversations, not only saved memories."""
+
     @field_validator("sync", mode="before")
     @classmethod
     def _off_is_not_false(cls, value: object) -> object:
         """YAML reads a bare ``off`` as false: ``sync: off`` means "off"."""
         return "off" if value is False else value
+
+    @field_validator("auto_recall", mode="before")
+    @classmethod
+    def _on_off(cls, value: object) -> object:
+        """``auto_recall: on | off`` (YAML 1.1 reads bare on/off as booleans already; quoted ones too)."""
+        if isinstance(value, str) and value.strip().lower() in ("on", "off"):
+            return value.strip().lower() == "on"
+        return value
