@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     from catcode.consent import Asker, ConsentItem
     from catcode.skills import Skill
 
-READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep", "memory_read", "memory_search", "load_skill"})
+READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep", "memory_read", "memory_search", "load_skill",
+                             "exit_plan_mode", "todo_write"})  # fmt: skip
 PROJECT_FILE_TOOLS = frozenset({"write_file", "edit_file"})
-MODE_STRENGTH = {"read-only": 0, "default": 1, "accept-edits": 2, "bypass": 3}
+MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
 _PROTECTED = (".git", ".cat-code")
 
