@@ -25,10 +25,10 @@ LAYERS = [
     (
         "catcode.memory",
         "catcode.commands",
-        "catcode.memory_cli",
-        "catcode.memory_share_cli",
+        "catcode.cli.memory_cli",
+        "catcode.cli.memory_share_cli",
         "catcode.web",
-        "catcode.app",
+        "catcode.session.app",
     ),
 ]
 """The memory layers, lowest first (a package stands for its modules): a module imports from its own layer or
@@ -174,10 +174,10 @@ def test_memory_layers_import_downwards_only() -> None:
 def test_upward_imports_are_found() -> None:
     assert layer_of("catcode.memory.store.store") == 2
     assert layer_of("catcode.memory.runtime") == 5
-    assert layer_of("catcode.memory_cli") == 5
-    assert layer_of("catcode.agent") is None
+    assert layer_of("catcode.cli.memory_cli") == 5
+    assert layer_of("catcode.session.agent") is None
     graph = {
-        "catcode.memory.store.store": {"catcode.fsutil", "catcode.memory.pipeline.history", "catcode.agent"},
+        "catcode.memory.store.store": {"catcode.fsutil", "catcode.memory.pipeline.history", "catcode.session.agent"},
         "catcode.memory.pipeline.manager": {"catcode.memory.store.store"},
         "catcode.memory.versioning.git_store": {"catcode.memory.store.models"},
     }
@@ -190,7 +190,7 @@ def test_upward_imports_are_found() -> None:
 def test_the_walk_sees_the_modules_and_their_imports() -> None:
     graph = import_graph(PACKAGE)
     assert "catcode.ui.conversation" in graph["catcode.ui.piped"]
-    assert "catcode.launch" in graph["catcode.cli"]  # a function-level import
+    assert "catcode.cli.launch" in graph["catcode.cli"]  # a function-level import
 
 
 def paths(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:

@@ -25,7 +25,7 @@ def register_compact(registry: CommandRegistry, compactor: Any) -> None:
 
 def register_skills(registry: CommandRegistry, skill_set: Any) -> None:
     """Add ``/skills`` for ``skill_set``."""
-    from catcode.skills import SkillError, format_skill, format_skill_list
+    from catcode.extensions.skills import SkillError, format_skill, format_skill_list
 
     def complete(ctx: CommandContext | None, text: str) -> list[str]:
         return [f"show {n}" for n in skill_set.names() if f"show {n}".startswith(text)]

@@ -8,9 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from catcode.agent import AgentEvents
-from catcode.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse
+from catcode.session.agent import AgentEvents
+from catcode.session.messages import ToolUseBlock
 from catcode.tools.base import ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from catcode.cli.memory_cli import for_shell
 from catcode.errors import InvalidMemoryName, MemoryStoreError
 from catcode.memory.recall.views import search_dicts
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert
@@ -17,7 +18,6 @@ from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import validate_name
 from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, UnknownChange
-from catcode.memory_cli import for_shell
 
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``

@@ -22,7 +22,7 @@ from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
 from catcode.memory.pipeline.llm import ask
 from catcode.providers.base import LLMProvider
-from catcode.transcript import SUMMARY, render_transcript
+from catcode.session.transcript import SUMMARY, render_transcript
 
 logger = get_logger(__name__)
 

@@ -37,7 +37,7 @@ from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
 from catcode.memory.store.models import ConsolidationReport, MemoryConfig
-from catcode.messages import Message
+from catcode.session.messages import Message
 
 log = get_logger(__name__)
 

@@ -33,7 +33,7 @@ from catcode.memory.recall.facts_search import search_facts
 from catcode.memory.recall.facts_write import delete_rows, insert_rows, write_transaction
 from catcode.memory.recall.query import parse_query
 from catcode.memory.recall.turns import drop_turns_before, index_turns, indexed_turn_seq
-from catcode.modes import private_file
+from catcode.safety.file_modes import private_file
 
 if TYPE_CHECKING:
     from catcode.memory.pipeline.archive import Turn

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
-from catcode.messages import Message
+from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.session.messages import Message
+from catcode.session.tokens import estimate_tokens
 from catcode.text import shorten
-from catcode.tokens import estimate_tokens
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from catcode import __version__
 from catcode.fsutil import atomic_write_bytes, remove_stale_temp_files
 from catcode.log import get_logger
 from catcode.memory.store.models import MemoryEntry, Scope
-from catcode.modes import private_dir
+from catcode.safety.file_modes import private_dir
 
 __all__ = ["READERS", "Recorded", "ScanRecord", "code_stamp"]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
-from catcode.modes import GIT_UMASK
+from catcode.safety.file_modes import GIT_UMASK
 
 log = get_logger(__name__)
 

@@ -36,7 +36,7 @@ from catcode.memory.versioning.changes import (
     parse_name_status,
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.modes import private_dir
+from catcode.safety.file_modes import private_dir
 
 log = get_logger(__name__)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.modes import GIT_UMASK
+from catcode.safety.file_modes import GIT_UMASK
 
 _NO_FILE = "0" * 40
 
