@@ -7,7 +7,6 @@ lines of argument handling around a shared flow; splitting it would split ``catc
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +24,8 @@ memory_app = typer.Typer(
     name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
 )
 LISTER = "`catcode memory list`"
+SHELL_COMMAND = "catcode memory"
+"""How the shell names the memory commands that the shared flows' messages name as the REPL does."""
 
 
 def undo_hint(commit: str | None) -> str:
@@ -59,18 +60,14 @@ def _errors() -> Iterator[None]:
     except ConfigError as exc:
         fail(str(exc), 2)
     except CatcodeError as exc:
-        fail(for_shell(str(exc)), 1)
+        from catcode.memory.report import naming_commands
+
+        fail(naming_commands(str(exc), SHELL_COMMAND), 1)
     except Exception as exc:
         if state["debug"]:
             raise
         log.exception("memory_cli_failed")
         fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
-
-
-def for_shell(message: str) -> str:
-    """A message written for the REPL, naming the shell command instead (``/memory log`` → ``catcode memory
-    log``): the same errors reach both."""
-    return re.sub(r"(?<![\w/`])/memory\b", "catcode memory", message)
 
 
 def _runtime() -> Any:

@@ -24,7 +24,6 @@ from catcode.cli.stdin_input import combine, cut_note, read_piped
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.session.agent import TurnResult
 
-FORMATS = ("text", "json", "stream-json")
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
 
 

@@ -126,8 +126,3 @@ def _is_loose_objects(entry: os.DirEntry[str]) -> bool:
 
 def _was_private(info: os.stat_result) -> bool:
     return not stat.S_IMODE(info.st_mode) & 0o077
-
-
-def is_private(path: Path) -> bool:
-    """No permission bit for group or others (0600/0700 or narrower)."""
-    return not stat.S_IMODE(os.lstat(path).st_mode) & 0o077

@@ -57,7 +57,9 @@ class CompactResult(BaseModel):
     stub: bool
     """True when ``summarize`` failed and a plain count-and-dates stub was written instead."""
     chars_before: int
+    """Characters of the file before; with ``chars_after``, what the ``history_compacted`` log line reports."""
     chars_after: int
+    """Characters of the file after."""
 
 
 class _Plan(BaseModel):
