@@ -26,7 +26,7 @@ from catcode.log import get_logger
 from catcode.names import name_problem
 from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.session.messages import Message
-from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 log = get_logger(__name__)
 
@@ -245,7 +245,7 @@ class LoadSkillInput(BaseModel):
 def load_skill_tool(skill_set: SkillSet) -> Tool:
     """The ``load_skill`` tool bound to ``skill_set``."""
 
-    @tool("load_skill", permission=Permission.READ, key_arg="name")
+    @tool("load_skill", key_arg="name")
     def load_skill(args: LoadSkillInput, ctx: ToolContext) -> ToolResult:
         """Load a skill: its full instructions and the list of its supporting files.
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from catcode.errors import ConfigError
+from catcode.tools import facts
 from catcode.tools.base import Permission, Tool
 
 
@@ -38,10 +39,7 @@ class Verdict(StrEnum):
     ASK = "ask"
 
 
-TOOL_NAMES = frozenset({
-    "bash", "read_file", "write_file", "edit_file", "grep", "list_files", "load_skill", "task",
-    "memory_read", "memory_write", "memory_delete", "memory_search", "memory_revert",
-})  # fmt: skip
+TOOL_NAMES = facts.TOOL_NAMES
 """Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
 anything else would silently never match (a deny rule that denies nothing), so it is an error. Rules may also name
 ``bash_outside`` (``OUTSIDE``), which is not a tool: its rules cover the bash calls that leave the sandbox

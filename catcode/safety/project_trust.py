@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from catcode.extensions.skills import Skill
     from catcode.safety.consent import Asker, ConsentItem
 
-READ_ONLY_TOOLS = frozenset({"read_file", "list_files", "grep", "memory_read", "memory_search", "load_skill"})
-PROJECT_FILE_TOOLS = frozenset({"write_file", "edit_file"})
 MODE_STRENGTH = {"read-only": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
 _PROTECTED = (".git", ".cat-code")
@@ -82,6 +80,7 @@ def mode_of(data: dict[str, Any]) -> str:
 def rule_needs_consent(rule: str) -> bool:
     """Whether a project's allow rule could let something run or write outside the project without asking."""
     from catcode.safety.permissions import Rule
+    from catcode.tools.facts import PROJECT_FILE_TOOLS, READ_ONLY_TOOLS
 
     parsed = Rule.parse(rule)
     if parsed.tool in READ_ONLY_TOOLS:

@@ -26,23 +26,15 @@ from catcode.log import get_logger
 from catcode.names import name_problem
 from catcode.safety.consent import ConsentItem
 from catcode.tools.base import Permission
+from catcode.tools.facts import CLAUDE_NAMES, SUBAGENT_DEFAULT_TOOLS
 
 log = get_logger(__name__)
 
 BUILTIN_NAME = "general-purpose"
 BUILTIN_PROMPT = """Do the task you are given: search and read the code to find what it asks for, and report what \
 you found — file paths, names, the relevant lines — in a complete and concise answer."""
-DEFAULT_TOOLS = ("read_file", "list_files", "grep", "memory_search", "memory_read")
-CLAUDE_TOOLS = {
-    "Read": "read_file",
-    "Glob": "list_files",
-    "LS": "list_files",
-    "Grep": "grep",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Write": "write_file",
-    "Bash": "bash",
-}
+DEFAULT_TOOLS = SUBAGENT_DEFAULT_TOOLS
+CLAUDE_TOOLS = CLAUDE_NAMES
 MODEL_ALIASES = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 MAX_FILE_BYTES = 128 * 1024
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from catcode.extensions.subagents.definitions import BUILTIN_NAME, AgentSet
 from catcode.extensions.subagents.runner import SubagentScope
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
+from catcode.tools.facts import permission_of
 
 DESCRIPTION = """Hand a self-contained task to a subagent: it works with a fresh context and its own tools, then \
 returns its final answer (and its token usage). Use it for searches and investigations that would fill this \
@@ -49,7 +50,7 @@ def task_tool(scope: SubagentScope, agents: AgentSet) -> Tool:
         description=f"{DESCRIPTION}\n{listing}",
         input_model=TaskInput,
         function=run,
-        permission=Permission.READ,
+        permission=permission_of("task") or Permission.READ,
         key_arg="description",
         concurrent=True,
     )
