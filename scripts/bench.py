@@ -103,6 +103,7 @@ SECTIONS = [
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
+    ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
 ]

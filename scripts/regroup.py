@@ -69,6 +69,9 @@ MOVES: dict[str, str] = {
     "tool_batch": "session.tool_batch",
     "transcript": "session.transcript",
     "hooks": "session.hook_bus",
+    "images": "session.images",
+    "todos": "session.todos",
+    "plan_mode": "safety.plan_mode",
     # extensions/: what a session may use beyond the built-in tools
     "extensions": "extensions.inventory",
     "user_hooks": "extensions.user_hooks",

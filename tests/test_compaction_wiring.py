@@ -93,7 +93,7 @@ def session_with_memory(tmp_path: Path, provider: ScriptedProvider) -> Session:
                 "user_id": "tester",
                 "dream_min_lines": 1000,
             },  # no background Dream: the flush is the only memory run
-            "compact": {"token_budget": 4500, "summary_max_tokens": 300, "tool_result_max_chars": 100_000},
+            "compact": {"token_budget": 5000, "summary_max_tokens": 300, "tool_result_max_chars": 100_000},
         }
     )
     paths = resolve_paths(settings, tmp_path / "home", project)

@@ -28,6 +28,7 @@ EXPECTED = {
     PermissionMode.ACCEPT_EDITS: (A, A, Q),
     PermissionMode.READ_ONLY: (A, D, D),
     PermissionMode.BYPASS: (A, A, A),
+    PermissionMode.PLAN: (A, D, D),
 }
 
 
@@ -41,8 +42,18 @@ def test_every_mode_and_permission_class(mode: PermissionMode, tool: Tool) -> No
     expected = EXPECTED[mode][[Permission.READ, Permission.WRITE, Permission.EXECUTE].index(tool.permission)]
     verdict, reason = PermissionPolicy(mode).check(tool, call(tool))
     assert verdict is expected
-    if verdict is D:
+    if verdict is D and mode is PermissionMode.READ_ONLY:
         assert reason == f"{tool.name} is not allowed in read-only mode"
+    if verdict is D and mode is PermissionMode.PLAN:
+        assert reason.startswith(f"plan mode: {tool.name} does not run until the person approves a plan")
+
+
+def test_plan_mode_refuses_even_what_rules_and_always_answers_allow() -> None:
+    policy = PermissionPolicy.from_strings("plan", ["bash(ls*)", "write_file"], [])
+    policy.session_allowed.add("edit_file")
+    for tool in (TOOLS["bash"], TOOLS["write_file"], TOOLS["edit_file"]):
+        assert policy.check(tool, call(tool))[0] is D
+    assert policy.check(READ, call(READ))[0] is A
 
 
 @pytest.mark.parametrize("tool", list(TOOLS.values()), ids=lambda t: t.name)
@@ -80,7 +91,8 @@ def test_a_rule_without_pattern_covers_every_call() -> None:
 def test_deny_wins_over_allow_and_every_mode(mode: PermissionMode) -> None:
     policy = PermissionPolicy.from_strings(mode.value, ["bash"], ["bash(rm *)"])
     assert policy.check(EXECUTE, {"command": "rm -rf /"}) == (D, "denied by rule bash(rm *)")
-    assert policy.check(EXECUTE, {"command": "ls"})[0] is (D if mode is PermissionMode.READ_ONLY else A)
+    refused = mode in (PermissionMode.READ_ONLY, PermissionMode.PLAN)
+    assert policy.check(EXECUTE, {"command": "ls"})[0] is (D if refused else A)
 
 
 def test_deny_applies_to_read_tools_too() -> None:

@@ -115,4 +115,4 @@ def test_the_s_answer_saves_through_the_injected_saver() -> None:
 def test_shift_tab_cycle_never_lands_on_bypass() -> None:
     policy = PermissionPolicy()
     seen = [policy.cycle_mode().value for _ in range(6)]
-    assert seen == ["accept-edits", "read-only", "default", "accept-edits", "read-only", "default"]
+    assert seen == ["accept-edits", "read-only", "plan", "default", "accept-edits", "read-only"]

@@ -23,7 +23,7 @@ import sys
 from catcode import __version__
 
 # cli_app.SUBCOMMANDS, never a first message (a test keeps them equal)
-SUBCOMMANDS = ("memory", "config", "mcp", "doctor")
+SUBCOMMANDS = ("memory", "config", "mcp", "doctor", "checkpoints", "rewind")
 COMPLETION_VARIABLE = "_CATCODE_COMPLETE"  # typer's shell completion: _{PROG_NAME}_COMPLETE
 PRINT_FLAGS = ("-p", "--print")
 

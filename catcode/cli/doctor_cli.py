@@ -1,5 +1,6 @@
 """``catcode doctor``: is this machine ready for catcode? Today: whether the sandbox around bash can start here
-(bubblewrap found, user namespaces on), and with which fence. Memory has its own: ``catcode memory doctor``.
+(bubblewrap found, user namespaces on), and with which fence; how many checkpoints this project has and their size.
+Memory has its own: ``catcode memory doctor``.
 Exit 1 when a check fails."""
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ def doctor() -> None:
         typer.echo(fence.status())
     finally:
         fence.close()
+    from catcode.checkpoints.cli import doctor_lines
+
+    try:
+        for line in doctor_lines(settings, paths):
+            typer.echo(line)
+    except Exception as exc:  # a report line, not a crash: the other checks still count
+        typer.echo(f"checkpoints: could not be read: {exc}")
     typer.echo("memory: run catcode memory doctor to check memory files, indexes and history")
     if fence.unavailable:
         raise typer.Exit(1)

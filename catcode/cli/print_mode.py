@@ -96,12 +96,16 @@ def run_print(
 
 
 def _one_turn(session: Any, message: str) -> TurnResult:
-    from catcode.session.attachments import attach
+    from catcode.session.attachments import attach_all
+    from catcode.session.images import ImageTooBig
 
-    message, attached = attach(message, session.paths.project_root)
+    try:
+        message, attached, images = attach_all(message, session.paths.project_root)
+    except ImageTooBig as exc:  # one line, and nothing is sent
+        return TurnResult(error=str(exc))
     for item in attached:
         sys.stderr.write(f"catcode: {item.describe()}\n")
-    return session.agent.run_turn(message)
+    return session.agent.run_turn(message, images)
 
 
 def _stream_messages(stdin: Any, prompt: str | None) -> Iterator[str]:

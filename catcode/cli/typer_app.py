@@ -1,5 +1,6 @@
 """The typer app: ``catcode [PROMPT]`` (interactive, or one message when stdin is piped), ``catcode -p [PROMPT]``
-(print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``.
+(print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``,
+``catcode checkpoints`` / ``rewind ID``, ``catcode doctor``.
 
 Parses arguments, loads settings and hands over to ``launch.start``. Errors reach the person as one line
 (exit 2 for setup problems, 1 for a failed turn); tracebacks only with ``--debug``. Before typer sees them,
@@ -13,6 +14,7 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
+from catcode.checkpoints.cli import register as register_checkpoint_commands
 from catcode.cli.config_cli import config_app
 from catcode.cli.doctor_cli import doctor
 from catcode.cli.help_text import HelpGroup, RootGroup
@@ -66,6 +68,7 @@ app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTION
 app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.add_typer(mcp_app, name="mcp", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.command("doctor", options_metavar="[OPTIONS]")(doctor)
+register_checkpoint_commands(app, SUBCOMMANDS)  # checkpoints, rewind
 
 
 @app.callback(invoke_without_command=True)
@@ -97,8 +100,8 @@ def root(
     permission_mode: str | None = typer.Option(
         None,
         "--permission-mode",
-        help="default, accept-edits, read-only or bypass (or Claude Code's default, acceptEdits, plan, "
-        "bypassPermissions).",
+        help="default, accept-edits, read-only, bypass or plan (read-only until you approve a plan); or Claude "
+        "Code's default, acceptEdits, plan, bypassPermissions.",
         autocompletion=lambda incomplete: [m for m in PERMISSION_MODES if m.startswith(incomplete)],
     ),
     sandbox: str | None = typer.Option(

@@ -43,8 +43,9 @@ def register_builtins(registry: CommandRegistry) -> None:
             return
         ctx.console.print(hanging([(f"/{cmd.name}", cmd.summary) for cmd in registry.all()]))
         ctx.console.print(
-            "Type a message to talk to the agent. @path attaches a file; \\ or Alt+Enter adds a line; Shift+Tab "
-            "cycles the permission mode; Ctrl+O shows the last tool's output; Ctrl+C cancels; Ctrl+D exits.",
+            "Type a message to talk to the agent. @path attaches a file (or an image); \\ or Alt+Enter adds a line; "
+            "Shift+Tab cycles the permission mode; Esc Esc rewinds; Ctrl+O shows the last tool's output; Ctrl+C "
+            "cancels; Ctrl+D exits.",
             style="dim",
             markup=False,
         )

@@ -1,4 +1,4 @@
-"""/compact and /skills."""
+"""Small commands: /compact, /skills, /todos."""
 
 from __future__ import annotations
 
@@ -55,3 +55,19 @@ def register_skills(registry: CommandRegistry, skill_set: Any) -> None:
             )
             return
         ctx.console.print(format_skill_list(skill_set), markup=False)
+
+
+def register_todos(registry: CommandRegistry, todos: Any) -> None:
+    """``/todos``: the current todo list, as the model last wrote it."""
+
+    @registry.command("todos", takes_args=False)
+    def cmd_todos(ctx: CommandContext, args: str) -> None:
+        """Show the todo list the model keeps for the current task (todo_write)."""
+        from catcode.session.todos import counts
+        from catcode.ui.todo_view import checklist
+
+        if not todos.items:
+            ctx.console.print("No todo list yet: the model writes one for tasks of several steps.", markup=False)
+            return
+        ctx.console.print(f"Todo list ({counts(todos.items)}):", markup=False)
+        ctx.console.print(checklist(todos.items))

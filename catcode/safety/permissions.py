@@ -1,6 +1,6 @@
 """Permission modes, allow/deny rules, the ``Approver`` seam and the decision for each tool call.
 
-Order of precedence: a deny rule, then the mode's hard refusals (read-only), then allow rules and
+Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then allow rules and
 "always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
 rules match a command line is ``shell_rules.py``.
 
@@ -28,6 +28,7 @@ class PermissionMode(StrEnum):
     DEFAULT = "default"  # ask before write and execute tools
     ACCEPT_EDITS = "accept-edits"  # file writes allowed, bash asks
     READ_ONLY = "read-only"  # writes and bash refused
+    PLAN = "plan"  # read-only until the person approves the model's plan (``catcode.safety.plan_mode``)
     BYPASS = "bypass"  # nothing asks (deny rules still apply)
 
 
@@ -221,6 +222,11 @@ class PermissionPolicy:
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
             return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
+        if self.mode is PermissionMode.PLAN:
+            return Verdict.DENY, (
+                f"plan mode: {tool.name} does not run until the person approves a plan; only read-only tools run. "
+                "Finish researching, then call exit_plan_mode with the plan"
+            )
         if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
         if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
@@ -313,7 +319,7 @@ class PermissionPolicy:
         return self.mode
 
 
-CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY)
+CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.PLAN)
 """The modes Shift+Tab steps through."""
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from catcode.extensions.skills import Skill
     from catcode.safety.consent import Asker, ConsentItem
 
-MODE_STRENGTH = {"read-only": 0, "default": 1, "accept-edits": 2, "bypass": 3}
+MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
 _PROTECTED = (".git", ".cat-code")
 

@@ -20,7 +20,7 @@ from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
 from catcode.session.hook_bus import HookContext, HookEvent, HookManager
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.session.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.session.tool_batch import AgentThread, CallCancelled, neighbours
 from catcode.session.turn_attachments import TurnAttachments
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
@@ -120,6 +120,7 @@ class Agent:
         self.listeners: list[Callable[[Message], None]] = []  # told about every stored message (history.jsonl)
         # told when the conversation is swapped (compaction) or emptied (/clear), so the log can say so
         self.replace_listeners: list[Callable[[list[Message]], None]] = []
+        self.turn_end_listeners: list[Callable[[], None]] = []  # told when a turn is over, however it ended
         self.thread = AgentThread()  # runs overlapping tool calls; their prompts and screen output come back here
         # What surrounds a batch of overlapping calls on this thread (the subagents' progress lines).
         self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
@@ -132,8 +133,18 @@ class Agent:
 
     # -- the loop ---------------------------------------------------------------------------------------------
 
-    def run_turn(self, text: str) -> TurnResult:
-        """Answer one user message, running tools until the model ends its turn."""
+    def run_turn(self, text: str, images: list[ImageBlock] | None = None) -> TurnResult:
+        """Answer one user message (with the ``images`` it attaches), running tools until the model ends its turn."""
+        try:
+            return self._run_turn(text, images or [])
+        finally:
+            for listener in self.turn_end_listeners:
+                try:
+                    listener()
+                except Exception:
+                    log.warning("turn_end_listener_failed", exc_info=True)
+
+    def _run_turn(self, text: str, images: list[ImageBlock]) -> TurnResult:
         result = TurnResult()
         if self.context.cancel.is_set():
             # A fresh flag rather than clear(): work cancelled in an earlier turn (a subagent still waiting for its
@@ -146,10 +157,10 @@ class Agent:
             return result
         context = [m.text for m in submitted.appended if m.text.strip()]
         recalled = self._recall(text, self.attached.names(self.messages))
-        created = self._add_user_text(text, context)
+        created, added = self._add_user_text(text, context, images)
         start = len(self.messages) - 1
         if recalled is not None:  # before the person's text: what it found first, the question last
-            at = len(self.messages[start].content) - 1 - len(context)
+            at = len(self.messages[start].content) - added  # the person's text: the first block this turn added
             self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
             self.events.on_recall(recalled)
         try:
@@ -176,7 +187,7 @@ class Agent:
             if created and len(self.messages) - 1 == start:
                 self.messages.pop()  # nothing answered it; the person re-sends it with Up
             elif not created and len(self.messages) - 1 == start:
-                del self.messages[start].content[-1 - len(context) :]  # undo the merge, keep the tool results
+                del self.messages[start].content[-added:]  # undo the merge, keep the tool results
         return result
 
     def query(self) -> ChatResponse:
@@ -218,7 +229,7 @@ class Agent:
             for concurrent, group in neighbours(calls, self._concurrent):
                 outcomes = self._run_concurrently(group) if concurrent else [self._run_tool(group[0])]
                 results += [
-                    ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error)
+                    ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error, images=o.images)
                     for c, o in zip(group, outcomes, strict=True)
                 ]
         except KeyboardInterrupt:
@@ -252,7 +263,7 @@ class Agent:
     def _run_tool(self, call: ToolUseBlock) -> ToolResult:
         result = self._decide_and_run(call)
         if not result.text:
-            result = ToolResult("(no output)", result.is_error)
+            result = ToolResult("(no output)", result.is_error, result.images)
         feedback = self.hooks.emit(
             HookContext(
                 HookEvent.POST_TOOL_USE,
@@ -263,7 +274,7 @@ class Agent:
             )
         ).block
         if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
-            result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error)
+            result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error, result.images)
         self._tell(lambda: self.events.on_tool_end(call, result))
         return result
 
@@ -325,19 +336,21 @@ class Agent:
             return None
         return recalled if recalled is not None and recalled.text else None
 
-    def _add_user_text(self, text: str, context: list[str]) -> bool:
-        """Store the person's text (and what hooks added to it); True when it is a new message, False when merged
-        into the last one."""
-        message = Message(role=Role.USER, content=[TextBlock(text=t) for t in (text, *context)])
+    def _add_user_text(self, text: str, context: list[str], images: list[ImageBlock]) -> tuple[bool, int]:
+        """Store the person's text, its images and what hooks added to it; True when it is a new message, False when
+        merged into the last one, and how many blocks were added."""
+        message = Message(
+            role=Role.USER, content=[TextBlock(text=text), *images, *(TextBlock(text=t) for t in context)]
+        )
         last = self.messages[-1] if self.messages else None
         if last is not None and last.role is Role.USER:
             # A turn that ended on tool results (round limit, provider failure): the new text joins that message
             # so roles keep alternating.
             last.content.extend(message.content)
             self._notify(message)
-            return False
+            return False, len(message.content)
         self._store(message)
-        return True
+        return True, len(message.content)
 
     def _repair_after_interrupt(self) -> None:
         last = self.messages[-1] if self.messages else None

@@ -169,6 +169,8 @@ def build_session(
     policy = PermissionPolicy.from_strings(
         settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
     )
+    _add_plan_mode(tools, hooks, policy, approver)
+    todos = _add_todos(tools, parts)
     folders = [*settings.permissions.additional_dirs, *settings.permissions.additional_directories]
     extra_dirs = [Path(d).expanduser().resolve() for d in folders]
     context = ToolContext(
@@ -224,6 +226,8 @@ def build_session(
         extensions=extensions,
     )
     session.extras["reload_instructions"] = lambda: setattr(agent, "system_prompt", rebuild_system())
+    agent.replace_listeners.insert(0, todos.replaced)  # before the history records a compacted conversation
+    session.extras["todos"] = todos
     _add_resume(session, memory)
     auto = parts.auto_recall
     agent.recall = auto
@@ -250,6 +254,8 @@ def build_session(
 
     if defer_start_up:
         hooks.on(HookEvent.POST_LLM_RESPONSE, lambda context: session.start_idle())
+    if settings.checkpoints.enabled:
+        _add_checkpoints(session, notify, start, warm=defer_start_up)
     if memory is not None:
         memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
@@ -271,6 +277,75 @@ def build_session(
         attach_auto_sync(session, memory)  # after the capture and summary steps: the sync carries what they wrote
     hooks.emit(HookContext(HookEvent.SESSION_START))
     return session
+
+
+def _add_todos(tools: ToolRegistry, parts: _Parts) -> Any:
+    """``todo_write`` and ``/todos`` over the session's todo list."""
+    from catcode.commands.misc import register_todos
+    from catcode.session.todos import TodoList
+
+    todos = TodoList()
+    tools.register(todos.tool())
+    parts.register_commands.append(lambda registry: register_todos(registry, todos))
+    return todos
+
+
+def _add_plan_mode(tools: ToolRegistry, hooks: HookManager, policy: PermissionPolicy, approver: Approver) -> None:
+    """``exit_plan_mode`` (it asks through the approver when that can show a plan) and the plan-mode reminder."""
+    from catcode.safety.plan_mode import PlanModeReminder, exit_plan_mode_tool
+
+    tools.register(exit_plan_mode_tool(policy, getattr(approver, "ask_plan", None)))
+    hooks.on(HookEvent.PRE_LLM_REQUEST, PlanModeReminder(policy))
+
+
+def _add_checkpoints(
+    session: Session, notify: Callable[[str], None], start: Callable[[Callable[[], None]], None], *, warm: bool
+) -> None:
+    """A checkpoint before each turn's first change (the tool context asks for it), the turn's end recorded,
+    ``/rewind``, and the old checkpoints pruned among the start-up work; with ``warm`` (the interactive session,
+    whose start-up work waits for a quiet moment) the shadow index is brought up to date then too, so that the
+    first turn's checkpoint does not hash the whole project."""
+    from catcode.checkpoints.command import register_rewind
+    from catcode.checkpoints.session import Checkpointer
+    from catcode.checkpoints.store import store_for
+
+    settings, paths, agent = session.settings.checkpoints, session.paths, session.agent
+    if paths.project_root in (Path.home(), Path(paths.project_root.anchor)):
+        notify("Checkpoints are off: this folder is your home folder (or /), not a project; /rewind cannot undo here.")
+        return
+    store = store_for(paths.home, paths.project_key, paths.project_root, settings.max_file_mb)
+    checkpointer = Checkpointer(store, session.session_id, agent, notify)
+    history = session.extras.get("history")
+    if history is not None:
+        from catcode.session.reopen import HistoryMarkers
+
+        checkpointer.markers = HistoryMarkers(history)
+    session.hooks.on(HookEvent.USER_PROMPT_SUBMIT, checkpointer.submitted)
+    agent.listeners.append(checkpointer.stored)
+    agent.turn_end_listeners.append(checkpointer.end_turn)
+    session.context.before_change = checkpointer.before_change
+    session.extras["checkpoints"] = checkpointer
+    session.extras["register_commands"].append(lambda registry: register_rewind(registry, checkpointer))
+
+    def prune_and_warm() -> None:
+        if store.folder.exists():
+            store.prune(settings.retention_days)
+        if warm and store.repo.available:
+            threading.Thread(target=_quietly(store.warm), name="checkpoint-warm", daemon=True).start()
+
+    start(prune_and_warm)
+
+
+def _quietly(work: Callable[[], None]) -> Callable[[], None]:
+    """``work`` on a background thread: a failure is logged (the first checkpoint will say it)."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            log.warning("background_work_failed", exc_info=True)
+
+    return run
 
 
 def _add_sandbox(

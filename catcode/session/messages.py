@@ -1,4 +1,4 @@
-"""Conversation messages: roles and content blocks (text, tool_use, tool_result).
+"""Conversation messages: roles and content blocks (text, image, tool_use, tool_result).
 
 The stored conversation holds only USER and ASSISTANT messages. SYSTEM messages exist only for a single
 request (hooks append them; the provider moves them into the ``system`` parameter)."""
@@ -26,6 +26,32 @@ class TextBlock(BaseModel):
     text: str
 
 
+class ImageSource(BaseModel):
+    """An image's bytes, base64-encoded, and their media type (image/png, image/jpeg, image/gif, image/webp)."""
+
+    type: Literal["base64"] = "base64"
+    media_type: str
+    data: str
+
+
+class ImageBlock(BaseModel):
+    """An image the model sees (``@shot.png``, ``read_file`` on an image, an MCP tool's image). ``name`` is for the
+    person only: history and transcripts show ``[image <name>]`` instead of the bytes."""
+
+    type: Literal["image"] = "image"
+    source: ImageSource
+    name: str = "image"
+
+    def to_api(self) -> dict[str, Any]:
+        """The Messages API shape (no name)."""
+        return {"type": "image", "source": self.source.model_dump()}
+
+    @property
+    def placeholder(self) -> str:
+        """``[image shot.png]``: what is kept of it in history and transcripts."""
+        return f"[image {self.name}]"
+
+
 class ToolUseBlock(BaseModel):
     """The model asks to run a tool."""
 
@@ -42,9 +68,17 @@ class ToolResultBlock(BaseModel):
     tool_use_id: str
     content: str
     is_error: bool = False
+    images: list[ImageBlock] = Field(default_factory=list)  # sent after the text, as the API's content list
+
+    def to_api(self) -> dict[str, Any]:
+        """The Messages API shape: the text alone, or text then images."""
+        content: str | list[dict[str, Any]] = self.content
+        if self.images:
+            content = [{"type": "text", "text": self.content}, *(i.to_api() for i in self.images)]
+        return {"type": "tool_result", "tool_use_id": self.tool_use_id, "content": content, "is_error": self.is_error}
 
 
-ContentBlock = Annotated[TextBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
+ContentBlock = Annotated[TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock, Field(discriminator="type")]
 
 
 class Message(BaseModel):
@@ -90,7 +124,30 @@ class Message(BaseModel):
 
     def to_api(self) -> dict[str, Any]:
         """The Messages API shape of this message."""
-        return {"role": self.role.value, "content": [b.model_dump() for b in self.content]}
+        blocks = [b.to_api() if isinstance(b, ImageBlock | ToolResultBlock) else b.model_dump() for b in self.content]
+        return {"role": self.role.value, "content": blocks}
+
+    @property
+    def images(self) -> list[ImageBlock]:
+        """Every image it carries, its tool results' included."""
+        found = [b for b in self.content if isinstance(b, ImageBlock)]
+        return found + [i for r in self.tool_results for i in r.images]
+
+    def without_images(self) -> Message:
+        """A copy where each image is its ``[image name]`` placeholder: what history, memory extraction and
+        transcripts keep (never the bytes)."""
+        if not self.images:
+            return self
+        content: list[ContentBlock] = []
+        for block in self.content:
+            if isinstance(block, ImageBlock):
+                content.append(TextBlock(text=block.placeholder))
+            elif isinstance(block, ToolResultBlock) and block.images:
+                shown = "\n".join([block.content, *(i.placeholder for i in block.images)])
+                content.append(block.model_copy(update={"content": shown, "images": []}))
+            else:
+                content.append(block)
+        return Message(role=self.role, content=content)
 
 
 def history_problems(messages: list[Message]) -> list[str]:

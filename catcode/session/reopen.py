@@ -28,6 +28,7 @@ from catcode.text import shorten
 log = get_logger(__name__)
 
 RESUMED, COMPACTED, CLEARED = "session_resumed", "context_compacted", "conversation_cleared"
+REWOUND, UNREWOUND = "conversation_rewound", "conversation_unrewound"  # /rewind's conversation part, and its undo
 EARLIER = "[Earlier in this project, summarised]"
 EARLIER_ACK = "Understood. I have the summary of the earlier conversation and will continue from it."
 INTERRUPTED = "Interrupted before this tool finished (the session ended)."
@@ -88,6 +89,7 @@ def rebuild(records: list[Any], session: str, before_seq: int | None = None, dep
             messages = [Message.user(f"{EARLIER}\n{summary.summary}"), Message.assistant(EARLIER_ACK)]
         start = next((i for i, r in enumerate(own) if _turn_start(r)), len(own))
         own = own[start:]  # what is left of a turn cut by the compaction is dropped with it
+    before_rewinds: list[list[Message]] = []
     for record in own:
         if record.type == "message":
             try:
@@ -100,6 +102,11 @@ def rebuild(records: list[Any], session: str, before_seq: int | None = None, dep
             messages = _compacted(messages, record)
         elif record.type == CLEARED:
             messages = []
+        elif record.type == REWOUND:
+            before_rewinds.append(messages)
+            messages = messages[: int(record.model_extra.get("kept", len(messages)))]
+        elif record.type == UNREWOUND and before_rewinds:
+            messages = before_rewinds.pop()
     return repair(messages)
 
 
@@ -186,6 +193,14 @@ class HistoryMarkers:
         except Exception:
             log.warning("history_marker_failed", exc_info=True)
 
+    def rewound(self, kept: int) -> None:
+        """/rewind kept the first ``kept`` messages of the conversation (written before the agent is told)."""
+        self.history.append_event(REWOUND, kept=kept)
+
+    def unrewound(self) -> None:
+        """The last rewind was undone: the conversation is back as it was before it."""
+        self.history.append_event(UNREWOUND)
+
     def resumed(self, session: str) -> None:
         """This session took up ``session``'s conversation."""
         self.history.append_event(RESUMED, resumes=session)
@@ -196,6 +211,9 @@ def restore(session: Any, chosen: SessionInfo, say: Callable[[str], None]) -> in
     history = session.extras["history"]
     messages = rebuild(history.read(), chosen.id)
     session.agent.restore(messages)
+    todos = session.extras.get("todos")
+    if todos is not None:
+        todos.sync(messages)  # the todo list of the resumed conversation
     HistoryMarkers(history).resumed(chosen.id)
     say(f"Resumed session {chosen.id} ({len(messages)} messages): {shorten(chosen.first_message, 60)}")
     return len(messages)

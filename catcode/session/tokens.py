@@ -10,7 +10,7 @@ import json
 import math
 
 from catcode.providers.base import ToolSpec, Usage
-from catcode.session.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.session.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 ASCII_CHARS_PER_TOKEN = 4
 """ASCII prose and code average about four characters per token."""
@@ -49,6 +49,9 @@ def estimate_tokens(text: str) -> int:
     narrow = max(others - wide, 0)  # exact unless 4-byte characters are present, then slightly low
     return math.ceil(ascii_count / ASCII_CHARS_PER_TOKEN + narrow / NARROW_CHARS_PER_TOKEN + wide)
 
+IMAGE_TOKENS = 1600
+"""What an image costs at most in input tokens (the API scales larger images down to about this)."""
+
 
 def estimate_message_tokens(msg: Message) -> int:
     """Estimated tokens of one message: text, tool_use name and input JSON, tool_result content, plus a
@@ -61,7 +64,9 @@ def estimate_message_tokens(msg: Message) -> int:
             payload = json.dumps(block.input, ensure_ascii=False, separators=(",", ":"))
             total += BLOCK_OVERHEAD_TOKENS + estimate_tokens(block.name) + estimate_tokens(payload)
         elif isinstance(block, ToolResultBlock):
-            total += BLOCK_OVERHEAD_TOKENS + estimate_tokens(block.content)
+            total += BLOCK_OVERHEAD_TOKENS + estimate_tokens(block.content) + IMAGE_TOKENS * len(block.images)
+        elif isinstance(block, ImageBlock):
+            total += BLOCK_OVERHEAD_TOKENS + IMAGE_TOKENS
     return total
 
 

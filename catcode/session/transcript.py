@@ -40,6 +40,7 @@ def render_transcript(messages: Iterable[Message], style: TranscriptStyle = EXTR
     """``ROLE: text`` per message, then ``  [Tool Calls: ...]`` and ``  [Tool Results: ...]`` lines."""
     lines: list[str] = []
     for message in messages:
+        message = message.without_images()  # an image is its [image name] placeholder
         results, text = message.tool_results, message.text
         if results:
             lines.append(f"  [Tool Results: {' | '.join(_result(r, style) for r in results)}]")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from catcode.checkpoints.settings import CheckpointSettings
 from catcode.cli.first_screen import DEFAULT_MODEL as DEFAULT_MODEL
 from catcode.errors import ConfigError
 from catcode.extensions.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings, McpSettings
@@ -64,7 +65,7 @@ class PermissionsSettings(Section):
     """What tools may do without asking."""
 
     mode: str = "default"
-    """default (ask before write and execute tools), accept-edits, read-only or bypass. A project's file may set
+    """default (ask before write and execute tools), accept-edits, read-only, bypass or plan. A project's file may set
     accept-edits or bypass only with the person's consent."""
     allow: list[str] = Field(default_factory=list)
     """Rules that never ask, e.g. ``bash(git status*)``, ``write_file(docs/**)``; every layer adds its own. A
@@ -140,6 +141,8 @@ class Settings(Section):
     """Shell commands run at points of the session (user hooks first, then the project's, after consent)."""
     subagents: SubagentSettings = Field(default_factory=SubagentSettings)
     """The ``task`` tool's subagents (see ``SubagentSettings``)."""
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    """Snapshots of the project's files for ``/rewind`` (see ``CheckpointSettings``)."""
     # -- Claude Code's --system-prompt / --append-system-prompt (docs/claude-code.md) --
     system_prompt: str | None = Field(None, max_length=100_000)
     """Replaces catcode's base system prompt (project instructions and memory guidance still follow it)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PERMISSION_MODES = ("default", "accept-edits", "read-only", "bypass")
+PERMISSION_MODES = ("default", "accept-edits", "read-only", "bypass", "plan")
 
 
 def unknown_mode(value: object) -> str:

@@ -31,6 +31,7 @@ class ToolResult:
 
     text: str
     is_error: bool = False
+    images: list[Any] = field(default_factory=list)  # ``ImageBlock``s the model sees after the text
 
 
 @dataclass
@@ -42,6 +43,8 @@ class ToolContext:
     read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
     cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
+    # called just before a tool that may change files runs (the turn's checkpoint), outside any sandbox
+    before_change: Callable[[], None] | None = None
     bash_timeout: int = 120  # seconds: the bash tool's timeout when a call gives none (setting ``bash_timeout``)
     sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
 
@@ -63,6 +66,7 @@ class Tool:
     key_arg: str | None = None  # the argument shown when the call is rendered compactly
     schema: dict[str, Any] | None = None  # the input JSON schema when it does not come from input_model (MCP tools)
     concurrent: bool = False  # several calls in one reply may run at the same time (the task tool)
+    interactive: bool = False  # it talks with the person itself (exit_plan_mode): no live view while it runs
     _spec: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def spec(self) -> dict[str, Any]:
@@ -137,7 +141,10 @@ class ToolRegistry:
         return [t.spec() for t in self._tools.values()]
 
     def execute(self, t: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
-        """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates."""
+        """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates. A tool that
+        may change files (any but ``Permission.READ``) is preceded by ``ctx.before_change``."""
+        if t.permission is not Permission.READ and ctx.before_change is not None:
+            ctx.before_change()
         try:
             result = t.function(args, ctx)
         except CatcodeError as exc:

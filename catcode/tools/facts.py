@@ -50,6 +50,8 @@ TOOLS: tuple[ToolFact, ...] = (
     ToolFact("memory_write", WRITE),
     ToolFact("memory_delete", WRITE),
     ToolFact("memory_revert", WRITE),
+    ToolFact("exit_plan_mode", READ),  # it changes no file; what it asks is the person's own decision
+    ToolFact("todo_write", READ),  # it changes no file: only what the person is shown
 )
 """Every tool of catcode's own (MCP tools are the servers' and declare themselves)."""
 

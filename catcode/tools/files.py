@@ -92,8 +92,13 @@ class ReadFileInput(BaseModel):
 @tool(key_arg="path")
 def read_file(args: ReadFileInput, ctx: ToolContext) -> ToolResult:
     """Read a text file. Lines are numbered like `cat -n` (number, tab, text); lines longer than 2000
-    characters are cut. Use offset and limit to page through long files. Binary files are refused."""
-    path = _existing_file(resolve_path(args.path, ctx, write=False), ctx)
+    characters are cut. Use offset and limit to page through long files. An image (PNG, JPEG, GIF, WebP) is shown
+    to you as the image itself. Other binary files are refused."""
+    target = resolve_path(args.path, ctx, write=False)
+    image = _image(target, ctx)
+    if image is not None:
+        return image
+    path = _existing_file(target, ctx)
     shown = display_path(path, ctx)
     out: list[str] = []
     total = 0
@@ -112,6 +117,22 @@ def read_file(args: ReadFileInput, ctx: ToolContext) -> ToolResult:
     if last_shown < total:
         out.append(f"… {_plural(total - last_shown, 'more line')}; use offset={last_shown + 1} to continue")
     return ToolResult("\n".join(out))
+
+
+def _image(path: Path, ctx: ToolContext) -> ToolResult | None:
+    """``read_file`` on an image file: the image for the model (``ImageTooBig``: one line, nothing sent); None when
+    the file is not an image after all."""
+    from catcode.session.images import NotAnImage, is_image_path, load_image, size_text
+
+    if not is_image_path(path) or not path.is_file():
+        return None
+    shown = display_path(path, ctx)
+    try:
+        block = load_image(path, shown)
+    except NotAnImage:
+        return None
+    size = size_text(path.stat().st_size)
+    return ToolResult(f"Image {shown} ({block.source.media_type}, {size}), attached below.", images=[block])
 
 
 class WriteFileInput(BaseModel):

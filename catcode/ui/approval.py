@@ -149,6 +149,12 @@ class TerminalApprover:
                 return decision
             self.console.print(Text(REASK, style="yellow"))
 
+    def ask_plan(self, plan: str) -> Any:
+        """Plan mode: show the plan ``exit_plan_mode`` carries and read the person's ``PlanDecision``."""
+        from catcode.ui.plan_prompt import ask_plan
+
+        return ask_plan(self.console, self.read, plan)
+
     def _explain_always(self, rules: list[str], shell: bool) -> None:
         if not rules:
             self.console.print(Text(NOT_OFFERED, style="dim"))

@@ -98,15 +98,20 @@ class Conversation:
 
     def turn(self, text: str) -> TurnResult:
         """One agent turn (``@path`` attaches files); an interrupt or a failure is one line, the session goes on."""
-        from catcode.session.attachments import attach
+        from catcode.session.attachments import attach_all
+        from catcode.session.images import ImageTooBig
 
-        message, attached = attach(text, self.session.paths.project_root)
+        try:
+            message, attached, images = attach_all(text, self.session.paths.project_root)
+        except ImageTooBig as exc:  # one line, and nothing is sent
+            self.errors.print(error_text(str(exc)))
+            return TurnResult(error=str(exc))
         for item in attached:
             self.progress.print(Text(item.describe(), style="dim"))
         watching = self.keys.watching() if self.keys is not None else contextlib.nullcontext()
         try:
             with watching:
-                result = self.session.agent.run_turn(message)
+                result = self.session.agent.run_turn(message, images)
         except KeyboardInterrupt:  # landed outside the agent's own handler
             result = TurnResult(interrupted=True)
         except Exception as exc:

@@ -11,6 +11,7 @@ from rich.text import Text
 from catcode.providers.base import ChatResponse
 from catcode.session.agent import AgentEvents
 from catcode.session.messages import ToolUseBlock
+from catcode.session.todos import TOOL_NAME as TODO_TOOL
 from catcode.tools.base import ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
 
@@ -33,6 +34,7 @@ class ReplEvents(AgentEvents):
         self.full: Any = None  # ``FullOutput``: the last tool's whole output on disk, for Ctrl+O (on a terminal)
         self._running = ToolProgress(console) if live else None
         self._shown: set[str] = set()
+        self._todo_lines = 0  # lines of the checklist drawn last, while nothing was printed after it
         self._in_flight = 0  # calls running alongside others (task) whose header is on screen
         self._concurrent_done = False
 
@@ -42,6 +44,7 @@ class ReplEvents(AgentEvents):
 
     def on_text(self, text: str) -> None:
         """Stream the delta."""
+        self._todo_lines = 0
         self.stream.feed(text)
 
     def on_response(self, response: ChatResponse) -> None:
@@ -53,10 +56,14 @@ class ReplEvents(AgentEvents):
         is printed for good then). A call that runs alongside others (``task``) is printed for good at once: its
         subagent's progress lines, and the line saying it is done, come under it."""
         self.stream.finish()
+        tool = self.tools.get(call.name) if self.tools is not None else None
+        if call.name != TODO_TOOL:
+            self._todo_lines = 0
         label = tool_call_text(call.name, self.key_argument(call)).plain
         if self.full is not None:
             self.full.begin(label)
-        if self._running is not None and not self._concurrent(call):
+        interactive = getattr(tool, "interactive", False)  # it talks with the person: no live view over it
+        if self._running is not None and not self._concurrent(call) and not interactive:
             self._running.start(label.removeprefix("⏺ "))
         else:
             self._show_call(call)
@@ -74,6 +81,10 @@ class ReplEvents(AgentEvents):
         """The result's first lines (also for calls that never started: refused, unknown, invalid)."""
         if self._running is not None:
             self._running.stop()
+        if call.name == TODO_TOOL and not result.is_error:
+            self._draw_todos(call, result)
+            return
+        self._todo_lines = 0
         if call.id not in self._shown:
             self._show_call(call)
         elif self._concurrent(call):
@@ -101,11 +112,30 @@ class ReplEvents(AgentEvents):
 
     def on_notice(self, text: str) -> None:
         """A dim line (compaction, limits, retries)."""
+        self._todo_lines = 0
         self.progress.print(Text(text, style="dim"))
+
+    def _draw_todos(self, call: ToolUseBlock, result: ToolResult) -> None:
+        """The todo list as a checklist under its call line; when that checklist was the last thing drawn, it is
+        redrawn in place (on a terminal)."""
+        from catcode.session.todos import TodoWriteInput
+        from catcode.ui.todo_view import checklist
+
+        self._shown.discard(call.id)
+        items = TodoWriteInput(**call.input).todos
+        drawn = Text.assemble(("⏺ ", "cyan"), ("Todo list", "bold"), "\n", checklist(items))
+        if self._todo_lines and self._running is not None and self.progress.is_terminal:
+            self.progress.file.write(f"\x1b[{self._todo_lines}F\x1b[J")  # up to the old list's start, erase below
+        self.progress.print(drawn)
+        self._todo_lines = len(self.progress.render_lines(drawn, pad=False))
+        self.last_output = ("todo_write", result.text)
+        if self.full is not None:
+            self.full.write("⏺ todo_write", result.text)
 
     def end_turn(self) -> None:
         """Stop any spinner or Live and keep what streamed before an interrupt or a failure: a tool still running
         (Ctrl+C) leaves its call and the last lines of its output on screen."""
+        self._todo_lines = 0
         if self._running is not None:
             self._running.stop(keep=True)
         if self.full is not None and self.full.open:

@@ -8,8 +8,9 @@ Keys (they take precedence over prompt_toolkit's defaults):
   default: ``EOFError``.
 - Alt+Enter, Esc then Enter, or ``\`` then Enter inserts a newline; Enter sends. Pasted text (bracketed paste)
   is inserted whole, newlines included, and sent as one message with Enter.
-- Shift+Tab cycles the permission mode (default → accept-edits → read-only); the toolbar shows it.
-- Ctrl+O opens the full output of the last tool in a pager (``$PAGER``, else ``less``)."""
+- Shift+Tab cycles the permission mode (default → accept-edits → read-only → plan); the toolbar shows it.
+- Ctrl+O opens the full output of the last tool in a pager (``$PAGER``, else ``less``).
+- Esc Esc on an empty line runs ``/rewind`` (go back to before one of this session's messages)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,12 @@ def prompt_bindings(
         event.current_buffer.delete_before_cursor(1)
         event.current_buffer.insert_text("\n")
 
+    empty = Condition(lambda: not _before_cursor() and not _after_cursor())
+
+    @bindings.add("escape", "escape", filter=empty & ~is_searching)
+    def _rewind(event: KeyPressEvent) -> None:
+        event.app.exit(result="/rewind")
+
     if cycle_mode is not None:
 
         @bindings.add("s-tab")
@@ -78,6 +85,12 @@ def _before_cursor() -> str:
     from prompt_toolkit.application import get_app
 
     return get_app().current_buffer.document.text_before_cursor
+
+
+def _after_cursor() -> str:
+    from prompt_toolkit.application import get_app
+
+    return get_app().current_buffer.document.text_after_cursor
 
 
 def mode_cycler(session: Any, console: Any) -> Callable[[], None]:

@@ -151,7 +151,8 @@ class Repl:
                         from catcode.ui.turn_keys import hand_to_prompt
 
                         hand_to_prompt(self.keys.take_typed(), self.prompt.input)
-                    line = self.prompt.prompt(self.marker, pre_run=self._pre_run)
+                    prefill = conv.state.pop("prefill", "") if conv is not None else ""  # /rewind's message
+                    line = self.prompt.prompt(self.marker, pre_run=self._pre_run, default=prefill)
                 except KeyboardInterrupt:
                     self.console().print(EXIT_HINT, style="dim", markup=False, highlight=False)
                     continue

@@ -43,7 +43,8 @@ def test_stdio_tools_join_the_registry_with_their_schema_and_permission(managers
     assert manager.servers["demo"].state is ServerState.READY and notices == []
     registry = ToolRegistry()
     manager.sync_tools(registry)
-    assert registry.names() == [f"mcp__demo__{n}" for n in ("echo", "touch", "pid", "hang", "crash", "fail")]
+    names = ("echo", "touch", "pid", "hang", "crash", "fail", "tiny_image")
+    assert registry.names() == [f"mcp__demo__{n}" for n in names]
     echo = registry.get("mcp__demo__echo")
     assert echo is not None and echo.permission is Permission.READ  # readOnlyHint: true
     assert registry.get("mcp__demo__touch").permission is Permission.EXECUTE  # no hint: it asks
@@ -56,7 +57,7 @@ def test_stdio_tools_join_the_registry_with_their_schema_and_permission(managers
     log_file = tmp_path / "logs" / "mcp-demo.log"
     assert stat.S_IMODE(log_file.stat().st_mode) == 0o600
     manager.sync_tools(registry)  # a second sync adds nothing
-    assert len(registry.names()) == 6
+    assert len(registry.names()) == 7
 
 
 def test_a_servers_stderr_is_redacted_before_it_reaches_its_log(managers) -> None:

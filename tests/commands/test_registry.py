@@ -136,7 +136,7 @@ def test_permissions_switches_mode(registry: CommandRegistry, ctx: CommandContex
     registry.dispatch("/perm accept-edits", ctx)
     assert ctx.session.policy.mode is PermissionMode.ACCEPT_EDITS
     registry.dispatch("/perm sideways", ctx)
-    assert "unknown permission mode 'sideways' (choose: default, accept-edits, read-only, bypass)" in output(ctx)
+    assert "unknown permission mode 'sideways' (choose: default, accept-edits, read-only, bypass, plan)" in output(ctx)
 
 
 def test_model_switches(registry: CommandRegistry, ctx: CommandContext) -> None:

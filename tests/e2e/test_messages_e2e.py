@@ -12,7 +12,7 @@ from tests.e2e.test_shell_input_e2e import run
 from tests.fakes import FakeAnthropicServer, status
 
 Spawn = Callable[..., Catcode]
-BOGUS = "catcode: unknown permission mode 'bogus' (choose: default, accept-edits, read-only, bypass)\n"
+BOGUS = "catcode: unknown permission mode 'bogus' (choose: default, accept-edits, read-only, bypass, plan)\n"
 
 
 def test_repl_messages(spawn_catcode: Spawn, fake_server: FakeAnthropicServer) -> None:

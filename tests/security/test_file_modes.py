@@ -40,14 +40,15 @@ def modes(home: Path) -> dict[str, int]:
 
 
 def wider_than_private(home: Path, found: dict[str, int]) -> list[str]:
-    """Paths whose mode is not exactly 0600/0700 (git's objects: not readable by group or others; git keeps
-    them read-only, 0400)."""
+    """Paths whose mode is not exactly 0600/0700 (git's objects, the memory's and the checkpoints': not readable by
+    group or others; git keeps them read-only, 0400)."""
     bad = []
     for rel, mode in found.items():
         path = home / rel
         if path.is_symlink():
             continue
-        if "/.git/objects/" in f"/{rel}/" and not path.is_dir():
+        shadow = rel.startswith("checkpoints/") and "/git/objects/" in rel  # the checkpoints' shadow repository
+        if ("/.git/objects/" in f"/{rel}/" or shadow) and not path.is_dir():
             ok = not mode & 0o077
         else:
             ok = mode == (0o700 if path.is_dir() else 0o600)

@@ -33,7 +33,8 @@ def test_every_tool_a_session_builds_has_its_rows_permission(tmp_path: Path) -> 
 
 
 def test_the_sets_follow_from_the_rows() -> None:
-    assert {"read_file", "list_files", "grep", "memory_read", "memory_search", "load_skill"} == READ_ONLY_TOOLS
+    read_only = {"read_file", "list_files", "grep", "memory_read", "memory_search", "load_skill"}
+    assert read_only | {"exit_plan_mode", "todo_write"} == READ_ONLY_TOOLS
     assert {"write_file", "edit_file"} == PROJECT_FILE_TOOLS
     assert "task" not in READ_ONLY_TOOLS and BY_NAME["task"].permission is Permission.READ
 

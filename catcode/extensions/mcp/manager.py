@@ -188,7 +188,7 @@ class McpManager:
             if _connection_lost(exc):
                 self._fail(server, f"connection lost ({reason})")
             return ToolResult(f"MCP server {server_name} failed on {tool_name}: {reason}", is_error=True)
-        return result_of(outcome)
+        return result_of(outcome, f"mcp__{server_name}__{tool_name}")
 
     # -- the event loop -----------------------------------------------------------------------------------------
 

@@ -70,13 +70,19 @@ def mcp_tool(manager: ToolCaller, server: str, listed: Any) -> Tool | None:
     )
 
 
-def result_of(result: Any) -> ToolResult:
-    """A ``CallToolResult`` as text: text blocks as they are, other content named, capped at ``MAX_RESULT``."""
+def result_of(result: Any, name: str = "tool") -> ToolResult:
+    """A ``CallToolResult`` for the model: text blocks as they are (capped at ``MAX_RESULT``), images as images
+    (PNG, JPEG, GIF, WebP within the API's limit; ``name`` names them in history), other content named."""
+    from catcode.session.images import ImageTooBig, image_of
+
     parts: list[str] = []
+    images: list[Any] = []
     for block in result.content or []:
         kind = getattr(block, "type", "")
         if kind == "text":
             parts.append(block.text)
+        elif kind == "image" and _image(block, f"{name} image {len(images) + 1}", images, parts, image_of, ImageTooBig):
+            continue
         elif kind in ("image", "audio"):
             parts.append(f"[{kind} {block.mime_type}, about {len(block.data) * 3 // 4} bytes, not shown]")
         elif kind == "resource_link":
@@ -91,7 +97,23 @@ def result_of(result: Any) -> ToolResult:
     text = "\n".join(parts)
     if len(text) > MAX_RESULT:
         text = text[:MAX_RESULT] + f"\n[… {len(text) - MAX_RESULT} more characters not shown]"
-    return ToolResult(text or "(no output)", is_error=bool(result.is_error))
+    if not text and images:
+        text = f"{len(images)} image{'s' if len(images) != 1 else ''} attached below."
+    return ToolResult(text or "(no output)", is_error=bool(result.is_error), images=images)
+
+
+def _image(block: Any, name: str, images: list[Any], parts: list[str], make: Any, too_big: type) -> bool:
+    """Take an image content block as an image; False (it is then named in the text) for a kind the API does not
+    take. One over the size limit is one line in the text instead."""
+    try:
+        image = make(block.mime_type, block.data, name)
+    except too_big as exc:
+        parts.append(str(exc))
+        return True
+    if image is None:
+        return False
+    images.append(image)
+    return True
 
 
 def describe_error(exc: BaseException) -> str:

@@ -30,6 +30,8 @@ from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 log = get_logger(__name__)
 
+MAIN_ONLY = ("task", "exit_plan_mode", "todo_write")  # the main conversation's own: no nesting, one plan, one list
+
 PREAMBLE = """You are a subagent of catcode, doing one task for it in the project at {root}. You do not see its \
 conversation: what you know is this prompt and the task. Use your tools, then end with your final answer: it is \
 returned to catcode as your result, so make it complete and concise (paths, names, findings)."""
@@ -170,7 +172,7 @@ class SubagentScope:
         self, definition: AgentDefinition, prompt: str, cancel: LinkedCancel, line: ProgressLine, label: str
     ) -> tuple[ToolResult, str]:
         registry = ToolRegistry(
-            [tool for name in definition.tools if name != "task" and (tool := self.tools.get(name)) is not None]
+            [tool for name in definition.tools if name not in MAIN_ONLY and (tool := self.tools.get(name)) is not None]
         )
         hooks = HookManager()
         if self.tool_hooks is not None:
@@ -180,6 +182,7 @@ class SubagentScope:
             allowed_dirs=self.context.allowed_dirs,
             read_only_dirs=self.context.read_only_dirs,
             cancel=cancel,
+            before_change=self.context.before_change,  # a subagent's changes belong to the parent's turn
             bash_timeout=self.context.bash_timeout,
             sandbox=self.context.sandbox,
         )

@@ -82,7 +82,8 @@ class HistoryLog:
 
     def append(self, message: Message) -> int:
         """Append ``message`` as one line; return its seq."""
-        content = self._redacted([block.model_dump(mode="json") for block in message.content])
+        # Images are kept as their ``[image name]`` placeholder: never their bytes, here or in memory extraction.
+        content = self._redacted([block.model_dump(mode="json") for block in message.without_images().content])
         for block in content:
             if block.get("type") == "tool_result" and len(block["content"]) > self._cap:
                 cut = len(block["content"]) - self._cap

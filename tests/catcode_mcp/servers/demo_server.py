@@ -2,7 +2,8 @@
 ``python demo_server.py --http`` serves streamable HTTP on a free port of 127.0.0.1 and prints ``PORT <n>`` first.
 
 Tools: ``echo`` and ``pid`` (readOnlyHint), ``touch`` (creates a file in the working directory; no hint, so it asks),
-``hang`` (never answers), ``crash`` (the process exits mid-call), ``fail`` (a tool error).
+``hang`` (never answers), ``crash`` (the process exits mid-call), ``fail`` (a tool error), ``tiny_image`` (a caption
+and a 1x1 PNG, like the reference server's ``get-tiny-image``).
 With ``DEMO_REQUIRED_HEADER=name:value`` the HTTP server refuses requests without that header (401)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import ImageContent, TextContent, ToolAnnotations
 
 server = MCPServer("demo", log_level="WARNING")
 
@@ -57,6 +58,18 @@ def crash() -> str:
 def fail() -> str:
     """Fail with a tool error."""
     raise ValueError("the demo tool failed on purpose")
+
+
+TINY_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
+def tiny_image() -> list[TextContent | ImageContent]:
+    """A caption and a tiny PNG."""
+    image = ImageContent(type="image", data=TINY_PNG, mimeType="image/png")
+    return [TextContent(type="text", text="a tiny image:"), image]
 
 
 def serve_http() -> None:

@@ -1,0 +1,132 @@
+"""``catcode checkpoints [--session ID] [--json]`` and ``catcode rewind ID [--yes]`` for the project of the current
+directory, and what ``catcode doctor`` says about its checkpoints. An error is one line on stderr and exit 1 (2 for
+invalid settings)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any
+
+import typer
+
+from catcode.cli.launch import fail, load, state
+from catcode.log import get_logger
+
+log = get_logger(__name__)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from catcode.errors import CatcodeError, ConfigError
+
+    try:
+        yield
+    except (typer.Exit, typer.Abort):
+        raise
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    except CatcodeError as exc:
+        fail(str(exc), 1)
+    except Exception as exc:
+        if state["debug"]:
+            raise
+        log.exception("checkpoints_cli_failed")
+        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
+
+
+def _store() -> Any:
+    from catcode.checkpoints.store import store_for
+
+    settings, paths = load()
+    return store_for(paths.home, paths.project_key, paths.project_root, settings.checkpoints.max_file_mb)
+
+
+def checkpoints(
+    session: str | None = typer.Option(None, "--session", help="Only this session's checkpoints (an id or its start)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON array: id, session, turn, time, message, files."),
+) -> None:
+    """List this project's checkpoints, oldest first: id, time, session, turn, the message's first words, files
+    changed. Restore one with `catcode rewind ID`."""
+    with _errors():
+        store = _store()
+        found = [c for c in store.all() if session is None or c.session.startswith(session)]
+        big = store.repo.big_files()
+        if as_json:
+            typer.echo(json.dumps([asdict(c) for c in found], ensure_ascii=False, indent=2))
+            return
+        if not found:
+            typer.echo("No checkpoints in this project yet." if session is None else f"No checkpoints of {session}.")
+        for checkpoint in found:
+            typer.echo(checkpoint.summary())
+            for line in checkpoint.files:
+                typer.echo(f"    {line}")
+        cap = store.repo.max_file_bytes / (1024 * 1024)
+        if big:
+            typer.echo(f"Left out of checkpoints (over {cap:g} MB, checkpoints.max_file_mb): {', '.join(big)}")
+
+
+def rewind(
+    checkpoint_id: str = typer.Argument(..., metavar="ID", help="A checkpoint id (or its start), as listed."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Restore without asking."),
+) -> None:
+    """Restore the project's files to checkpoint ID: the files it changes are listed (those changed outside catcode
+    since are marked) and you are asked first unless --yes. A checkpoint is taken first: the restore is undoable."""
+    from catcode.checkpoints.restore import changed_line, plan_restore
+
+    with _errors():
+        store = _store()
+        target = store.find(checkpoint_id)
+        if target is None:
+            fail(f"No checkpoint {checkpoint_id!r} in this project — `catcode checkpoints` lists them.", 1)
+        plan = plan_restore(store, target, "shell", 0)
+        typer.echo(f"Restoring checkpoint {target.id} ({target.message!r}):")
+        for line in plan.lines():
+            typer.echo(line)
+        if plan.changes and not _confirmed(yes, len(plan.changes), plan):
+            plan.cancel()
+            typer.echo("Nothing restored.")
+            raise typer.Exit(1)
+        typer.echo(changed_line(plan.apply()))
+        typer.echo(f"Undo with `catcode rewind {plan.before.id}`.")
+
+
+def _confirmed(yes: bool, count: int, plan: Any) -> bool:
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        plan.cancel()
+        fail(f"Refusing to restore {count} file{'s' if count != 1 else ''} without --yes (no terminal to ask on)", 1)
+    return typer.confirm("Restore these files?", default=False)
+
+
+def doctor_lines(settings: Any, paths: Any) -> list[str]:
+    """What ``catcode doctor`` says about this project's checkpoints: how many, their size, the files left out."""
+    from catcode.checkpoints.store import store_for
+
+    store = store_for(paths.home, paths.project_key, paths.project_root, settings.checkpoints.max_file_mb)
+    size = store.size() if store.folder.exists() else 0
+    lines = [f"checkpoints: {len(store.all())} in this project, {_size(size)} on disk at {store.folder}"]
+    big = store.repo.big_files()
+    if big:
+        lines.append(f"checkpoints: {len(big)} file(s) over the size cap left out: {', '.join(big[:10])}")
+    return lines
+
+
+def _size(count: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if count < 1024 or unit == "GB":
+            return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024  # type: ignore[assignment]
+    return f"{count} bytes"
+
+
+def register(app: typer.Typer, subcommands: set[str]) -> None:
+    """Add ``checkpoints`` and ``rewind`` to the root app (their names join ``subcommands``)."""
+    commands: list[tuple[str, Callable[..., None]]] = [("checkpoints", checkpoints), ("rewind", rewind)]
+    for name, function in commands:
+        app.command(name, options_metavar="[OPTIONS]")(function)
+        subcommands.add(name)

@@ -1,0 +1,136 @@
+"""``Checkpointer``: one session's checkpoints.
+
+Each message the person sends starts a turn (USER_PROMPT_SUBMIT). The first tool call of the turn that may change
+files — a file tool, bash, an MCP tool, a subagent's — calls ``before_change`` just before it runs (outside any
+sandbox the command runs in): that takes the turn's checkpoint. At the end of the turn the files are snapshotted
+again, which records what the turn changed and lets a later restore tell what was changed outside catcode since.
+
+``rewind_code`` puts the files back as they were just before a message (the first checkpoint of that turn or a later
+one: nothing changed in between); ``rewind_conversation`` drops that message and everything after it. Both are
+undoable: the code through the checkpoint a restore takes first, the conversation through the messages it dropped."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from catcode.checkpoints.restore import RestorePlan, plan_restore
+from catcode.checkpoints.store import Checkpoint, CheckpointStore
+from catcode.log import get_logger
+from catcode.session.hook_bus import CONTINUE, HookContext, HookResult
+from catcode.session.messages import Message, Role
+
+log = get_logger(__name__)
+
+
+@dataclass
+class Turn:
+    """A message the person sent in this session."""
+
+    number: int
+    text: str
+    message: Message | None = None  # the stored message (None when it joined the previous one)
+
+
+class Checkpointer:
+    """Takes a session's checkpoints and restores them."""
+
+    def __init__(self, store: CheckpointStore, session_id: str, agent: Any, notify: Callable[[str], None]) -> None:
+        self.store, self.session_id, self.agent, self.notify = store, session_id, agent, notify
+        self.turns: list[Turn] = []
+        self.current: Checkpoint | None = None  # this turn's checkpoint, once taken
+        self.undo_messages: list[Message] | None = None  # the conversation before the last conversation rewind
+        self._lock = threading.Lock()  # overlapping tool calls (subagents) may all be first
+        self._failed = False
+        self._undo_turns: list[Turn] = []
+        self.markers: Any = None  # ``resume.HistoryMarkers``: a resumed session sees the rewound conversation
+
+    # -- taking checkpoints ------------------------------------------------------------------------------------
+
+    def submitted(self, context: HookContext) -> HookResult:
+        """USER_PROMPT_SUBMIT: a new turn."""
+        number = self.turns[-1].number + 1 if self.turns else 1
+        self.turns.append(Turn(number, context.prompt))
+        self.current, self._failed = None, False
+        return CONTINUE
+
+    def stored(self, message: Message) -> None:
+        """Agent listener: the person's message of the current turn, as stored."""
+        if self.turns and self.turns[-1].message is None and message.role is Role.USER and not message.is_tool_result:
+            self.turns[-1].message = message
+
+    def before_change(self) -> None:
+        """A tool that may change files is about to run: the turn's checkpoint, unless it was taken. A failure is
+        one line; the tool still runs."""
+        with self._lock:
+            if self.current is not None or self._failed:
+                return
+            turn = self.turns[-1] if self.turns else Turn(0, "")
+            try:
+                self.current = self.store.take(self.session_id, turn.number, turn.text)
+            except Exception as exc:
+                self._failed = True
+                log.warning("checkpoint_failed", exc_info=True)
+                self.notify(f"No checkpoint for this turn (its changes cannot be rewound): {exc}")
+
+    def end_turn(self) -> None:
+        """The turn is over: record what it changed."""
+        with self._lock:
+            current, self.current = self.current, None
+        if current is None:
+            return
+        try:
+            self.store.finish(current)
+        except Exception:
+            log.warning("checkpoint_finish_failed", exc_info=True)
+
+    # -- rewinding ---------------------------------------------------------------------------------------------
+
+    def in_conversation(self, turn: Turn) -> bool:
+        """Is this turn's message still in the conversation (not compacted away, not rewound)?"""
+        return turn.message is not None and any(m is turn.message for m in self.agent.messages)
+
+    def code_target(self, turn: Turn) -> Checkpoint | None:
+        """The files as they were just before ``turn``: its checkpoint or a later turn's (None: catcode changed
+        nothing since)."""
+        mine = [c for c in self.store.all() if c.session == self.session_id and c.kind == "turn"]
+        return next((c for c in mine if c.turn >= turn.number), None)
+
+    def last_restore(self) -> Checkpoint | None:
+        """The checkpoint taken before this session's last restore (restoring it undoes that restore)."""
+        mine = [c for c in self.store.all() if c.session == self.session_id and c.kind == "rewind"]
+        return mine[-1] if mine else None
+
+    def plan(self, target: Checkpoint) -> RestorePlan:
+        """What restoring ``target`` will change (a checkpoint of the files now is taken first)."""
+        number = self.turns[-1].number if self.turns else 0
+        return plan_restore(self.store, target, self.session_id, number)
+
+    def rewind_conversation(self, turn: Turn) -> str:
+        """Drop ``turn``'s message and everything after it; the message's text (to edit and send again)."""
+        index = next(i for i, m in enumerate(self.agent.messages) if m is turn.message)
+        self.undo_messages, self._undo_turns = list(self.agent.messages), list(self.turns)
+        self._mark("rewound", index)
+        self.agent.replace_messages(self.agent.messages[:index])
+        self.turns = [t for t in self.turns if t.number < turn.number]
+        return turn.text
+
+    def undo_conversation(self) -> bool:
+        """Put back the conversation the last conversation rewind dropped; False when there is none."""
+        if self.undo_messages is None:
+            return False
+        messages, self.undo_messages = self.undo_messages, None
+        self._mark("unrewound")
+        self.agent.replace_messages(messages)
+        self.turns = self._undo_turns
+        return True
+
+    def _mark(self, what: str, *args: int) -> None:
+        if self.markers is None:
+            return
+        try:
+            getattr(self.markers, what)(*args)
+        except Exception:
+            log.warning("rewind_marker_failed", exc_info=True)

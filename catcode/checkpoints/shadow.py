@@ -1,0 +1,252 @@
+"""``ShadowRepo``: the project's working tree snapshotted into a git repository of catcode's own.
+
+The repository lives under ``$CATCODE_HOME/checkpoints/<project-key>/`` (0700) and every command names it and the
+work tree explicitly (``--git-dir``/``--work-tree``), with the person's git environment scrubbed: their ``.git``,
+index, stash and branches are never read or written. git itself honours the project's ``.gitignore`` files
+(nested ones too); the project's ``.git/info/exclude`` is copied into the shadow's own exclude file on each snapshot,
+with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache, so a
+snapshot after the first re-reads only the files whose size or time changed; the untracked cache does the same for
+folders. A snapshot is a commit kept alive by its own ref (``refs/checkpoints/<id>``): pruning deletes refs."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from catcode.errors import CatcodeError
+from catcode.fsutil import locked
+from catcode.safety.file_modes import GIT_UMASK, PRIVATE_FILE, private_dir
+
+_ISOLATION = (
+    "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "user.name=catcode",
+    "-c", "user.email=catcode@localhost", "-c", "core.autocrlf=false", "-c", "core.quotepath=false",
+    "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=true", "-c", "color.ui=false", "-c", "gc.auto=0",
+    "-c", "advice.addEmbeddedRepo=false", "-c", "advice.addIgnoredFile=false", "-c", "core.safecrlf=false",
+)  # fmt: skip
+_SCRUBBED_ENV = re.compile(r"GIT_\w+")
+BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
+MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
+LOCK_RETRIES, LOCK_POLL_S = 50, 0.1  # how long a locked shadow index is waited for: 5 s
+
+
+class CheckpointError(CatcodeError):
+    """A snapshot or a restore could not be made (git missing or failing)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file that differs between two snapshots: ``A`` added, ``M`` modified, ``D`` deleted (from a to b)."""
+
+    status: str
+    path: str
+
+    def describe(self) -> str:
+        """``M src/app.py``."""
+        return f"{self.status} {self.path}"
+
+
+class ShadowRepo:
+    """The shadow repository of one project."""
+
+    def __init__(self, git_dir: Path, work_tree: Path, *, max_file_bytes: int, timeout: float = 300.0) -> None:
+        self.git_dir, self.work_tree = Path(git_dir), Path(work_tree)
+        self.max_file_bytes, self.timeout = max_file_bytes, timeout
+        self.binary = shutil.which("git")
+
+    @property
+    def available(self) -> bool:
+        """Is git installed?"""
+        return self.binary is not None
+
+    def lock(self) -> AbstractContextManager[None]:
+        """The cross-process lock around every change to the shadow repository (two sessions in one project)."""
+        return locked(self.git_dir.parent / f"{self.git_dir.name}.lock", timeout=self.timeout)
+
+    # -- snapshots --------------------------------------------------------------------------------------------
+
+    def snapshot(self, message: str, ref: str) -> str:
+        """Commit the work tree as it is now under ``refs/checkpoints/<ref>``; the commit's id. The caller holds
+        ``lock()``."""
+        self.stage()
+        tree = self.git("write-tree").strip()
+        commit = self.git("commit-tree", tree, "-m", message).strip()
+        self.git("update-ref", f"refs/checkpoints/{ref}", commit)
+        return commit
+
+    def stage(self) -> None:
+        """Bring the shadow index up to date with the work tree (the whole of a snapshot's cost: hashing and
+        storing what changed). Done once at the start of a session, it makes the first turn's snapshot as quick
+        as the following ones. The caller holds ``lock()``."""
+        self._ensure()
+        self._update_excludes()
+        self.git("add", "-A", "--ignore-errors", ok=(0, 1))  # a file vanishing mid-walk is not a failure
+
+    def changes(self, before: str, after: str) -> list[Change]:
+        """The files that differ from snapshot ``before`` to snapshot ``after``."""
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--name-status", before, after)
+        parts = out.split("\0")
+        return [Change(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2) if parts[i]]
+
+    def restorable(self, current: str, target: str) -> list[Change]:
+        """What a restore from ``current`` to ``target`` changes: a file now over the size cap is in neither
+        snapshot as it is now, so it is never overwritten (nothing could undo that)."""
+        big = set(self.big_files())
+        diff = [c for c in self.changes(current, target) if c.path not in big]
+        # A file the target has that is on disk but ignored now (a rule added since) was not saved just before:
+        # overwriting it could not be undone.
+        present = [c.path for c in diff if c.status == "A" and os.path.lexists(self.work_tree / c.path)]
+        if not present:
+            return diff
+        ignored = set(self.git("check-ignore", "--no-index", "-z", "--stdin", ok=(0, 1), stdin="\0".join(present))
+                      .split("\0"))  # fmt: skip
+        return [c for c in diff if c.path not in ignored]
+
+    def restore(self, current: str, target: str) -> list[Change]:
+        """Make the work tree match ``target`` where it differs from ``current`` (a snapshot taken just before):
+        files are written back or deleted; ignored and oversized files are never touched. What changed, as seen
+        from the work tree (``A``: brought back, ``D``: removed, ``M``: rewritten). The caller holds ``lock()``."""
+        diff = self.restorable(current, target)
+        wanted = [c.path for c in diff if c.status != "D"]
+        if wanted:
+            self.git("checkout", target, "--pathspec-from-file=-", "--pathspec-file-nul", "--", stdin="\0".join(wanted))
+        for change in diff:
+            if change.status == "D":
+                self._remove(change.path)
+        return diff
+
+    def forget(self, refs: list[str], *, collect: bool = True) -> None:
+        """Delete these checkpoints' refs and (``collect``) drop the objects nothing references any more."""
+        if not refs or not self.git_dir.exists():
+            return
+        self.git("update-ref", "--stdin", stdin="".join(f"delete refs/checkpoints/{r}\n" for r in refs))
+        if not collect:
+            return
+        self.git("reflog", "expire", "--expire=now", "--all", ok=None)
+        self.git("gc", "--prune=now", "--quiet", ok=None)
+
+    def size(self) -> int:
+        """Bytes on disk."""
+        total = 0
+        for folder, _, files in os.walk(self.git_dir):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(folder, name)).st_size
+                except OSError:
+                    continue
+        return total
+
+    def big_files(self) -> list[str]:
+        """The files left out of snapshots for their size."""
+        try:
+            return [line for line in (self.git_dir / BIG_FILES).read_text("utf-8").splitlines() if line]
+        except OSError:
+            return []
+
+    # -- internals ---------------------------------------------------------------------------------------------
+
+    def _ensure(self) -> None:
+        if (self.git_dir / "HEAD").exists():
+            return
+        if self.binary is None:
+            raise CheckpointError("Checkpoints need git, which is not installed")
+        private_dir(self.git_dir)
+        self.git("init", "-q", "--template=")  # no sample hooks (executables) nor description: nothing but data
+
+    def _update_excludes(self) -> None:
+        """The project's own exclude file, the shadow repository itself when it lies in the project, and the files
+        over the size cap; a file ignored now (or grown past the cap) also leaves the shadow index."""
+        previous = set(self.big_files())
+        listed = [p for p in self.git("ls-files", "-z", "-o", "-m", "--exclude-standard").split("\0") if p]
+        if len(listed) > MAX_NEW_FILES:
+            raise CheckpointError(
+                f"{len(listed):,} files changed or new since the last checkpoint (over {MAX_NEW_FILES:,}): too many to "
+                "snapshot; ignore build output in .gitignore, or set checkpoints.enabled: false"
+            )
+        big = sorted(p for p in {*previous, *listed} if self._too_big(p))
+        rules = [_read(self.work_tree / ".git" / "info" / "exclude")]
+        if self.git_dir.is_relative_to(self.work_tree):
+            rules.append("/" + _escape(self.git_dir.parent.relative_to(self.work_tree).as_posix()) + "/")
+        rules += ["/" + _escape(p) for p in big]
+        info = private_dir(self.git_dir / "info")
+        _write(info / "exclude", "\n".join(rules) + "\n")
+        if big != sorted(previous):
+            _write(self.git_dir / BIG_FILES, "".join(f"{p}\n" for p in big))
+        # What is ignored now (a new .gitignore rule, a file grown past the cap) leaves the snapshots: git would
+        # otherwise keep a file it already tracks.
+        dropped = [p for p in self.git("ls-files", "-z", "-c", "-i", "--exclude-standard").split("\0") if p]
+        if dropped:
+            self.git("update-index", "--force-remove", "-z", "--stdin", stdin="\0".join(dropped) + "\0")
+
+    def _too_big(self, path: str) -> bool:
+        try:
+            return os.lstat(self.work_tree / path).st_size > self.max_file_bytes
+        except OSError:
+            return False
+
+    def _remove(self, path: str) -> None:
+        target = self.work_tree / path
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            return
+        except IsADirectoryError:
+            return
+        folder = target.parent
+        while folder != self.work_tree and folder.is_relative_to(self.work_tree):
+            try:
+                folder.rmdir()  # only when the removal left it empty
+            except OSError:
+                break
+            folder = folder.parent
+
+    def git(self, *args: str, ok: tuple[int, ...] | None = (0,), stdin: str | None = None) -> str:
+        """Run git on the shadow repository; its stdout. ``ok=None`` accepts any exit code."""
+        if self.binary is None:
+            raise CheckpointError("Checkpoints need git, which is not installed")
+        env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+        argv = [self.binary, *_ISOLATION, f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}", *args]
+        for _ in range(LOCK_RETRIES):
+            try:
+                result = subprocess.run(
+                    argv, cwd=self.work_tree, env=env, capture_output=True, input=stdin, text=True, encoding="utf-8",
+                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK,
+                    stdin=None if stdin is not None else subprocess.DEVNULL,
+                )  # fmt: skip
+            except subprocess.TimeoutExpired:
+                raise CheckpointError(f"git {args[0]} took longer than {self.timeout:.0f}s for a checkpoint") from None
+            except OSError as err:
+                raise CheckpointError(f"Could not run git for a checkpoint: {err.strerror or err}") from None
+            # The index is locked by the git of a session that ended while it ran (its start-up warm-up): it
+            # finishes on its own, shortly.
+            if result.returncode == 0 or "index.lock" not in result.stderr:
+                break
+            time.sleep(LOCK_POLL_S)
+        if ok is not None and result.returncode not in ok:
+            first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
+            raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
+        return result.stdout
+
+
+def _escape(path: str) -> str:
+    """A path as a literal gitignore pattern."""
+    return re.sub(r"([\\*?\[\]!# ])", r"\\\1", path)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", errors="replace").rstrip("\n")
+    except OSError:
+        return ""
+
+
+def _write(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, PRIVATE_FILE)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)

@@ -1,0 +1,176 @@
+"""``CheckpointStore``: the checkpoints of one project — their records and the shadow repository holding them.
+
+On disk, under ``$CATCODE_HOME/checkpoints/<project-key>/`` (0700): ``git/`` (the shadow repository,
+``shadow.py``) and ``checkpoints.jsonl`` (0600), one JSON object per line: a checkpoint when it is taken (id,
+session, turn, time, the message's first words, commit), then, once its turn is over, a line with the same id adding
+``after`` (the snapshot at the turn's end) and ``files`` (what the turn changed). A later line adds to an earlier one
+of the same id, so the file is only ever appended to, except by pruning. The message's words are redacted first."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from catcode.checkpoints.shadow import Change, ShadowRepo
+from catcode.fsutil import atomic_write_text
+from catcode.log import get_logger
+from catcode.safety.file_modes import PRIVATE_FILE, private_dir
+
+log = get_logger(__name__)
+
+RECORDS = "checkpoints.jsonl"
+FIRST_WORDS = 60  # characters of the message kept in a record
+
+
+@dataclass
+class Checkpoint:
+    """One snapshot of the project's files, taken before the first change of a turn (``kind="turn"``) or before
+    a restore (``kind="rewind"``, which is what makes a restore undoable)."""
+
+    id: str
+    session: str
+    turn: int
+    time: str  # ISO 8601, UTC
+    message: str  # the first words of the message whose turn it precedes (or what the restore went back to)
+    commit: str
+    kind: str = "turn"
+    after: str | None = None  # the snapshot at the end of its turn, when the turn is over
+    files: list[str] = field(default_factory=list)  # what the turn changed ("M path"), when the turn is over
+
+    @property
+    def when(self) -> datetime:
+        """``time`` as a datetime."""
+        return datetime.fromisoformat(self.time)
+
+    def summary(self) -> str:
+        """``a1b2c3d4  2026-12-01 14:02  turn 3  "fix the bug…"  2 files``."""
+        count = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}" if self.after else "turn running"
+        label = "before rewind" if self.kind == "rewind" else f"turn {self.turn}"
+        local = self.when.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+        return f"{self.id}  {local}  {self.session}  {label}  {json.dumps(self.message, ensure_ascii=False)}  {count}"
+
+
+class CheckpointStore:
+    """The records and the shadow repository of one project's checkpoints."""
+
+    def __init__(self, folder: Path, project_root: Path, *, max_file_bytes: int) -> None:
+        self.folder = Path(folder)
+        self.repo = ShadowRepo(self.folder / "git", project_root, max_file_bytes=max_file_bytes)
+
+    @property
+    def records_file(self) -> Path:
+        """Where the records are."""
+        return self.folder / RECORDS
+
+    def take(self, session: str, turn: int, message: str, kind: str = "turn") -> Checkpoint:
+        """Snapshot the work tree now and record it."""
+        from catcode.redact import redact
+
+        words = " ".join(message.split())
+        words = redact(words[:FIRST_WORDS] + ("…" if len(words) > FIRST_WORDS else ""))[0]
+        ident = uuid.uuid4().hex[:8]
+        with self.repo.lock():
+            commit = self.repo.snapshot(f"catcode checkpoint {ident}: session {session}, turn {turn}", ident)
+            checkpoint = Checkpoint(ident, session, turn, _now(), words, commit, kind)
+            self._append(asdict(checkpoint))
+        return checkpoint
+
+    def warm(self) -> None:
+        """Stage the work tree ahead of the first checkpoint (``ShadowRepo.stage``), and write its trees once: the
+        index then caches them, so a checkpoint writes only the folders that changed."""
+        with self.repo.lock():
+            self.repo.stage()
+            self.repo.git("write-tree")
+
+    def finish(self, checkpoint: Checkpoint) -> list[Change]:
+        """The turn of ``checkpoint`` is over: snapshot again and record what it changed."""
+        with self.repo.lock():
+            after = self.repo.snapshot(f"catcode checkpoint {checkpoint.id}: end of turn", f"{checkpoint.id}-after")
+            changes = self.repo.changes(checkpoint.commit, after)
+            checkpoint.after, checkpoint.files = after, [c.describe() for c in changes]
+            self._append({"id": checkpoint.id, "after": after, "files": checkpoint.files})
+        return changes
+
+    def all(self) -> list[Checkpoint]:
+        """Every checkpoint of the project, oldest first."""
+        merged: dict[str, dict[str, Any]] = {}
+        try:
+            lines = self.records_file.read_text("utf-8").splitlines()
+        except OSError:
+            return []
+        for line in lines:
+            try:
+                entry = json.loads(line)
+                merged.setdefault(entry["id"], {}).update(entry)
+            except (ValueError, KeyError, TypeError):
+                log.warning("checkpoint_record_unreadable", file=str(self.records_file))
+        known = Checkpoint.__dataclass_fields__
+        found = [Checkpoint(**{k: v for k, v in e.items() if k in known}) for e in merged.values() if "commit" in e]
+        return sorted(found, key=lambda c: c.time)
+
+    def find(self, prefix: str) -> Checkpoint | None:
+        """The checkpoint whose id starts with ``prefix`` (None when none or several do)."""
+        found = [c for c in self.all() if c.id.startswith(prefix.strip())]
+        return found[0] if len(found) == 1 and prefix.strip() else None
+
+    def outside_changes(self, since: Checkpoint, now: str) -> set[str]:
+        """Files changed outside catcode since ``since``: between the end of each turn and the start of the next
+        one, and since the last turn's end (``now`` is a snapshot taken just before)."""
+        later = [c for c in self.all() if c.time >= since.time]
+        changed: set[str] = set()
+        for done, following in zip(later, [*later[1:], None], strict=True):
+            if done.after is None:
+                continue
+            end = following.commit if following is not None else now
+            changed.update(c.path for c in self.repo.changes(done.after, end))
+        return changed
+
+    def prune(self, retention_days: int) -> int:
+        """Drop the checkpoints older than ``retention_days``; how many went."""
+        cutoff = time.time() - retention_days * 86400
+        every = self.all()
+        old = [c for c in every if c.when.timestamp() < cutoff]
+        self.drop(old, collect=True)
+        return len(old)
+
+    def drop(self, gone: list[Checkpoint], *, collect: bool = False) -> None:
+        """Forget these checkpoints: their records and their refs (``collect``: and the objects nothing else
+        needs, which takes a ``git gc``)."""
+        if not gone:
+            return
+        ids = {c.id for c in gone}
+        with self.repo.lock():
+            self.repo.forget([r for c in gone for r in (c.id, f"{c.id}-after")], collect=collect)
+            kept = "".join(json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in self.all() if c.id not in ids)
+            atomic_write_text(self.records_file, kept)
+
+    def size(self) -> int:
+        """Bytes on disk, records included."""
+        try:
+            records = self.records_file.stat().st_size
+        except OSError:
+            records = 0
+        return self.repo.size() + records
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        private_dir(self.folder)
+        fd = os.open(self.records_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def store_for(home: Path, project_key: str, project_root: Path, max_file_mb: float) -> CheckpointStore:
+    """The checkpoint store of a project under ``home`` (``$CATCODE_HOME``)."""
+    return CheckpointStore(
+        home / "checkpoints" / project_key, project_root, max_file_bytes=int(max_file_mb * 1024 * 1024)
+    )

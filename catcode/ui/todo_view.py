@@ -1,0 +1,28 @@
+"""The todo list drawn as a checklist: ``☐`` pending, ``▶`` in progress (bold), ``✔`` completed (dim, struck
+through); plain ``[ ]``/``[>]``/``[x]`` where the terminal does not speak UTF-8."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from rich.text import Text
+
+UNICODE = {"pending": ("☐", ""), "in_progress": ("▶", "bold"), "completed": ("✔", "dim strike")}
+ASCII = {"pending": ("[ ]", ""), "in_progress": ("[>]", "bold"), "completed": ("[x]", "dim strike")}
+
+
+def checklist(items: list[Any], *, unicode: bool | None = None) -> Text:
+    """``  ☐ Write the tests`` per item (``items``: objects with ``content`` and ``status``)."""
+    if unicode is None:
+        unicode = (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "").startswith("utf")
+    marks = UNICODE if unicode else ASCII
+    out = Text()
+    for item in items:
+        mark, style = marks.get(item.status, marks["pending"])
+        out.append(f"  {mark} ", style="cyan" if item.status == "in_progress" else "")
+        out.append(f"{item.content}\n", style=style)
+    if not items:
+        out.append("  (the todo list is empty)\n", style="dim")
+    out.rstrip()
+    return out
