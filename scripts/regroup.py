@@ -53,7 +53,7 @@ MOVES: dict[str, str] = {
     "shell_danger": "safety.shell_danger",
     "consent": "safety.consent",
     "project_trust": "safety.project_trust",
-    "modes": "safety.file_modes",
+    "modes": "file_modes",
     # session/: the composition root and the conversation's life
     "app": "session.app",
     "agent": "session.agent",

@@ -86,7 +86,7 @@ def _say(line: str) -> None:
 
 def _make_private(paths: Any, say: Callable[[str], None]) -> int:
     """Tighten what an older version or a loose umask left readable by others (one line when anything was)."""
-    from catcode.safety.file_modes import tighten
+    from catcode.file_modes import tighten
 
     memory = paths.memory_root
     try:

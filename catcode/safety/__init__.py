@@ -8,7 +8,7 @@
 - ``consent.py``: one-time consent for what a project directory asks; ``project_trust.py``: what a project may
   bring without it.
 - ``plan_mode.py``: the permission mode ``plan`` and its ``exit_plan_mode`` tool.
-- ``file_modes.py``: every file catcode creates is 0600, every folder 0700.
 
-The bubblewrap sandbox around bash is its own package, ``catcode/sandbox/``.
+Private file modes (0600/0700) are ``catcode/file_modes.py``, below everything that writes. The bubblewrap
+sandbox around bash is its own package, ``catcode/sandbox/``.
 """

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from catcode.extensions.mcp.sources import ServerSpec
+from catcode.file_modes import private_dir
 from catcode.redact import redact
-from catcode.safety.file_modes import private_dir
 
 _PUMP_JOIN = 2.0  # seconds close() waits for a pump to write what a stopped server said last
 
