@@ -177,9 +177,21 @@ def rewrite_from(match: re.Match[str]) -> str:
     return "\n".join(lines)
 
 
+ESCAPED = re.compile(r"catcode\\\.((?:\w+\\\.)*\w+)")
+"""A module name inside a regular expression (``catcode\\.mcp\\.manager``, in tests reading -X importtime)."""
+
+
+def escaped(found: str, dotted: re.Pattern[str]) -> str:
+    """``found`` (an escaped module name) with the module moved, escaped again; unchanged when it did not move."""
+    plain = found.replace("\\.", ".")
+    moved = dotted.sub(lambda m: "catcode." + new_name(m[1]), plain)
+    return moved.replace(".", "\\.") if moved != plain else found
+
+
 def rewrite(text: str, dotted: re.Pattern[str], slashed: re.Pattern[str]) -> str:
     text = FROM_LINE.sub(rewrite_from, text)
     text = dotted.sub(lambda m: "catcode." + new_name(m[1]), text)
+    text = ESCAPED.sub(lambda m: escaped(m[0], dotted), text)
     return slashed.sub(lambda m: "catcode/" + new_path(m[1]), text)
 
 
