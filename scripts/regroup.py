@@ -136,7 +136,8 @@ def dotted_pattern() -> re.Pattern[str]:
         guard = ""
         if old in kids:  # catcode.extensions (old module) vs catcode.extensions.mcp (new package)
             names = "|".join(sorted(kids[old]))
-            guard = rf"(?!\.(?:{names})\b)(?! import (?:{names})\b)"
+            # the bare name is the new package: only an attribute or an import of the old module's names moves
+            guard = rf"(?=\.\w| import )(?!\.(?:{names})\b)(?! import (?:{names})\b)"
         alternatives.append(re.escape(old) + r"\b" + guard)
     return re.compile(r"(?<![\w./])catcode\.(" + "|".join(alternatives) + r")")
 

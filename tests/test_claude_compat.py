@@ -108,18 +108,19 @@ def test_project_claude_rules_still_need_consent(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("claude", "catcode"),
-    [("default", "default"), ("acceptEdits", "accept-edits"), ("bypassPermissions", "bypass"), ("bypass", "bypass")],
-)
+    [
+        ("default", "default"), ("acceptEdits", "accept-edits"), ("bypassPermissions", "bypass"), ("bypass", "bypass"),
+        ("plan", "plan"),
+    ],
+)  # fmt: skip
 def test_permission_mode_spellings(claude: str, catcode: str) -> None:
     assert claude_flags.permission_mode(claude) == catcode
 
 
-def test_plan_mode_follows_what_the_enum_offers() -> None:
-    if "plan" in {m.value for m in PermissionMode}:
-        assert claude_flags.permission_mode("plan") == "plan"
-    else:
-        with pytest.raises(ConfigError, match="'plan' is not available"):
-            claude_flags.permission_mode("plan")
+def test_every_claude_mode_is_a_catcode_mode() -> None:
+    assert {claude_flags.permission_mode(name) for name in claude_flags.CLAUDE_PERMISSION_MODES} <= {
+        mode.value for mode in PermissionMode
+    }
 
 
 def newest(family: str) -> str:

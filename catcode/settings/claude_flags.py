@@ -1,7 +1,7 @@
 """Claude Code's command-line flags, as settings of this run (the "command line" settings layer).
 
 ``--permission-mode`` takes Claude Code's spellings next to catcode's (``acceptEdits`` → ``accept-edits``,
-``bypassPermissions`` → ``bypass``, ``plan`` → the plan mode when catcode has one); ``--dangerously-skip-permissions``
+``bypassPermissions`` → ``bypass``, ``plan`` → ``plan``); ``--dangerously-skip-permissions``
 is ``bypass``; ``--allowedTools``/``--disallowedTools`` add rules (comma or space separated, Claude Code's
 spellings: ``claude_rules``) for this run only; ``--add-dir`` adds ``permissions.additional_directories``;
 ``--max-turns`` is ``max_tool_rounds``; ``--system-prompt``/``--append-system-prompt`` replace or extend the system
@@ -23,7 +23,7 @@ CLAUDE_PERMISSION_MODES = {
     "bypassPermissions": "bypass",
     "plan": "plan",
 }
-"""Claude Code's permission-mode names → catcode's (``plan`` is looked up by value in ``PermissionMode``)."""
+"""Claude Code's permission-mode names → catcode's."""
 
 MODEL_FAMILIES = ("sonnet", "opus", "haiku")
 _VERSIONED = re.compile(r"^claude-(?P<family>[a-z]+)-(?P<version>\d+(?:-\d+)?)$")
@@ -32,14 +32,7 @@ _VERSIONED = re.compile(r"^claude-(?P<family>[a-z]+)-(?P<version>\d+(?:-\d+)?)$"
 def permission_mode(value: str) -> str:
     """catcode's name for a permission mode given in Claude Code's or catcode's spelling (unknown names pass through
     unchanged, to be refused with the list of modes)."""
-    mapped = CLAUDE_PERMISSION_MODES.get(value, value)
-    if mapped == "plan":
-        from catcode.safety.permissions import PermissionMode
-
-        known = {mode.value for mode in PermissionMode}
-        if "plan" not in known:
-            raise ConfigError("permission mode 'plan' is not available in this catcode")
-    return mapped
+    return CLAUDE_PERMISSION_MODES.get(value, value)
 
 
 def model_alias(name: str) -> str:

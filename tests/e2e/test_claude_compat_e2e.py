@@ -257,17 +257,21 @@ def test_system_prompt_replaces_the_base_prompt(project: Path, catcode_env: dict
 
 @pytest.mark.parametrize(
     ("flag", "mode"),
-    [("acceptEdits", "acceptEdits"), ("bypassPermissions", "bypassPermissions"), ("default", "default")],
-)
+    [
+        ("acceptEdits", "acceptEdits"), ("bypassPermissions", "bypassPermissions"), ("default", "default"),
+        ("plan", "plan"),
+    ],
+)  # fmt: skip
 def test_claude_permission_modes(project: Path, catcode_env: dict, fake_server, flag: str, mode: str) -> None:
     fake_server.enqueue(tool_use("write_file", {"path": "out.txt", "content": "x\n"}), text("Wrote it."))
     proc = run(project, catcode_env, "-p", "write", "--permission-mode", flag, "--output-format", "stream-json")
     assert proc.returncode == 0, proc.stderr
     init, *_, result = map(json.loads, proc.stdout.splitlines())
     assert init["permissionMode"] == mode
-    assert (project / "out.txt").exists() == (flag != "default")
+    assert (project / "out.txt").exists() == (flag not in ("default", "plan"))
     denied = [(d["tool_name"], d["tool_input"]["path"]) for d in result["permission_denials"]]
-    assert denied == ([("write_file", "out.txt")] if flag == "default" else [])  # nobody could be asked
+    assert denied == ([("write_file", "out.txt")] if flag == "default" else [])  # nobody could be asked (plan: the
+    # mode itself refuses every write until a plan is approved)
 
 
 def test_unknown_permission_mode_lists_both_spellings(project: Path, catcode_env: dict) -> None:
