@@ -189,8 +189,8 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
     memory on (its start-up work included) — plus the time from launch to that token. The quality traded: every
     answer arrives whole, each message is sent exactly once, and memory's start-up work is still done. What the
     at-once figure waits for is mostly the SDK import behind the prompt; the section also measures what shrinks it —
-    the import with the collector paused (``catcode.startup``) against a plain import, in the same run."""
-    from catcode.paths import make_paths
+    the import with the collector paused (``catcode.cli.gc_pause``) against a plain import, in the same run."""
+    from catcode.settings.paths import make_paths
     from tests.e2e.test_memory_e2e import kind_of
     from tests.fakes import FakeAnthropicServer, text
 
@@ -263,7 +263,7 @@ def _count(server: object, kind_of: Callable[[dict], str]) -> int:
 
 def _import_cpu_ms(paused: bool) -> float:
     """CPU milliseconds of ``import anthropic`` in a fresh interpreter, with or without the collector paused (what
-    ``catcode.startup`` does while the SDK is imported behind the prompt)."""
+    ``catcode.cli.gc_pause`` does while the SDK is imported behind the prompt)."""
     code = (
         "import gc, time\n"
         + ("gc.disable()\n" if paused else "")

@@ -1,10 +1,10 @@
-"""The collector pause around start-up imports (``catcode.startup``)."""
+"""The collector pause around start-up imports (``catcode.cli.gc_pause``)."""
 
 from __future__ import annotations
 
 import gc
 
-from catcode.startup import pause_gc, resume_gc, warm_now
+from catcode.cli.gc_pause import pause_gc, resume_gc, warm_now
 
 
 class Provider:

@@ -3,7 +3,7 @@
 ``SessionStart`` runs its ``build`` (``build_conversation``: settle the settings, build the session, its commands
 and screen objects) in a background thread started once the prompt is drawn, starts what waited for the prompt (MCP
 servers) before anyone can use the session, then, in the same thread, imports what the first request needs (the
-SDK, the Markdown renderer) and resumes the garbage collector (``catcode.startup``: paused until then, which makes
+SDK, the Markdown renderer) and resumes the garbage collector (``catcode.cli.gc_pause``: paused until then, which makes
 all of it cheaper). The REPL waits for it only where it needs the session: the first line sent, Shift+Tab, exit. A
 failed build is kept and raised wherever it is waited for. The session's start-up work that no request needs
 (memory's store check and recovery, the recall index sync, ``build_session(defer_start_up=True)``) starts once the
@@ -25,8 +25,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from catcode.cli.gc_pause import resume_gc
 from catcode.log import get_logger
-from catcode.startup import resume_gc
 
 log = get_logger(__name__)
 
@@ -168,8 +168,8 @@ def build_conversation(
 ) -> Any:
     """Settle the settings, build the session (a terminal approver, screen events on ``console()``, ``notices`` as
     its queue of background lines), its command registry and the ``Conversation`` that runs typed lines."""
-    from catcode import app
-    from catcode.settings_file import save_allow_rules
+    from catcode.session import app
+    from catcode.settings.writer import save_allow_rules
     from catcode.ui.approval import TerminalApprover, ask_yes_no
     from catcode.ui.conversation import Conversation, build_registry
     from catcode.ui.events import ReplEvents
