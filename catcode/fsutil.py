@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.errors import CatcodeError
-from catcode.modes import PRIVATE_FILE, private_dir, private_file
+from catcode.file_modes import PRIVATE_FILE, private_dir, private_file
 
 if TYPE_CHECKING:
     from filelock import FileLock

@@ -135,7 +135,7 @@ def get_logger(name: str) -> LazyLogger:
 def configure(log_file: Path, *, debug: bool = False) -> None:
     """Route structlog and stdlib logging to ``log_file`` (and stderr when ``debug``). The stdlib handlers are set
     now; structlog is configured when it is first used (importing it is what costs the time)."""
-    from catcode.modes import private_file
+    from catcode.file_modes import private_file
 
     handlers: list[logging.Handler] = []
     try:

@@ -80,9 +80,9 @@ def _provider() -> Any:
 
 def _session(tmp: Path, name: str, files: dict[str, str], **memory: Any) -> Any:
     """A whole non-interactive session over a project holding ``files`` (memory name → file text)."""
-    from catcode.app import build_session
-    from catcode.config import Settings, resolve_paths
-    from catcode.permissions import NoTerminalApprover
+    from catcode.safety.permissions import NoTerminalApprover
+    from catcode.session.app import build_session
+    from catcode.settings.config import Settings, resolve_paths
 
     project = tmp / name
     project.mkdir(exist_ok=True)
@@ -257,7 +257,7 @@ def bench_past_turns(tmp: Path, corpus: Corpus, context_turns: int) -> dict[str,
                          "user" if t.speaker == first[t.conversation] else "assistant", t.text)
             for seq, t in enumerate(turns, 1)
         ]  # fmt: skip
-        from catcode.config import Settings, resolve_paths
+        from catcode.settings.config import Settings, resolve_paths
 
         project = tmp / name
         project.mkdir()

@@ -21,10 +21,10 @@ if __package__ in (None, "") and str(Path(__file__).resolve().parents[1]) not in
 
 import structlog.testing
 
-from catcode.compaction import CompactConfig, Compactor, micro_compact
-from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
-from catcode.tokens import TokenCounter, estimate_messages_tokens
+from catcode.session.compaction import CompactConfig, Compactor, micro_compact
+from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.session.tokens import TokenCounter, estimate_messages_tokens
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "compaction" / "long_session.json"
 SUMMARY = "## Goals and instructions\nRefactor the parser; keep tests green.\n## Current state\nIn progress.\n"
@@ -36,7 +36,13 @@ _ASKS = [
     "把 {path} 的错误信息改得更清楚一些，用户看不懂现在的提示。",
     "Add type hints to {path}; we use Python 3.11.",
 ]
-_PATHS = ["catcode/config.py", "catcode/agent.py", "catcode/tools/files.py", "tests/test_config.py", "README.md"]
+_PATHS = [
+    "catcode/settings/config.py",
+    "catcode/session/agent.py",
+    "catcode/tools/files.py",
+    "tests/test_config.py",
+    "README.md",
+]
 
 
 class InstantSummariser:

@@ -138,7 +138,7 @@ def _hand_changes(files: list[Path]) -> None:
 def bench_fresh_search(memories: int = MEMORIES, questions: int = QUESTIONS) -> dict[str, float]:
     """Medians of both ways (ms), their ratio, the 200-question projection, the in-process load, and the share of
     questions answered identically before and after hand changes."""
-    from catcode.config import load_settings, resolve_paths
+    from catcode.settings.config import load_settings, resolve_paths
 
     asked = [q.question for q in load_corpus().questions[:questions]]
     with tempfile.TemporaryDirectory() as tmp_name:

@@ -15,7 +15,7 @@ from pathlib import Path
 from catcode.fsutil import locked
 from catcode.memory.pipeline.cursor import DreamCursor, unprocessed_count
 from catcode.memory.pipeline.history import HistoryLog
-from catcode.messages import Message, Role, ToolResultBlock, ToolUseBlock
+from catcode.session.messages import Message, Role, ToolResultBlock, ToolUseBlock
 
 HISTORY_BYTES = 10 * 1024 * 1024
 UNPROCESSED = 20

@@ -66,7 +66,7 @@ def memory_file(turn: Turn, layout: str = "speaker") -> str:
 @contextlib.contextmanager
 def _project(tmp: Path, name: str) -> Iterator[tuple[dict[str, str], Path, object]]:
     """A project folder, the environment that points catcode at a private home, and the resolved paths."""
-    from catcode.config import load_settings, resolve_paths
+    from catcode.settings.config import load_settings, resolve_paths
 
     root = tmp / name
     root.mkdir()
@@ -79,7 +79,7 @@ def _cli_search(env: dict[str, str], root: Path) -> Callable[[str], list[str]]:
     """``catcode memory search --json -n 100 -- QUESTION`` from ``root``: the memory names, best first."""
     from typer.testing import CliRunner
 
-    from catcode.cli_app import app
+    from catcode.cli.typer_app import app
 
     runner = CliRunner()
 
@@ -161,7 +161,7 @@ def conversations_search(corpus: Corpus, tmp: Path, pooled: bool) -> Callable[[Q
             cursor.advance(len(turns))
             log = HistoryLog(history, session_id="bench", lock_path=lock)
             compact_history(log, cursor, char_budget=1, keep_recent=30, summarize=lambda records: "Earlier talk.")
-            from catcode.config import load_settings
+            from catcode.settings.config import load_settings
 
             settings = load_settings(Path(env["CATCODE_HOME"]), _root, env, {})
             recalls[scope] = build_recall(build_memory_runtime(settings, paths))

@@ -33,13 +33,13 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.recall.views import search_json_lines
 from catcode.memory.revert_tool import format_changes
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.sync.engine import sync_for
+from catcode.settings.config import load_settings, resolve_paths
 
 WORDS = ["vim", "tabs", "retry", "policy", "deploy", "staging", "docker", "cache", "token", "review", "branch"]
 QUERIES = ["vim", "retry policy", "deploy staging", "schema migration", "docker cache", "release branch"]

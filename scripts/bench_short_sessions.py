@@ -25,8 +25,8 @@ CORPUS = ROOT / "tests" / "data" / "memory" / "short_sessions.jsonl"
 
 
 def _runtime(tmp: Path, provider: object) -> object:
-    from catcode.config import load_settings, resolve_paths
     from catcode.memory.builder import build_memory_runtime
+    from catcode.settings.config import load_settings, resolve_paths
 
     home, project = tmp / "home", tmp / "project"
     project.mkdir(parents=True)
@@ -54,7 +54,7 @@ def _model(session: dict) -> object:
 def _exit(session: dict, *, today: bool) -> tuple[int, int]:
     """(memories saved, model requests) at the exit of ``session``, under today's rule or the new one."""
     from catcode.memory.exit_capture import capture_at_exit
-    from catcode.messages import Message
+    from catcode.session.messages import Message
 
     provider = _model(session)
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,15 +13,15 @@ API server (memory off, so that the one queued answer is the chat's). Every vari
   (pydantic) before the prompt, as on a first start;
 - the five constants mirrored for import speed: off imports the module each copies from before starting (a
   module the path imports anyway costs nothing extra then, which is the point): ``anthropic._constants``
-  (``lean_client.ANTHROPIC_API_VERSION``), ``catcode.config`` (``first_screen.DEFAULT_MODEL``, ``Settings()``'s
-  defaults), ``catcode.mcp.sources`` (``project_trust``'s
-  name of Claude Code's MCP file) and ``catcode.cli_app`` (``cli.SUBCOMMANDS``).
+  (``lean_client.ANTHROPIC_API_VERSION``), ``catcode.settings.config`` (``first_screen.DEFAULT_MODEL``, ``Settings()``'s
+  defaults), ``catcode.extensions.mcp.sources`` (``project_trust``'s
+  name of Claude Code's MCP file) and ``catcode.cli.typer_app`` (``cli.SUBCOMMANDS``).
 
 Measured and removed (saved under 20 ms on every path it served; 13 paired rounds): the garbage collector paused
 during start-up imports (prompt -0.9 ms, ``-p`` +8.5 ms: the lean client carries requests, so the SDK is no longer
 imported on these paths) and ``first_screen``'s copy of ``consent.CONSENT_FILE`` (prompt +4.0 ms: importing
-``catcode.consent`` costs next to nothing there). A trick keeps its code when it saves at least ``THRESHOLD_MS`` on
-a path it serves (the median of its off-minus-on differences, paired within each round)."""
+``catcode.safety.consent`` costs next to nothing there). A trick keeps its code when it saves at least
+``THRESHOLD_MS`` on a path it serves (the median of its off-minus-on differences, paired within each round)."""
 
 from __future__ import annotations
 
@@ -40,15 +40,15 @@ from bench_startup import _project, time_to_prompt
 THRESHOLD_MS = 20.0
 
 ON = "from catcode.cli import main; main()"
-VIA_TYPER = "from catcode.cli_app import run; run()"
+VIA_TYPER = "from catcode.cli.typer_app import run; run()"
 OFF = {
     "typer bypassed": ("", VIA_TYPER),
     "early_line": ("import structlog", ON),
-    "first_screen record": ("import catcode.first_screen as f; f.remembered = lambda *a: None", ON),
+    "first_screen record": ("import catcode.cli.first_screen as f; f.remembered = lambda *a: None", ON),
     "mirror ANTHROPIC_API_VERSION": ("import anthropic._constants", ON),
-    "mirror DEFAULT_MODEL/defaults": ("import catcode.config", ON),
-    "mirror MCP file name": ("import catcode.mcp.sources", ON),
-    "mirror SUBCOMMANDS": ("import catcode.cli_app", ON),
+    "mirror DEFAULT_MODEL/defaults": ("import catcode.settings.config", ON),
+    "mirror MCP file name": ("import catcode.extensions.mcp.sources", ON),
+    "mirror SUBCOMMANDS": ("import catcode.cli.typer_app", ON),
 }
 """Trick -> (what runs first, the entry point) with the trick off."""
 

@@ -188,7 +188,7 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
     configured (the message waits for them to be ready: their tools go with it) — interleaved, a fresh HOME each run,
     memory on (its start-up work included) — plus the time from launch to that token. The quality traded: every
     answer arrives whole, each message is sent exactly once, and memory's start-up work is still done."""
-    from catcode.paths import make_paths
+    from catcode.settings.paths import make_paths
     from tests.e2e.test_memory_e2e import kind_of
     from tests.fakes import FakeAnthropicServer, text
 

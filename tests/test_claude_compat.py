@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode import claude_flags
-from catcode.claude_args import variadic
-from catcode.config import load_settings
+from catcode.cli.claude_args import variadic
 from catcode.errors import ConfigError
-from catcode.permissions import PermissionMode, PermissionPolicy, Rule, Verdict
-from catcode.pricing import known_models
+from catcode.safety.permissions import PermissionMode, PermissionPolicy, Rule, Verdict
+from catcode.session.pricing import known_models
+from catcode.settings import claude_flags
+from catcode.settings.config import load_settings
 from catcode.tools.builtin import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
@@ -98,7 +98,7 @@ def test_mcp_server_rule_covers_every_tool_of_that_server() -> None:
 
 
 def test_project_claude_rules_still_need_consent(tmp_path: Path) -> None:
-    from catcode.project_trust import rule_needs_consent
+    from catcode.safety.project_trust import rule_needs_consent
 
     assert not rule_needs_consent("Read")
     assert not rule_needs_consent("Edit(src/**)")  # the project's own files

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from catcode import cli
-from catcode.cli_app import SUBCOMMANDS, app
-from catcode.cli_values import one_of, whole_number
+from catcode.cli.typer_app import SUBCOMMANDS, app
+from catcode.cli.values import one_of, whole_number
 
 
 @given(st.integers(min_value=-10_000, max_value=10_000))

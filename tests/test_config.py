@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from catcode.config import DEFAULT_MODEL, find_project_root, load_settings, project_key, resolve_paths, user_hash
 from catcode.errors import ConfigError
+from catcode.settings.config import (
+    DEFAULT_MODEL,
+    find_project_root,
+    load_settings,
+    project_key,
+    resolve_paths,
+    user_hash,
+)
 
 
 def write(path: Path, text: str) -> None:
@@ -94,7 +101,7 @@ def test_paths_and_keys(tmp_path: Path) -> None:
 
 def test_example_settings_are_valid_and_complete(tmp_path: Path) -> None:
     """The shipped example loads, and documents every setting there is."""
-    from catcode.config import Settings
+    from catcode.settings.config import Settings
 
     example = Path(__file__).parent.parent / ".cat-code.example" / "settings.yaml"
     home = tmp_path / "home"
@@ -115,7 +122,7 @@ def test_example_settings_are_valid_and_complete(tmp_path: Path) -> None:
 
 def test_config_set_keeps_on_off_yes_no_as_words_which_still_read_as_booleans() -> None:
     from catcode.memory.store.models import MemoryConfig
-    from catcode.settings_file import parse_value
+    from catcode.settings.writer import parse_value
 
     assert parse_value("off") == "off" and parse_value(" Yes ") == "Yes"
     assert parse_value("true") is True and parse_value("8192") == 8192

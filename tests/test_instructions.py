@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from catcode.instructions import HEADER, MAX_DEPTH, load, loaded_line
+from catcode.session.instructions import HEADER, MAX_DEPTH, load, loaded_line
 
 
 def write(path: Path, text: str) -> Path:

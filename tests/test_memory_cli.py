@@ -18,11 +18,11 @@ import pytest
 import structlog
 from typer.testing import CliRunner
 
-from catcode.cli_app import app
-from catcode.config import catcode_home, load_settings, resolve_paths
+from catcode.cli.typer_app import app
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.settings.config import catcode_home, load_settings, resolve_paths
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

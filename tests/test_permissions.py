@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catcode.errors import ConfigError
-from catcode.permissions import (
+from catcode.safety.permissions import (
     ApprovalRequest,
     NoTerminalApprover,
     PermissionMode,

@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from catcode import cli, cli_app, launch
+from catcode import cli
+from catcode.cli import launch
+from catcode.cli import typer_app as cli_app
 
 WORDS = ["-p", "--print", "hi", "fix the bug", "memory", "config", "--debug", "-m", "opus", "--output-format", "json"]
 WORDS += ["-", "--", "--continue", "", "@app.py", "-c", "explain", "doctor", "--sandbox", "off"]

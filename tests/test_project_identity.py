@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.config import load_settings, project_key, resolve_paths
 from catcode.errors import ConfigError
-from catcode.project_identity import normalise_remote, remote_project_key
+from catcode.settings.config import load_settings, project_key, resolve_paths
+from catcode.settings.project_identity import normalise_remote, remote_project_key
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.config import load_settings
-from catcode.permissions import Decision, PermissionPolicy, Verdict, suggested_rules
+from catcode.safety.permissions import Decision, PermissionPolicy, Verdict, suggested_rules
 from catcode.sandbox.fence import Fence
 from catcode.sandbox.probe import Availability
 from catcode.sandbox.settings import SandboxSettings
+from catcode.settings.config import load_settings
 from catcode.tools.base import ToolContext
 from catcode.tools.builtin import builtin_tools
 from catcode.tools.shell import BashInput, preview_bash
@@ -121,7 +121,7 @@ def test_the_flag_wins_and_a_bad_mode_names_its_layer(tmp_path: Path) -> None:
 
 
 def test_a_projects_rule_to_leave_the_fence_needs_consent() -> None:
-    from catcode.project_trust import rule_needs_consent
+    from catcode.safety.project_trust import rule_needs_consent
 
     assert rule_needs_consent("bash_outside(npm install*)") and rule_needs_consent("bash_outside")
 

@@ -1,4 +1,4 @@
-"""Scoped "always" answers and the shell-aware rule matching behind them (``catcode.shell_rules``)."""
+"""Scoped "always" answers and the shell-aware rule matching behind them (``catcode.safety.shell_rules``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from catcode.consent import ConsentStore
-from catcode.permissions import ApprovalRequest, Decision, PermissionPolicy, Verdict
-from catcode.settings_file import rule_consent, save_allow_rules
-from catcode.shell_rules import MULTI_WORD, suggest_rules
+from catcode.safety.consent import ConsentStore
+from catcode.safety.permissions import ApprovalRequest, Decision, PermissionPolicy, Verdict
+from catcode.safety.shell_rules import MULTI_WORD, suggest_rules
+from catcode.settings.writer import rule_consent, save_allow_rules
 from catcode.tools.builtin import builtin_tools
 from catcode.ui.approval import TerminalApprover
 

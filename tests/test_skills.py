@@ -12,10 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
-from catcode import skills as skills_module
-from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
-from catcode.messages import Role
-from catcode.skills import (
+from catcode.extensions import skills as skills_module
+from catcode.extensions.skills import (
     MAX_LISTED_FILES,
     MAX_SKILL_BYTES,
     SkillError,
@@ -27,6 +25,8 @@ from catcode.skills import (
     load_skill_tool,
     skills_index,
 )
+from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
+from catcode.session.messages import Role
 from catcode.tools.base import Permission, ToolContext, ToolRegistry
 
 REPO = Path(__file__).resolve().parent.parent

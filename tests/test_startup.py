@@ -1,8 +1,8 @@
-"""Print mode and piped input warm the provider in the foreground (``catcode.startup``)."""
+"""Print mode and piped input warm the provider in the foreground (``catcode.cli.warm``)."""
 
 from __future__ import annotations
 
-from catcode.startup import warm_now
+from catcode.cli.warm import warm_now
 
 
 class Provider:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.compaction import SUMMARY_ACK, SUMMARY_MARKER
-from catcode.messages import Message, Role, ToolUseBlock
-from catcode.todos import TodoItem, TodoList, TodoWriteInput, latest
+from catcode.session.compaction import SUMMARY_ACK, SUMMARY_MARKER
+from catcode.session.messages import Message, Role, ToolUseBlock
+from catcode.session.todos import TodoItem, TodoList, TodoWriteInput, latest
 from catcode.ui.todo_view import checklist
 
 ITEMS = st.lists(

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from catcode.tool_batch import AgentThread, CallCancelled
+from catcode.session.tool_batch import AgentThread, CallCancelled
 
 
 def test_jobs_run_on_workers_and_hand_calls_to_the_agent_thread() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.messages import Message, Role, TextBlock
-from catcode.turn_attachments import TurnAttachments
+from catcode.session.messages import Message, Role, TextBlock
+from catcode.session.turn_attachments import TurnAttachments
 
 
 @given(

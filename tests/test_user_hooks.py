@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
-from catcode.app import Session, build_session
-from catcode.config import load_settings, resolve_paths
-from catcode.consent import ConsentItem, ConsentStore
 from catcode.errors import ConfigError
-from catcode.messages import Role, TextBlock
-from catcode.permissions import NoTerminalApprover
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
+from catcode.safety.consent import ConsentItem, ConsentStore
+from catcode.safety.permissions import NoTerminalApprover
+from catcode.session.app import Session, build_session
+from catcode.session.messages import Role, TextBlock
+from catcode.settings.config import load_settings, resolve_paths
 
 
 @pytest.fixture

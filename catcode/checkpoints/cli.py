@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from catcode.launch import fail, load, state
+from catcode.cli.launch import fail, load, state
 from catcode.log import get_logger
 
 log = get_logger(__name__)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from catcode.errors import CatcodeError
+from catcode.file_modes import GIT_UMASK, PRIVATE_FILE, private_dir
 from catcode.fsutil import locked
-from catcode.modes import GIT_UMASK, PRIVATE_FILE, private_dir
 
 _ISOLATION = (
     "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "user.name=catcode",

@@ -6,9 +6,9 @@ from rich.table import Table
 from rich.text import Text
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.config_errors import unknown_mode
-from catcode.permissions import PermissionMode
-from catcode.pricing import cost_of, dollars, known_models, price_of, session_usage, unknown_reason
+from catcode.safety.permissions import PermissionMode
+from catcode.session.pricing import cost_of, dollars, known_models, price_of, session_usage, unknown_reason
+from catcode.settings.config_errors import unknown_mode
 
 MODES = [m.value for m in PermissionMode]
 
@@ -94,8 +94,8 @@ def register_builtins(registry: CommandRegistry) -> None:
         """Show the model and the known ones, or switch it for this session: /model [id | sonnet | opus | haiku]."""
         provider = ctx.session.provider
         if args:
-            from catcode.claude_flags import model_alias
             from catcode.errors import ConfigError
+            from catcode.settings.claude_flags import model_alias
 
             try:
                 args = model_alias(args)

@@ -10,7 +10,7 @@ from catcode.tools.base import Permission
 
 def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
     """One block per server: name, state, transport and source, then its tools with their permission."""
-    from catcode.mcp.manager import ServerState
+    from catcode.extensions.mcp.manager import ServerState
 
     if manager is not None and tools is not None:
         manager.sync_tools(tools)

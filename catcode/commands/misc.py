@@ -25,7 +25,7 @@ def register_compact(registry: CommandRegistry, compactor: Any) -> None:
 
 def register_skills(registry: CommandRegistry, skill_set: Any) -> None:
     """Add ``/skills`` for ``skill_set``."""
-    from catcode.skills import SkillError, format_skill, format_skill_list
+    from catcode.extensions.skills import SkillError, format_skill, format_skill_list
 
     def complete(ctx: CommandContext | None, text: str) -> list[str]:
         return [f"show {n}" for n in skill_set.names() if f"show {n}".startswith(text)]
@@ -63,7 +63,7 @@ def register_todos(registry: CommandRegistry, todos: Any) -> None:
     @registry.command("todos", takes_args=False)
     def cmd_todos(ctx: CommandContext, args: str) -> None:
         """Show the todo list the model keeps for the current task (todo_write)."""
-        from catcode.todos import counts
+        from catcode.session.todos import counts
         from catcode.ui.todo_view import checklist
 
         if not todos.items:

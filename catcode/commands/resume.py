@@ -1,12 +1,12 @@
 """``/resume [ID]`` and the start-up side of ``catcode --continue`` / ``catcode --resume [ID]``: choose an earlier
-session of this project and take up its conversation (``catcode.resume`` rebuilds it from history.jsonl)."""
+session of this project and take up its conversation (``catcode.session.reopen`` rebuilds it from history.jsonl)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.resume import SessionInfo, find_session, list_sessions, picker_lines, restore
+from catcode.session.reopen import SessionInfo, find_session, list_sessions, picker_lines, restore
 
 PICKER_SIZE = 10
 NO_HISTORY = (

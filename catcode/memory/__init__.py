@@ -26,7 +26,7 @@ Each folder's ``__init__.py`` names what each of its files owns. This top level 
   (``memory.exit_timeout``, shared with the session summary).
 - ``injection.py``: ``MemoryInjectionHook`` — the ``# Persistent Memory`` block on every request.
 - ``auto_recall.py``: ``AutoRecall`` — per-turn recall: the memories (and past turns) found for each of the
-  person's messages, attached to that message for the requests (``catcode/turn_attachments.py``).
+  person's messages, attached to that message for the requests (``catcode/session/turn_attachments.py``).
 - ``tools.py``: ``memory_read``, ``memory_write``, ``memory_delete`` and ``MEMORY_GUIDANCE``.
 - ``report.py``: text of ``/memory``, ``/memory list``, ``/memory show``, ``status`` and ``path``, and the one
   ``clear``, ``forget`` and ``move`` flows.

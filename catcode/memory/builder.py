@@ -21,7 +21,7 @@ from catcode.redact import redact
 
 if TYPE_CHECKING:  # recall (and sqlite3 behind it) is loaded only by the commands that use it
     from catcode.memory.recall.recall import Recall
-    from catcode.paths import Paths
+    from catcode.settings.paths import Paths
 
 
 def build_memory_runtime(

@@ -5,6 +5,7 @@ ask before they change memory — ``clear``, ``forget`` — and ``move``; shared
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -16,7 +17,7 @@ from catcode.memory.store.store import MemoryStore
 from catcode.text import flatten
 
 if TYPE_CHECKING:
-    from catcode.paths import Paths
+    from catcode.settings.paths import Paths
 
 NO_MEMORIES = "No memories stored."
 KEPT_ALL = "Kept every memory."
@@ -25,6 +26,13 @@ Confirm = Callable[[int, str], bool]
 Undo = Callable[[str | None], str]
 """The undo hint for a change id (None: versioning is off or nothing changed), e.g. " Undo with /memory revert X."."""
 Located = tuple[MemoryEntry, Scope]
+
+
+def naming_commands(message: str, command: str) -> str:
+    """A memory flow's ``message``, whose commands are the REPL's (``/memory log``), naming them as a front end
+    does instead (``command`` "catcode memory": ``catcode memory log``). The flows return the one wording; each
+    front end that is not the REPL words its commands through this."""
+    return re.sub(r"(?<![\w/`])/memory\b", command, message)
 
 
 def format_report(report: ConsolidationReport) -> str:

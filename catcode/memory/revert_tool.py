@@ -20,7 +20,7 @@ from catcode.errors import MemoryStoreError
 from catcode.fsutil import locked
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.versioning.changes import Change, FileChange, RevertResult
-from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
     from catcode.memory.store.store import MemoryStore
@@ -135,7 +135,7 @@ def memory_revert_tool(runtime: Any) -> Tool:
             return None
         return f"This change would be undone:\n{cap(text)}" if text else None
 
-    @tool("memory_revert", permission=Permission.WRITE, key_arg="commit", preview=preview)
+    @tool("memory_revert", key_arg="commit", preview=preview)
     def memory_revert(args: MemoryRevertInput, ctx: ToolContext) -> ToolResult:
         """Undo a change to saved memories (default: the last change) by recording a new change.
 

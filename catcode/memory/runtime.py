@@ -13,7 +13,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from catcode.hooks import HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.memory.exit_capture import ExitBudget, capture_at_exit
 from catcode.memory.injection import MemoryInjectionHook
@@ -21,8 +20,9 @@ from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.changes import RevertResult
 from catcode.memory.versioning.git_store import GitStore
-from catcode.messages import Message
 from catcode.providers.base import LLMProvider
+from catcode.session.hook_bus import HookEvent, HookManager
+from catcode.session.messages import Message
 from catcode.tools.base import ToolRegistry
 
 if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (not by ``catcode memory``)
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
     from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.pipeline.manager import MemoryManager
     from catcode.memory.pipeline.service import MemoryService
-    from catcode.paths import Paths
+    from catcode.settings.paths import Paths
 
 log = get_logger(__name__)
 

@@ -19,7 +19,7 @@ from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
 from catcode.memory.store.store import MemoryStore
 from catcode.text import shorten
-from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 MEMORY_GUIDANCE = """\
 ## Memory
@@ -95,7 +95,7 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         entry = _entry(args, store)
         return None if isinstance(entry, ToolResult) else _write_preview(store, entry)
 
-    @tool("memory_write", permission=Permission.WRITE, key_arg="name", preview=preview_write)
+    @tool("memory_write", key_arg="name", preview=preview_write)
     def memory_write(args: MemoryWriteInput, ctx: ToolContext) -> ToolResult:
         """Save a memory that persists across sessions (writing an existing name updates it).
 
@@ -126,7 +126,7 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         except Exception:  # a preview is a courtesy; the delete itself reports any problem
             return None
 
-    @tool("memory_delete", permission=Permission.WRITE, key_arg="name", preview=preview_delete)
+    @tool("memory_delete", key_arg="name", preview=preview_delete)
     def memory_delete(args: MemoryDeleteInput, ctx: ToolContext) -> ToolResult:
         """Delete a saved memory by name (when it is wrong or no longer true)."""
         name = (args.name or "").strip()

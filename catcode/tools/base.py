@@ -9,7 +9,6 @@ import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
 
@@ -17,19 +16,13 @@ from pydantic import BaseModel, ValidationError
 
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
+from catcode.tools.facts import Permission as Permission
+from catcode.tools.facts import permission_of
 
 if TYPE_CHECKING:
     from catcode.sandbox.fence import Fence
 
 log = get_logger(__name__)
-
-
-class Permission(StrEnum):
-    """What a tool may do, which decides whether the user is asked."""
-
-    READ = "read"
-    WRITE = "write"
-    EXECUTE = "execute"
 
 
 @dataclass
@@ -100,11 +93,12 @@ class ToolInputError(CatcodeError):
 def tool(
     name: str | None = None,
     *,
-    permission: Permission = Permission.READ,
+    permission: Permission | None = None,
     preview: PreviewFunction | None = None,
     key_arg: str | None = None,
 ) -> Callable[[ToolFunction], Tool]:
-    """Make a ``Tool`` from ``def fn(args: InputModel, ctx: ToolContext) -> ToolResult`` with a docstring."""
+    """Make a ``Tool`` from ``def fn(args: InputModel, ctx: ToolContext) -> ToolResult`` with a docstring. The
+    permission of one of catcode's own tools is its row in ``tools/facts.py``; ``permission`` is for any other."""
 
     def wrap(fn: ToolFunction) -> Tool:
         params = list(inspect.signature(fn).parameters)
@@ -114,7 +108,7 @@ def tool(
             description=inspect.cleandoc(fn.__doc__ or ""),
             input_model=model,
             function=fn,
-            permission=permission,
+            permission=permission or permission_of(name or fn.__name__) or Permission.READ,
             preview=preview,
             key_arg=key_arg,
         )

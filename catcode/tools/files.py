@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from catcode.errors import ToolError
 from catcode.fsutil import atomic_write_bytes
-from catcode.tools.base import Permission, ToolContext, ToolResult, tool
+from catcode.tools.base import ToolContext, ToolResult, tool
 from catcode.tools.paths import display_path, resolve_path
 
 BINARY_SNIFF_BYTES = 8192
@@ -122,7 +122,7 @@ def read_file(args: ReadFileInput, ctx: ToolContext) -> ToolResult:
 def _image(path: Path, ctx: ToolContext) -> ToolResult | None:
     """``read_file`` on an image file: the image for the model (``ImageTooBig``: one line, nothing sent); None when
     the file is not an image after all."""
-    from catcode.images import NotAnImage, is_image_path, load_image, size_text
+    from catcode.session.images import NotAnImage, is_image_path, load_image, size_text
 
     if not is_image_path(path) or not path.is_file():
         return None
@@ -163,7 +163,7 @@ def preview_write(args: WriteFileInput, ctx: ToolContext) -> str | None:
         return None
 
 
-@tool(permission=Permission.WRITE, preview=preview_write, key_arg="path")
+@tool(preview=preview_write, key_arg="path")
 def write_file(args: WriteFileInput, ctx: ToolContext) -> ToolResult:
     """Create a file or replace its whole content; missing parent directories are created. To change part
     of an existing file prefer edit_file. Always read a file before overwriting it."""
@@ -218,7 +218,7 @@ def preview_edit(args: EditFileInput, ctx: ToolContext) -> str | None:
         return None
 
 
-@tool(permission=Permission.WRITE, preview=preview_edit, key_arg="path")
+@tool(preview=preview_edit, key_arg="path")
 def edit_file(args: EditFileInput, ctx: ToolContext) -> ToolResult:
     """Replace an exact string in a file. old_string must occur exactly once (add surrounding lines to make
     it unique) unless replace_all is true. Read the file first so old_string matches it exactly."""

@@ -21,7 +21,7 @@ from typing import IO
 from pydantic import BaseModel, Field
 
 from catcode.log import get_logger
-from catcode.tools.base import Permission, ToolContext, ToolResult, tool
+from catcode.tools.base import ToolContext, ToolResult, tool
 
 log = get_logger(__name__)
 
@@ -128,7 +128,7 @@ def preview_bash(args: BashInput, ctx: ToolContext) -> str | None:
     )
 
 
-@tool(permission=Permission.EXECUTE, key_arg="command", preview=preview_bash)
+@tool(key_arg="command", preview=preview_bash)
 def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and

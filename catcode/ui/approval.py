@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from catcode.permissions import ApprovalRequest, Decision, suggested_rules
+from catcode.safety.permissions import ApprovalRequest, Decision, suggested_rules
 from catcode.text import shorten
 
 Reader = Callable[[str], str]

@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from catcode.agent import TurnResult
 from catcode.commands.builtins import register_builtins
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
+from catcode.session.agent import TurnResult
 from catcode.ui.events import ReplEvents
 from catcode.ui.render import error_text
 
 if TYPE_CHECKING:
-    from catcode.app import Session
+    from catcode.session.app import Session
 
 log = get_logger(__name__)
 
@@ -101,8 +101,8 @@ class Conversation:
 
     def turn(self, text: str) -> TurnResult:
         """One agent turn (``@path`` attaches files); an interrupt or a failure is one line, the session goes on."""
-        from catcode.attachments import attach_all
-        from catcode.images import ImageTooBig
+        from catcode.session.attachments import attach_all
+        from catcode.session.images import ImageTooBig
 
         try:
             message, attached, images = attach_all(text, self.session.paths.project_root)

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from catcode.modes import private_dir
+from catcode.file_modes import private_dir
 
 CAP_CHARS = 10_000_000  # about 10 MB of output kept from the start
 TAIL_CHARS = 1_000_000  # and the last 1 MB past that

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from prompt_toolkit.history import History, InMemoryHistory
 
+from catcode.file_modes import PRIVATE_FILE, private_dir
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
-from catcode.modes import PRIVATE_FILE, private_dir
 
 log = get_logger(__name__)
 

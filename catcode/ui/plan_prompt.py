@@ -11,8 +11,8 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from catcode.permissions import PermissionMode
-from catcode.plan_mode import PlanDecision
+from catcode.safety.permissions import PermissionMode
+from catcode.safety.plan_mode import PlanDecision
 
 CHOICES = (
     "  1. yes, and accept edits (file changes run without asking)\n"

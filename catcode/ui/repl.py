@@ -28,17 +28,17 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app, run_in_terminal
 
 from catcode import __version__
-from catcode.first_screen import FirstScreen
+from catcode.cli.first_screen import FirstScreen
 from catcode.log import get_logger
-from catcode.project_trust import may_ask
+from catcode.safety.project_trust import may_ask
 from catcode.ui.keys import AnswerReader, make_prompt, prompt_marker
 from catcode.ui.session_start import SessionStart, Settle, build_conversation
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from catcode.paths import Paths
     from catcode.providers.base import LLMProvider
+    from catcode.settings.paths import Paths
 
 log = get_logger(__name__)
 
@@ -87,8 +87,7 @@ def dim_line(console: Console | None, line: str) -> None:
 def instructions_line(paths: Paths) -> str | None:
     """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
     files, read before the prompt so that the line comes before the first message)."""
-    from catcode import instructions
-
+    from catcode.session import instructions
     try:
         loaded = instructions.load(paths.home, paths.project_root, Path.cwd())
     except OSError:
@@ -243,7 +242,7 @@ def start_interactive(
     eager = may_ask(screen.paths.project_root)
     asker = None
     if eager:
-        from catcode.consent import terminal_asker
+        from catcode.safety.consent import terminal_asker
 
         def show(text: str) -> None:
             screen_console().print(text, markup=False, highlight=False, end="", soft_wrap=True)

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
 from catcode.memory.recall.views import search_dicts
+from catcode.memory.report import naming_commands
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import validate_name
 from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, UnknownChange
-from catcode.memory_cli import for_shell
 
 if TYPE_CHECKING:
     from catcode.memory.recall.recall import Recall
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
 SCOPES = tuple(scope.value for scope in Scope)
+
+SHELL_COMMAND = "catcode memory"
+"""The page has no commands of its own: a message naming a memory command names the shell's."""
 
 
 class ApiError(Exception):
@@ -99,7 +102,7 @@ class MemoryView:
             try:
                 diff = self.git.diff(change_id)
             except UnknownChange as exc:
-                raise ApiError(404, for_shell(str(exc))) from None
+                raise ApiError(404, naming_commands(str(exc), SHELL_COMMAND)) from None
         if not diff:
             raise ApiError(404, NO_CHANGES)
         first = diff.split("\n", 1)[0]
@@ -112,11 +115,11 @@ class MemoryView:
             try:
                 result = self.runtime.revert(change_id)
             except UnknownChange as exc:
-                raise ApiError(404, for_shell(str(exc))) from None
+                raise ApiError(404, naming_commands(str(exc), SHELL_COMMAND)) from None
             except RevertConflict as exc:
-                raise ApiError(409, for_shell(str(exc))) from None
+                raise ApiError(409, naming_commands(str(exc), SHELL_COMMAND)) from None
             except MemoryStoreError as exc:
-                raise ApiError(409, for_shell(str(exc))) from None
+                raise ApiError(409, naming_commands(str(exc), SHELL_COMMAND)) from None
         return {
             "id": result.sha,
             "reverted": result.reverted_sha,

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from catcode.mcp.settings import McpServerSettings
-from catcode.mcp.sources import ServerSpec
+from catcode.extensions.mcp.settings import McpServerSettings
+from catcode.extensions.mcp.sources import ServerSpec
 
 SERVERS = Path(__file__).parent / "servers"
 DEMO = str(SERVERS / "demo_server.py")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from catcode.mcp.manager import McpManager, ServerState
-from catcode.mcp.sources import ServerSpec
+from catcode.extensions.mcp.manager import McpManager, ServerState
+from catcode.extensions.mcp.sources import ServerSpec
 from catcode.tools.base import Permission, ToolRegistry
 from tests.catcode_mcp.conftest import broken, demo, spec
 

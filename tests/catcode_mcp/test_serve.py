@@ -14,9 +14,9 @@ from typing import Any
 import anyio
 import pytest
 
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.settings.config import load_settings, resolve_paths
 from tests.e2e.conftest import catcode_argv
 
 SECRET = "sk-ant-api03-" + "Q" * 40

@@ -12,10 +12,10 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.config import load_settings
 from catcode.errors import ConfigError
-from catcode.mcp.sources import collect_servers
-from catcode.mcp.tools import tool_name
+from catcode.extensions.mcp.sources import collect_servers
+from catcode.extensions.mcp.tools import tool_name
+from catcode.settings.config import load_settings
 
 
 def write(path: Path, text: str) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from catcode.agent import Agent
 from catcode.checkpoints.session import Checkpointer
 from catcode.checkpoints.store import store_for
-from catcode.hooks import HookEvent, HookManager
-from catcode.messages import history_problems
-from catcode.permissions import NoTerminalApprover, PermissionMode, PermissionPolicy
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
+from catcode.safety.permissions import NoTerminalApprover, PermissionMode, PermissionPolicy
+from catcode.session.agent import Agent
+from catcode.session.hook_bus import HookEvent, HookManager
+from catcode.session.messages import history_problems
 from catcode.tools.base import ToolContext, ToolRegistry
 from catcode.tools.builtin import builtin_tools
 
@@ -83,7 +83,7 @@ def test_a_failing_checkpoint_is_one_line_and_the_tool_still_runs(tmp_path: Path
 
 def test_a_resumed_session_sees_the_conversation_as_rewound_and_as_undone(tmp_path: Path) -> None:
     from catcode.memory.pipeline.history import HistoryLog
-    from catcode.resume import HistoryMarkers, rebuild
+    from catcode.session.reopen import HistoryMarkers, rebuild
 
     provider = ScriptedProvider(text_response("first"), text_response("second"), text_response("third"))
     agent, checkpointer, _ = _agent(tmp_path, provider)

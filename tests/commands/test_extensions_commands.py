@@ -9,11 +9,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from catcode.app import build_session
 from catcode.commands.registry import CommandContext
-from catcode.config import load_settings, resolve_paths
-from catcode.permissions import NoTerminalApprover
 from catcode.providers.scripted import ScriptedProvider
+from catcode.safety.permissions import NoTerminalApprover
+from catcode.session.app import build_session
+from catcode.settings.config import load_settings, resolve_paths
 from catcode.ui.repl import build_registry
 
 

@@ -10,8 +10,8 @@ from rich.console import Console
 
 from catcode.commands.builtins import register_builtins
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
-from catcode.permissions import PermissionMode, PermissionPolicy
 from catcode.providers.base import Usage
+from catcode.safety.permissions import PermissionMode, PermissionPolicy
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pathlib import Path
 import pexpect
 import yaml
 
-from catcode.consent import ConsentStore
-from catcode.settings_file import rule_consent
+from catcode.safety.consent import ConsentStore
+from catcode.settings.writer import rule_consent
 from tests.e2e.conftest import Catcode
 from tests.e2e.test_shell_input_e2e import run
 

@@ -155,6 +155,6 @@ def test_the_sdk_is_loaded_only_after_the_prompt_is_drawn(spawn_catcode: Spawn, 
     cat = spawn_catcode(env={"PYTHONPROFILEIMPORTTIME": "1"})  # every import is reported on stderr (the pty)
     cat.prompt()
     assert not re.search(r"\|\s+mcp\s*$", cat.child.before, re.M)  # the SDK is not loaded yet...
-    cat.expect(r"\|\s+catcode\.mcp\.manager\s*\r?\n")  # ...the servers are configured (the session is built
+    cat.expect(r"\|\s+catcode\.extensions\.mcp\.manager\s*\r?\n")  # ...the servers are configured (the session is built
     cat.expect(r"\|\s+mcp\s*\r?\n")  # behind the prompt) and the SDK is loaded once the prompt is up
     assert cat.exit() == 0

@@ -15,15 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from catcode.app import Session, build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.config import Settings, resolve_paths
 from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares
 from catcode.memory.store.models import MemoryEntry, MemoryType
-from catcode.messages import Message, Role, TextBlock, ToolUseBlock
-from catcode.permissions import NoTerminalApprover
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
+from catcode.safety.permissions import NoTerminalApprover
+from catcode.session.app import Session, build_session
+from catcode.session.messages import Message, Role, TextBlock, ToolUseBlock
+from catcode.settings.config import Settings, resolve_paths
 
 GOTCHA = MemoryEntry(
     name="api-gotcha",

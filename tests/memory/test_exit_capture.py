@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from catcode.app import build_session
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.exit_capture import ExitBudget
-from catcode.messages import Message
-from catcode.permissions import NoTerminalApprover
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
+from catcode.safety.permissions import NoTerminalApprover
+from catcode.session.app import build_session
+from catcode.session.messages import Message
+from catcode.settings.config import load_settings, resolve_paths
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "vim", "content": "The user edits with vim."}
 

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from memory_helpers import seed_api_style, seed_vim
 
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.revert_tool import cap, memory_revert_tool
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.versioning.git_store import GitStore
+from catcode.settings.config import load_settings, resolve_paths
 from catcode.tools.base import Permission, Tool, ToolContext, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from catcode.memory.exit_capture import SAVING, capture_at_exit
 from catcode.memory.pipeline.remember_cues import person_stated_something, states_something_to_remember
-from catcode.messages import Message, ToolResultBlock
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
+from catcode.session.messages import Message, ToolResultBlock
 from tests.memory.pipeline.test_service import VIM, consolidation, extraction, make_runtime
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "memory" / "short_sessions.jsonl"

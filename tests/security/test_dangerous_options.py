@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from catcode.permissions import PermissionPolicy, Verdict
-from catcode.shell_danger import AWK_PROGRAM, SED_SCRIPT, TABLE, Danger
+from catcode.safety.permissions import PermissionPolicy, Verdict
+from catcode.safety.shell_danger import AWK_PROGRAM, SED_SCRIPT, TABLE, Danger
 from catcode.tools.builtin import builtin_tools
 from tests.fakes import FakeAnthropicServer
 

@@ -113,7 +113,7 @@ def test_wider_modes_left_by_an_older_version_are_tightened_at_start_with_one_no
 def test_tightening_never_follows_a_symlink_out_of_catcodes_folders(tmp_path: Path) -> None:
     """A link in ~/.cat-code (or a memory.dir that is not only catcode's) must not make catcode chmod someone
     else's files: links are skipped, and a memory root's unknown folders are not walked."""
-    from catcode.modes import tighten
+    from catcode.file_modes import tighten
 
     outside = tmp_path / "shared"
     outside.mkdir()

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from catcode.config import load_settings, resolve_paths
-from catcode.consent import ConsentItem, ConsentStore
 from catcode.errors import ConfigError
-from catcode.project_trust import rule_needs_consent
+from catcode.safety.consent import ConsentItem, ConsentStore
+from catcode.safety.project_trust import rule_needs_consent
+from catcode.settings.config import load_settings, resolve_paths
 from tests.e2e.conftest import catcode_argv
 
 
@@ -208,7 +208,7 @@ def _numbers(model: type, where: str = "") -> list[tuple[str, object]]:
 
 def test_every_number_in_the_settings_has_an_upper_bound() -> None:
     """A setting without a ceiling is sent or used as typed (max_tokens: 1e23, a retention of 1e23 days)."""
-    from catcode.config import Settings
+    from catcode.settings.config import Settings
 
     numbers = _numbers(Settings)
     assert len(numbers) >= 25
@@ -257,8 +257,8 @@ def _skill(project: Path, name: str, body: str) -> Path:
 
 
 def test_project_skills_need_consent_each_and_again_when_changed(dirs) -> None:
-    from catcode.project_trust import consented_skills
-    from catcode.skills import discover_skills
+    from catcode.extensions.skills import discover_skills
+    from catcode.safety.project_trust import consented_skills
 
     home, project = dirs
     skill_md = _skill(project, "deploy", "Run make deploy.")
@@ -288,7 +288,7 @@ def test_a_rule_for_a_tool_that_does_not_exist_names_its_file_and_key(dirs) -> N
 
 def test_claude_codes_spelling_of_a_tool_name_is_catcodes_tool(dirs) -> None:
     """``Bash(rm -rf *)``, as Claude Code writes it, denies ``rm -fr /`` even in bypass mode."""
-    from catcode.permissions import PermissionPolicy, Verdict
+    from catcode.safety.permissions import PermissionPolicy, Verdict
     from catcode.tools.builtin import builtin_tools
 
     home, _ = dirs
@@ -301,10 +301,10 @@ def test_claude_codes_spelling_of_a_tool_name_is_catcodes_tool(dirs) -> None:
 
 
 def test_the_tool_names_rules_may_use_are_the_tools_a_session_has(tmp_path: Path) -> None:
-    from catcode.app import build_session
-    from catcode.config import Settings
-    from catcode.permissions import TOOL_NAMES, NoTerminalApprover
     from catcode.providers.scripted import ScriptedProvider
+    from catcode.safety.permissions import TOOL_NAMES, NoTerminalApprover
+    from catcode.session.app import build_session
+    from catcode.settings.config import Settings
 
     home, project = tmp_path / "home", tmp_path / "project"
     (home / "skills" / "deploy").mkdir(parents=True)

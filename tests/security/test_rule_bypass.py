@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from catcode.permissions import PermissionPolicy, Verdict
+from catcode.safety.permissions import PermissionPolicy, Verdict
 from catcode.tools.builtin import builtin_tools
 
 BASH = next(t for t in builtin_tools() if t.name == "bash")

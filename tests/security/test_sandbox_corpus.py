@@ -59,7 +59,7 @@ def corpus() -> list[tuple[str, str]]:
 
 
 def _is_command(text: str) -> bool:
-    from catcode.config_errors import PERMISSION_MODES
+    from catcode.settings.config_errors import PERMISSION_MODES
 
     rule = re.fullmatch(r"[A-Za-z_][\w-]*\(.*\)", text, re.S)
     return bool(text.strip()) and not rule and text not in PERMISSION_MODES

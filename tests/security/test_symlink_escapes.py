@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from catcode.config import load_settings, resolve_paths
+from catcode.extensions.skills import discover_skills, load_skill_tool
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.tools import memory_tools
 from catcode.providers.scripted import ScriptedProvider
-from catcode.skills import discover_skills, load_skill_tool
+from catcode.settings.config import load_settings, resolve_paths
 from catcode.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from catcode.tools.files import edit_file, read_file, write_file
 from catcode.tools.search import grep, list_files

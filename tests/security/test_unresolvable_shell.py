@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.permissions import PermissionPolicy, Verdict
-from catcode.shell_static import MAX_EXPANSION, TooLarge, expand_word
+from catcode.safety.permissions import PermissionPolicy, Verdict
+from catcode.safety.shell_static import MAX_EXPANSION, TooLarge, expand_word
 from catcode.tools.builtin import builtin_tools
 from tests.e2e.test_print_mode import run
 from tests.fakes import FakeAnthropicServer, text, tool_use

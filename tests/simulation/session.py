@@ -19,11 +19,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.exit_capture import capture_at_exit
 from catcode.memory.runtime import MemoryRuntime
-from catcode.messages import Message
+from catcode.session.messages import Message
+from catcode.settings.config import load_settings, resolve_paths
 from tests.simulation.model import Events, SimModel
 
 WAIT = 120.0

@@ -19,7 +19,6 @@ from pathlib import Path
 import structlog
 from structlog.testing import capture_logs
 
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.pipeline.cursor import HISTORY_LOCK, mark_cleared
 from catcode.memory.pipeline.history_check import HistoryCheck
@@ -27,6 +26,7 @@ from catcode.memory.report import clear_memories, forget_memory
 from catcode.memory.store import entry_file
 from catcode.memory.store.doctor import run_doctor
 from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
+from catcode.settings.config import load_settings, resolve_paths
 from tests.simulation.checks import Checker, Fact, View
 from tests.simulation.model import FACT_ID, Events
 from tests.simulation.session import Session, SessionSpec, log_event, spec_json

@@ -1,1 +1,1 @@
-"""Tests of catcode.subagents."""
+"""Tests of catcode.extensions.subagents."""

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.config import load_settings, resolve_paths
-from catcode.consent import ConsentItem
-from catcode.extensions import gather
-from catcode.subagents.definitions import DEFAULT_TOOLS, discover_agents, parse_definition
+from catcode.extensions.inventory import gather
+from catcode.extensions.subagents.definitions import DEFAULT_TOOLS, discover_agents, parse_definition
+from catcode.safety.consent import ConsentItem
+from catcode.settings.config import load_settings, resolve_paths
 from catcode.tools.base import ToolRegistry
 from catcode.tools.builtin import builtin_tools
 
@@ -73,7 +73,7 @@ def test_a_broken_file_is_skipped_with_a_warning_naming_it(tmp_path: Path, text:
 
 @given(st.text(alphabet="ReadGrpGlobBashWit, _-\n", max_size=60))
 def test_any_tools_line_parses_to_unique_names(line: str) -> None:
-    from catcode.subagents.definitions import _tools
+    from catcode.extensions.subagents.definitions import _tools
 
     names = _tools(line)
     assert len(names) == len(set(names)) and all(n and n == n.strip() for n in names)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from catcode.permissions import ApprovalRequest, Decision
+from catcode.safety.permissions import ApprovalRequest, Decision
 from catcode.tools.base import ToolContext
 from catcode.tools.files import WriteFileInput, preview_write, write_file
 from catcode.tools.shell import bash

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from catcode.config import catcode_home, load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.settings.config import catcode_home, load_settings, resolve_paths
 
 XSS = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 VIM = MemoryEntry(name="user-prefers-vim", description="prefers vim", type=MemoryType.USER, content="vim, ~/.vimrc")

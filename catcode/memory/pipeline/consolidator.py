@@ -11,8 +11,8 @@ from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import parse_operations
 from catcode.memory.pipeline.prompts import build_consolidate_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryEntry, MemoryOperation
-from catcode.messages import Message
 from catcode.providers.base import LLMProvider
+from catcode.session.messages import Message
 
 log = get_logger(__name__)
 

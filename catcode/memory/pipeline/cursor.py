@@ -23,8 +23,8 @@ from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, utc_stamp
 from catcode.memory.store.models import MemoryOperation
-from catcode.messages import Message
-from catcode.transcript import EXTRACTION, render_transcript
+from catcode.session.messages import Message
+from catcode.session.transcript import EXTRACTION, render_transcript
 
 logger = get_logger(__name__)
 

@@ -9,8 +9,8 @@ from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import ParsedReply, parse_candidates
 from catcode.memory.pipeline.prompts import build_extract_prompt
 from catcode.memory.store.models import CandidateMemory, MemoryConfig, MemorySummary
-from catcode.messages import Message
 from catcode.providers.base import LLMProvider
+from catcode.session.messages import Message
 
 log = get_logger(__name__)
 

@@ -31,7 +31,7 @@ from catcode.memory.pipeline.history_format import (
     split_lines,
     utc_stamp,
 )
-from catcode.messages import Message
+from catcode.session.messages import Message
 
 log = get_logger(__name__)
 

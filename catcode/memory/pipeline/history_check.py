@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from catcode.file_modes import PRIVATE_FILE
 from catcode.fsutil import atomic_write_bytes, locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.history_format import record_data, record_from, split_lines
 from catcode.memory.store.doctor import Finding
-from catcode.modes import PRIVATE_FILE
 
 log = get_logger(__name__)
 

@@ -23,7 +23,7 @@ from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
 from catcode.memory.pipeline.llm import ask
 from catcode.providers.base import LLMProvider
-from catcode.transcript import SUMMARY, render_transcript
+from catcode.session.transcript import SUMMARY, render_transcript
 
 logger = get_logger(__name__)
 
@@ -58,7 +58,9 @@ class CompactResult(BaseModel):
     stub: bool
     """True when ``summarize`` failed and a plain count-and-dates stub was written instead."""
     chars_before: int
+    """Characters of the file before; with ``chars_after``, what the ``history_compacted`` log line reports."""
     chars_after: int
+    """Characters of the file after."""
 
 
 class _Plan(BaseModel):

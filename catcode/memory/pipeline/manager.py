@@ -23,7 +23,7 @@ from catcode.memory.pipeline.consolidator import MemoryConsolidator
 from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.store.models import AppliedCounts, ConsolidationReport, MemoryConfig, MemoryEntry, MemorySummary
 from catcode.memory.store.store import MemoryStore
-from catcode.messages import Message
+from catcode.session.messages import Message
 
 log = get_logger(__name__)
 

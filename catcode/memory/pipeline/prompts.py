@@ -1,14 +1,15 @@
 """The extractor's and the consolidator's prompts: the seed's instruction texts word for word (plus one
-line forbidding secrets), then the sections the seed shows (the conversation written by ``catcode.transcript``)."""
+line forbidding secrets), then the sections the seed shows (the conversation written by
+``catcode.session.transcript``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
-from catcode.messages import Message
+from catcode.session.messages import Message
+from catcode.session.transcript import EXTRACTION, render_transcript
 from catcode.text import flatten
-from catcode.transcript import EXTRACTION, render_transcript
 
 EXTRACTOR_INSTRUCTIONS = """\
 You are a memory extractor for an AI coding agent. Review the conversation below and

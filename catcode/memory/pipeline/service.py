@@ -37,7 +37,7 @@ from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
 from catcode.memory.store.models import ConsolidationReport, MemoryConfig
-from catcode.messages import Message
+from catcode.session.messages import Message
 
 log = get_logger(__name__)
 
@@ -101,7 +101,6 @@ class MemoryService:
         self._dream: threading.Thread | None = None
         self._backoff = 0.0
         self._next_dream = 0.0
-        self.last_run: RunResult | None = None
         self.last_dream: RunResult | None = None
 
     # -- recording --------------------------------------------------------------------------------------------
@@ -168,7 +167,6 @@ class MemoryService:
         resume_intent(self.cursor, lambda operations, was: store.apply(operations, why=f"{was} (finished)"))
         window = HistoryWindow(self.history, self.cursor)
         result = RunResult(why, messages=len(window))
-        self.last_run = result
         if not window:
             return result
         if respect_backoff and not self.attempts.due(window.start):

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from catcode.file_modes import private_file
 from catcode.log import get_logger
 from catcode.memory.recall.facts_schema import (
     SCHEMA,
@@ -33,7 +34,6 @@ from catcode.memory.recall.facts_search import search_facts
 from catcode.memory.recall.facts_write import delete_rows, insert_rows, write_transaction
 from catcode.memory.recall.query import parse_query
 from catcode.memory.recall.turns import drop_turns_before, index_turns, indexed_turn_seq
-from catcode.modes import private_file
 
 if TYPE_CHECKING:
     from catcode.memory.pipeline.archive import Turn

@@ -4,8 +4,8 @@ The word index uses unicode61, which keeps a run of CJK characters as one token.
 query ("偏好") match inside a longer run ("用户偏好"), indexed text and queries put a space around every CJK
 character: a CJK word becomes a phrase of single characters, matched by position (``"偏 好"``).
 
-Over the usual 250 lines on purpose: queries and indexed facts go through the same text rules (CJK spacing,
-punctuation, control characters), and one module keeps the two halves in step.
+Queries and indexed facts go through the same text rules (CJK spacing, punctuation, control characters): one
+module keeps the two halves in step.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first u
     from catcode.memory.recall.facts import FactsIndex
     from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
     from catcode.memory.store.store import MemoryStore
-    from catcode.paths import Paths
+    from catcode.settings.paths import Paths
 
 __all__ = ["Recall", "today_from_env"]
 

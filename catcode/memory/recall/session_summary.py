@@ -21,10 +21,10 @@ from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
-from catcode.transcript import SUMMARY, render_transcript
+from catcode.session.transcript import SUMMARY, render_transcript
 
 if TYPE_CHECKING:
-    from catcode.paths import Paths
+    from catcode.settings.paths import Paths
 
 __all__ = ["SummaryContext", "append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
 

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
-from catcode.messages import Message
+from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.session.messages import Message
+from catcode.session.tokens import estimate_tokens
 from catcode.text import shorten
-from catcode.tokens import estimate_tokens
-from catcode.tools.base import Permission, Tool, ToolContext, ToolResult, tool
+from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
     from catcode.memory.recall.facts_schema import Hit
@@ -86,7 +86,7 @@ class MemorySearchInput(BaseModel):
 def memory_search_tool(recall: Recall) -> Tool:
     """The ``memory_search`` tool over ``recall``."""
 
-    @tool("memory_search", permission=Permission.READ, key_arg="query")
+    @tool("memory_search", key_arg="query")
     def memory_search(args: MemorySearchInput, ctx: ToolContext) -> ToolResult:
         """Search everything remembered about this project and its user: memories (also those not listed in the
         memory index), session summaries by day, week and long-term, and what was said in earlier sessions, turn

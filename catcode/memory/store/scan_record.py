@@ -24,10 +24,10 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from catcode import __version__
+from catcode.file_modes import private_dir
 from catcode.fsutil import atomic_write_bytes, remove_stale_temp_files
 from catcode.log import get_logger
 from catcode.memory.store.models import MemoryEntry, Scope
-from catcode.modes import private_dir
 
 __all__ = ["READERS", "Recorded", "ScanRecord", "code_stamp"]
 

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
+from catcode.file_modes import GIT_UMASK
 from catcode.log import get_logger
-from catcode.modes import GIT_UMASK
 
 log = get_logger(__name__)
 

@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
+from catcode.file_modes import private_dir
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 from catcode.memory.versioning import tracked
@@ -36,7 +37,6 @@ from catcode.memory.versioning.changes import (
     parse_name_status,
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.modes import private_dir
 
 log = get_logger(__name__)
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
+from catcode.file_modes import GIT_UMASK
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.modes import GIT_UMASK
 
 _NO_FILE = "0" * 40
 

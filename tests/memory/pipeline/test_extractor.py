@@ -9,8 +9,8 @@ import pytest
 from catcode.errors import ProviderError
 from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.store.models import MemoryConfig, MemorySummary, MemoryType
-from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
+from catcode.session.messages import Message
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "vim"}
 

@@ -19,7 +19,7 @@ from catcode.memory.pipeline.cursor import DreamCursor, unprocessed, unprocessed
 from catcode.memory.pipeline.history import HistoryConfig, HistoryError, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line
-from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 
 
 def make_log(tmp: Path, session: str = "s1", **kw) -> HistoryLog:

@@ -18,8 +18,8 @@ from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.manager import NOTHING_WORTH_REMEMBERING, MemoryManager
 from catcode.memory.store.models import MemoryConfig, MemoryEntry, MemoryType
 from catcode.memory.store.store import MemoryStore
-from catcode.messages import Message
 from catcode.providers.scripted import ScriptedProvider, text_response
+from catcode.session.messages import Message
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "vim"}
 TESTS = {"type": "feedback", "name": "no-touch-tests", "description": "别动 tests 目录", "content": "never edit tests/"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
-from catcode.compaction import SUMMARY_MARKER
 from catcode.memory.pipeline.prompts import (
     CONSOLIDATOR_INSTRUCTIONS,
     EXTRACTOR_INSTRUCTIONS,
@@ -12,8 +11,9 @@ from catcode.memory.pipeline.prompts import (
     build_extract_prompt,
 )
 from catcode.memory.store.models import CandidateMemory, MemorySummary
-from catcode.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.transcript import render_transcript
+from catcode.session.compaction import SUMMARY_MARKER
+from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.session.transcript import render_transcript
 
 
 def seed_conversation() -> list[Message]:

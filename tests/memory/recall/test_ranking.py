@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catcode.config import Paths, Settings
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.archive import archive_path, read_turns
 from catcode.memory.pipeline.cursor import DreamCursor
@@ -27,7 +26,8 @@ from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.stopwords import STOPWORDS
 from catcode.memory.recall.views import search_text
 from catcode.memory.store.models import MemoryConfig
-from catcode.messages import Message
+from catcode.session.messages import Message
+from catcode.settings.config import Paths, Settings
 
 TODAY = date(2026, 11, 30)
 

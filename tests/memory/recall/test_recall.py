@@ -23,9 +23,7 @@ from rich.console import Console
 from catcode.commands.memory import register_memory_commands
 from catcode.commands.recall import register_recall_commands
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
-from catcode.config import Paths, Settings
 from catcode.errors import ConfigError, ProviderError
-from catcode.hooks import CONTINUE, AppendMessages, HookContext, HookEvent
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
@@ -40,9 +38,11 @@ from catcode.memory.store.models import (
     MemoryOperation,
     MemoryType,
 )
-from catcode.messages import Message, ToolResultBlock
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
-from catcode.tokens import estimate_tokens
+from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent
+from catcode.session.messages import Message, ToolResultBlock
+from catcode.session.tokens import estimate_tokens
+from catcode.settings.config import Paths, Settings
 from catcode.tools.base import ToolContext, ToolRegistry
 
 DAY = date(2026, 11, 30)

@@ -15,7 +15,6 @@ from rich.console import Console
 
 from catcode.commands.memory import register_memory_commands
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.runtime import MemoryRuntime
@@ -25,6 +24,7 @@ from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.tools import memory_tools
 from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.scripted import ScriptedProvider
+from catcode.settings.config import load_settings, resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -7,12 +7,12 @@ import subprocess
 from datetime import date
 from pathlib import Path
 
-from catcode.config import load_settings, resolve_paths
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.sync.engine import MemorySync, sync_for
 from catcode.memory.sync.status import SyncReport
+from catcode.settings.config import load_settings, resolve_paths
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:

@@ -1,0 +1,63 @@
+"""The command line: the console-script entry point (``main``, here, kept light) and the terminal front end.
+
+``main`` answers ``--version`` before anything heavy (typer, pydantic, the SDK) is imported; so do the common
+cases — the interactive prompt, ``catcode "first message"`` and ``catcode -p "question"`` (print mode with no other
+option: a script's first answer should not wait ~0.2 s for the argument parser's imports); everything else goes to
+the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode`` with no arguments and
+``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session. No module of the package is imported here.
+
+- ``launch.py``: loading settings and starting a session without typer; ``warm.py``: warming the provider
+  where no prompt hides it; ``first_screen.py``: what the prompt needs before the session exists.
+- ``typer_app.py``: the typer app; ``values.py``: parsing option values; ``help_text.py``: how ``-h`` reads;
+  ``claude_args.py``: Claude Code's multi-value flags.
+- ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints); ``stdin_input.py``: piped text.
+- Sub-apps: ``config_cli.py``, ``memory_cli.py``, ``memory_share_cli.py``, ``memory_transfer_cli.py``,
+  ``doctor_cli.py``, ``mcp_cli.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from catcode import __version__
+
+# cli_app.SUBCOMMANDS, never a first message (a test keeps them equal)
+SUBCOMMANDS = ("memory", "config", "mcp", "doctor", "checkpoints", "rewind")
+COMPLETION_VARIABLE = "_CATCODE_COMPLETE"  # typer's shell completion: _{PROG_NAME}_COMPLETE
+PRINT_FLAGS = ("-p", "--print")
+
+
+def print_words(args: list[str]) -> list[str] | None:
+    """The words of ``catcode -p [WORDS...]`` with no other option (the prompt, joined by spaces; none: piped stdin
+    may bring it), which the fast path runs as the typer app would; None for anything else (a test holds the two
+    to the same call)."""
+    if sum(arg in PRINT_FLAGS for arg in args) != 1:
+        return None
+    words = [arg for arg in args if arg not in PRINT_FLAGS]
+    if any(word.startswith("-") for word in words) or (words and words[0] in SUBCOMMANDS):
+        return None
+    return words
+
+
+def main() -> None:
+    """Run catcode."""
+    args = sys.argv[1:]
+    if args in (["--version"], ["-V"]):
+        sys.stdout.write(f"catcode {__version__}\n")
+        return
+    fast = not args or (len(args) == 1 and not args[0].startswith("-") and args[0] not in SUBCOMMANDS)
+    printed = print_words(args)
+    if (fast or printed is not None) and COMPLETION_VARIABLE not in os.environ:
+        # the common cases — the interactive prompt, ``catcode "first message"``, ``catcode -p "question"`` — without
+        # the parser's imports
+        from catcode.cli.launch import guarded, start
+
+        if printed is not None:
+            guarded(lambda: start(" ".join(printed) if printed else None, print_mode=True))
+        else:
+            guarded(lambda: start(args[0] if args else None))
+        return
+    from catcode.cli.typer_app import run
+
+    run()

@@ -1,0 +1,315 @@
+"""``catcode memory ...``: offline memory commands (no API key, no model): list, show, search, recent, status,
+forget, edit, move, clear, path, log, diff, revert, doctor. Plain text on stdout so it pipes well; an error is one
+line on stderr, exit 1 (exit 2 when the settings are invalid). The commands that only read never write anything
+(nor commit); the flows and texts are shared with the slash commands (``memory/report.py``, ``memory/edit.py``,
+``memory/revert_tool.py``). Over the usual 250 lines on purpose: one typer sub-app of fifteen commands, each a few
+lines of argument handling around a shared flow; splitting it would split ``catcode memory --help``'s one source."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from catcode.cli.launch import fail, load, state
+from catcode.cli.values import whole_number
+from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
+
+log = get_logger(__name__)
+
+memory_app = typer.Typer(
+    name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
+)
+LISTER = "`catcode memory list`"
+SHELL_COMMAND = "catcode memory"
+"""How the shell names the memory commands that the shared flows' messages name as the REPL does."""
+
+
+def undo_hint(commit: str | None) -> str:
+    """`` Undo with `catcode memory revert <id>`.`` for a change that was recorded, else nothing."""
+    return f" Undo with `catcode memory revert {commit[:7]}`." if commit else ""
+
+
+def _confirm(yes: bool, what: str) -> Callable[[int, str], bool]:
+    """Ask on the terminal unless ``--yes``; without a terminal refuse (``what``: "delete 3 memories")."""
+    from catcode.errors import CatcodeError
+
+    def confirm(count: int, question: str) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise CatcodeError(f"Refusing to {what.format(count=count)} without --yes (no terminal to ask on)")
+        return typer.confirm(question, default=False)
+
+    return confirm
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Every failure becomes one line on stderr and exit 1 — 2 for a setup problem (bad settings), like the rest of
+    catcode — and a traceback only with --debug."""
+    from catcode.errors import CatcodeError, ConfigError
+
+    try:
+        yield
+    except (typer.Exit, typer.Abort):
+        raise
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    except CatcodeError as exc:
+        from catcode.memory.report import naming_commands
+
+        fail(naming_commands(str(exc), SHELL_COMMAND), 1)
+    except Exception as exc:
+        if state["debug"]:
+            raise
+        log.exception("memory_cli_failed")
+        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
+
+
+def _runtime() -> Any:
+    """The offline memory runtime (store and git history; no provider) for the current directory."""
+    from catcode.memory.builder import build_memory_runtime
+
+    settings, paths = load()
+    return build_memory_runtime(settings, paths)
+
+
+def _with_runtime(body: Callable[[Any], None]) -> None:
+    with _errors():
+        body(_runtime())
+
+
+@memory_app.command("list")
+def list_memories() -> None:
+    """List memories (name - description (type, all projects | this project)), user scope first."""
+    from catcode.memory.report import format_list, hidden_line, sorted_by_scope, unreadable_line
+
+    def body(runtime: MemoryRuntime) -> None:
+        store = runtime.store
+        typer.echo(format_list(sorted_by_scope(store.located())))
+        hidden, problems = len(store.hidden()), len(store.problems())
+        if problems - hidden:
+            typer.echo(unreadable_line(problems - hidden), err=True)
+        if hidden:
+            typer.echo(hidden_line(hidden), err=True)
+
+    _with_runtime(body)
+
+
+@memory_app.command("show")
+def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
+    """Show one memory in full, with its scope."""
+    from catcode.errors import CatcodeError
+    from catcode.memory.report import format_entry, not_found_line
+
+    def body(runtime: MemoryRuntime) -> None:
+        entry = runtime.store.get(name.strip())
+        if entry is None:
+            raise CatcodeError(not_found_line(name, LISTER))
+        typer.echo(format_entry(entry, runtime.store.scope_of(name.strip())))
+
+    _with_runtime(body)
+
+
+@memory_app.command("status")
+def status() -> None:
+    """Scopes and counts, cursor, unprocessed lines, failures, versioning, unreadable files."""
+    from catcode.memory.report import status_lines
+
+    _with_runtime(lambda runtime: typer.echo("\n".join(status_lines(runtime))))
+
+
+@memory_app.command("forget")
+def forget(
+    name: str = typer.Argument(..., help="The memory's name."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+) -> None:
+    """Delete one memory (one change that `catcode memory revert` undoes)."""
+    from catcode.memory.report import forget_memory
+
+    def body(runtime: MemoryRuntime) -> None:
+        confirm = _confirm(yes, f"forget {name}")
+        typer.echo(forget_memory(runtime.store, name, runtime.git.available, confirm, undo_hint, LISTER))
+
+    _with_runtime(body)
+
+
+@memory_app.command("edit")
+def edit(name: str = typer.Argument(..., help="The memory's name.")) -> None:
+    """Edit one memory in $VISUAL or $EDITOR; it is saved only as a valid memory file (else edit again or
+    give up: nothing is half-written)."""
+    from catcode.memory.edit import edit_memory
+
+    def again(question: str) -> bool:
+        typer.echo(question.split(". Edit it again?")[0], err=True)
+        return sys.stdin.isatty() and typer.confirm("Edit it again?", default=True)
+
+    def body(runtime: MemoryRuntime) -> None:
+        typer.echo(edit_memory(runtime.store, name, again=again, undo=undo_hint, lister=LISTER))
+
+    _with_runtime(body)
+
+
+@memory_app.command("move")
+def move(
+    name: str = typer.Argument(..., help="The memory's name."),
+    where: str = typer.Argument(..., help="user (all projects) or project (this project)."),
+) -> None:
+    """Keep a memory for all projects (user) or for this project only (project)."""
+    from catcode.memory.report import move_memory
+
+    _with_runtime(lambda runtime: typer.echo(move_memory(runtime.store, name, where, undo_hint, LISTER)))
+
+
+@memory_app.command("clear")
+def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
+    """Delete every memory (one change that `catcode memory revert` undoes). What was said before the clear, in
+    any project, is never saved afterwards (not even by a session still open)."""
+    from catcode.memory.pipeline.cursor import mark_cleared
+    from catcode.memory.report import clear_memories
+
+    def body(runtime: MemoryRuntime) -> None:
+        projects = runtime.paths.project_memory.parent
+        line = clear_memories(
+            runtime.store,
+            runtime.git.available,
+            _confirm(yes, "delete {count} memories"),
+            undo_hint,
+            mark=lambda: mark_cleared(projects),
+        )
+        typer.echo(line)
+
+    _with_runtime(body)
+
+
+@memory_app.command("path")
+def path() -> None:
+    """Print where memories live: the memory root, both scopes, the history log."""
+    from catcode.memory.report import path_summary
+
+    with _errors():
+        typer.echo(path_summary(load()[1]))
+
+
+@memory_app.command("log")
+def log_changes(
+    limit: int = typer.Argument(10, help="How many changes to show.", parser=whole_number(1)),
+    everything: bool = typer.Option(False, "--all", help="Journal entries and set-up changes too."),
+) -> None:
+    """Recent changes to memories, newest first: id, when, why, and A/M/D per memory."""
+    from catcode.memory.revert_tool import format_changes, memory_log
+
+    def body(runtime: MemoryRuntime) -> None:
+        _require_versioning(runtime)
+        typer.echo(format_changes(memory_log(runtime.git, limit, everything=everything)))
+
+    _with_runtime(body)
+
+
+@memory_app.command("diff")
+def diff(commit: str = typer.Argument(None, help="Change id from `catcode memory log` (default: the last).")) -> None:
+    """Show what a memory change did, as a diff (default: the last change to memories)."""
+    from catcode.memory.revert_tool import NO_CHANGES, memory_diff
+
+    def body(runtime: MemoryRuntime) -> None:
+        _require_versioning(runtime)
+        typer.echo(memory_diff(runtime.git, commit).rstrip("\n") or NO_CHANGES)
+
+    _with_runtime(body)
+
+
+@memory_app.command("revert")
+def revert(commit: str = typer.Argument(None, help="Change id from `catcode memory log` (default: the last).")) -> None:
+    """Undo a memory change as a new change (default: the last change to memories; a later change to the same
+    memory makes it refuse)."""
+    from catcode.memory.revert_tool import revert_text
+
+    def body(runtime: MemoryRuntime) -> None:
+        _require_versioning(runtime)
+        typer.echo(revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, commit))
+
+    _with_runtime(body)
+
+
+@memory_app.command("doctor")
+def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable files, rebuild indexes.")) -> None:
+    """Check memory files, indexes, history.jsonl and versioning; list each problem with its fix. Exit 1 if
+    problems remain."""
+    from catcode.memory.pipeline.cursor import HISTORY_LOCK
+    from catcode.memory.pipeline.history_check import HistoryCheck
+    from catcode.memory.store.doctor import run_doctor
+
+    healthy = True
+
+    def body(runtime: MemoryRuntime) -> None:
+        nonlocal healthy
+        paths = runtime.paths
+        history = HistoryCheck(paths.history_file, paths.project_memory / HISTORY_LOCK, paths.memory_root)
+        report = run_doctor(runtime, fix=fix, extra=[history])
+        typer.echo(report.text())
+        healthy = report.healthy
+
+    _with_runtime(body)
+    if not healthy:
+        raise typer.Exit(1)
+
+
+def _require_versioning(runtime: MemoryRuntime) -> None:
+    from catcode.errors import CatcodeError
+
+    if not runtime.git.available:
+        raise CatcodeError(runtime.git.warning)
+
+
+@memory_app.command("search")
+def search(
+    query: list[str] = typer.Argument(..., help="Words, identifiers or a phrase, in any language (after -- as is)."),
+    limit: int = typer.Option(
+        10, "--limit", "-n", help="How many results at most (1-100).", parser=whole_number(1, 100)
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object per line: kind, source, date, score, snippet, scope."
+    ),
+) -> None:
+    """Search every memory, session summary and past conversation of this project, one line per source, best
+    match first. Put the question after -- to pass it as plain text: catcode memory search -- "what's -n?"."""
+    from catcode.memory.builder import build_recall
+    from catcode.memory.recall.views import search_json_lines, search_text
+    from catcode.memory.report import unreadable_line
+
+    def body(runtime: MemoryRuntime) -> None:
+        with build_recall(runtime) as recall:
+            if not as_json:
+                typer.echo(search_text(recall, " ".join(query), limit))
+            for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
+                typer.echo(line)
+            # A memory file written by hand that is not a valid one is left out of the search: say so, as list
+            # does. Counted before facts.db closes: closing it changes the project folder, and a rescan costs a
+            # stat per memory file.
+            unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
+        if unreadable:
+            typer.echo(unreadable_line(unreadable), err=True)
+
+    _with_runtime(body)
+
+
+@memory_app.command("recent")
+def recent(
+    count: int = typer.Argument(5, help="How many session summaries (1-100).", parser=whole_number(1, 100)),
+) -> None:
+    """Show the latest session summaries of this project's journal."""
+    from catcode.memory.builder import build_recall
+    from catcode.memory.recall.views import recent_text
+
+    def body(runtime: MemoryRuntime) -> None:
+        with build_recall(runtime) as recall:
+            typer.echo(recent_text(recall, count))
+
+    _with_runtime(body)

@@ -1,0 +1,196 @@
+"""``catcode -p [PROMPT]``: one agent turn, non-interactively. The message is the prompt, the piped stdin, or
+both (``cat app.py | catcode -p "explain this"``); ``@path`` attaches a project file as in the REPL. Nobody can be
+asked for permission: a refused tool is reported on stderr as well as to the model.
+
+``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one ``result`` object at the end;
+``stream-json`` prints one JSON event per line as things happen — both in Claude Code's shapes
+(``print_events``). ``--input-format stream-json`` reads user messages as JSON lines on stdin
+(``{"type": "user", "message": {"role": "user", "content": ...}}``), one turn each, with a ``result`` after each.
+Exit 0 ok, 1 the turn failed (or stopped at ``--max-turns``), 2 a setup problem (no or rejected API key, bad
+settings, nothing to send)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from catcode.cli.print_events import PrintEvents, init_fields, result_fields
+from catcode.cli.stdin_input import combine, cut_note, read_piped
+from catcode.cli.warm import warm_now
+from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
+from catcode.session.agent import TurnResult
+
+if TYPE_CHECKING:
+    from catcode.providers.base import LLMProvider
+    from catcode.session.app import Session
+    from catcode.settings.paths import Paths
+
+NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
+
+
+class PrintApprover(NoTerminalApprover):
+    """Refuses every ask (nobody is there) and tells ``events`` so the result lists the denial."""
+
+    def __init__(self, events: PrintEvents) -> None:
+        super().__init__(report=lambda line: sys.stderr.write(f"catcode: {line}\n"))
+        self.events = events
+
+    def ask(self, request: ApprovalRequest) -> Decision:
+        """Refuse, and record it."""
+        self.events.refused(request.tool.name, request.input)
+        return super().ask(request)
+
+
+def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
+    """The one message (prompt and/or piped stdin) and whether the piped part was cut."""
+    piped, more = ("", False)
+    if stdin is not None and not _isatty(stdin):
+        piped, more = read_piped(stdin)
+    return combine(prompt, piped, more), more
+
+
+def run_print(
+    settings: Any,
+    paths: Paths,
+    prompt: str | None,
+    *,
+    output_format: str = "text",
+    input_format: str = "text",
+    stdin: Any = None,
+    resume: str | None = None,
+    provider: LLMProvider | None = None,
+    env: dict[str, str] | None = None,
+) -> int:
+    """Run one turn (or, with ``input_format="stream-json"``, one per message read); the exit code (see the module
+    docstring)."""
+    from catcode.session.app import build_session
+
+    source = sys.stdin if stdin is None else stdin
+    streamed = input_format == "stream-json"
+    message, more = ("", False) if streamed else message_for(prompt, source)
+    if not streamed and not message.strip():
+        sys.stderr.write(f"catcode: {NO_PROMPT}\n")
+        return 2
+    if more:
+        sys.stderr.write(f"catcode: {cut_note()}\n")
+    events = PrintEvents(output_format)
+    session = build_session(
+        settings, paths, approver=PrintApprover(events), events=events, interactive=False, provider=provider, env=env
+    )
+    events.stream.session_id = session.session_id
+    if resume is not None and not _resume(session, resume):
+        session.end()
+        return 2
+    events.model = session.provider.model
+    source_of_key = "ANTHROPIC_API_KEY" if (env or os.environ).get("ANTHROPIC_API_KEY") else "none"
+    events.emit("system", "init", **init_fields(session, os.getcwd(), source_of_key))
+    warm_now(session.provider)
+    code = 0
+    try:
+        for text in _stream_messages(source, prompt) if streamed else [message]:
+            events.clock.restart()
+            result = _one_turn(session, text)
+            code = max(code, _finish(session, events, result))
+    finally:
+        session.end()
+    return code
+
+
+def _one_turn(session: Session, message: str) -> TurnResult:
+    from catcode.session.attachments import attach_all
+    from catcode.session.images import ImageTooBig
+
+    try:
+        message, attached, images = attach_all(message, session.paths.project_root)
+    except ImageTooBig as exc:  # one line, and nothing is sent
+        return TurnResult(error=str(exc))
+    for item in attached:
+        sys.stderr.write(f"catcode: {item.describe()}\n")
+    return session.agent.run_turn(message, images)
+
+
+def _stream_messages(stdin: Any, prompt: str | None) -> Iterator[str]:
+    """The user messages of ``--input-format stream-json`` (the PROMPT, if given, first); a line that is not one is
+    reported on stderr and skipped."""
+    if prompt and prompt.strip():
+        yield prompt
+    for number, line in enumerate(stdin, start=1):
+        if not line.strip():
+            continue
+        text = user_text(line)
+        if text is None:
+            sys.stderr.write(f"catcode: stdin line {number}: not a user message in stream-json, skipped\n")
+            continue
+        yield text
+
+
+def user_text(line: str) -> str | None:
+    """The text of one stream-json input line (``{"type": "user", "message": {"role": "user", "content": ...}}``,
+    content a string or text blocks); None when it is not a user message with text."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("type") != "user" or not isinstance(data.get("message"), dict):
+        return None
+    content = data["message"].get("content")
+    if isinstance(content, str):
+        return content if content.strip() else None
+    if isinstance(content, list):
+        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        joined = "\n".join(t for t in texts if isinstance(t, str))
+        return joined if joined.strip() else None
+    return None
+
+
+def _resume(session: Session, how: str) -> bool:
+    """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
+    one), or an id. False, said on stderr, when an id was asked for that cannot be taken up: answering it in a
+    fresh conversation would go unnoticed in a script."""
+    from rich.console import Console
+
+    from catcode.commands.registry import CommandContext
+    from catcode.commands.resume import resume_at_start
+    from catcode.session.reopen import find_session
+
+    by_id = how not in ("", "continue")
+    history = session.extras.get("history")
+    if by_id and history is not None and find_session(history, how, exclude=session.session_id) is None:
+        sys.stderr.write(f"catcode: no session {how!r} in this project (catcode --resume lists them)\n")
+        return False
+    taken = resume_at_start(CommandContext(session, Console(stderr=True, highlight=False)), how or "continue")
+    return taken or not by_id
+
+
+def _finish(session: Session, events: PrintEvents, result: TurnResult) -> int:
+    from catcode.session.pricing import session_usage
+
+    limit_hit = result.limit_reached
+    summary = result_fields(session, result, events, limit_hit=limit_hit, usage_by_model=session_usage(session))
+    error = summary["error"]
+    code = 0 if error is None and not limit_hit else (2 if _setup_problem(result) else 1)
+    if events.format == "text" and events.wrote:
+        sys.stdout.write("\n")
+    elif events.format == "json":
+        whole = {"type": "result", **summary, "uuid": str(uuid.uuid4())}
+        sys.stdout.write(json.dumps(whole, ensure_ascii=False) + "\n")
+    events.emit("result", **summary)
+    if error is not None:
+        sys.stderr.write(f"catcode: {error}\n")
+    return code
+
+
+def _setup_problem(result: TurnResult) -> bool:
+    """A rejected API key is a setup problem like a missing one (exit 2)."""
+    return result.status == 401
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False

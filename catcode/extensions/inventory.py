@@ -1,0 +1,104 @@
+"""What a session may use beyond the built-in tools — MCP servers, user hooks, subagent definitions — from the
+user's own files and from the project's, the project's gated by one consent question (``catcode.safety.consent``).
+
+Trusted: ``$CATCODE_HOME/settings.yaml`` and ``$CATCODE_HOME/agents/``. Not trusted: ``<project>/.mcp.json``,
+``mcp_servers`` and ``hooks`` in ``<project>/.cat-code/settings*.yaml`` (they run commands), and project subagent
+definitions that grant more than read-only tools. Those are asked about together, once per project and per
+content; the answers live in the user's ``$CATCODE_HOME/consent.yaml``, never in the project. Without an asker
+(print mode, piped input) nothing unanswered is used, and one line says so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from catcode.errors import ConfigError
+from catcode.extensions.mcp.sources import ServerSources, ServerSpec, collect_servers
+from catcode.extensions.subagents.definitions import AgentDefinition, AgentSet, combine, discover_agents
+from catcode.safety.consent import Asker, ConsentItem, ConsentStore, gate
+from catcode.settings.config import Paths, project_settings_files, read_settings_file
+from catcode.settings.hook_settings import UserHook, hooks_from
+from catcode.tools.base import Permission, ToolRegistry
+
+
+@dataclass
+class Extensions:
+    """What this session uses, after consent, and what it left out."""
+
+    servers: list[ServerSpec] = field(default_factory=list)
+    hooks: list[UserHook] = field(default_factory=list)
+    agents: AgentSet = field(default_factory=AgentSet)
+    refused_servers: list[str] = field(default_factory=list)  # names of project servers not allowed
+    refused_agents: list[str] = field(default_factory=list)
+
+
+def hook_item(hook: UserHook) -> ConsentItem:
+    """What the person is asked about for a project hook."""
+    return ConsentItem(
+        kind="hook",
+        key=f"{hook.event} {hook.spec.command}",
+        summary=f"hook {hook.label} ({hook.source.name})",
+        content=f"{hook.event}\n{hook.spec.model_dump_json()}",
+    )
+
+
+def collect_hooks(home: Path, project_root: Path) -> tuple[list[UserHook], list[UserHook]]:
+    """The user's hooks and the project's, in file order."""
+    user_file = home / "settings.yaml"
+    user = _hooks_of(user_file)
+    project = [
+        hook
+        for path in project_settings_files(project_root)
+        if path.resolve() != user_file.resolve()
+        for hook in _hooks_of(path)
+    ]
+    return user, project
+
+
+def _hooks_of(path: Path) -> list[UserHook]:
+    try:
+        return hooks_from(read_settings_file(path).get("hooks"), path)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ConfigError(f"{path}: hooks.{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+def gather(
+    paths: Paths,
+    tools: ToolRegistry,
+    ask: Asker | None,
+    notify: Callable[[str], None],
+    env: Mapping[str, str] | None = None,
+    *,
+    subagents: bool = True,
+) -> Extensions:
+    """Collect everything, ask about the project's new items in one question, and keep what may be used."""
+    servers: ServerSources = collect_servers(paths.home, paths.project_root, notify, env)
+    user_hooks, project_hooks = collect_hooks(paths.home, paths.project_root)
+    user_agents, project_agents, warnings = (
+        discover_agents(paths.home, paths.project_root) if subagents else ([], [], [])
+    )
+
+    def permission_of(name: str) -> Permission | None:
+        tool = tools.get(name)
+        return tool.permission if tool is not None else None
+
+    gated_agents = [a for a in project_agents if a.grants_more_than_read(permission_of)]
+    items = [spec.consent_item() for spec in servers.project]
+    items += [hook_item(hook) for hook in project_hooks]
+    items += [agent.consent_item() for agent in gated_agents]
+    allowed = {item.id for item in gate(ConsentStore(paths.home), paths.project_root, items, ask, notify)}
+
+    def agent_allowed(agent: AgentDefinition) -> bool:
+        return agent not in gated_agents or agent.consent_item().id in allowed
+
+    return Extensions(
+        servers=servers.effective(allowed),
+        hooks=user_hooks + [hook for hook in project_hooks if hook_item(hook).id in allowed],
+        agents=combine(user_agents, project_agents, warnings, agent_allowed),
+        refused_servers=[s.name for s in servers.project if s.consent_item().id not in allowed],
+        refused_agents=[a.name for a in gated_agents if not agent_allowed(a)],
+    )

@@ -1,0 +1,15 @@
+"""MCP: catcode as a client of MCP servers (the server is ``catcode/mcp_server/``).
+
+Nothing here imports the ``mcp`` SDK at import time (it costs ~0.4 s): the client loads it in the background
+once the prompt is drawn (at launch in print mode), and only when a server is configured.
+
+- ``settings.py``: ``McpServerSettings``, one server as settings and ``.mcp.json`` declare it; ``McpSettings``
+  (``mcp.startup_timeout``).
+- ``sources.py``: the servers of a session — the user's settings, the project's settings and ``.mcp.json``
+  (project servers need one-time consent) — as ``ServerSpec``.
+- ``manager.py``: ``McpManager``, the connections on a background event loop: start, timeouts, states, calls;
+  ``transports.py``: stdio (stderr to a log file) and streamable HTTP (with headers).
+- ``tools.py``: an MCP tool as a catcode ``Tool`` (``mcp__<server>__<tool>``, permission from ``readOnlyHint``).
+- ``hook.py``: ``McpToolsHook``, which makes a request wait for servers still starting (up to
+  ``mcp.startup_timeout``; Esc skips) and puts the tools of ready servers on the registry before each request.
+"""

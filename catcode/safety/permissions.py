@@ -1,0 +1,345 @@
+"""Permission modes, allow/deny rules, the ``Approver`` seam and the decision for each tool call.
+
+Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then allow rules and
+"always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
+rules match a command line is ``shell_rules.py``.
+
+(Over 250 lines: modes, rules, decisions and the approver seam are read together when auditing permissions.)"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+from catcode.errors import ConfigError
+from catcode.tools import facts
+from catcode.tools.base import Permission, Tool
+
+
+class PermissionMode(StrEnum):
+    """How much the agent may do without asking."""
+
+    DEFAULT = "default"  # ask before write and execute tools
+    ACCEPT_EDITS = "accept-edits"  # file writes allowed, bash asks
+    READ_ONLY = "read-only"  # writes and bash refused
+    PLAN = "plan"  # read-only until the person approves the model's plan (``catcode.safety.plan_mode``)
+    BYPASS = "bypass"  # nothing asks (deny rules still apply)
+
+
+class Verdict(StrEnum):
+    """The policy's answer before anyone is asked."""
+
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+
+
+TOOL_NAMES = facts.TOOL_NAMES
+"""Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
+anything else would silently never match (a deny rule that denies nothing), so it is an error. Rules may also name
+``bash_outside`` (``OUTSIDE``), which is not a tool: its rules cover the bash calls that leave the sandbox
+(``outside_sandbox``), which no ``bash`` rule does."""
+MCP_TOOL_PREFIX = "mcp__"
+OUTSIDE = "bash_outside"
+"""The rule name that allows (or denies) a bash command leaving the sandbox."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``tool`` or ``tool(pattern)``; the pattern is a glob matched against the tool's key argument. catcode's own
+    tool names are matched whatever their case, and Claude Code's spellings are read as catcode's (``claude_rules``:
+    ``Read``, ``Edit(src/**)``, ``Bash(git status:*)``, ``mcp__server``)."""
+
+    tool: str
+    pattern: str | None = None
+    also: tuple[str, ...] = ()  # further tools the rule covers (Claude Code's Edit covers write_file too)
+
+    _SYNTAX = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """Parse ``bash(git status*)``; raises ``ConfigError`` on anything else."""
+        match = cls._SYNTAX.match(text)
+        if not match:
+            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. bash(git *)")
+        tool, pattern = match.group(1), match.group(2)
+        if tool.startswith(MCP_TOOL_PREFIX):
+            return cls(tool, pattern)
+        from catcode.safety.claude_rules import claude_path, claude_tools
+
+        covered = claude_tools(tool)
+        if covered is None:
+            return cls(tool.lower(), pattern)
+        return cls(covered[0], None if pattern is None else claude_path(pattern), covered[1:])
+
+    def check_tool(self, text: str) -> None:
+        """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
+        if self.tool not in TOOL_NAMES and self.tool != OUTSIDE and not self.tool.startswith(MCP_TOOL_PREFIX):
+            from catcode.safety.claude_rules import unsupported_reason
+
+            why = unsupported_reason(text.split("(")[0].strip()) or f"there is no tool {self.tool!r}"
+            raise ConfigError(
+                f"Invalid permission rule {text!r}: {why} (tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) "
+                "or mcp__<server>__<tool>; Claude Code's names work too)"
+            )
+
+    def covers_tool(self, tool_name: str) -> bool:
+        """Does this rule name ``tool_name`` (``mcp__server`` names every tool of that server)?"""
+        if tool_name == self.tool or tool_name in self.also:
+            return True
+        server_wide = self.tool.startswith(MCP_TOOL_PREFIX) and "__" not in self.tool[len(MCP_TOOL_PREFIX) :]
+        return server_wide and tool_name.startswith(self.tool + "__")
+
+    def matches(self, tool_name: str, key: str | None) -> bool:
+        """Does this rule cover a call of ``tool_name`` whose key argument is ``key``?"""
+        if not self.covers_tool(tool_name):
+            return False
+        if self.pattern is None or self.pattern in ("*", "**"):
+            return True
+        if key is None:
+            return False
+        return _glob(self.pattern, key)
+
+    def __str__(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+
+def _glob(pattern: str, value: str) -> bool:
+    # fnmatch's ``*`` already crosses ``/``, which is what ``**`` means; ``dir/**`` also covers ``dir`` itself
+    # but not ``dirx/...``.
+    if fnmatch.fnmatchcase(value, pattern):
+        return True
+    return pattern.endswith("/**") and value == pattern[:-3]
+
+
+
+@dataclass
+class ApprovalRequest:
+    """What the person is asked about."""
+
+    tool: Tool
+    input: dict[str, Any]
+    preview: str | None = None  # a unified diff for file writes, when the tool can compute one
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The person's answer."""
+
+    allowed: bool
+    reason: str = ""  # why not, passed back to the model
+    always: bool = False  # allow this for the rest of the session: ``rules`` when given, else the whole tool
+    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``bash(git status*)``
+
+
+class Approver(Protocol):
+    """Asks a person whether a tool call may run."""
+
+    def ask(self, request: ApprovalRequest) -> Decision:
+        """Return the decision; Ctrl+C counts as no."""
+        ...
+
+
+class NoTerminalApprover:
+    """Used when nobody can be asked (print mode, piped input): every ask is a no. ``report`` (e.g. a line on
+    stderr) tells the person what was refused, since the model alone hears about it otherwise."""
+
+    def __init__(self, report: Callable[[str], object] | None = None) -> None:
+        self.report = report
+
+    def ask(self, request: ApprovalRequest) -> Decision:
+        """Refuse, telling the model how the user could allow it."""
+        example = suggested_rules(request.tool, request.input) or [f"{request.tool.name}(...)"]
+        if self.report is not None:
+            key = key_argument(request.tool, request.input)
+            shown = f"{request.tool.name}({key})" if key else request.tool.name
+            self.report(
+                f"refused {shown}: no terminal to ask for permission — allow it with a rule such as "
+                f"{example[0]} or --permission-mode"
+            )
+        return Decision(False, f"no terminal to ask for permission; allow it with a rule such as {example[0]}")
+
+
+def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
+    """The scoped rules an "always" answer offers: ``bash(<prefix>*)`` per command for shell calls; none for
+    other tools (their "always" covers the tool for the session)."""
+    if tool.key_arg != "command":
+        return []
+    from catcode.safety.shell_rules import suggest_rules
+
+    rules = suggest_rules(key_argument(tool, tool_input) or "")
+    if tool_input.get("outside_sandbox") is True:  # "always" must name the fence it leaves, never plain bash(...)
+        rules = [OUTSIDE + rule[len(tool.name) :] for rule in rules if rule.startswith(tool.name + "(")]
+    return rules
+
+
+@dataclass
+class PermissionPolicy:
+    """Mode + rules + this session's "always" answers."""
+
+    mode: PermissionMode = PermissionMode.DEFAULT
+    allow: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+    session_allowed: set[str] = field(default_factory=set)
+    session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
+
+    project_root: Path | None = None  # path arguments are matched relative to it
+    fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
+
+    @classmethod
+    def from_strings(
+        cls, mode: str, allow: list[str], deny: list[str], project_root: Path | None = None
+    ) -> PermissionPolicy:
+        """Build from settings values (rules as text); raises ``ConfigError`` for a bad mode or rule."""
+        try:
+            parsed_mode = PermissionMode(mode)
+        except ValueError:
+            from catcode.settings.config_errors import unknown_mode
+
+            raise ConfigError(unknown_mode(mode)) from None
+        return cls(
+            parsed_mode, [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], project_root=project_root
+        )
+
+    def check(self, tool: Tool, tool_input: dict[str, Any]) -> tuple[Verdict, str]:
+        """The verdict for one call and, for a denial, the reason."""
+        key = self._match_key(tool, tool_input)
+        shell = tool.key_arg == "command" and key is not None
+        for rule in self.deny:
+            if rule.covers_tool(tool.name) and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
+                return Verdict.DENY, f"denied by rule {rule}"
+        if tool.permission is Permission.READ:
+            if self.mode is PermissionMode.READ_ONLY and tool.name.startswith(MCP_TOOL_PREFIX):
+                # readOnlyHint is the server's word, not a guarantee: in read-only mode only a rule naming the tool
+                # (or the person's "always" this session) lets it run unasked.
+                return (Verdict.ALLOW, "") if self._named(tool) else (Verdict.ASK, "")
+            return Verdict.ALLOW, ""
+        if self.mode is PermissionMode.READ_ONLY:
+            return Verdict.DENY, f"{tool.name} is not allowed in read-only mode"
+        if self.mode is PermissionMode.PLAN:
+            return Verdict.DENY, (
+                f"plan mode: {tool.name} does not run until the person approves a plan; only read-only tools run. "
+                "Finish researching, then call exit_plan_mode with the plan"
+            )
+        if shell and tool_input.get("outside_sandbox") is True and self._fenced():
+            return self._outside(key or "")
+        if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
+            return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
+        if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
+            return Verdict.ALLOW, ""
+        if self._allowed_by_rule(tool, key, shell):
+            return Verdict.ALLOW, ""
+        if self.mode is PermissionMode.ACCEPT_EDITS and tool.permission is Permission.WRITE:
+            return Verdict.ALLOW, ""
+        return Verdict.ASK, ""
+
+    def _fenced(self) -> bool:
+        return bool(self.fenced() if callable(self.fenced) else self.fenced)
+
+    def _outside(self, line: str) -> tuple[Verdict, str]:
+        """A command leaving the sandbox: denied by a ``bash_outside`` deny rule, allowed only by a
+        ``bash_outside`` allow rule (or this session's answer naming it); otherwise the person is asked, in every
+        mode — bypass included."""
+        from catcode.safety.shell_rules import allow_covers
+
+        for rule in self.deny:
+            if rule.tool == OUTSIDE and _deny_shell(rule, line):
+                return Verdict.DENY, f"denied by rule {rule}"
+        if _deny_unsure([r.pattern for r in self.deny if r.tool == OUTSIDE], line):
+            return Verdict.ASK, ""
+        patterns = [r.pattern for r in (*self.allow, *self.session_rules) if r.tool == OUTSIDE]
+        if patterns and allow_covers(patterns, line):
+            return Verdict.ALLOW, ""
+        return Verdict.ASK, ""
+
+    def _match_key(self, tool: Tool, tool_input: dict[str, Any]) -> str | None:
+        key = key_argument(tool, tool_input)
+        if key is not None and tool.key_arg == "path":
+            return self._relative(key)
+        return key
+
+    def _named(self, tool: Tool) -> bool:
+        """Is the whole tool allowed by name (a rule without a pattern, or "always" this session)?"""
+        rules = (*self.allow, *self.session_rules)
+        return tool.name in self.session_allowed or any(r.covers_tool(tool.name) and r.pattern is None for r in rules)
+
+    def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
+        rules = [r for r in (*self.allow, *self.session_rules) if r.covers_tool(tool.name)]
+        if shell:
+            # Every simple command must be covered; substitutions and redirections never are (shell_rules).
+            from catcode.safety.shell_rules import allow_covers
+
+            return bool(rules) and allow_covers([r.pattern for r in rules], key or "")
+        return any(rule.matches(tool.name, key) for rule in rules)
+
+    def remember(self, tool: Tool, decision: Decision) -> None:
+        """Apply an "always" answer: its scoped rules, or the whole tool when it carries none."""
+        if not decision.always:
+            return
+        if decision.rules:
+            for text in decision.rules:
+                rule = Rule.parse(text)
+                if rule not in self.session_rules:
+                    self.session_rules.append(rule)
+        else:
+            self.session_allowed.add(tool.name)
+
+    def _relative(self, raw: str) -> str:
+        path = Path(raw)
+        if self.project_root is not None and not path.is_absolute():
+            path = self.project_root / path
+        if self.project_root is not None:
+            normal = Path(os.path.normpath(path))
+            try:
+                return normal.relative_to(self.project_root).as_posix()
+            except ValueError:
+                return normal.as_posix()
+        return os.path.normpath(raw)
+
+    def describe(self) -> str:
+        """Mode and rules, for ``/permissions``."""
+        lines = [f"mode: {self.mode.value}"]
+        lines.append("allow: " + (", ".join(map(str, self.allow)) or "(none)"))
+        lines.append("deny: " + (", ".join(map(str, self.deny)) or "(none)"))
+        session = sorted(self.session_allowed) + [str(r) for r in self.session_rules]
+        if session:
+            lines.append("allowed this session: " + ", ".join(session))
+        return "\n".join(lines)
+
+    def cycle_mode(self) -> PermissionMode:
+        """The next mode in ``CYCLE`` (Shift+Tab); bypass is only ever chosen explicitly."""
+        order = list(CYCLE)
+        self.mode = order[(order.index(self.mode) + 1) % len(order)] if self.mode in order else order[0]
+        return self.mode
+
+
+CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.PLAN)
+"""The modes Shift+Tab steps through."""
+
+
+def _deny_shell(rule: Rule, line: str | None) -> bool:
+    from catcode.safety.shell_rules import deny_matches
+
+    return deny_matches(rule.pattern, line or "")
+
+
+def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:
+    if not patterns:
+        return False
+    from catcode.safety.shell_rules import deny_unsure
+
+    return deny_unsure(patterns, line or "")
+
+
+def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:
+    """The argument rules match against (a path, a command, a name)."""
+    if tool.key_arg is None:
+        return None
+    value = tool_input.get(tool.key_arg)
+    return None if value is None else str(value)

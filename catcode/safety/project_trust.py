@@ -1,0 +1,246 @@
+"""What a project may bring without the person's consent — its settings and its skills — and leaving out what
+they did not consent to.
+
+A project's ``.cat-code/settings.yaml`` and ``settings.local.yaml`` arrive with the repository (a clone can ship
+``settings.local.yaml`` too), so neither may weaken the permission prompts on its own. These need the person's
+one-time consent for the project (``catcode.safety.consent``: remembered in ``$CATCODE_HOME/consent.yaml``):
+
+- ``permissions.mode`` ``bypass`` or ``accept-edits`` when it is weaker than the user's own mode and no flag or
+  environment variable sets the mode. accept-edits is included: it lets the model change any project file without
+  asking, ``.git/hooks`` and ``.cat-code/`` included, which is one step from running commands.
+- each ``permissions.allow`` rule, except rules for read-only tools (they never ask anyway) and ``write_file``/
+  ``edit_file`` rules confined to the project's own files: a relative glob that does not start with a wildcard,
+  has no ``..`` and stays out of ``.git`` and ``.cat-code``.
+- each ``permissions.additional_dirs`` and ``permissions.additional_directories`` entry (file tools could read and
+  write there).
+- a ``sandbox`` that is weaker than the person's own: mode off (or workspace-write over their read-only), the
+  network on, each ``writable`` folder (``catcode.sandbox.trust``).
+
+Project skills (``.cat-code/skills/<name>/SKILL.md``) need consent too, each one: a skill's instructions steer
+the model (``consented_skills``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
+take the person's protection away. Items without consent are dropped from the project's layers before the layers
+are merged (one line through ``notify`` says so); without an asker (print mode, piped input) nobody is asked.
+The other checks made on each layer before the merge live here too: permission rules parsed (an invalid one
+names its file and key) and a relative ``memory.dir`` anchored to its settings file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from catcode.errors import ConfigError
+
+if TYPE_CHECKING:
+    from catcode.extensions.skills import Skill
+    from catcode.safety.consent import Asker, ConsentItem
+
+MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
+"""How much each mode lets through without asking; a project may only stay at or below the user's own."""
+_PROTECTED = (".git", ".cat-code")
+
+Layer = tuple[str, dict[str, Any]]
+
+
+def check_rules(source: str, data: dict[str, Any]) -> None:
+    """Parse every permission rule of one layer now, so that a bad one names its file and key."""
+    permissions = data.get("permissions")
+    if not isinstance(permissions, dict):
+        return
+    for key in ("allow", "deny"):
+        rules = permissions.get(key)
+        if not isinstance(rules, list):
+            continue
+        from catcode.safety.permissions import Rule
+
+        for rule in rules:
+            if isinstance(rule, str):
+                try:
+                    Rule.parse(rule).check_tool(rule)
+                except ConfigError as exc:
+                    raise ConfigError(f"{source}: permissions.{key}: {exc}") from None
+
+
+def anchor_memory_dir(data: dict[str, Any], settings_file: Path) -> None:
+    """A relative ``memory.dir`` is relative to the folder of the settings file that sets it, not to wherever
+    catcode happens to be started."""
+    memory = data.get("memory")
+    raw = memory.get("dir") if isinstance(memory, dict) else None
+    if isinstance(memory, dict) and isinstance(raw, str) and raw.strip() and not Path(raw).expanduser().is_absolute():
+        memory["dir"] = str(settings_file.parent / raw)
+
+
+def mode_of(data: dict[str, Any]) -> str:
+    """The permission mode a layer sets, or ``default``."""
+    permissions = data.get("permissions")
+    mode = permissions.get("mode") if isinstance(permissions, dict) else None
+    return mode if isinstance(mode, str) else "default"
+
+
+def rule_needs_consent(rule: str) -> bool:
+    """Whether a project's allow rule could let something run or write outside the project without asking."""
+    from catcode.safety.permissions import Rule
+    from catcode.tools.facts import PROJECT_FILE_TOOLS, READ_ONLY_TOOLS
+
+    parsed = Rule.parse(rule)
+    if parsed.tool in READ_ONLY_TOOLS:
+        return False
+    if parsed.tool not in PROJECT_FILE_TOOLS or parsed.pattern is None:
+        return True
+    pattern = parsed.pattern.strip()
+    if not pattern or pattern[0] in "/~*?[{\\" or ":" in pattern[:3]:
+        return True  # absolute, home-relative, or a leading wildcard that also matches absolute paths
+    parts = PurePosixPath(pattern.removeprefix("./")).parts
+    return ".." in parts or not parts or parts[0] in _PROTECTED
+
+
+def consent_items(
+    project_layers: list[Layer], base_mode: str, mode_fixed: bool, root: Path, user_sandbox: Any = None
+) -> list[ConsentItem]:
+    """The items the project layers ask for, in file order, each once (the local file's mode wins)."""
+    from catcode.safety.consent import ConsentItem
+    from catcode.sandbox.trust import sandbox_items
+
+    items: dict[str, ConsentItem] = {}
+    mode_item: ConsentItem | None = None
+    for source, data in project_layers:
+        for item in sandbox_items(data, _shown(source, root), user_sandbox):
+            items.setdefault(item.id, item)
+        permissions = data.get("permissions")
+        if not isinstance(permissions, dict):
+            continue
+        where = _shown(source, root)
+        mode = permissions.get("mode")
+        if isinstance(mode, str) and not mode_fixed:
+            weaker = MODE_STRENGTH.get(mode, -1) > MODE_STRENGTH.get(base_mode, 1)
+            summary = f"permission mode {mode} ({where})"
+            mode_item = ConsentItem("settings", "permissions.mode", summary, mode) if weaker else None
+        for rule in _strings(permissions.get("allow")):
+            if rule_needs_consent(rule):
+                item = ConsentItem("settings", f"permissions.allow {rule}", f"allow rule {rule} ({where})", rule)
+                items.setdefault(item.id, item)
+        for field in ("additional_dirs", "additional_directories"):
+            for folder in _strings(permissions.get(field)):
+                key = f"permissions.{field} {folder}"
+                item = ConsentItem("settings", key, f"additional directory {folder} ({where})", folder)
+                items.setdefault(item.id, item)
+    return ([mode_item] if mode_item else []) + list(items.values())
+
+
+def trusted_layers(
+    project_layers: list[Layer],
+    *,
+    home: Path,
+    root: Path,
+    base_mode: str,
+    mode_fixed: bool,
+    ask: Asker | None,
+    notify: Callable[[str], None],
+    user_sandbox: Any = None,
+) -> list[Layer]:
+    """``project_layers`` without what needs consent and was not given (asking ``ask`` about new items);
+    ``user_sandbox`` is the person's own ``sandbox:`` section, what a project's may not loosen."""
+    asks = _asks_anything(project_layers)
+    items = consent_items(project_layers, base_mode, mode_fixed, root, user_sandbox) if asks else []
+    if not items:
+        return project_layers
+    from catcode.safety.consent import ConsentStore, gate
+
+    allowed = {item.id for item in gate(ConsentStore(home), root, items, ask, notify)}
+    refused = {item.id for item in items} - allowed
+    return [(source, _without(data, refused, base_mode)) for source, data in project_layers]
+
+
+def _asks_anything(project_layers: list[Layer]) -> bool:
+    return any(isinstance(data.get(key), dict) for _, data in project_layers for key in ("permissions", "sandbox"))
+
+
+def _without(data: dict[str, Any], refused: set[str], base_mode: str) -> dict[str, Any]:
+    from catcode.sandbox.trust import without_refused
+
+    data = without_refused(data, refused)
+    permissions = data.get("permissions")
+    if not isinstance(permissions, dict):
+        return data
+    kept = dict(permissions)
+    mode = kept.get("mode")
+    weaker = isinstance(mode, str) and MODE_STRENGTH.get(mode, -1) > MODE_STRENGTH.get(base_mode, 1)
+    if weaker and "settings:permissions.mode" in refused:
+        del kept["mode"]
+    for key in ("allow", "additional_dirs", "additional_directories"):
+        if isinstance(kept.get(key), list):
+            kept[key] = [v for v in kept[key] if f"settings:permissions.{key} {v}" not in refused]
+    return {**data, "permissions": kept}
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _shown(source: str, root: Path) -> str:
+    try:
+        return Path(source).relative_to(root).as_posix()
+    except ValueError:
+        return source
+
+
+def consented_skills(
+    home: Path, project_root: Path, ask: Asker | None, notify: Callable[[str], None]
+) -> Callable[[list[Skill]], list[Skill]]:
+    """The ``admit`` of ``discover_skills``: project skills the person allowed (asked through ``ask`` when new or
+    changed; each skill is a ``ConsentItem`` of kind ``skill`` whose content is its SKILL.md)."""
+    from catcode.safety.consent import ConsentItem, ConsentStore, gate
+
+    def admit(skills: list[Skill]) -> list[Skill]:
+        items = {}
+        for skill in skills:
+            try:
+                text = skill.path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            summary = f"skill {skill.name} ({_shown(str(skill.path), project_root)})"
+            items[skill.name] = ConsentItem("skill", f"skill {skill.name}", summary, text)
+        allowed = {item.key for item in gate(ConsentStore(home), project_root, list(items.values()), ask, notify)}
+        return [skill for skill in skills if f"skill {skill.name}" in allowed]
+
+    return admit
+
+
+MCP_JSON = ".mcp.json"
+"""A project's MCP servers in Claude Code's format (``catcode.extensions.mcp.sources`` reads it; a test keeps the
+names equal)."""
+ASKING_FOLDERS = ("skills", "agents")
+"""Folders of ``.cat-code/`` whose contents may need consent: project skills and agent definitions."""
+ASKING_KEYS = ("hooks", "mcp_servers")
+"""Keys of a project settings file that run commands, which need consent."""
+
+
+def may_ask(project_root: Path) -> bool:
+    """Whether building a session for this project could ask the person something: an ``.mcp.json``, skills or agent
+    definitions under ``.cat-code/``, or hooks or MCP servers in its settings files (what those files ask about the
+    permission prompts is asked while the settings are loaded, before). The interactive session is then built
+    before the prompt is drawn, so that every question is answered before what it governs is used; otherwise it is
+    built behind the prompt, where nobody can be asked."""
+    folder = project_root / ".cat-code"
+    if (project_root / MCP_JSON).exists() or any((folder / name).exists() for name in ASKING_FOLDERS):
+        return True
+    return any(_runs_commands(folder / name) for name in ("settings.yaml", "settings.local.yaml"))
+
+
+def _runs_commands(settings_file: Path) -> bool:
+    """Whether a project settings file sets hooks or MCP servers; one that cannot be read counts as yes."""
+    try:
+        text = settings_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    except (OSError, UnicodeDecodeError):
+        return True
+    if not any(key in text for key in ASKING_KEYS):
+        return False
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return True
+    return not isinstance(data, dict) or any(data.get(key) for key in ASKING_KEYS)

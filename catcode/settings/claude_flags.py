@@ -1,0 +1,154 @@
+"""Claude Code's command-line flags, as settings of this run (the "command line" settings layer).
+
+``--permission-mode`` takes Claude Code's spellings next to catcode's (``acceptEdits`` → ``accept-edits``,
+``bypassPermissions`` → ``bypass``, ``plan`` → ``plan``); ``--dangerously-skip-permissions``
+is ``bypass``; ``--allowedTools``/``--disallowedTools`` add rules (comma or space separated, Claude Code's
+spellings: ``claude_rules``) for this run only; ``--add-dir`` adds ``permissions.additional_directories``;
+``--max-turns`` is ``max_tool_rounds``; ``--system-prompt``/``--append-system-prompt`` replace or extend the system
+prompt; ``--model sonnet|opus|haiku`` is the newest model of that family in ``catcode/data/models.toml``;
+``--mcp-config FILE|JSON`` adds MCP servers in Claude Code's ``.mcp.json`` shape for this run (``mcp.sources``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from catcode.errors import ConfigError
+
+CLAUDE_PERMISSION_MODES = {
+    "default": "default",
+    "acceptEdits": "accept-edits",
+    "bypassPermissions": "bypass",
+    "plan": "plan",
+}
+"""Claude Code's permission-mode names → catcode's."""
+
+MODEL_FAMILIES = ("sonnet", "opus", "haiku")
+_VERSIONED = re.compile(r"^claude-(?P<family>[a-z]+)-(?P<version>\d+(?:-\d+)?)$")
+
+
+def permission_mode(value: str) -> str:
+    """catcode's name for a permission mode given in Claude Code's or catcode's spelling (unknown names pass through
+    unchanged, to be refused with the list of modes)."""
+    return CLAUDE_PERMISSION_MODES.get(value, value)
+
+
+def model_alias(name: str) -> str:
+    """``sonnet``, ``opus`` or ``haiku`` → the newest model of that family in the price file; other names as given."""
+    family = name.strip().lower()
+    if family not in MODEL_FAMILIES:
+        return name
+    from catcode.session.pricing import known_models
+
+    best: tuple[tuple[int, ...], str] | None = None
+    for model in known_models():
+        match = _VERSIONED.match(model)
+        if match and match["family"] == family:
+            version = tuple(int(part) for part in match["version"].split("-"))
+            version = version + (0,) * (2 - len(version))
+            if best is None or version > best[0]:
+                best = (version, model)
+    if best is None:
+        raise ConfigError(f"no {family} model is listed in catcode/data/models.toml")
+    return best[1]
+
+
+def split_rules(values: list[str]) -> list[str]:
+    """Rules given as ``"Bash(git log:*) Read,Edit"``: split on commas and spaces outside parentheses."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            if depth == 0 and (char == "," or char.isspace()):
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+                continue
+            current += char
+        if current.strip():
+            rules.append(current.strip())
+    return rules
+
+
+def check_rules(flag: str, rules: list[str]) -> None:
+    """``ConfigError`` naming the flag for a rule that cannot be used."""
+    from catcode.safety.permissions import Rule
+
+    for rule in rules:
+        try:
+            Rule.parse(rule).check_tool(rule)
+        except ConfigError as exc:
+            raise ConfigError(f"{flag}: {exc}") from None
+
+
+def add_dirs(values: list[str]) -> list[str]:
+    """The folders of ``--add-dir``, absolute; ``ConfigError`` for one that is not a folder."""
+    folders = []
+    for value in values:
+        folder = Path(value).expanduser()
+        if not folder.is_dir():
+            raise ConfigError(f"--add-dir: {value} is not a folder")
+        folders.append(str(folder.resolve()))
+    return folders
+
+
+def mcp_servers(values: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """The servers of ``--mcp-config`` values (each a file or a JSON text in Claude Code's ``.mcp.json`` shape), as
+    catcode's ``McpServerSettings`` by name; ``ConfigError`` naming the value for anything wrong."""
+    from catcode.extensions.mcp.sources import claude_servers
+
+    servers: dict[str, Any] = {}
+    for value in values:
+        text, where = value, "--mcp-config"
+        if not value.lstrip().startswith("{"):
+            path = Path(value).expanduser()
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = getattr(exc, "strerror", None) or exc
+                raise ConfigError(f"--mcp-config: cannot read {value}: {reason}") from None
+            where = f"--mcp-config {value}"
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: not valid JSON ({exc})") from None
+        servers.update(claude_servers(data, env, where))
+    return servers
+
+
+def run_overrides(
+    *,
+    allowed: list[str],
+    disallowed: list[str],
+    add_dir: list[str],
+    max_turns: int | None,
+    system_prompt: str | None,
+    append_system_prompt: str | None,
+) -> dict[str, Any]:
+    """The "command line" settings layer these flags make (mode and model are given separately)."""
+    overrides: dict[str, Any] = {}
+    permissions: dict[str, Any] = {}
+    allow, deny = split_rules(allowed), split_rules(disallowed)
+    check_rules("--allowedTools", allow)
+    check_rules("--disallowedTools", deny)
+    if allow:
+        permissions["allow"] = allow
+    if deny:
+        permissions["deny"] = deny
+    if add_dir:
+        permissions["additional_directories"] = add_dirs(add_dir)
+    if permissions:
+        overrides["permissions"] = permissions
+    if max_turns is not None:
+        overrides["max_tool_rounds"] = max_turns
+    if system_prompt is not None:
+        overrides["system_prompt"] = system_prompt
+    if append_system_prompt is not None:
+        overrides["append_system_prompt"] = append_system_prompt
+    return overrides

@@ -1,0 +1,116 @@
+"""Settings of user hooks (``hooks:``): ``HookCommand``, ``HooksSettings``, and ``UserHook`` — a hook with the file
+that declared it. Kept apart from the runner (``catcode.extensions.user_hooks``) so that loading the settings stays
+cheap and the runner is imported only when some hook is configured."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+
+
+class HookCommand(BaseModel):
+    """One hook: a command, and for tool events which tools it applies to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    matcher: str = ""
+    """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case, so Claude Code's
+    ``Bash`` matches ``bash`` ("" or "*": every tool)."""
+    command: str = Field(min_length=1)
+    """The shell command (``sh -c``, in the project root); the event arrives as JSON on its stdin."""
+    timeout: float = Field(60.0, gt=0, le=3600)
+    """Seconds before the command and everything it started are killed (a failure, never a block)."""
+
+    @field_validator("matcher")
+    @classmethod
+    def _valid_pattern(cls, value: str) -> str:
+        if value not in ("", "*"):
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression ({exc})") from None
+        return value
+
+    def matches(self, tool_name: str) -> bool:
+        """Does this hook apply to a call of ``tool_name``?"""
+        return self.matcher in ("", "*") or re.fullmatch(self.matcher, tool_name, re.IGNORECASE) is not None
+
+
+class HooksSettings(BaseModel):
+    """Settings under ``hooks:``: the commands of each event, run in order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    PreToolUse: list[HookCommand] = Field(default_factory=list)
+    """Before a tool runs (after its input is checked, before the permission prompt); exit 2 refuses the call."""
+    PostToolUse: list[HookCommand] = Field(default_factory=list)
+    """After a tool ran; exit 2 sends stderr to the model with the result."""
+    UserPromptSubmit: list[HookCommand] = Field(default_factory=list)
+    """Before your message is sent; stdout is added to it as context, exit 2 stops it."""
+    SessionStart: list[HookCommand] = Field(default_factory=list)
+    """When the session starts; stdout is added to every request as context."""
+    SessionEnd: list[HookCommand] = Field(default_factory=list)
+    """When the session ends (after memory capture)."""
+    PreCompact: list[HookCommand] = Field(default_factory=list)
+    """Before the conversation is compacted (automatically or by /compact)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _claude_code_groups(cls, data: Any) -> Any:
+        """Accept Claude Code's nested shape too: ``{matcher, hooks: [{type: command, command, timeout}]}`` is the
+        same as one flat ``{matcher, command, timeout}`` per inner hook."""
+        if not isinstance(data, dict):
+            return data
+        return {event: _flatten(items) if isinstance(items, list) else items for event, items in data.items()}
+
+    def entries(self) -> list[tuple[str, HookCommand]]:
+        """``(event name, hook)`` for every hook, events in declaration order."""
+        return [(name, hook) for name in HooksSettings.model_fields for hook in getattr(self, name)]
+
+
+def _flatten(items: list[Any]) -> list[Any]:
+    flat: list[Any] = []
+    for item in items:
+        if isinstance(item, dict) and isinstance(item.get("hooks"), list):
+            unknown = set(item) - {"matcher", "hooks"}
+            if unknown:  # left to the model's own "extra fields not permitted" error
+                flat.append(item)
+                continue
+            for inner in item["hooks"]:
+                if isinstance(inner, dict) and inner.get("type", "command") == "command":
+                    inner = {k: v for k, v in inner.items() if k != "type"}
+                    flat.append({"matcher": item.get("matcher", ""), **inner})
+                else:
+                    flat.append(inner)  # not a command hook: the model names what is wrong with it
+        else:
+            flat.append(item)
+    return flat
+
+
+@dataclass(frozen=True)
+class UserHook:
+    """A hook and where it came from."""
+
+    event: str  # "PreToolUse", ...
+    spec: HookCommand
+    source: Path  # the settings file that declared it
+
+    @property
+    def label(self) -> str:
+        """``PreToolUse [bash]: ./check.sh`` for messages and the consent question."""
+        matcher = f" [{self.spec.matcher}]" if self.spec.matcher and self.event in TOOL_EVENTS else ""
+        return f"{self.event}{matcher}: {self.spec.command}"
+
+
+def hooks_from(raw: Any, source: Path) -> list[UserHook]:
+    """The hooks of one settings file's ``hooks:`` value (already validated with the whole settings)."""
+    if not isinstance(raw, dict):
+        return []
+    parsed = HooksSettings.model_validate(raw)
+    return [UserHook(event, spec, source) for event, spec in parsed.entries()]
