@@ -187,9 +187,7 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
     (everything ready), the previous approach's message sent at once, and one sent at once with two MCP servers
     configured (the message waits for them to be ready: their tools go with it) — interleaved, a fresh HOME each run,
     memory on (its start-up work included) — plus the time from launch to that token. The quality traded: every
-    answer arrives whole, each message is sent exactly once, and memory's start-up work is still done. What the
-    at-once figure waits for is mostly the SDK import behind the prompt; the section also measures what shrinks it —
-    the import with the collector paused (``catcode.cli.gc_pause``) against a plain import, in the same run."""
+    answer arrives whole, each message is sent exactly once, and memory's start-up work is still done."""
     from catcode.settings.paths import make_paths
     from tests.e2e.test_memory_e2e import kind_of
     from tests.fakes import FakeAnthropicServer, text
@@ -223,8 +221,6 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
     median: Callable[[list[float]], float] = statistics.median
     at_once, warm, previous = median(sent["at_once"]), median(sent["after_3s"]), median(sent["previous_at_once"])
     launch, launch_before = median(launched["at_once"]), median(launched["previous_at_once"])
-    plain = median(_import_cpu_ms(False) for _ in range(runs))
-    paused = median(_import_cpu_ms(True) for _ in range(runs))
     return {
         "first_token_at_once_ms": round(at_once, 1),
         "first_token_after_3s_ms": round(warm, 1),
@@ -240,9 +236,6 @@ def bench_first_token(runs: int = 5) -> dict[str, float]:
         "answers_complete_ratio": round(complete / (runs * len(subjects)), 3),
         "answered_exactly_once_ratio": round(once / (runs * len(subjects)), 3),
         "start_up_work_done_ratio": round(started / (runs * len(subjects)), 3),
-        "sdk_import_cpu_ms": round(plain, 1),
-        "sdk_import_cpu_ms_collector_paused": round(paused, 1),
-        "import_ratio_paused_vs_plain": round(paused / plain, 3),
     }
 
 
@@ -259,18 +252,6 @@ def _with_mcp_servers(home: Path) -> None:
 def _count(server: object, kind_of: Callable[[dict], str]) -> int:
     """Chat turns the fake server has answered so far (memory's own requests left out)."""
     return sum(kind_of(request.body) == "chat" for request in server.requests())  # type: ignore[attr-defined]
-
-
-def _import_cpu_ms(paused: bool) -> float:
-    """CPU milliseconds of ``import anthropic`` in a fresh interpreter, with or without the collector paused (what
-    ``catcode.cli.gc_pause`` does while the SDK is imported behind the prompt)."""
-    code = (
-        "import gc, time\n"
-        + ("gc.disable()\n" if paused else "")
-        + "t = time.process_time()\nimport anthropic\nprint((time.process_time() - t) * 1000)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    return float(out.strip())
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ MOVES: dict[str, str] = {
     "doctor_cli": "cli.doctor_cli",
     "mcp.cli": "cli.mcp_cli",
     "launch": "cli.launch",
-    "startup": "cli.gc_pause",
+    "startup": "cli.warm",
     "first_screen": "cli.first_screen",
     "print_mode": "cli.print_mode",
     "print_events": "cli.print_events",

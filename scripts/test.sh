@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the whole test suite from a fresh clone: creates its own virtualenv, installs catcode with its dev and web
-# extras, checks lint, then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs
+# extras, checks lint and types, then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs
 # Debian's chromium, installed here when running as root with apt (as CI does), else that test says it is skipped;
 # the sandbox tests need bubblewrap (bwrap), installed the same way, else they say they are skipped.
 set -euo pipefail
@@ -22,4 +22,5 @@ if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-ge
     || echo "Could not install bubblewrap: the sandbox tests will be skipped (outside CI)" >&2
 fi
 "$VENV/bin/ruff" check catcode tests scripts
+"$VENV/bin/mypy" catcode
 PATH="$PWD/$VENV/bin:$PATH" exec "$VENV/bin/python" -m pytest "$@"

@@ -21,7 +21,6 @@ from catcode.cli.first_screen import (
     unsettled_defaults,
 )
 from catcode.extensions.mcp.sources import MCP_JSON
-from catcode.safety import consent
 from catcode.safety.project_trust import MCP_JSON as PROJECT_MCP_JSON
 from catcode.safety.project_trust import may_ask
 from catcode.settings.config import ENV_VARS, Settings, load_settings, resolve_paths
@@ -124,6 +123,3 @@ def test_nothing_is_recorded_when_the_inputs_changed_while_they_were_loaded(plac
     remember(home, root, {}, inputs, FirstScreen(paths=resolve_paths(Settings(), home, root)))
     assert not (home / "first-screen").exists() and remembered(home, root, {}) is None
 
-
-def test_the_consent_file_name_is_the_consent_modules() -> None:
-    assert CONSENT_FILE == consent.CONSENT_FILE

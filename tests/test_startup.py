@@ -1,40 +1,23 @@
-"""The collector pause around start-up imports (``catcode.cli.gc_pause``)."""
+"""Print mode and piped input warm the provider in the foreground (``catcode.cli.warm``)."""
 
 from __future__ import annotations
 
-import gc
-
-from catcode.cli.gc_pause import pause_gc, resume_gc, warm_now
+from catcode.cli.warm import warm_now
 
 
 class Provider:
     def __init__(self) -> None:
-        self.warmed_with_gc: bool | None = None
+        self.warmed = 0
 
     def warm_up(self) -> None:
-        self.warmed_with_gc = gc.isenabled()
+        self.warmed += 1
 
 
-def test_pause_then_resume_freezes_and_reenables() -> None:
-    assert gc.isenabled()
-    try:
-        pause_gc()
-        assert not gc.isenabled()
-        provider = Provider()
-        warm_now(provider)
-        assert provider.warmed_with_gc is False  # the SDK import ran with the collector paused
-        assert gc.isenabled() and gc.get_freeze_count() > 0
-        resume_gc()  # a second resume changes nothing
-        assert gc.isenabled()
-    finally:
-        gc.unfreeze()
-        gc.enable()
+def test_warm_now_warms_a_provider_that_can_be_warmed() -> None:
+    provider = Provider()
+    warm_now(provider)
+    assert provider.warmed == 1
 
 
-def test_resume_without_pause_leaves_a_disabled_collector_alone() -> None:
-    gc.disable()
-    try:
-        resume_gc()
-        assert not gc.isenabled()  # only undoes its own pause
-    finally:
-        gc.enable()
+def test_warm_now_leaves_a_provider_without_warm_up_alone() -> None:
+    warm_now(object())

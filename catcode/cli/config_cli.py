@@ -131,7 +131,8 @@ def project_requests(root: Path) -> list[str]:
         except Exception as exc:
             lines.append(f"  (cannot read .cat-code/{name}: {exc})")
             continue
-        permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        raw_permissions = data.get("permissions")
+        permissions = raw_permissions if isinstance(raw_permissions, dict) else {}
         if permissions.get("mode"):
             lines.append(f"  permission mode {permissions['mode']} (.cat-code/{name})")
         for rule in permissions.get("allow") or []:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from catcode import __version__
+from catcode.safety.consent import CONSENT_FILE
 from catcode.settings.paths import Paths, make_paths, project_key
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -33,8 +34,6 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 
 UNCHECKED_VARIABLES = frozenset({"CATCODE_HOME"})
 """``CATCODE_*`` variables that are not settings; any other one is validated before the prompt."""
-CONSENT_FILE = "consent.yaml"
-"""The person's recorded consent answers (``catcode.safety.consent.CONSENT_FILE``; a test keeps them equal)."""
 RECORDS = "first-screen"
 """The folder of ``$CATCODE_HOME`` with one record per project."""
 

@@ -14,6 +14,7 @@ from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
 
 if TYPE_CHECKING:
     from catcode.safety.consent import Asker
+    from catcode.settings.paths import Paths
 
 state: dict[str, Any] = {"debug": False}
 
@@ -67,7 +68,7 @@ def settle(
     return settings, resolve_paths(settings, home, root)
 
 
-def _log_tightened(count: int, paths: Any) -> None:
+def _log_tightened(count: int, paths: Paths) -> None:
     if count:
         from catcode.log import get_logger
 
@@ -84,7 +85,7 @@ def _say(line: str) -> None:
     sys.stderr.write(f"catcode: {line}\n")
 
 
-def _make_private(paths: Any, say: Callable[[str], None]) -> int:
+def _make_private(paths: Paths, say: Callable[[str], None]) -> int:
     """Tighten what an older version or a loose umask left readable by others (one line when anything was)."""
     from catcode.file_modes import tighten
 
@@ -143,17 +144,16 @@ def start(
     problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
     mode and piped input never ask. ``run``: Claude Code's flags for this run (``claude_flags.run_overrides``'
     keywords and ``mcp_config``)."""
-    from catcode.cli.gc_pause import pause_gc
-
-    pause_gc()  # resumed once the SDK is imported (see catcode.cli.gc_pause)
     try:
         overrides: dict[str, Any] = {}
         if run or model or permission_mode is not None:
             model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
         if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
-            flags = {"sandbox": sandbox, "overrides": overrides}
-            return _exit_now(_interactive(prompt, model, permission_mode, resume, ask, **flags))
+            interactive = _interactive(
+                prompt, model, permission_mode, resume, ask, sandbox=sandbox, overrides=overrides
+            )
+            return _exit_now(interactive)
         settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
             from catcode.cli.print_mode import run_print
@@ -197,7 +197,7 @@ def _run_flags(
 
         sources.RUN_SERVERS.update(claude_flags.mcp_servers(servers, dict(os.environ)))
     keys = ("allowed", "disallowed", "add_dir", "max_turns", "system_prompt", "append_system_prompt")
-    values = {key: run.get(key) for key in keys}
+    values: dict[str, Any] = {key: run.get(key) for key in keys}  # Any: each flag's own type, checked by the call
     for key in ("allowed", "disallowed", "add_dir"):
         values[key] = values[key] or []
     return model, permission_mode, claude_flags.run_overrides(**values)

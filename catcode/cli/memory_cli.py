@@ -10,13 +10,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from catcode.cli.launch import fail, load, state
 from catcode.cli.values import whole_number
 from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
 
 log = get_logger(__name__)
 
@@ -88,7 +91,7 @@ def list_memories() -> None:
     """List memories (name - description (type, all projects | this project)), user scope first."""
     from catcode.memory.report import format_list, hidden_line, sorted_by_scope, unreadable_line
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         store = runtime.store
         typer.echo(format_list(sorted_by_scope(store.located())))
         hidden, problems = len(store.hidden()), len(store.problems())
@@ -106,7 +109,7 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
     from catcode.errors import CatcodeError
     from catcode.memory.report import format_entry, not_found_line
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         entry = runtime.store.get(name.strip())
         if entry is None:
             raise CatcodeError(not_found_line(name, LISTER))
@@ -131,7 +134,7 @@ def forget(
     """Delete one memory (one change that `catcode memory revert` undoes)."""
     from catcode.memory.report import forget_memory
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         confirm = _confirm(yes, f"forget {name}")
         typer.echo(forget_memory(runtime.store, name, runtime.git.available, confirm, undo_hint, LISTER))
 
@@ -148,7 +151,7 @@ def edit(name: str = typer.Argument(..., help="The memory's name.")) -> None:
         typer.echo(question.split(". Edit it again?")[0], err=True)
         return sys.stdin.isatty() and typer.confirm("Edit it again?", default=True)
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         typer.echo(edit_memory(runtime.store, name, again=again, undo=undo_hint, lister=LISTER))
 
     _with_runtime(body)
@@ -172,7 +175,7 @@ def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) ->
     from catcode.memory.pipeline.cursor import mark_cleared
     from catcode.memory.report import clear_memories
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         projects = runtime.paths.project_memory.parent
         line = clear_memories(
             runtime.store,
@@ -203,7 +206,7 @@ def log_changes(
     """Recent changes to memories, newest first: id, when, why, and A/M/D per memory."""
     from catcode.memory.revert_tool import format_changes, memory_log
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         _require_versioning(runtime)
         typer.echo(format_changes(memory_log(runtime.git, limit, everything=everything)))
 
@@ -215,7 +218,7 @@ def diff(commit: str = typer.Argument(None, help="Change id from `catcode memory
     """Show what a memory change did, as a diff (default: the last change to memories)."""
     from catcode.memory.revert_tool import NO_CHANGES, memory_diff
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         _require_versioning(runtime)
         typer.echo(memory_diff(runtime.git, commit).rstrip("\n") or NO_CHANGES)
 
@@ -228,7 +231,7 @@ def revert(commit: str = typer.Argument(None, help="Change id from `catcode memo
     memory makes it refuse)."""
     from catcode.memory.revert_tool import revert_text
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         _require_versioning(runtime)
         typer.echo(revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, commit))
 
@@ -245,7 +248,7 @@ def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable 
 
     healthy = True
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         nonlocal healthy
         paths = runtime.paths
         history = HistoryCheck(paths.history_file, paths.project_memory / HISTORY_LOCK, paths.memory_root)
@@ -258,7 +261,7 @@ def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable 
         raise typer.Exit(1)
 
 
-def _require_versioning(runtime: Any) -> None:
+def _require_versioning(runtime: MemoryRuntime) -> None:
     from catcode.errors import CatcodeError
 
     if not runtime.git.available:
@@ -281,7 +284,7 @@ def search(
     from catcode.memory.recall.views import search_json_lines, search_text
     from catcode.memory.report import unreadable_line
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
             if not as_json:
                 typer.echo(search_text(recall, " ".join(query), limit))
@@ -305,7 +308,7 @@ def recent(
     from catcode.memory.builder import build_recall
     from catcode.memory.recall.views import recent_text
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
             typer.echo(recent_text(recall, count))
 

@@ -4,13 +4,16 @@ and exit 1, like every ``catcode memory`` command. The web stack is imported onl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from catcode.cli.help_text import HelpGroup
 from catcode.cli.memory_cli import _errors, _runtime, _with_runtime
 from catcode.cli.values import whole_number
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
 
 DEFAULT_PORT = 8765
 
@@ -48,7 +51,7 @@ def sync() -> None:
     from catcode.errors import CatcodeError
     from catcode.memory.sync.engine import sync_for
 
-    def body(runtime: Any) -> None:
+    def body(runtime: MemoryRuntime) -> None:
         if runtime.config.sync == "off":
             raise CatcodeError(
                 "Memory sync is off (memory.sync: off); turn it on with `catcode config set memory.sync manual`."

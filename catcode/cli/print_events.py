@@ -17,12 +17,15 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from catcode.providers.base import ChatResponse, Usage
 from catcode.session.agent import AgentEvents, TurnResult
 from catcode.session.messages import ToolUseBlock
 from catcode.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from catcode.session.app import Session
 
 CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "bypass": "bypassPermissions", "plan": "plan"}
 """catcode's permission modes as Claude Code spells them (``read-only`` has no Claude Code name and stays as is)."""
@@ -162,7 +165,7 @@ def usage_fields(usage: Usage) -> dict[str, int]:
     }
 
 
-def init_fields(session: Any, cwd: str, api_key_source: str) -> dict[str, Any]:
+def init_fields(session: Session, cwd: str, api_key_source: str) -> dict[str, Any]:
     """The ``system``/``init`` event's fields: the tools offered, the model, the permission mode, the MCP servers."""
     extensions = session.extras.get("extensions")
     servers = sorted(spec.name for spec in getattr(extensions, "servers", None) or [])
@@ -181,7 +184,7 @@ def init_fields(session: Any, cwd: str, api_key_source: str) -> dict[str, Any]:
 
 
 def result_fields(
-    session: Any, result: TurnResult, events: PrintEvents, *, limit_hit: bool, usage_by_model: dict[str, Usage]
+    session: Session, result: TurnResult, events: PrintEvents, *, limit_hit: bool, usage_by_model: dict[str, Usage]
 ) -> dict[str, Any]:
     """The ``result`` object (Claude Code's fields first; catcode's own names kept after them)."""
     from catcode.session.pricing import cost_of

@@ -16,13 +16,18 @@ import os
 import sys
 import uuid
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from catcode.cli.gc_pause import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
 from catcode.cli.stdin_input import combine, cut_note, read_piped
+from catcode.cli.warm import warm_now
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.session.agent import TurnResult
+
+if TYPE_CHECKING:
+    from catcode.providers.base import LLMProvider
+    from catcode.session.app import Session
+    from catcode.settings.paths import Paths
 
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
 
@@ -50,14 +55,14 @@ def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
 
 def run_print(
     settings: Any,
-    paths: Any,
+    paths: Paths,
     prompt: str | None,
     *,
     output_format: str = "text",
     input_format: str = "text",
     stdin: Any = None,
     resume: str | None = None,
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
 ) -> int:
     """Run one turn (or, with ``input_format="stream-json"``, one per message read); the exit code (see the module
@@ -95,7 +100,7 @@ def run_print(
     return code
 
 
-def _one_turn(session: Any, message: str) -> TurnResult:
+def _one_turn(session: Session, message: str) -> TurnResult:
     from catcode.session.attachments import attach_all
     from catcode.session.images import ImageTooBig
 
@@ -142,7 +147,7 @@ def user_text(line: str) -> str | None:
     return None
 
 
-def _resume(session: Any, how: str) -> bool:
+def _resume(session: Session, how: str) -> bool:
     """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
     one), or an id. False, said on stderr, when an id was asked for that cannot be taken up: answering it in a
     fresh conversation would go unnoticed in a script."""
@@ -161,7 +166,7 @@ def _resume(session: Any, how: str) -> bool:
     return taken or not by_id
 
 
-def _finish(session: Any, events: PrintEvents, result: TurnResult) -> int:
+def _finish(session: Session, events: PrintEvents, result: TurnResult) -> int:
     from catcode.session.pricing import session_usage
 
     limit_hit = result.limit_reached

@@ -9,7 +9,7 @@ Subcommands are handlers in ``MemoryCommand.handlers``; another module adds one 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -31,6 +31,9 @@ from catcode.memory.report import (
 from catcode.memory.revert_tool import NO_CHANGES, format_changes, memory_diff, memory_log, revert_text
 from catcode.memory.store.models import ConsolidationReport
 
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
+
 Handler = Callable[[CommandContext, str], None]
 
 NOTHING_PENDING = "no new messages since the last run"
@@ -47,7 +50,7 @@ def undo_hint(commit: str | None) -> str:
 class MemoryCommand:
     """Run the memory pipeline now over what is unprocessed, or manage memories: /memory [subcommand]."""
 
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: MemoryRuntime) -> None:
         self.runtime = runtime
         self.handlers: dict[str, Handler] = {
             "list": self.sub_list,
@@ -117,6 +120,7 @@ class MemoryCommand:
         result = self._process(ctx, "dream", "Dream failed")
         if result is None:
             return
+        assert service is not None  # a result comes only from the service
         service.last_dream = result  # /memory status shows foreground Dreams too
         report = result.report
         if result.skipped:
@@ -268,7 +272,7 @@ class MemoryCommand:
         return not git.available
 
 
-def register_memory_commands(registry: CommandRegistry, runtime: Any) -> MemoryCommand:
+def register_memory_commands(registry: CommandRegistry, runtime: MemoryRuntime) -> MemoryCommand:
     """Add ``/memory`` and ``/dream`` for ``runtime`` (a ``MemoryRuntime``); returns the /memory dispatcher."""
     memory = MemoryCommand(runtime)
     registry.command("memory", subcommands=memory.help, complete=memory.complete)(memory)

@@ -20,6 +20,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, cast
 
 OUTPUT_CAP = 256 * 1024
 """Bytes read from a hook's stdout, and from its stderr; the rest is never read."""
@@ -67,17 +68,18 @@ def run_bounded(argv: list[str], stdin: bytes, timeout: float, *, cwd: Path, env
 def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float) -> tuple[bytes, bytes, bool, bool]:
     """Feed stdin and read both outputs until they end, the cap, or the deadline; the last value is False when
     the deadline came first."""
-    buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    assert proc.stdin and proc.stdout and proc.stderr  # the caller opens all three as pipes
+    buffers: dict[IO[bytes], bytearray] = {proc.stdout: bytearray(), proc.stderr: bytearray()}
     capped = False
     with selectors.DefaultSelector() as selector:
         for stream in buffers:
-            os.set_blocking(stream.fileno(), False)  # type: ignore[union-attr]
+            os.set_blocking(stream.fileno(), False)
             selector.register(stream, selectors.EVENT_READ)
         if data:
-            os.set_blocking(proc.stdin.fileno(), False)  # type: ignore[union-attr]
+            os.set_blocking(proc.stdin.fileno(), False)
             selector.register(proc.stdin, selectors.EVENT_WRITE)
         else:
-            proc.stdin.close()  # type: ignore[union-attr]
+            proc.stdin.close()
         offset = 0
         exited_at: float | None = None
         while selector.get_map():
@@ -89,7 +91,7 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float) -> tuple[
                 _close_all(selector)
                 return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), capped, exited_at is not None
             for key, _ in selector.select(timeout=min(limit - now, 0.1)):
-                stream = key.fileobj
+                stream = cast(IO[bytes], key.fileobj)  # only these pipes were registered
                 if stream is proc.stdin:
                     try:
                         offset += os.write(key.fd, data[offset : offset + 65536])
@@ -98,9 +100,9 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float) -> tuple[
                     if offset >= len(data):
                         selector.unregister(stream)
                         with contextlib.suppress(OSError):
-                            stream.close()  # type: ignore[union-attr]
+                            stream.close()
                     continue
-                buffer = buffers[stream]  # type: ignore[index]
+                buffer = buffers[stream]
                 try:
                     chunk = os.read(key.fd, min(65536, OUTPUT_CAP - len(buffer)))
                 except BlockingIOError:
@@ -109,7 +111,7 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float) -> tuple[
                 if not chunk or len(buffer) >= OUTPUT_CAP:
                     capped = capped or len(buffer) >= OUTPUT_CAP
                     selector.unregister(stream)
-                    stream.close()  # type: ignore[union-attr]
+                    stream.close()
     return bytes(buffers[proc.stdout]), bytes(buffers[proc.stderr]), capped, True
 
 

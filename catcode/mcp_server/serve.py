@@ -10,12 +10,16 @@ Errors come back as tool errors with the same texts as catcode's own memory tool
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from catcode import __version__
 from catcode.errors import MemoryStoreError
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.store.store import MemoryStore
 
 INSTRUCTIONS = """catcode's persistent memory: the user's preferences and corrections (user scope) and this \
 project's decisions and references (project scope). Search or list it before asking the user something they may \
@@ -23,7 +27,7 @@ have said before."""
 WHY = "mcp"
 
 
-def build_server(runtime: Any, recall: Any, *, allow_writes: bool) -> Any:
+def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> Any:
     """The ``MCPServer`` over an offline ``MemoryRuntime`` and its ``Recall``."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
@@ -107,7 +111,7 @@ def build_server(runtime: Any, recall: Any, *, allow_writes: bool) -> Any:
     return server
 
 
-def _entry(store: Any, name: str, kind: str, description: str, content: str, error: type[Exception]) -> Any:
+def _entry(store: MemoryStore, name: str, kind: str, description: str, content: str, error: type[Exception]) -> Any:
     """The entry to write, or ``error`` with the same text catcode's own ``memory_write`` gives."""
     from catcode.memory.store.models import MemoryEntry, MemoryType
     from catcode.memory.store.names import validate_name
@@ -130,7 +134,7 @@ def _entry(store: Any, name: str, kind: str, description: str, content: str, err
     )
 
 
-def serve(runtime: Any, *, allow_writes: bool) -> None:
+def serve(runtime: MemoryRuntime, *, allow_writes: bool) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
     from catcode.memory.builder import build_recall
 

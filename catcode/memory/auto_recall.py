@@ -19,10 +19,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.log import get_logger
 from catcode.text import flatten
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 __all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
 
@@ -78,7 +81,9 @@ class Recalled:
 class AutoRecall:
     """Per-turn recall over a ``Recall`` (the fact index) and the ``MemoryStore``; call it with the message."""
 
-    def __init__(self, recall: Any, store: Any, config: Any, listed: Callable[[], frozenset[str]] = frozenset) -> None:
+    def __init__(
+        self, recall: Any, store: MemoryStore, config: Any, listed: Callable[[], frozenset[str]] = frozenset
+    ) -> None:
         """``config``: the ``MemoryConfig``; ``listed``: the names the memory index lists now."""
         self.recall, self.store, self.config, self.listed = recall, store, config, listed
         self.recent: deque[Recalled] = deque(maxlen=KEPT)
@@ -92,7 +97,8 @@ class AutoRecall:
         if not message.strip():
             return None
         if self._running is not None and self._running.is_alive():
-            return self._skip("busy: the recall of an earlier message is still running")
+            self._skip("busy: the recall of an earlier message is still running")
+            return None
         box: dict[str, Any] = {}
 
         def work() -> None:
@@ -108,9 +114,11 @@ class AutoRecall:
         elapsed = (time.perf_counter() - start) * 1000
         if worker.is_alive():
             self._running = worker
-            return self._skip(f"slow: no answer within {self.config.auto_recall_timeout_ms} ms", elapsed)
+            self._skip(f"slow: no answer within {self.config.auto_recall_timeout_ms} ms", elapsed)
+            return None
         if "error" in box:
-            return self._skip(f"failed: {box['error']!r}", elapsed)
+            self._skip(f"failed: {box['error']!r}", elapsed)
+            return None
         found: Recalled = box["found"]
         found.elapsed_ms = elapsed
         self.last_skip = ""

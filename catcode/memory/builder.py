@@ -21,11 +21,12 @@ from catcode.redact import redact
 
 if TYPE_CHECKING:  # recall (and sqlite3 behind it) is loaded only by the commands that use it
     from catcode.memory.recall.recall import Recall
+    from catcode.settings.paths import Paths
 
 
 def build_memory_runtime(
     settings: Any,
-    paths: Any,
+    paths: Paths,
     *,
     provider: LLMProvider | None = None,
     notices: queue.SimpleQueue[str] | None = None,
@@ -50,7 +51,7 @@ def build_memory_runtime(
     return MemoryRuntime(settings, paths, **parts)
 
 
-def _pipeline(settings: Any, paths: Any, parts: dict[str, Any], provider: LLMProvider) -> dict[str, Any]:
+def _pipeline(settings: Any, paths: Paths, parts: dict[str, Any], provider: LLMProvider) -> dict[str, Any]:
     """The manager (and the one of background runs, with their own output bound), history log, cursor and service."""
     from catcode.memory.pipeline.consolidator import MemoryConsolidator
     from catcode.memory.pipeline.cursor import DreamCursor

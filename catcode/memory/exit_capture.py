@@ -12,10 +12,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.errors import one_line
 from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 log = get_logger(__name__)
 
@@ -153,7 +156,7 @@ def _capture(runtime: Any, say: Callable[[str], None], *, minimum: int | None) -
         say(f"Nothing saved: {report.skipped_reason}.")
 
 
-def saved_line(store: Any, name: str, renamed: dict[str, str]) -> str:
+def saved_line(store: MemoryStore, name: str, renamed: dict[str, str]) -> str:
     """``name — description (all projects)``: where a memory went, and why when its type alone does not say."""
     entry, scope = store.get(name), store.scope_of(name)
     if entry is None or scope is None:

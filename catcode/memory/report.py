@@ -9,12 +9,15 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.errors import CatcodeError
 from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.text import flatten
+
+if TYPE_CHECKING:
+    from catcode.settings.paths import Paths
 
 NO_MEMORIES = "No memories stored."
 KEPT_ALL = "Kept every memory."
@@ -138,7 +141,7 @@ def move_memory(store: MemoryStore, name: str, where: str, undo: Undo, lister: s
     return f"Moved {name} to {target.label} (it was for {before.label})." + undo(counts.commit)
 
 
-def path_summary(paths: Any) -> str:
+def path_summary(paths: Paths) -> str:
     """Where memory lives, for ``catcode memory path``."""
     return "\n".join(
         [

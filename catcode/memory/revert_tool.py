@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +21,9 @@ from catcode.fsutil import locked
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.versioning.changes import Change, FileChange, RevertResult
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 PREVIEW_MAX_LINES = 80
 PREVIEW_MAX_CHARS = 6000
@@ -47,7 +50,7 @@ def memory_diff(git: Any, commit: str | None = None) -> str:
     return git.diff(target) if target else ""
 
 
-def revert_change(git: Any, store: Any, lock_path: Any, commit: str | None = None) -> RevertResult:
+def revert_change(git: Any, store: MemoryStore, lock_path: Any, commit: str | None = None) -> RevertResult:
     """Undo ``commit`` (default: the last change to memories) as a new change, under the memory lock: what was
     left uncommitted is first recorded the store's way (valid memory files only, redacted), so git never refuses
     over it and nothing unchecked is committed. ``MemoryStoreError`` (``RevertConflict``) says why it could not."""
@@ -61,7 +64,7 @@ def revert_change(git: Any, store: Any, lock_path: Any, commit: str | None = Non
         return git.revert(target)
 
 
-def revert_text(git: Any, store: Any, lock_path: Any, commit: str | None = None) -> str:
+def revert_text(git: Any, store: MemoryStore, lock_path: Any, commit: str | None = None) -> str:
     """``revert_change`` as the line(s) every front end shows."""
     return describe_revert(revert_change(git, store, lock_path, commit))
 

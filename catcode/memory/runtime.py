@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
     from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.pipeline.manager import MemoryManager
     from catcode.memory.pipeline.service import MemoryService
+    from catcode.settings.paths import Paths
 
 log = get_logger(__name__)
 
@@ -44,7 +45,7 @@ class MemoryRuntime:
     def __init__(
         self,
         settings: Any,
-        paths: Any,
+        paths: Paths,
         *,
         store: MemoryStore,
         git: GitStore,
@@ -98,7 +99,12 @@ class MemoryRuntime:
             session.exit_steps.append(partial(capture_at_exit, self))
             if self.service.needs_work():  # decided now: later, this session's own lines would be pending too
                 service = self.service
-                begin(lambda: service.start_background("recovery"))
+
+
+                def recover() -> None:
+                    service.start_background("recovery")
+
+                begin(recover)
 
     def start_up_wait(self) -> float:
         """Seconds the exit gives start-up work still running (started late: the session's first quiet moment came

@@ -42,7 +42,9 @@ def build_request(messages: list[Message], system: str, tools: list[ToolSpec]) -
     system_blocks: list[dict[str, Any]] = (
         [{"type": "text", "text": system, "cache_control": dict(CACHE)}] if system else []
     )
-    injected = [{"type": "text", "text": m.text} for m in messages if m.role is Role.SYSTEM and m.text]
+    injected: list[dict[str, Any]] = [
+        {"type": "text", "text": m.text} for m in messages if m.role is Role.SYSTEM and m.text
+    ]
     if injected:
         injected[-1]["cache_control"] = dict(CACHE)
     api_messages = [m.to_api() for m in messages if m.role is not Role.SYSTEM]

@@ -23,8 +23,11 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import socket
 
 from catcode import __version__
 from catcode.log import WIRE
@@ -161,7 +164,7 @@ class LeanClient:
             try:
                 if conn.sock is None:
                     conn.connect()
-                    conn.sock.settimeout(self._read_timeout)
+                    cast("socket.socket", conn.sock).settimeout(self._read_timeout)  # set by connect()
                 conn.request("POST", self._path, body=data, headers=headers)
                 return conn, conn.getresponse()
             except _STALE as err:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from catcode.redact.generic import DEFAULT as GENERIC_DEFAULT
@@ -31,7 +33,16 @@ from catcode.redact.rules import (
 __all__ = ["MARKER_PREFIX", "Redactor", "redact", "redact_json"]
 
 _MASK = "catcode-redact-mask"
-codecs.register_error(_MASK, lambda err: ("\x1a" * (err.end - err.start), err.end))
+
+
+def _mask_unencodable(err: UnicodeError) -> tuple[str, int]:
+    """Replace each character ASCII cannot encode by a SUB character, so offsets stay those of the text."""
+    if not isinstance(err, UnicodeEncodeError):  # only ever used to encode
+        raise err
+    return "\x1a" * (err.end - err.start), err.end
+
+
+codecs.register_error(_MASK, _mask_unencodable)
 
 
 class _Spans:
@@ -77,7 +88,9 @@ class Redactor:
                 found += [(s + start, e + start, kind) for s, e, kind in self._find(text[start:end]).items]
             if not found:
                 break
-            pieces, markers, last, length = [], [], 0, 0
+            pieces: list[str] = []
+            markers: list[tuple[int, int]] = []
+            last, length = 0, 0
             for start, end, kind in found:
                 marker = f"{MARKER_PREFIX}{kind}]"
                 pieces += (text[last:start], marker)
@@ -127,6 +140,7 @@ class Redactor:
         folded = text.lower()
         spans = _Spans()
         for rule in self.rules:
+            candidates: Iterator[re.Match[str] | None]
             if rule.wide:
                 candidates = rule.pattern.finditer(original) if text is not original else iter(())
             elif rule.anchor is None:
@@ -138,7 +152,7 @@ class Redactor:
                 )
             for m in candidates:
                 kind = m and (rule.accept(m) if rule.accept else rule.kind)
-                if kind:
+                if m and kind:
                     spans.add(*m.span(rule.group), kind)
         for family in self.families:
             for a in family.anchor.finditer(text):

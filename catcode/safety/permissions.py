@@ -150,7 +150,7 @@ class NoTerminalApprover:
     """Used when nobody can be asked (print mode, piped input): every ask is a no. ``report`` (e.g. a line on
     stderr) tells the person what was refused, since the model alone hears about it otherwise."""
 
-    def __init__(self, report: Callable[[str], None] | None = None) -> None:
+    def __init__(self, report: Callable[[str], object] | None = None) -> None:
         self.report = report
 
     def ask(self, request: ApprovalRequest) -> Decision:

@@ -66,7 +66,7 @@ def anchor_memory_dir(data: dict[str, Any], settings_file: Path) -> None:
     catcode happens to be started."""
     memory = data.get("memory")
     raw = memory.get("dir") if isinstance(memory, dict) else None
-    if isinstance(raw, str) and raw.strip() and not Path(raw).expanduser().is_absolute():
+    if isinstance(memory, dict) and isinstance(raw, str) and raw.strip() and not Path(raw).expanduser().is_absolute():
         memory["dir"] = str(settings_file.parent / raw)
 
 

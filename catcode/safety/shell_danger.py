@@ -235,6 +235,6 @@ def _sed_risky(script: str) -> bool:
         if rest[:1] in (";", "\n", "}"):
             continue
         # any other one-letter command (p, d, n, q, =, …) takes no file: skip to the next command
-        end = re.search(r"[;\n}]", rest)
-        rest = rest[end.start() :] if end else ""
+        stop = re.search(r"[;\n}]", rest)
+        rest = rest[stop.start() :] if stop else ""
     return False

@@ -10,6 +10,7 @@ and reviewed together; ``AgentEvents``, the UI's side of the loop, lives here wi
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -173,7 +174,7 @@ class Agent:
                 result.text = response.text
                 if not reply.tool_uses:
                     return result
-                self._store(Message(role=Role.USER, content=self.execute_tools(reply.tool_uses)))
+                self._store(Message(role=Role.USER, content=list(self.execute_tools(reply.tool_uses))))
             result.limit_reached = True
             self.events.on_notice(f"Stopped after {self.max_tool_rounds} tool rounds (max_tool_rounds).")
         except KeyboardInterrupt:
@@ -237,7 +238,7 @@ class Agent:
             results += [
                 ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED, is_error=True) for c in calls if c.id not in done
             ]
-            self._store(Message(role=Role.USER, content=results))
+            self._store(Message(role=Role.USER, content=list(results)))
             raise
         return results
 
@@ -248,7 +249,7 @@ class Agent:
     def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
         """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""
         try:
-            jobs = [lambda call=call: self._run_tool(call) for call in calls]
+            jobs: list[Callable[[], ToolResult]] = [functools.partial(self._run_tool, call) for call in calls]
             outcomes = self.thread.run_all(jobs, self.around_concurrent())
         except KeyboardInterrupt:
             self.context.cancel.set()  # the calls still running notice it and stop

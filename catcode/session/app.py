@@ -259,6 +259,7 @@ def build_session(
     if memory is not None:
         memory.attach(session, interactive=interactive, start=start)
     if recall is not None:
+        assert memory is not None  # recall is only ever built on the memory runtime
         if interactive:
             session.exit_steps.append(lambda say: recall.wait_synced(memory.start_up_wait()))
             # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
@@ -458,6 +459,7 @@ def _add_memory(
     if settings.memory.auto_recall:
         from catcode.memory.auto_recall import AutoRecall
 
+        assert memory.injection is not None  # set by ``register`` above
         auto = AutoRecall(recall, memory.store, settings.memory, listed=memory.injection.listed_names)
     parts.auto_recall = auto  # the agent (and, when configured, subagents) call it; /memory recalled shows it
 

@@ -143,7 +143,7 @@ class Compactor:
         *,
         flush: Callable[[list[Message]], None] | None = None,
         system_tokens: int = 0,
-        before: Callable[[str], None] | None = None,
+        before: Callable[[str], object] | None = None,
     ) -> None:
         self.provider = provider
         self.config = config

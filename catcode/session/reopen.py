@@ -169,7 +169,7 @@ def repair(messages: list[Message]) -> list[Message]:
 
 def _close(out: list[Message]) -> None:
     results = [ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED, is_error=True) for c in out[-1].tool_uses]
-    out.append(Message(role=Role.USER, content=results))
+    out.append(Message(role=Role.USER, content=list(results)))
 
 
 class HistoryMarkers:

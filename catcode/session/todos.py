@@ -128,5 +128,5 @@ def _parse(rows: list[str]) -> list[TodoItem]:
     for row in rows:
         status, _, content = row.partition("] ")
         if status.lstrip("[") in STATUSES and content.strip():
-            items.append(TodoItem(content=content, status=status.lstrip("[")))  # type: ignore[arg-type]
+            items.append(TodoItem(content=content, status=status.lstrip("[")))
     return items

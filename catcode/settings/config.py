@@ -263,9 +263,9 @@ def settings_layers(
             )
         project.append((str(path), data))
     env_layer: dict[str, Any] = {}
-    for var, path in ENV_VARS.items():
+    for var, keys in ENV_VARS.items():
         if var in env:
-            _set(env_layer, path, env[var])
+            _set(env_layer, keys, env[var])
     for source, data in [(str(user_file), user), *project]:
         check_rules(source, data)
     project = trusted_layers(

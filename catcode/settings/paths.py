@@ -7,14 +7,14 @@ from __future__ import annotations
 import getpass
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 
-def catcode_home(env: dict[str, str] | None = None) -> Path:
+def catcode_home(env: Mapping[str, str] | None = None) -> Path:
     """``$CATCODE_HOME`` or ``~/.cat-code``."""
-    env = os.environ if env is None else env
-    raw = env.get("CATCODE_HOME")
+    raw = (os.environ if env is None else env).get("CATCODE_HOME")
     return Path(raw).expanduser().resolve() if raw else Path.home() / ".cat-code"
 
 

@@ -93,7 +93,8 @@ def save_allow_rules(rules: list[str], *, home: Path, project_root: Path, env: d
     consent to them (they chose them, so they are not asked about again); one line saying what was done."""
     target = project_root / LOCAL_SETTINGS
     data = read_settings_file(target)
-    permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+    raw_permissions = data.get("permissions")
+    permissions = raw_permissions if isinstance(raw_permissions, dict) else {}
     allow = list(permissions.get("allow") or [])
     added = [rule for rule in rules if rule not in allow]
     if added:

@@ -8,7 +8,7 @@ import contextlib
 import queue
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -21,13 +21,16 @@ from catcode.session.agent import TurnResult
 from catcode.ui.events import ReplEvents
 from catcode.ui.render import error_text
 
+if TYPE_CHECKING:
+    from catcode.session.app import Session
+
 log = get_logger(__name__)
 
 ENDING = "turn stopped; ending the session (catcode --continue takes it up again)."
 COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command
 
 
-def build_registry(session: Any) -> CommandRegistry:
+def build_registry(session: Session) -> CommandRegistry:
     """Built-in commands, then every ``session.extras["register_commands"]`` function (memory, skills...)."""
     registry = CommandRegistry()
     register_builtins(registry)
@@ -60,7 +63,7 @@ class Conversation:
 
     def __init__(
         self,
-        session: Any,
+        session: Session,
         registry: CommandRegistry,
         console: Console,
         events: ReplEvents,

@@ -29,6 +29,7 @@ from catcode.ui.completion import ReplCompleter
 
 if TYPE_CHECKING:
     from catcode.cli.first_screen import FirstScreen
+    from catcode.session.app import Session
 
 
 def prompt_bindings(
@@ -93,7 +94,7 @@ def _after_cursor() -> str:
     return get_app().current_buffer.document.text_after_cursor
 
 
-def mode_cycler(session: Any, console: Any) -> Callable[[], None]:
+def mode_cycler(session: Session, console: Any) -> Callable[[], None]:
     """Shift+Tab: the next permission mode, and one dim line saying which."""
 
     def cycle() -> None:
@@ -136,7 +137,7 @@ def _page_file(path: Any) -> bool:
     return True
 
 
-def toolbar(session: Any) -> str:
+def toolbar(session: Session) -> str:
     """Model, permission mode, the sandbox, tokens used and, when every model used has a known price, dollars."""
     from catcode.session.pricing import cost_of, dollars, session_usage
     from catcode.ui.render import usage_summary

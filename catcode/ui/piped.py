@@ -6,27 +6,31 @@ are refused (``NoTerminalApprover``) and each refusal is reported on stderr too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from catcode.cli.gc_pause import warm_now
 from catcode.cli.stdin_input import combine, cut_note
+from catcode.cli.warm import warm_now
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.ui.conversation import Conversation, build_registry
 from catcode.ui.events import ReplEvents
+
+if TYPE_CHECKING:
+    from catcode.providers.base import LLMProvider
+    from catcode.settings.paths import Paths
 
 NOTHING = 'nothing to send: pipe a message in (echo "question" | catcode) or give one (catcode "question")'
 
 
 def run_piped(
     settings: Any,
-    paths: Any,
+    paths: Paths,
     text: str,
     *,
     prompt: str | None = None,
     more: bool = False,
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     console: Console | None = None,
     errors: Console | None = None,
     env: dict[str, str] | None = None,

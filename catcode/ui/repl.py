@@ -15,6 +15,7 @@ asked for: this module is imported before the prompt is drawn, they import the w
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import queue
 import sys
@@ -35,6 +36,9 @@ from catcode.ui.session_start import SessionStart, Settle, build_conversation
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from catcode.providers.base import LLMProvider
+    from catcode.settings.paths import Paths
 
 log = get_logger(__name__)
 
@@ -80,7 +84,7 @@ def dim_line(console: Console | None, line: str) -> None:
     sys.stdout.flush()
 
 
-def instructions_line(paths: Any) -> str | None:
+def instructions_line(paths: Paths) -> str | None:
     """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
     files, read before the prompt so that the line comes before the first message)."""
     from catcode.session import instructions
@@ -204,7 +208,7 @@ class Repl:
 
                 lines = drain(conv.session.notices)
                 if lines:
-                    await run_in_terminal(lambda lines=lines, conv=conv: conv.show_notices(lines))
+                    await run_in_terminal(functools.partial(conv.show_notices, lines))
             await asyncio.sleep(NOTICE_POLL)
 
 
@@ -214,7 +218,7 @@ def start_interactive(
     *,
     first_message: str | None = None,
     resume: str | None = None,
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     console: Console | None = None,
     env: dict[str, str] | None = None,
     warm: bool = True,
@@ -258,6 +262,6 @@ def start_interactive(
     return Repl(start, prompt, screen, screen_console, console, keys).run(first_message, resume)
 
 
-def run_interactive(settings: Any, paths: Any, **options: Any) -> int:
+def run_interactive(settings: Any, paths: Paths, **options: Any) -> int:
     """Run catcode interactively with settings already validated (``start_interactive``'s ``options``)."""
     return start_interactive(FirstScreen.of(settings, paths), lambda notify: (settings, paths), **options)

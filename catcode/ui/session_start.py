@@ -3,14 +3,13 @@
 ``SessionStart`` runs its ``build`` (``build_conversation``: settle the settings, build the session, its commands
 and screen objects) in a background thread started once the prompt is drawn, starts what waited for the prompt (MCP
 servers) before anyone can use the session, then, in the same thread, imports what the first request needs (the
-SDK, the Markdown renderer) and resumes the garbage collector (``catcode.cli.gc_pause``: paused until then, which makes
-all of it cheaper). The REPL waits for it only where it needs the session: the first line sent, Shift+Tab, exit. A
-failed build is kept and raised wherever it is waited for. The session's start-up work that no request needs
-(memory's store check and recovery, the recall index sync, ``build_session(defer_start_up=True)``) starts once the
-first request has been answered, or once the SDK is imported while the prompt sits idle (``idle``): a message sent
-the instant the prompt appears shares the processor with nothing it does not need. ``build_now`` builds in the
-calling thread instead, before the prompt (when the project may ask for consent, every question must come before
-what it governs is used).
+SDK, the Markdown renderer). The REPL waits for it only where it needs the session: the first line sent,
+Shift+Tab, exit. A failed build is kept and raised wherever it is waited for. The session's start-up work that no
+request needs (memory's store check and recovery, the recall index sync, ``build_session(defer_start_up=True)``)
+starts once the first request has been answered, or once the SDK is imported while the prompt sits idle
+(``idle``): a message sent the instant the prompt appears shares the processor with nothing it does not need.
+``build_now`` builds in the calling thread instead, before the prompt (when the project may ask for consent, every
+question must come before what it governs is used).
 
 Importing this module must stay cheap: the session's modules are imported by ``build_conversation``, in the
 background."""
@@ -23,10 +22,12 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from catcode.cli.gc_pause import resume_gc
 from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.providers.base import LLMProvider
 
 log = get_logger(__name__)
 
@@ -136,11 +137,10 @@ class SessionStart:
         except Exception:
             log.warning("warm_up_failed", exc_info=True)
         finally:
-            resume_gc()
             self._warm_done.set()
 
 
-def warm_up(provider: Any) -> None:
+def warm_up(provider: LLMProvider) -> None:
     """Import the SDK (building its client) and what Markdown rendering needs, so that the first request does not
     pay for them."""
     if hasattr(provider, "warm_up"):
@@ -161,7 +161,7 @@ def build_conversation(
     answers: Any,
     *,
     notices: queue.SimpleQueue[str],
-    provider: Any = None,
+    provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
     ask_consent: Any = None,
     keys: Any = None,

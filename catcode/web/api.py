@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
 from catcode.memory.recall.views import search_dicts
@@ -18,6 +18,10 @@ from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import validate_name
 from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, UnknownChange
+
+if TYPE_CHECKING:
+    from catcode.memory.recall.recall import Recall
+    from catcode.memory.runtime import MemoryRuntime
 
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
@@ -38,9 +42,10 @@ class ApiError(Exception):
 class MemoryView:
     """The API's answers for the memory of ``runtime`` (store and git); ``recall`` opens search on first use."""
 
-    def __init__(self, runtime: Any, recall: Callable[[], Any]) -> None:
+    def __init__(self, runtime: MemoryRuntime, recall: Callable[[], Recall]) -> None:
         self.runtime, self.store, self.git = runtime, runtime.store, runtime.git
-        self._open_recall, self._recall = recall, None
+        self._open_recall = recall
+        self._recall: Recall | None = None
         self._lock = threading.Lock()
         self._folders = {
             Scope.USER: _relative(runtime.paths.user_memory, runtime.paths.memory_root),

@@ -13,16 +13,21 @@ import socket
 import sys
 import webbrowser
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.errors import CatcodeError
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
 
 INSTALL_HINT = "The web view needs the web extra: pip install 'catcode[web]' (Starlette and uvicorn)."
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 EVERY_INTERFACE = ("0.0.0.0", "::", "")
 
 
-def serve_memory(runtime: Any, *, host: str, port: int, open_browser: bool, say: Callable[[str], None]) -> None:
+def serve_memory(
+    runtime: MemoryRuntime, *, host: str, port: int, open_browser: bool, say: Callable[[str], None]
+) -> None:
     """Serve ``runtime``'s memory until interrupted. ``say`` prints a line for the person."""
     try:
         import uvicorn

@@ -89,7 +89,11 @@ class McpToolsHook:
             left = manager.started_at + self.wait - self._clock()
             if left > 0:
                 names = [s.name for s in starting]
-                ready = lambda step: manager.wait_ready(step) or not manager.starting()  # noqa: E731
+
+                def ready(step: float) -> bool:
+                    manager.wait_ready(step)
+                    return not manager.starting()
+
                 if not self.screen.wait(waiting_line(names, skip=self.skippable), ready, left):
                     self._waiting = False  # Esc: this request and the next ones go without waiting
         manager.sync_tools(self.tools)

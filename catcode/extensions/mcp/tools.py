@@ -102,7 +102,7 @@ def result_of(result: Any, name: str = "tool") -> ToolResult:
     return ToolResult(text or "(no output)", is_error=bool(result.is_error), images=images)
 
 
-def _image(block: Any, name: str, images: list[Any], parts: list[str], make: Any, too_big: type) -> bool:
+def _image(block: Any, name: str, images: list[Any], parts: list[str], make: Any, too_big: type[Exception]) -> bool:
     """Take an image content block as an image; False (it is then named in the text) for a kind the API does not
     take. One over the size limit is one line in the text instead."""
     try:

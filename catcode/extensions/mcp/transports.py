@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO
 
 from catcode.extensions.mcp.sources import ServerSpec
 from catcode.file_modes import private_dir
@@ -58,7 +58,7 @@ class Transports:
         for pump in self._pumps:
             pump.join(_PUMP_JOIN)
 
-    def _errlog(self, name: str) -> IO[str]:
+    def _errlog(self, name: str) -> TextIO:
         """The write end of a pipe whose lines a thread redacts into ``logs/mcp-<name>.log``."""
         private_dir(self.log_dir)
         fd = os.open(self.log_path(name), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

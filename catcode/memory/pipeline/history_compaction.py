@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -158,7 +159,7 @@ def _summary_text(records: list[HistoryRecord], summarize: Summarizer) -> tuple[
     stats = _stats(records)
     return (
         f"{stats['count']} earlier messages from {stats['sessions']} sessions "
-        f"between {stats['since'][:10] or 'unknown'} and {stats['until'][:10] or 'unknown'}",
+        f"between {str(stats['since'])[:10] or 'unknown'} and {str(stats['until'])[:10] or 'unknown'}",
         True,
     )
 
@@ -187,7 +188,7 @@ def _stats(records: list[HistoryRecord]) -> dict[str, str | int]:
     }
 
 
-def _summary_record(records: list[HistoryRecord], text: str, stamp: str) -> dict[str, object]:
+def _summary_record(records: list[HistoryRecord], text: str, stamp: str) -> dict[str, Any]:  # Any: a JSON line
     """The ``compacted_summary`` line; its seq is the last replaced seq so seqs stay monotonic and unused."""
     first, last = records[0], records[-1]
     first_seq = first.covers[0] if first.type == "compacted_summary" and first.covers else first.seq

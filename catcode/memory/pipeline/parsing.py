@@ -59,20 +59,25 @@ def parse_operations(text: str) -> ParsedReply[MemoryOperation]:
 def candidate_from(raw: Any, *, index: int, where: str = "candidate") -> CandidateMemory | None:
     """A ``CandidateMemory`` from one JSON item, or None (logged with the reason)."""
     if not isinstance(raw, dict):
-        return _drop(where, index, f"not an object but {type(raw).__name__}")
+        _drop(where, index, f"not an object but {type(raw).__name__}")
+        return None
     values: dict[str, str] = {}
     for field in ("type", "name", "description", "content"):
         value = raw.get(field)
         if value is None:
-            return _drop(where, index, f"missing field {field}", raw.get("name"))
+            _drop(where, index, f"missing field {field}", raw.get("name"))
+            return None
         if not isinstance(value, str):
-            return _drop(where, index, f"field {field} is not text", raw.get("name"))
+            _drop(where, index, f"field {field} is not text", raw.get("name"))
+            return None
         if not value.strip():
-            return _drop(where, index, f"field {field} is empty", raw.get("name"))
+            _drop(where, index, f"field {field} is empty", raw.get("name"))
+            return None
         values[field] = value.strip()
     memory_type = _TYPES.get(values["type"].lower())
     if memory_type is None:
-        return _drop(where, index, f"unknown type {values['type']!r}", values["name"])
+        _drop(where, index, f"unknown type {values['type']!r}", values["name"])
+        return None
     name = _fixed_name(values["name"], where, index)
     if name is None:
         return None
@@ -81,14 +86,17 @@ def candidate_from(raw: Any, *, index: int, where: str = "candidate") -> Candida
 
 def _operation(raw: Any, index: int) -> MemoryOperation | None:
     if not isinstance(raw, dict):
-        return _drop("operation", index, f"not an object but {type(raw).__name__}")
+        _drop("operation", index, f"not an object but {type(raw).__name__}")
+        return None
     action_raw = raw.get("action")
     action = _ACTIONS.get(action_raw.strip().lower()) if isinstance(action_raw, str) else None
     if action is None:
-        return _drop("operation", index, f"unknown action {action_raw!r}")
+        _drop("operation", index, f"unknown action {action_raw!r}")
+        return None
     target = raw.get("targetName", raw.get("target_name"))
     if target is not None and not isinstance(target, str):
-        return _drop("operation", index, "targetName is not text")
+        _drop("operation", index, "targetName is not text")
+        return None
     if target is not None and target.strip().lower() in _NULLS:
         target = None
     if target is not None:
@@ -100,7 +108,8 @@ def _operation(raw: Any, index: int) -> MemoryOperation | None:
         entry_raw = raw  # the candidate's fields written directly into the operation
     entry = None if entry_raw is None else candidate_from(entry_raw, index=index, where="operation entry")
     if entry_raw is not None and entry is None and action is not MemoryAction.SKIP:
-        return _drop("operation", index, f"{action.value} with an invalid entry", target)
+        _drop("operation", index, f"{action.value} with an invalid entry", target)
+        return None
     return MemoryOperation(action=action, target_name=target, entry=entry)
 
 
@@ -108,13 +117,15 @@ def _fixed_name(raw: str, where: str, index: int, *, field: str = "name") -> str
     """``raw`` if valid, its slug if that is a safe repair, else None (logged)."""
     raw = raw.strip()
     if looks_like_secret(raw):
-        return _drop(where, index, f"{field} looks like a secret")  # the name itself is not logged
+        _drop(where, index, f"{field} looks like a secret")  # the name itself is not logged
+        return None
     problem = name_problem(raw)
     if problem is None:
         return raw
     slug = slugify(raw)
     if slug is None:
-        return _drop(where, index, f"invalid {field} {raw[:100]!r}: {problem}", raw)
+        _drop(where, index, f"invalid {field} {raw[:100]!r}: {problem}", raw)
+        return None
     log.info("memory_name_repaired", where=where, index=index, original=raw[:100], name=slug)
     return slug
 

@@ -36,6 +36,8 @@ from catcode.providers.base import LLMProvider
 if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first use, off the startup path
     from catcode.memory.recall.facts import FactsIndex
     from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
+    from catcode.memory.store.store import MemoryStore
+    from catcode.settings.paths import Paths
 
 __all__ = ["Recall", "today_from_env"]
 
@@ -64,8 +66,8 @@ class Recall:
     def __init__(
         self,
         *,
-        store: Any,
-        paths: Any,
+        store: MemoryStore,
+        paths: Paths,
         config: Any,
         journal: Journal,
         compiler: JournalCompiler | None = None,

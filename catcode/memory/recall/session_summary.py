@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.errors import one_line
 from catcode.fsutil import locked
@@ -22,6 +22,9 @@ from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
 from catcode.session.transcript import SUMMARY, render_transcript
+
+if TYPE_CHECKING:
+    from catcode.settings.paths import Paths
 
 __all__ = ["SummaryContext", "append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
 
@@ -44,7 +47,7 @@ class SummaryContext(Protocol):
     history: HistoryLog | None
     session_id: str
     config: Any  # the ``MemoryConfig``: ``exit_timeout``
-    paths: Any  # ``memory_lock``
+    paths: Paths  # ``memory_lock``
     journal: Journal
     commit: Callable[[str, list[Path]], str | None] | None
     today: Callable[[], date]

@@ -7,19 +7,22 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.memory.pipeline.archive import archive_path
 from catcode.memory.pipeline.history_format import parse_line
 from catcode.memory.recall.facts_schema import FactSource
 from catcode.memory.recall.journal import Journal
 
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
+
 __all__ = ["fingerprint", "index_sources"]
 
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
-def fingerprint(store: Any, journal: Journal, history_file: Path) -> tuple[object, ...]:
+def fingerprint(store: MemoryStore, journal: Journal, history_file: Path) -> tuple[object, ...]:
     """Changes whenever a memory, a journal file or the compacted history summary changes (the first three
     items), or history.jsonl or its archive does (the last two: turns to add)."""
     history = Path(history_file)
@@ -27,7 +30,7 @@ def fingerprint(store: Any, journal: Journal, history_file: Path) -> tuple[objec
     return (store.fingerprint(), journal.fingerprint(), first_line(history), *turns)
 
 
-def index_sources(store: Any, journal: Journal, history_file: Path) -> list[FactSource]:
+def index_sources(store: MemoryStore, journal: Journal, history_file: Path) -> list[FactSource]:
     """Every memory, journal file and the compacted-history summary, as sources for ``FactsIndex.sync``. A
     memory's name and description are its title (ranked above its text; the name's words too, as unicode61 splits
     it at hyphens); its text is its content, where the snippet comes from."""

@@ -41,7 +41,11 @@ def decide_batch(
         if fresh is not None and fresh.name not in current and fresh.name not in changes:
             scope = rules.place(fresh)
             if rules.taken(fresh.name, scope):
-                new = free_name(fresh.name, lambda n, s=scope: n in current or n in changes or rules.taken(n, s))
+
+                def clashes(n: str, s: Scope = scope) -> bool:
+                    return n in current or n in changes or rules.taken(n, s)
+
+                new = free_name(fresh.name, clashes)
                 log.warning("memory_renamed", name=fresh.name, to=new, reason="the name is taken in another scope")
                 counts.renamed[fresh.name] = new
                 fresh = fresh.model_copy(update={"name": new})

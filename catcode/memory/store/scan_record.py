@@ -48,7 +48,7 @@ READERS = (
 class Recorded(NamedTuple):
     """What reading one file gave: its stat key then, the inode its folder listed, the entry or the problem."""
 
-    key: tuple[int, ...]
+    key: tuple[int, ...] | None
     listed_inode: int
     entry: MemoryEntry | None
     problem: str | None
@@ -89,7 +89,12 @@ class ScanRecord:
 
     def __init__(self, path: Path, dirs: Mapping[Scope, Path], stamp: list[Any]) -> None:
         self.path = Path(path)
-        self._header = {"format": FORMAT, "code": stamp, "dirs": {s.value: str(d) for s, d in dirs.items()}}
+        # Any: the header is JSON, compared with what the file holds
+        self._header: dict[str, Any] = {
+            "format": FORMAT,
+            "code": stamp,
+            "dirs": {s.value: str(d) for s, d in dirs.items()},
+        }
 
     def load(self) -> dict[Scope, dict[str, Recorded]]:
         """What the record holds; empty when it is missing, damaged, or made for other folders or other code."""
@@ -108,7 +113,7 @@ class ScanRecord:
             log.info("memory_scan_record_ignored", path=str(self.path), error=str(exc)[:200])
             return {}
 
-    def save(self, files: Mapping[Scope, Mapping[str, Recorded]]) -> None:
+    def save(self, files: dict[Scope, dict[str, Recorded]]) -> None:
         """Replace the record with ``files`` (atomically; not fsynced: it is derived, and a lost one costs a parse).
         A failure is logged, never raised: nothing depends on the record."""
         try:

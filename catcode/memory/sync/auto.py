@@ -12,10 +12,13 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.log import get_logger
 from catcode.memory.sync.status import STATUS_FILE, read_status
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
 
 log = get_logger(__name__)
 
@@ -37,7 +40,7 @@ def start_sync_process(cwd: Path, env: dict[str, str] | None = None) -> subproce
         return None
 
 
-def attach_auto_sync(session: Any, runtime: Any) -> None:
+def attach_auto_sync(session: Any, runtime: MemoryRuntime) -> None:
     """With ``memory.sync: auto`` and a remote set: sync when the prompt is drawn and after the exit capture
     (``session.exit_steps``: call this after the capture's step is added)."""
     if runtime.config.sync != "auto" or not runtime.git.available or not runtime.git.initialized:

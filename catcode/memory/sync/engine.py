@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.errors import CatcodeError
 from catcode.fsutil import locked
@@ -32,6 +32,9 @@ from catcode.memory.versioning import tracked
 from catcode.memory.versioning.git_store import GITIGNORE, GitStore
 from catcode.memory.versioning.remote import BRANCH, TRACKING, GitRemote, RemoteError, Side, has_password
 from catcode.redact import redact
+
+if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
 
 log = get_logger(__name__)
 
@@ -232,7 +235,7 @@ class MemorySync:
                 )
 
 
-def sync_for(runtime: Any) -> MemorySync:
+def sync_for(runtime: MemoryRuntime) -> MemorySync:
     """The sync of ``runtime``'s memory root (a ``MemoryRuntime``); what arrives is indexed for search at once."""
     paths = runtime.paths
 

@@ -5,14 +5,18 @@ plan applied through the store's one write path as ONE commit ("import: claude, 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import slugify
 from catcode.memory.store.scopes import free_name
 from catcode.memory.transfer.items import ImportItem, Skipped
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 Action = Literal["add", "merge", "rename", "same", "skip"]
 Choose = Callable[["Step"], Action]
@@ -104,7 +108,9 @@ def clash_text(step: Step, source: str) -> str:
     )
 
 
-def make_plan(store: Any, source: str, items: list[ImportItem], skipped: list[Skipped], choose: Choose) -> ImportPlan:
+def make_plan(
+    store: MemoryStore, source: str, items: list[ImportItem], skipped: list[Skipped], choose: Choose
+) -> ImportPlan:
     """The plan for ``items`` against ``store`` (a ``MemoryStore``); ``choose`` decides each clash."""
     plan = ImportPlan(source, skipped=list(skipped))
     planned: set[str] = set()
@@ -121,7 +127,7 @@ def make_plan(store: Any, source: str, items: list[ImportItem], skipped: list[Sk
         if existing is None:
             scope = store.rules.place(entry)
             if store.rules.taken(name, scope):
-                name = free_name(name, lambda n, s=scope: taken(n, s))
+                name = free_name(name, functools.partial(taken, scope=scope))
             step = Step(item, name, scope)
         else:
             step = Step(item, name, store.scope_of(name) or existing.type.scope, existing=existing)
@@ -131,7 +137,7 @@ def make_plan(store: Any, source: str, items: list[ImportItem], skipped: list[Sk
                 step.action = choose(step)
                 if step.action == "rename":
                     step.scope = store.rules.place(entry)
-                    step.name = _renamed(name, source, lambda n, s=step.scope: taken(n, s))
+                    step.name = _renamed(name, source, functools.partial(taken, scope=step.scope))
         planned.add(step.name)
         plan.steps.append(step)
     return plan
@@ -144,7 +150,7 @@ def _renamed(name: str, source: str, taken: Callable[[str], bool]) -> str:
     return wanted if not taken(wanted) else free_name(wanted, taken)
 
 
-def apply_plan(store: Any, plan: ImportPlan) -> Any:
+def apply_plan(store: MemoryStore, plan: ImportPlan) -> Any:
     """Write the plan as one batch (one commit); the store's ``AppliedCounts``."""
     count = len(plan.writes)
     return store.apply(plan.operations(), why=f"import: {plan.source}, {count} memories")

@@ -76,7 +76,8 @@ def read_folder(folder: Path, project_root: Path) -> Found:
             fields, body = front_matter.read(text, ValueError, missing="no front matter")
         except ValueError:
             fields, body = {}, text
-        metadata = fields.get("metadata") if isinstance(fields.get("metadata"), dict) else {}
+        raw_metadata = fields.get("metadata")
+        metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
         kind = _type(fields.get("type")) or _type(metadata.get("type")) or infer_type(body, project_root, PROJECT)
         name = str(fields.get("name") or path.stem)
         description = str(fields.get("description") or describe(body) or name)
