@@ -14,7 +14,7 @@ once off, and the first request the provider records is read:
   attached items on answerable questions that are gold (precision);
 - the threshold, swept: the same figures at other ``auto_recall_min_score`` values (one search per question);
 - along one conversation of 30 questions: the added characters per request (what was attached stays on its
-  message for the prompt cache; a memory already attached is not sent again);
+  message for the prompt cache, up to 8,000 characters carried; a memory already attached is not sent again);
 - past conversations instead of memories: the same conversations as past sessions of history.jsonl, each turn
   indexed with 0, 1 or 2 neighbouring turns on each side (catcode uses 2): the share in context.
 

@@ -45,3 +45,25 @@ def test_a_message_gone_from_the_conversation_takes_its_attachment_along() -> No
     assert len(attachments) == 1
     attachments.drop(kept)
     assert attachments.for_request([kept]) == [kept]
+
+
+@given(st.lists(st.integers(1, 3_000), min_size=1, max_size=40))
+def test_a_long_conversation_carries_a_bounded_amount_and_the_cache_misses_rarely(sizes: list[int]) -> None:
+    """Whatever recall attaches turn after turn, one request carries at most ``carry_chars`` of it (the newest
+    attachment always), and what it carries changes only at a few let-go points, not every turn."""
+    attachments = TurnAttachments(carry_chars=8_000)
+    messages: list[Message] = []
+    carried: list[str] = []
+    misses = 0
+    for turn, size in enumerate(sizes):
+        message = Message.user(f"question {turn}")
+        messages += [message, Message(role=Role.ASSISTANT, content=[TextBlock(text=f"answer {turn}")])]
+        attachments.add(message, 0, f"{turn}:" + "x" * size)
+        sent = attachments.for_request(messages)
+        now = [b.text for m in sent for b in m.content if ":" in b.text and "x" in b.text]
+        assert now[-1].startswith(f"{turn}:")  # the newest is always there
+        assert sum(map(len, now)) <= 8_000 or len(now) == 1
+        if now[:-1] != carried:  # earlier attachments changed: the cached prefix is missed this turn
+            misses += 1
+        carried = now
+    assert misses <= 1 + sum(sizes) // 4_000  # let go of down to half: a miss per ~4,000 characters added at most

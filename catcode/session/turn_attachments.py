@@ -5,13 +5,20 @@ is not part of ``Agent.messages``, so it never reaches history.jsonl (and so nev
 compaction summary or a resumed conversation. It stays attached to that same message in every later request of
 the session, so the request prefix up to and including that message is byte-identical from one turn to the next
 and the prompt cache keeps serving it; the system prompt is never touched. A message dropped by compaction or
-``/clear`` takes its attachment with it."""
+``/clear`` takes its attachment with it.
+
+What a long conversation carries is bounded all the same: once the attachments still in it pass ``carry_chars``
+(default ``CARRIED_CHARS``), the oldest are let go — down to half of it, so the prompt cache misses once every few
+turns rather than every turn — and the newest is always kept."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from catcode.session.messages import Message, TextBlock
+
+CARRIED_CHARS = 8_000
+"""Characters of attachments one request carries at most (the newest attachment is kept whatever its size)."""
 
 
 @dataclass
@@ -25,8 +32,9 @@ class _Attachment:
 class TurnAttachments:
     """The attachments of one conversation, keyed by the identity of the stored message they belong to."""
 
-    def __init__(self) -> None:
+    def __init__(self, carry_chars: int = CARRIED_CHARS) -> None:
         self._items: list[_Attachment] = []
+        self.carry_chars = carry_chars
 
     def add(self, message: Message, position: int, text: str, names: tuple[str, ...] = ()) -> None:
         """Attach ``text`` (holding the items ``names``) to ``message`` at content index ``position``, for every
@@ -49,6 +57,7 @@ class TurnAttachments:
             return messages
         present = {id(m): m for m in messages}
         self._items = [a for a in self._items if present.get(id(a.message)) is a.message]
+        self._let_go_of_the_oldest()
         by_message: dict[int, list[_Attachment]] = {}
         for item in self._items:
             by_message.setdefault(id(item.message), []).append(item)
@@ -64,6 +73,15 @@ class TurnAttachments:
                 content[at:at] = item.blocks
             out.append(Message(role=message.role, content=content))
         return out
+
+    def _let_go_of_the_oldest(self) -> None:
+        sizes = [sum(len(block.text) for block in item.blocks) for item in self._items]
+        total = sum(sizes)
+        if total <= self.carry_chars:
+            return
+        while len(self._items) > 1 and total > self.carry_chars // 2:  # oldest first: the list is in the order added
+            total -= sizes.pop(0)
+            self._items.pop(0)
 
     def __len__(self) -> int:
         return len(self._items)
