@@ -6,36 +6,20 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict
 from typing import Any
 
 import typer
 
-from catcode.cli.launch import fail, load, state
-from catcode.log import get_logger
-
-log = get_logger(__name__)
+from catcode.cli.launch import fail, load
 
 
-@contextmanager
-def _errors() -> Iterator[None]:
-    from catcode.errors import CatcodeError, ConfigError
+def _errors() -> AbstractContextManager[None]:
+    from catcode.cli.command_errors import command_errors
 
-    try:
-        yield
-    except (typer.Exit, typer.Abort):
-        raise
-    except ConfigError as exc:
-        fail(str(exc), 2)
-    except CatcodeError as exc:
-        fail(str(exc), 1)
-    except Exception as exc:
-        if state["debug"]:
-            raise
-        log.exception("checkpoints_cli_failed")
-        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
+    return command_errors("checkpoints_cli_failed")
 
 
 def _store() -> Any:

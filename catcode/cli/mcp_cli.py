@@ -7,10 +7,6 @@ from __future__ import annotations
 
 import typer
 
-from catcode.log import get_logger
-
-log = get_logger(__name__)
-
 mcp_app = typer.Typer(
     name="mcp", help="catcode and MCP: serve this project's memory to MCP clients.", no_args_is_help=True
 )
@@ -25,21 +21,11 @@ def serve(
     """Serve memory over MCP on stdin/stdout: memory_search, memory_read, memory_list (and writes if allowed).
 
     For Claude Code: claude mcp add catcode-memory -- catcode mcp serve"""
-    from catcode.cli.launch import fail, load, state
-    from catcode.errors import CatcodeError, ConfigError
+    from catcode.cli.command_errors import command_errors
+    from catcode.cli.launch import load
     from catcode.mcp_server.serve import serve as run
     from catcode.memory.builder import build_memory_runtime
 
-    try:
+    with command_errors("mcp_serve_failed"):
         settings, paths = load()
-    except ConfigError as exc:
-        fail(str(exc), 2)
-    try:
         run(build_memory_runtime(settings, paths), allow_writes=allow_writes)
-    except CatcodeError as exc:
-        fail(str(exc), 1)
-    except Exception as exc:
-        if state["debug"]:
-            raise
-        log.exception("mcp_serve_failed")
-        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)

@@ -8,20 +8,18 @@ lines of argument handling around a shared flow; splitting it would split ``catc
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from catcode.cli.launch import fail, load, state
+from catcode.cli.launch import load
 from catcode.cli.values import whole_number
-from catcode.log import get_logger
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
 
-log = get_logger(__name__)
 
 memory_app = typer.Typer(
     name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
@@ -50,27 +48,18 @@ def _confirm(yes: bool, what: str) -> Callable[[int, str], bool]:
     return confirm
 
 
-@contextmanager
-def _errors() -> Iterator[None]:
+def _errors() -> AbstractContextManager[None]:
     """Every failure becomes one line on stderr and exit 1 — 2 for a setup problem (bad settings), like the rest of
-    catcode — and a traceback only with --debug."""
-    from catcode.errors import CatcodeError, ConfigError
+    catcode — and a traceback only with --debug; memory's messages name the shell's commands."""
+    from catcode.cli.command_errors import command_errors
 
-    try:
-        yield
-    except (typer.Exit, typer.Abort):
-        raise
-    except ConfigError as exc:
-        fail(str(exc), 2)
-    except CatcodeError as exc:
-        from catcode.memory.report import naming_commands
+    return command_errors("memory_cli_failed", _shell_words)
 
-        fail(naming_commands(str(exc), SHELL_COMMAND), 1)
-    except Exception as exc:
-        if state["debug"]:
-            raise
-        log.exception("memory_cli_failed")
-        fail(f"unexpected error: {exc} (details in the log; rerun with --debug)", 1)
+
+def _shell_words(message: str) -> str:
+    from catcode.memory.report import naming_commands
+
+    return naming_commands(message, SHELL_COMMAND)
 
 
 def _runtime() -> Any:
