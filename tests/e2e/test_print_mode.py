@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
 
 
-def run(project: Path, server: FakeAnthropicServer | None, *args: str, extra_env: dict | None = None):
-    """``catcode *args`` as a plain subprocess (no terminal); ``server=None`` runs with no API settings."""
+def run(
+    project: Path,
+    server: FakeAnthropicServer | None,
+    *args: str,
+    extra_env: dict | None = None,
+    prefix: tuple[str, ...] = (),
+):
+    """``catcode *args`` as a plain subprocess (no terminal); ``server=None`` runs with no API settings; ``prefix``
+    runs it through another program (``run_with_peak``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
     env.update(
         HOME=str(project.parent / "home"),
@@ -21,7 +30,25 @@ def run(project: Path, server: FakeAnthropicServer | None, *args: str, extra_env
     if server is not None:
         env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
     env.update(extra_env or {})
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    argv = [*prefix, *catcode_argv(), *args]
+    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+
+
+_PEAK_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[1:])\n"
+    "sys.stderr.write(f'\\npeak-kib {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n')\n"
+    "sys.exit(code)\n"
+)
+
+
+def run_with_peak(project: Path, server: FakeAnthropicServer | None, *args: str) -> tuple[Any, int]:
+    """``run``, and the peak memory in KiB of catcode and everything it started and waited for — measured by a
+    process of its own, so that no other test's child counts."""
+    proc = run(project, server, *args, prefix=(sys.executable, "-c", _PEAK_WRAPPER))
+    head, _, peak = proc.stderr.rpartition("\npeak-kib ")
+    proc.stderr = head
+    return proc, int(peak)
 
 
 def test_streams_answer_and_exits_zero(project: Path, fake_server: FakeAnthropicServer) -> None:

@@ -6,12 +6,11 @@ the REPL and in ``-p``; only regular files are read; an ``@import`` link loop is
 from __future__ import annotations
 
 import os
-import resource
 from collections.abc import Callable
 from pathlib import Path
 
 from tests.e2e.conftest import Catcode
-from tests.e2e.test_print_mode import run
+from tests.e2e.test_print_mode import run, run_with_peak
 from tests.fakes import FakeAnthropicServer, text
 
 SECRET = "sk-ant-api03-ENVIRONMENT-MUST-NOT-LEAVE"
@@ -76,11 +75,9 @@ def test_a_sparse_gigabyte_is_cut_without_being_read(project: Path, fake_server:
     with open(project / "AGENTS.md", "wb") as handle:
         handle.write(b"Keep answers short.\n")
         handle.truncate(1 << 30)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     fake_server.enqueue(text("ok"))
-    proc = run(project, fake_server, "-p", "hi")
+    proc, peak_kib = run_with_peak(project, fake_server, "-p", "hi")
     assert proc.returncode == 0, proc.stderr
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    assert max(peak_kib, before) < 400 * 1024  # a full read would need over 1 GiB
+    assert peak_kib < 400 * 1024  # a full read would need over 1 GiB
     system = fake_server.requests()[0].all_text
     assert "Keep answers short." in system and "AGENTS.md cut at 40,000 characters" in system
