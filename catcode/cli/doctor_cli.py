@@ -9,7 +9,8 @@ import typer
 
 
 def doctor() -> None:
-    """Check that the sandbox around bash commands can start here (and the fence it puts up). Exit 1 if not."""
+    """Check that the sandbox around bash commands can start here (and the fence it puts up), and report this
+    project's checkpoints (count and size). Exit 1 if the sandbox cannot start."""
     from catcode.cli.launch import fail, settle
     from catcode.errors import ConfigError
     from catcode.sandbox.fence import make_fence

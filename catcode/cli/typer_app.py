@@ -129,7 +129,9 @@ def root(
     disallowed_tools: list[str] = typer.Option(
         [], "--disallowedTools", "--disallowed-tools", metavar="RULES", help="Deny rules for this run."
     ),
-    add_dir: list[str] = typer.Option([], "--add-dir", metavar="DIR", help="More folders the file tools may use."),
+    add_dir: list[str] = typer.Option(
+        [], "--add-dir", metavar="DIR", help="More folders the file tools and the bash sandbox may use."
+    ),
     system_prompt: str | None = typer.Option(
         None, "--system-prompt", metavar="TEXT", help="Replace the base system prompt."
     ),
