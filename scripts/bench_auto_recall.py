@@ -80,8 +80,8 @@ def _provider() -> Any:
 
 def _session(tmp: Path, name: str, files: dict[str, str], **memory: Any) -> Any:
     """A whole non-interactive session over a project holding ``files`` (memory name → file text)."""
+    from catcode.app.build import build_session
     from catcode.safety.permissions import NoTerminalApprover
-    from catcode.session.app import build_session
     from catcode.settings.config import Settings, resolve_paths
 
     project = tmp / name

@@ -21,10 +21,11 @@ if __package__ in (None, "") and str(Path(__file__).resolve().parents[1]) not in
 
 import structlog.testing
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
-from catcode.session.compaction import CompactConfig, Compactor, micro_compact
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.session.tokens import TokenCounter, estimate_messages_tokens
+from catcode.providers.tokens import TokenCounter, estimate_messages_tokens
+from catcode.session.compaction import Compactor, micro_compact
+from catcode.settings.compaction import CompactConfig
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "compaction" / "long_session.json"
 SUMMARY = "## Goals and instructions\nRefactor the parser; keep tests green.\n## Current state\nIn progress.\n"

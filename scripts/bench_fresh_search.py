@@ -138,7 +138,8 @@ def _hand_changes(files: list[Path]) -> None:
 def bench_fresh_search(memories: int = MEMORIES, questions: int = QUESTIONS) -> dict[str, float]:
     """Medians of both ways (ms), their ratio, the 200-question projection, the in-process load, and the share of
     questions answered identically before and after hand changes."""
-    from catcode.settings.config import load_settings, resolve_paths
+    from catcode.safety.trusted_settings import load_settings
+    from catcode.settings.config import resolve_paths
 
     asked = [q.question for q in load_corpus().questions[:questions]]
     with tempfile.TemporaryDirectory() as tmp_name:

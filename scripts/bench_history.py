@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from catcode.conversation.messages import Message, Role, ToolResultBlock, ToolUseBlock
 from catcode.fsutil import locked
 from catcode.memory.pipeline.cursor import DreamCursor, unprocessed_count
 from catcode.memory.pipeline.history import HistoryLog
-from catcode.session.messages import Message, Role, ToolResultBlock, ToolUseBlock
 
 HISTORY_BYTES = 10 * 1024 * 1024
 UNPROCESSED = 20

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+from catcode.conversation.hook_bus import HookContext, HookEvent
 from catcode.memory.injection import MemoryInjectionHook, build_memory_index_text
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.memory.store.store import MemoryStore
-from catcode.session.hook_bus import HookContext, HookEvent
 
 _TYPES = list(MemoryType)
 

@@ -15,9 +15,9 @@ if __package__ in (None, "") and str(Path(__file__).resolve().parents[1]) not in
 
 import structlog.testing
 
+from catcode.conversation.messages import Message
 from catcode.providers.anthropic import AnthropicProvider
 from catcode.providers.base import ChatOptions
-from catcode.session.messages import Message
 from tests.fakes import FakeAnthropicServer, text
 
 REPLY = "The quick brown fox jumps over the lazy dog. " * 4

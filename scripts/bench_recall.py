@@ -25,9 +25,10 @@ from catcode.memory.recall.compile import JournalCompiler
 from catcode.memory.recall.journal import DailyEntry, Journal, digest, week_id
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.views import RecentWorkHook
-from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryOperation, MemoryType
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
 from catcode.memory.store.store import MemoryStore
 from catcode.providers.scripted import ScriptedProvider
+from catcode.settings.memory import MemoryConfig
 
 FIRST_DAY = date(2025, 12, 1)
 TODAY = FIRST_DAY + timedelta(days=365)

@@ -66,7 +66,8 @@ def memory_file(turn: Turn, layout: str = "speaker") -> str:
 @contextlib.contextmanager
 def _project(tmp: Path, name: str) -> Iterator[tuple[dict[str, str], Path, object]]:
     """A project folder, the environment that points catcode at a private home, and the resolved paths."""
-    from catcode.settings.config import load_settings, resolve_paths
+    from catcode.safety.trusted_settings import load_settings
+    from catcode.settings.config import resolve_paths
 
     root = tmp / name
     root.mkdir()
@@ -161,7 +162,7 @@ def conversations_search(corpus: Corpus, tmp: Path, pooled: bool) -> Callable[[Q
             cursor.advance(len(turns))
             log = HistoryLog(history, session_id="bench", lock_path=lock)
             compact_history(log, cursor, char_budget=1, keep_recent=30, summarize=lambda records: "Earlier talk.")
-            from catcode.settings.config import load_settings
+            from catcode.safety.trusted_settings import load_settings
 
             settings = load_settings(Path(env["CATCODE_HOME"]), _root, env, {})
             recalls[scope] = build_recall(build_memory_runtime(settings, paths))

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from catcode.sandbox.fence import make_fence
 from catcode.sandbox.probe import _probe
-from catcode.sandbox.settings import SandboxSettings
+from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext
 from catcode.tools.shell import BashInput, bash
 

@@ -39,7 +39,8 @@ from catcode.memory.revert_tool import format_changes
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.sync.engine import sync_for
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 
 WORDS = ["vim", "tabs", "retry", "policy", "deploy", "staging", "docker", "cache", "token", "review", "branch"]
 QUERIES = ["vim", "retry policy", "deploy staging", "schema migration", "docker cache", "release branch"]

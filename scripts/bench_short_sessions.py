@@ -26,7 +26,8 @@ CORPUS = ROOT / "tests" / "data" / "memory" / "short_sessions.jsonl"
 
 def _runtime(tmp: Path, provider: object) -> object:
     from catcode.memory.builder import build_memory_runtime
-    from catcode.settings.config import load_settings, resolve_paths
+    from catcode.safety.trusted_settings import load_settings
+    from catcode.settings.config import resolve_paths
 
     home, project = tmp / "home", tmp / "project"
     project.mkdir(parents=True)
@@ -53,8 +54,8 @@ def _model(session: dict) -> object:
 
 def _exit(session: dict, *, today: bool) -> tuple[int, int]:
     """(memories saved, model requests) at the exit of ``session``, under today's rule or the new one."""
+    from catcode.conversation.messages import Message
     from catcode.memory.exit_capture import capture_at_exit
-    from catcode.session.messages import Message
 
     provider = _model(session)
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,7 +20,7 @@ API server (memory off, so that the one queued answer is the chat's). Every vari
 Measured and removed (saved under 20 ms on every path it served; 13 paired rounds): the garbage collector paused
 during start-up imports (prompt -0.9 ms, ``-p`` +8.5 ms: the lean client carries requests, so the SDK is no longer
 imported on these paths) and ``first_screen``'s copy of ``consent.CONSENT_FILE`` (prompt +4.0 ms: importing
-``catcode.safety.consent`` costs next to nothing there). A trick keeps its code when it saves at least
+``catcode.settings.consent`` costs next to nothing there). A trick keeps its code when it saves at least
 ``THRESHOLD_MS`` on a path it serves (the median of its off-minus-on differences, paired within each round)."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ VIA_TYPER = "from catcode.cli.typer_app import run; run()"
 OFF = {
     "typer bypassed": ("", VIA_TYPER),
     "early_line": ("import structlog", ON),
-    "first_screen record": ("import catcode.cli.first_screen as f; f.remembered = lambda *a: None", ON),
+    "first_screen record": ("import catcode.ui.first_screen as f; f.remembered = lambda *a: None", ON),
     "mirror ANTHROPIC_API_VERSION": ("import anthropic._constants", ON),
     "mirror DEFAULT_MODEL/defaults": ("import catcode.settings.config", ON),
     "mirror MCP file name": ("import catcode.extensions.mcp.sources", ON),

@@ -8,13 +8,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, Block, HookEvent, HookManager
+from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.errors import ProviderError
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy, Rule
 from catcode.session.agent import INTERRUPTED, Agent, AgentEvents
-from catcode.session.hook_bus import CONTINUE, AppendMessages, Block, HookEvent, HookManager
-from catcode.session.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.tools.base import Permission, ToolContext, ToolRegistry, ToolResult, tool
 
 

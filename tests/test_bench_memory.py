@@ -7,8 +7,8 @@ from pathlib import Path
 
 
 def test_the_naive_baseline_injects_what_the_hook_injects(tmp_path: Path) -> None:
+    from catcode.conversation.hook_bus import HookContext, HookEvent
     from catcode.memory.injection import MemoryInjectionHook
-    from catcode.session.hook_bus import HookContext, HookEvent
     from scripts.bench_memory import _naive, _populate
 
     store = _populate(tmp_path, 40)

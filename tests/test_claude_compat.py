@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.cli.claude_args import variadic
+from catcode.cli import claude_flags
+from catcode.cli.claude_flags import variadic
 from catcode.errors import ConfigError
+from catcode.providers import pricing
+from catcode.providers.pricing import known_models
 from catcode.safety.permissions import PermissionMode, PermissionPolicy, Rule, Verdict
-from catcode.session.pricing import known_models
-from catcode.settings import claude_flags
-from catcode.settings.config import load_settings
+from catcode.safety.trusted_settings import load_settings
 from catcode.tools.builtin import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
@@ -135,13 +136,13 @@ def newest(family: str) -> str:
 
 @pytest.mark.parametrize("family", ["sonnet", "opus", "haiku"])
 def test_model_aliases_are_the_newest_of_their_family(family: str) -> None:
-    assert claude_flags.model_alias(family) == newest(family)
-    assert claude_flags.model_alias(family.upper()) == newest(family)
-    assert claude_flags.model_alias("claude-opus-4-5") == "claude-opus-4-5"
+    assert pricing.model_alias(family) == newest(family)
+    assert pricing.model_alias(family.upper()) == newest(family)
+    assert pricing.model_alias("claude-opus-4-5") == "claude-opus-4-5"
 
 
 def test_model_alias_on_a_dotted_file_is_newest_by_number() -> None:
-    assert claude_flags.model_alias("sonnet") == "claude-sonnet-5-5"  # not 4-6: 5-5 > 5 > 4-6
+    assert pricing.model_alias("sonnet") == "claude-sonnet-5-5"  # not 4-6: 5-5 > 5 > 4-6
 
 
 @given(st.lists(st.sampled_from([*CLAUDE_RULES, "Bash(npm run lint, then test)", "Edit(src/a b.py)"]), min_size=1))

@@ -7,11 +7,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from catcode.conversation.messages import Message
 from catcode.providers.base import Usage
 from catcode.providers.scripted import ScriptedProvider, text_response
-from catcode.session.compaction import CompactConfig, Compactor
-from catcode.session.messages import Message
-from catcode.session.tokens import TokenCounter, estimate_messages_tokens
+from catcode.providers.tokens import TokenCounter, estimate_messages_tokens
+from catcode.session.compaction import Compactor
+from catcode.settings.compaction import CompactConfig
 
 SHORT_SUMMARY = "## Goals and instructions\nKeep the parser fast."
 

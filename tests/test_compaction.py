@@ -14,12 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, history_problems
 from catcode.errors import ProviderError
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
-from catcode.session.compaction import SUMMARY_MARKER, CompactConfig, Compactor, turn_starts
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, history_problems
-from catcode.session.tokens import TokenCounter, estimate_messages_tokens
+from catcode.providers.tokens import TokenCounter, estimate_messages_tokens
+from catcode.session.compaction import SUMMARY_MARKER, Compactor, turn_starts
+from catcode.settings.compaction import CompactConfig
 
 FIXTURE = Path(__file__).parent / "data" / "compaction" / "long_session.json"
 SUMMARY = "## Goals and instructions\nKeep the parser fast.\n## Open tasks\nNone."

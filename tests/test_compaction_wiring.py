@@ -11,17 +11,18 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from catcode.app.build import Session, build_session
+from catcode.conversation.hook_bus import HookEvent, HookManager
+from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
+from catcode.providers.tokens import TokenCounter, estimate_messages_tokens, estimate_request_overhead
 from catcode.safety.permissions import NoTerminalApprover, PermissionPolicy
 from catcode.session.agent import Agent
-from catcode.session.app import Session, build_session
-from catcode.session.compaction import SUMMARY_MARKER, CompactConfig, Compactor, is_synthetic
-from catcode.session.hook_bus import HookEvent, HookManager
-from catcode.session.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
-from catcode.session.tokens import TokenCounter, estimate_messages_tokens, estimate_request_overhead
+from catcode.session.compaction import SUMMARY_MARKER, Compactor, is_synthetic
+from catcode.settings.compaction import CompactConfig
 from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry
 from catcode.tools.builtin import builtin_tools

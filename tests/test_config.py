@@ -7,14 +7,8 @@ from pathlib import Path
 import pytest
 
 from catcode.errors import ConfigError
-from catcode.settings.config import (
-    DEFAULT_MODEL,
-    find_project_root,
-    load_settings,
-    project_key,
-    resolve_paths,
-    user_hash,
-)
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import DEFAULT_MODEL, find_project_root, project_key, resolve_paths, user_hash
 
 
 def write(path: Path, text: str) -> None:
@@ -121,8 +115,8 @@ def test_example_settings_are_valid_and_complete(tmp_path: Path) -> None:
 
 
 def test_config_set_keeps_on_off_yes_no_as_words_which_still_read_as_booleans() -> None:
-    from catcode.memory.store.models import MemoryConfig
-    from catcode.settings.writer import parse_value
+    from catcode.safety.settings_writer import parse_value
+    from catcode.settings.memory import MemoryConfig
 
     assert parse_value("off") == "off" and parse_value(" Yes ") == "Yes"
     assert parse_value("true") is True and parse_value("8192") == 8192

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from catcode.safety.consent import ConsentItem, ConsentStore, gate, terminal_asker
+from catcode.settings.consent import ConsentItem, ConsentStore, gate, terminal_asker
 
 BYPASS = ConsentItem("settings", "permissions.mode", "permission mode bypass (.cat-code/settings.yaml)", "bypass")
 SERVER = ConsentItem("mcp", "server github", "MCP server github: npx server-github (.mcp.json)", "npx server-github")

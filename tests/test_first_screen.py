@@ -1,4 +1,4 @@
-"""What the prompt is drawn with before the session exists (``catcode.cli.first_screen``), and when the settings can be
+"""What the prompt is drawn with before the session exists (``catcode.ui.first_screen``), and when the settings can be
 left to load behind it: only when nothing could change the defaults, or when every input is exactly what was
 validated before; and which projects are built before the prompt because they may ask for consent."""
 
@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from catcode.cli.first_screen import (
+from catcode.extensions.mcp.sources import MCP_JSON
+from catcode.safety.project_trust import MCP_JSON as PROJECT_MCP_JSON
+from catcode.safety.project_trust import may_ask
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import ENV_VARS, Settings, resolve_paths
+from catcode.ui.first_screen import (
     CONSENT_FILE,
     UNCHECKED_VARIABLES,
     FirstScreen,
@@ -20,10 +25,6 @@ from catcode.cli.first_screen import (
     settings_inputs,
     unsettled_defaults,
 )
-from catcode.extensions.mcp.sources import MCP_JSON
-from catcode.safety.project_trust import MCP_JSON as PROJECT_MCP_JSON
-from catcode.safety.project_trust import may_ask
-from catcode.settings.config import ENV_VARS, Settings, load_settings, resolve_paths
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def test_every_settings_variable_is_one_that_is_checked() -> None:
 
 
 def test_first_screen_imports_no_pydantic() -> None:
-    code = "import sys, catcode.cli.first_screen, catcode.settings.paths; print('pydantic' in sys.modules)"
+    code = "import sys, catcode.ui.first_screen, catcode.settings.paths; print('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

@@ -22,7 +22,8 @@ from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.transfer.locate import claude_project_slug
-from catcode.settings.config import catcode_home, load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import catcode_home, resolve_paths
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 SECRET = "sk-ant-api03-" + "A" * 93 + "-AAAAAAAA"

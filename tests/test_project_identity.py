@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.errors import ConfigError
-from catcode.settings.config import load_settings, project_key, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import project_key, resolve_paths
 from catcode.settings.project_identity import normalise_remote, remote_project_key
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, history_problems
 from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.session.compaction import SUMMARY_ACK, SUMMARY_MARKER
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock, history_problems
 from catcode.session.reopen import EARLIER, INTERRUPTED, HistoryMarkers, find_session, list_sessions, rebuild
 
 
@@ -102,10 +102,10 @@ def test_works_after_history_compaction_with_the_summary_standing_in(tmp_path: P
 
 
 def test_restoring_records_nothing_again(tmp_path: Path) -> None:
+    from catcode.conversation.hook_bus import HookManager
     from catcode.providers.scripted import ScriptedProvider
     from catcode.safety.permissions import PermissionPolicy
     from catcode.session.agent import Agent
-    from catcode.session.hook_bus import HookManager
     from catcode.tools.base import ToolContext, ToolRegistry
 
     log = log_for(tmp_path, "s1")

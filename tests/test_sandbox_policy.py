@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.safety.permissions import Decision, PermissionPolicy, Verdict, suggested_rules
+from catcode.safety.trusted_settings import load_settings
 from catcode.sandbox.fence import Fence
 from catcode.sandbox.probe import Availability
-from catcode.sandbox.settings import SandboxSettings
-from catcode.settings.config import load_settings
+from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext
 from catcode.tools.builtin import builtin_tools
 from catcode.tools.shell import BashInput, preview_bash

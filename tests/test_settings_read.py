@@ -12,9 +12,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 import catcode
+from catcode.app.build import build_session
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.session.app import build_session
 from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry
 from catcode.tools.shell import bash

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from catcode.safety.consent import ConsentStore
 from catcode.safety.permissions import ApprovalRequest, Decision, PermissionPolicy, Verdict
+from catcode.safety.settings_writer import rule_consent, save_allow_rules
 from catcode.safety.shell_rules import MULTI_WORD, suggest_rules
-from catcode.settings.writer import rule_consent, save_allow_rules
+from catcode.settings.consent import ConsentStore
 from catcode.tools.builtin import builtin_tools
 from catcode.ui.approval import TerminalApprover
 

@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
+from catcode.conversation.messages import Role
 from catcode.extensions import skills as skills_module
 from catcode.extensions.skills import (
     MAX_LISTED_FILES,
@@ -25,8 +27,6 @@ from catcode.extensions.skills import (
     load_skill_tool,
     skills_index,
 )
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
-from catcode.session.messages import Role
 from catcode.tools.base import Permission, ToolContext, ToolRegistry
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,8 +1,8 @@
-"""Print mode and piped input warm the provider in the foreground (``catcode.cli.warm``)."""
+"""Print mode and piped input warm the provider in the foreground (``catcode.app.warm``)."""
 
 from __future__ import annotations
 
-from catcode.cli.warm import warm_now
+from catcode.app.warm import warm_now
 
 
 class Provider:

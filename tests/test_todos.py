@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from catcode.commands.todo_view import checklist
+from catcode.conversation.messages import Message, Role, ToolUseBlock
 from catcode.session.compaction import SUMMARY_ACK, SUMMARY_MARKER
-from catcode.session.messages import Message, Role, ToolUseBlock
 from catcode.session.todos import TodoItem, TodoList, TodoWriteInput, latest
-from catcode.ui.todo_view import checklist
 
 ITEMS = st.lists(
     st.builds(TodoItem, content=st.text(min_size=1, max_size=30).filter(str.strip),

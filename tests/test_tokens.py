@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import Usage
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.session.tokens import (
+from catcode.providers.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     TokenCounter,
     context_window,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.session.messages import Message, Role, TextBlock
+from catcode.conversation.messages import Message, Role, TextBlock
 from catcode.session.turn_attachments import TurnAttachments
 
 

@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 import yaml
 
+from catcode.app.build import Session, build_session
+from catcode.conversation.messages import Role, TextBlock
 from catcode.errors import ConfigError
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
-from catcode.safety.consent import ConsentItem, ConsentStore
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.session.app import Session, build_session
-from catcode.session.messages import Role, TextBlock
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
+from catcode.settings.consent import ConsentItem, ConsentStore
 
 
 @pytest.fixture

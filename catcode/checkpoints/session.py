@@ -18,9 +18,9 @@ from typing import Any
 
 from catcode.checkpoints.restore import RestorePlan, plan_restore
 from catcode.checkpoints.store import Checkpoint, CheckpointStore
+from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
+from catcode.conversation.messages import Message, Role
 from catcode.log import get_logger
-from catcode.session.hook_bus import CONTINUE, HookContext, HookResult
-from catcode.session.messages import Message, Role
 
 log = get_logger(__name__)
 

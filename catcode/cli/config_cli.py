@@ -60,7 +60,8 @@ def _lookup(data: dict[str, Any], dotted: str) -> bool:
 
 def effective_rows(env: dict[str, str]) -> list[tuple[str, str, str]]:
     """``(key, value, layer)`` for every setting, in the order of the settings model."""
-    from catcode.settings.config import ENV_VARS, settings_layers, validate_layers
+    from catcode.safety.trusted_settings import settings_layers
+    from catcode.settings.config import ENV_VARS, validate_layers
 
     home, root = _where()
     layers = settings_layers(home, root, env, {})
@@ -102,8 +103,8 @@ def set_value(
 ) -> None:
     """Set KEY to VALUE in your settings (or the project's with --project); checked before anything is written."""
     from catcode.errors import ConfigError
+    from catcode.safety.settings_writer import checked_write, parse_value, with_value
     from catcode.settings.config import read_settings_file
-    from catcode.settings.writer import checked_write, parse_value, with_value
 
     if project and user:
         _fail("choose one of --project and --user")
@@ -157,7 +158,7 @@ def project_requests(root: Path) -> list[str]:
 @config_app.command("trust")
 def trust(reset: bool = typer.Option(False, "--reset", help="Forget your answers; the next start asks again.")) -> None:
     """Show what this project asked for and your recorded answers; --reset forgets them."""
-    from catcode.safety.consent import ConsentStore
+    from catcode.settings.consent import ConsentStore
 
     home, root = _where()
     store = ConsentStore(home)

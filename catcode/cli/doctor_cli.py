@@ -25,7 +25,7 @@ def doctor() -> None:
         typer.echo(fence.status())
     finally:
         fence.close()
-    from catcode.checkpoints.cli import doctor_lines
+    from catcode.cli.checkpoints_cli import doctor_lines
 
     try:
         for line in doctor_lines(settings, paths):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
 
 if TYPE_CHECKING:
-    from catcode.safety.consent import Asker
+    from catcode.settings.consent import Asker
     from catcode.settings.paths import Paths
 
 state: dict[str, Any] = {"debug": False}
@@ -53,7 +53,8 @@ def settle(
 ) -> tuple[Any, Any]:
     """The validated settings (flags over every layer: ``overrides`` holds the flags other than the model and the
     mode) and their paths, for the current directory."""
-    from catcode.settings.config import catcode_home, find_project_root, load_settings, resolve_paths
+    from catcode.safety.trusted_settings import load_settings
+    from catcode.settings.config import catcode_home, find_project_root, resolve_paths
 
     home = catcode_home()
     root = find_project_root(Path.cwd())
@@ -113,7 +114,7 @@ def consent_asker() -> Asker | None:
         return None
 
     def ask(project_root: Path, items: Any) -> bool:
-        from catcode.safety.consent import terminal_asker
+        from catcode.settings.consent import terminal_asker
         from catcode.ui.keys import AnswerReader
         from catcode.ui.turn_keys import TurnKeys
 
@@ -161,7 +162,7 @@ def start(
             return run_print(
                 settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format
             )
-        from catcode.cli.stdin_input import read_piped
+        from catcode.app.stdin_input import read_piped
         from catcode.ui.piped import run_piped
 
         text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
@@ -181,9 +182,11 @@ def _run_flags(
 ) -> tuple[str | None, str | None, dict[str, Any]]:
     """The model (aliases resolved), the permission mode (Claude Code's spellings mapped) and the settings layer of
     the other flags; ``ConfigError`` for a bad one. ``--mcp-config``'s servers are registered for this run."""
-    from catcode.settings import claude_flags
+    from catcode.cli import claude_flags
+    from catcode.providers import pricing
+
     if model:
-        model = claude_flags.model_alias(model)
+        model = pricing.model_alias(model)
     if permission_mode is not None:
         from catcode.settings.config_errors import PERMISSION_MODES, unknown_mode
 
@@ -217,9 +220,9 @@ def _interactive(
     pydantic (``first_screen``: nothing to validate, or exactly what was validated before): they are then loaded
     behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
     from catcode import log as logsetup
-    from catcode.cli.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
     from catcode.providers.access import api_access
     from catcode.settings.paths import catcode_home, find_project_root, make_paths
+    from catcode.ui.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
     from catcode.ui.repl import start_interactive
 
     env = dict(os.environ)

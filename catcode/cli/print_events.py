@@ -19,13 +19,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.session.agent import AgentEvents, TurnResult
-from catcode.session.messages import ToolUseBlock
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from catcode.session.app import Session
+    from catcode.app.build import Session
 
 CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "bypass": "bypassPermissions", "plan": "plan"}
 """catcode's permission modes as Claude Code spells them (``read-only`` has no Claude Code name and stays as is)."""
@@ -187,7 +187,7 @@ def result_fields(
     session: Session, result: TurnResult, events: PrintEvents, *, limit_hit: bool, usage_by_model: dict[str, Usage]
 ) -> dict[str, Any]:
     """The ``result`` object (Claude Code's fields first; catcode's own names kept after them)."""
-    from catcode.session.pricing import cost_of
+    from catcode.providers.pricing import cost_of
 
     error = result.error or ("interrupted" if result.interrupted else None)
     subtype = "error_max_turns" if limit_hit else "error_during_execution" if error is not None else "success"

@@ -18,15 +18,15 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from catcode.app.stdin_input import combine, cut_note, read_piped
+from catcode.app.warm import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
-from catcode.cli.stdin_input import combine, cut_note, read_piped
-from catcode.cli.warm import warm_now
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.session.agent import TurnResult
 
 if TYPE_CHECKING:
+    from catcode.app.build import Session
     from catcode.providers.base import LLMProvider
-    from catcode.session.app import Session
     from catcode.settings.paths import Paths
 
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
@@ -67,7 +67,7 @@ def run_print(
 ) -> int:
     """Run one turn (or, with ``input_format="stream-json"``, one per message read); the exit code (see the module
     docstring)."""
-    from catcode.session.app import build_session
+    from catcode.app.build import build_session
 
     source = sys.stdin if stdin is None else stdin
     streamed = input_format == "stream-json"
@@ -101,8 +101,8 @@ def run_print(
 
 
 def _one_turn(session: Session, message: str) -> TurnResult:
+    from catcode.conversation.images import ImageTooBig
     from catcode.session.attachments import attach_all
-    from catcode.session.images import ImageTooBig
 
     try:
         message, attached, images = attach_all(message, session.paths.project_root)
@@ -167,7 +167,7 @@ def _resume(session: Session, how: str) -> bool:
 
 
 def _finish(session: Session, events: PrintEvents, result: TurnResult) -> int:
-    from catcode.session.pricing import session_usage
+    from catcode.providers.pricing import session_usage
 
     limit_hit = result.limit_reached
     summary = result_fields(session, result, events, limit_hit=limit_hit, usage_by_model=session_usage(session))

@@ -14,7 +14,7 @@ from enum import StrEnum
 import typer
 
 from catcode import __version__
-from catcode.checkpoints.cli import register as register_checkpoint_commands
+from catcode.cli.checkpoints_cli import register as register_checkpoint_commands
 from catcode.cli.config_cli import config_app
 from catcode.cli.doctor_cli import doctor
 from catcode.cli.help_text import HelpGroup, RootGroup
@@ -37,7 +37,7 @@ VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt"}
 VARIADIC_OPTIONS = {
     "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config",
 }  # fmt: skip
-"""Claude Code's flags that take several values (``--add-dir ../a ../b``): ``claude_args.variadic`` decides how
+"""Claude Code's flags that take several values (``--add-dir ../a ../b``): ``claude_flags.variadic`` decides how
 many of the following words are theirs."""
 PROMPT_OPTION = "--prompt-text"
 
@@ -211,7 +211,7 @@ def normalise(args: list[str]) -> list[str]:
             i += 2
             continue
         if arg in VARIADIC_OPTIONS:
-            from catcode.cli.claude_args import variadic
+            from catcode.cli.claude_flags import variadic
 
             taken = variadic(arg, args[i + 1 :])
             out += [part for value in taken for part in (arg, value)] or [arg]  # alone: click says it needs a value

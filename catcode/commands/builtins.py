@@ -6,8 +6,8 @@ from rich.table import Table
 from rich.text import Text
 
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.providers.pricing import cost_of, dollars, known_models, price_of, session_usage, unknown_reason
 from catcode.safety.permissions import PermissionMode
-from catcode.session.pricing import cost_of, dollars, known_models, price_of, session_usage, unknown_reason
 from catcode.settings.config_errors import unknown_mode
 
 MODES = [m.value for m in PermissionMode]
@@ -95,7 +95,7 @@ def register_builtins(registry: CommandRegistry) -> None:
         provider = ctx.session.provider
         if args:
             from catcode.errors import ConfigError
-            from catcode.settings.claude_flags import model_alias
+            from catcode.providers.pricing import model_alias
 
             try:
                 args = model_alias(args)

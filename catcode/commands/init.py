@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.conversation.messages import Message
 from catcode.errors import CatcodeError
 from catcode.fsutil import atomic_write_text
 from catcode.providers.base import ChatOptions
-from catcode.session.messages import Message
 
 KEY_FILES = (
     "README.md", "README.rst", "README", "pyproject.toml", "setup.cfg", "package.json", "Cargo.toml", "go.mod",

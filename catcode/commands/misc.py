@@ -63,8 +63,8 @@ def register_todos(registry: CommandRegistry, todos: Any) -> None:
     @registry.command("todos", takes_args=False)
     def cmd_todos(ctx: CommandContext, args: str) -> None:
         """Show the todo list the model keeps for the current task (todo_write)."""
+        from catcode.commands.todo_view import checklist
         from catcode.session.todos import counts
-        from catcode.ui.todo_view import checklist
 
         if not todos.items:
             ctx.console.print("No todo list yet: the model writes one for tasks of several steps.", markup=False)

@@ -1,5 +1,5 @@
 """What a session may use beyond the built-in tools — MCP servers, user hooks, subagent definitions — from the
-user's own files and from the project's, the project's gated by one consent question (``catcode.safety.consent``).
+user's own files and from the project's, the project's gated by one consent question (``catcode.settings.consent``).
 
 Trusted: ``$CATCODE_HOME/settings.yaml`` and ``$CATCODE_HOME/agents/``. Not trusted: ``<project>/.mcp.json``,
 ``mcp_servers`` and ``hooks`` in ``<project>/.cat-code/settings*.yaml`` (they run commands), and project subagent
@@ -18,8 +18,8 @@ from pydantic import ValidationError
 from catcode.errors import ConfigError
 from catcode.extensions.mcp.sources import ServerSources, ServerSpec, collect_servers
 from catcode.extensions.subagents.definitions import AgentDefinition, AgentSet, combine, discover_agents
-from catcode.safety.consent import Asker, ConsentItem, ConsentStore, gate
 from catcode.settings.config import Paths, project_settings_files, read_settings_file
+from catcode.settings.consent import Asker, ConsentItem, ConsentStore, gate
 from catcode.settings.hook_settings import UserHook, hooks_from
 from catcode.tools.base import Permission, ToolRegistry
 

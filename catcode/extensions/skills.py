@@ -21,11 +21,11 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from catcode import front_matter
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
+from catcode.conversation.messages import Message
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.names import name_problem
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
-from catcode.session.messages import Message
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 log = get_logger(__name__)

@@ -18,7 +18,7 @@ object on stdin (``hook_event_name``, ``session_id``, ``cwd``, and ``tool_name``
   read at most to ``hook_process.OUTPUT_CAP``.
 Handlers go through the ``HookManager``, so a failing hook never kills a turn. User hooks (``$CATCODE_HOME``)
 run first, then project hooks (``<project>/.cat-code/settings*.yaml``), which run only after one-time consent
-(``catcode.safety.consent``)."""
+(``catcode.settings.consent``)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catcode.conversation.hook_bus import (
+    CONTINUE,
+    AppendMessages,
+    Block,
+    HookContext,
+    HookEvent,
+    HookManager,
+    HookResult,
+)
+from catcode.conversation.messages import Message
 from catcode.log import get_logger
-from catcode.session.hook_bus import CONTINUE, AppendMessages, Block, HookContext, HookEvent, HookManager, HookResult
-from catcode.session.messages import Message
 from catcode.settings.hook_settings import TOOL_EVENTS, UserHook
 
 log = get_logger(__name__)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.conversation.messages import Message
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
-from catcode.session.messages import Message
 from catcode.text import flatten
 
 HEADER = """\

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from catcode.conversation.hook_bus import HookEvent, HookManager
+from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.memory.exit_capture import ExitBudget, capture_at_exit
 from catcode.memory.injection import MemoryInjectionHook
@@ -21,8 +23,6 @@ from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
 from catcode.memory.versioning.changes import RevertResult
 from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.base import LLMProvider
-from catcode.session.hook_bus import HookEvent, HookManager
-from catcode.session.messages import Message
 from catcode.tools.base import ToolRegistry
 
 if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (not by ``catcode memory``)

@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from catcode.conversation.messages import Message, Role
 from catcode.errors import ProviderError
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
 from catcode.providers.failures import ApiFailure, NotCovered, provider_error
 from catcode.providers.retry import retry_delay, retry_notice, retryable
-from catcode.session.messages import Message, Role
 
 log = get_logger(__name__)
 

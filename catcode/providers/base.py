@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from catcode.session.messages import ContentBlock, Message, TextBlock
+from catcode.conversation.messages import ContentBlock, Message, TextBlock
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from catcode.conversation.messages import ContentBlock, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.failures import ApiStatusFailure, status_detail
-from catcode.session.messages import ContentBlock, TextBlock, ToolUseBlock
 
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 

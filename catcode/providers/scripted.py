@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from catcode.conversation.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
-from catcode.session.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 
 
 @dataclass

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from catcode.conversation.messages import ContentBlock, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure, StreamFailure
-from catcode.session.messages import ContentBlock, TextBlock, ToolUseBlock
 
 
 class SdkClient:

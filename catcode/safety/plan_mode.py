@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
+from catcode.conversation.messages import Message
 from catcode.safety.permissions import PermissionMode, PermissionPolicy
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
-from catcode.session.messages import Message
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
 
 REMINDER = (

@@ -3,7 +3,7 @@ they did not consent to.
 
 A project's ``.cat-code/settings.yaml`` and ``settings.local.yaml`` arrive with the repository (a clone can ship
 ``settings.local.yaml`` too), so neither may weaken the permission prompts on its own. These need the person's
-one-time consent for the project (``catcode.safety.consent``: remembered in ``$CATCODE_HOME/consent.yaml``):
+one-time consent for the project (``catcode.settings.consent``: remembered in ``$CATCODE_HOME/consent.yaml``):
 
 - ``permissions.mode`` ``bypass`` or ``accept-edits`` when it is weaker than the user's own mode and no flag or
   environment variable sets the mode. accept-edits is included: it lets the model change any project file without
@@ -17,7 +17,7 @@ one-time consent for the project (``catcode.safety.consent``: remembered in ``$C
   network on, each ``writable`` folder (``catcode.sandbox.trust``).
 
 Project skills (``.cat-code/skills/<name>/SKILL.md``) need consent too, each one: a skill's instructions steer
-the model (``consented_skills``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
+the model (``extensions.skill_consent``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
 take the person's protection away. Items without consent are dropped from the project's layers before the layers
 are merged (one line through ``notify`` says so); without an asker (print mode, piped input) nobody is asked.
 The other checks made on each layer before the merge live here too: permission rules parsed (an invalid one
@@ -32,8 +32,7 @@ from typing import TYPE_CHECKING, Any
 from catcode.errors import ConfigError
 
 if TYPE_CHECKING:
-    from catcode.extensions.skills import Skill
-    from catcode.safety.consent import Asker, ConsentItem
+    from catcode.settings.consent import Asker, ConsentItem
 
 MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
@@ -98,18 +97,18 @@ def consent_items(
     project_layers: list[Layer], base_mode: str, mode_fixed: bool, root: Path, user_sandbox: Any = None
 ) -> list[ConsentItem]:
     """The items the project layers ask for, in file order, each once (the local file's mode wins)."""
-    from catcode.safety.consent import ConsentItem
     from catcode.sandbox.trust import sandbox_items
+    from catcode.settings.consent import ConsentItem
 
     items: dict[str, ConsentItem] = {}
     mode_item: ConsentItem | None = None
     for source, data in project_layers:
-        for item in sandbox_items(data, _shown(source, root), user_sandbox):
+        for item in sandbox_items(data, shown_path(source, root), user_sandbox):
             items.setdefault(item.id, item)
         permissions = data.get("permissions")
         if not isinstance(permissions, dict):
             continue
-        where = _shown(source, root)
+        where = shown_path(source, root)
         mode = permissions.get("mode")
         if isinstance(mode, str) and not mode_fixed:
             weaker = MODE_STRENGTH.get(mode, -1) > MODE_STRENGTH.get(base_mode, 1)
@@ -144,7 +143,7 @@ def trusted_layers(
     items = consent_items(project_layers, base_mode, mode_fixed, root, user_sandbox) if asks else []
     if not items:
         return project_layers
-    from catcode.safety.consent import ConsentStore, gate
+    from catcode.settings.consent import ConsentStore, gate
 
     allowed = {item.id for item in gate(ConsentStore(home), root, items, ask, notify)}
     refused = {item.id for item in items} - allowed
@@ -177,33 +176,12 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def _shown(source: str, root: Path) -> str:
+def shown_path(source: str, root: Path) -> str:
+    """``source`` relative to the project root when it is inside it (how a question names a project file)."""
     try:
         return Path(source).relative_to(root).as_posix()
     except ValueError:
         return source
-
-
-def consented_skills(
-    home: Path, project_root: Path, ask: Asker | None, notify: Callable[[str], None]
-) -> Callable[[list[Skill]], list[Skill]]:
-    """The ``admit`` of ``discover_skills``: project skills the person allowed (asked through ``ask`` when new or
-    changed; each skill is a ``ConsentItem`` of kind ``skill`` whose content is its SKILL.md)."""
-    from catcode.safety.consent import ConsentItem, ConsentStore, gate
-
-    def admit(skills: list[Skill]) -> list[Skill]:
-        items = {}
-        for skill in skills:
-            try:
-                text = skill.path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            summary = f"skill {skill.name} ({_shown(str(skill.path), project_root)})"
-            items[skill.name] = ConsentItem("skill", f"skill {skill.name}", summary, text)
-        allowed = {item.key for item in gate(ConsentStore(home), project_root, list(items.values()), ask, notify)}
-        return [skill for skill in skills if f"skill {skill.name}" in allowed]
-
-    return admit
 
 
 MCP_JSON = ".mcp.json"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from catcode.sandbox.probe import Availability
-from catcode.sandbox.settings import SandboxSettings
+from catcode.settings.sandbox import SandboxSettings
 
 
 @dataclass

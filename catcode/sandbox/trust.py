@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from catcode.safety.consent import ConsentItem
+    from catcode.settings.consent import ConsentItem
 
 STRENGTH = {"read-only": 0, "workspace-write": 1, "off": 2}
 """How much each mode lets a command do; a project may only stay at or below the person's own."""
@@ -20,7 +20,7 @@ def _switch(value: Any) -> Any:
 
 def sandbox_items(data: dict[str, Any], where: str, user: Any) -> list[ConsentItem]:
     """The consent items one project layer's ``sandbox:`` asks for, against the person's own ``user`` section."""
-    from catcode.safety.consent import ConsentItem
+    from catcode.settings.consent import ConsentItem
 
     sandbox = data.get("sandbox")
     if not isinstance(sandbox, dict):

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
+from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.errors import CatcodeError, ProviderError, one_line
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
-from catcode.session.hook_bus import HookContext, HookEvent, HookManager
-from catcode.session.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.session.tool_batch import AgentThread, CallCancelled, neighbours
 from catcode.session.turn_attachments import TurnAttachments
 from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult

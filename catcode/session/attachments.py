@@ -1,6 +1,6 @@
 """``@path`` in a message attaches that file: its text (bounded, marked when cut) is added to the message, so the
 model sees it without a tool call; a PNG, JPEG, GIF or WebP image is attached as an image block
-(``catcode.session.images``; one over the API's size limit raises ``ImageTooBig``, and the message is not sent).
+(``catcode.conversation.images``; one over the API's size limit raises ``ImageTooBig``, and the message is not sent).
 Only files inside the project are attached; other binary files, folders, and words that merely look like ``@name``
 (an e-mail address, a decorator, a path that does not exist) are left as text."""
 
@@ -74,7 +74,7 @@ def attach_all(text: str, project_root: Path, *, images: bool = True) -> tuple[s
 
 def _image(path: Path, root: Path, found: list[Attached], pictures: list[Any]) -> bool:
     """Attach ``path`` when it is an image file; False when it is not one (it may still be text)."""
-    from catcode.session.images import NotAnImage, is_image_path, load_image
+    from catcode.conversation.images import NotAnImage, is_image_path, load_image
 
     if not is_image_path(path) or not path.is_file():
         return False
@@ -85,7 +85,7 @@ def _image(path: Path, root: Path, found: list[Attached], pictures: list[Any]) -
         return False
     except OSError:
         return False
-    from catcode.session.images import size_text
+    from catcode.conversation.images import size_text
 
     pictures.append(block)
     found.append(Attached(rel, 0, False, f"{block.source.media_type}, {size_text(path.stat().st_size)}"))

@@ -12,7 +12,7 @@ into the first kept user message: kept messages stay byte-for-byte verbatim, and
 the synthetic pair, folds it into the next summary and keeps it out of ``flush`` (the user never said it).
 
 Over the usual 250 lines on purpose: the three steps share the cut rules (turn starts, the synthetic pairs, which
-originals were flushed) of one algorithm over one history; its transcript is ``catcode.session.transcript``.
+originals were flushed) of one algorithm over one history; its transcript is ``catcode.conversation.transcript``.
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock
+from catcode.conversation.transcript import TranscriptStyle, render_transcript
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock
-from catcode.session.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
-from catcode.session.transcript import TranscriptStyle, render_transcript
+from catcode.providers.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
+from catcode.settings.compaction import CompactConfig
 from catcode.text import shorten
 
 log = get_logger(__name__)
@@ -50,25 +51,6 @@ messages, so keep everything needed to continue the work, under these Markdown h
 ## Open tasks: what is still to do.
 Fold any earlier "[Conversation Summary]" in the transcript in. Be concise; drop tool output that no longer \
 matters."""
-
-
-class CompactConfig(BaseModel):
-    """Settings of context compaction (``compact:`` in settings.yaml)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    token_budget: int | None = Field(default=None, gt=0, le=10_000_000)
-    """Compact when a request would exceed this many tokens; unset: 80% of the model's context window."""
-    keep_recent_turns: int = Field(default=2, ge=1, le=1000)
-    """Micro-compaction leaves tool outputs of the last N turns untouched."""
-    tool_result_max_chars: int = Field(default=2000, ge=1, le=10_000_000)
-    """Micro-compaction stubs older tool outputs longer than this many characters."""
-    max_rounds: int = Field(default=3, ge=1, le=10)
-    """At most this many summary rounds per compaction before falling back to snipping."""
-    summary_max_tokens: int = Field(default=2048, ge=1, le=128_000)
-    """Output limit of the summary call (also the room reserved for the summary when choosing the split)."""
-    snip_keep: int = Field(default=4, ge=1, le=1000)
-    """The snip fallback keeps the last N messages (more when needed to keep tool pairs and the last turn)."""
 
 
 class CompactionResult(BaseModel):

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, history_problems
 from catcode.log import get_logger
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, history_problems
 from catcode.text import shorten
 
 log = get_logger(__name__)

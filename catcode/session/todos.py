@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from catcode.session.messages import Message, TextBlock
+from catcode.conversation.messages import Message, TextBlock
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
 
 TOOL_NAME = "todo_write"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from catcode.session.messages import Message, TextBlock
+from catcode.conversation.messages import Message, TextBlock
 
 CARRIED_CHARS = 8_000
 """Characters of attachments one request carries at most (the newest attachment is kept whatever its size)."""

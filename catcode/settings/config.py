@@ -23,23 +23,19 @@ they resolve are read together whenever a setting is added."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from catcode.checkpoints.settings import CheckpointSettings
-from catcode.cli.first_screen import DEFAULT_MODEL as DEFAULT_MODEL
 from catcode.errors import ConfigError
-from catcode.extensions.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings, McpSettings
-from catcode.extensions.subagents.settings import SubagentSettings
-from catcode.memory.pipeline.history import HistoryConfig
-from catcode.memory.store.models import MemoryConfig
-from catcode.sandbox.settings import SandboxSettings
-from catcode.session.compaction import CompactConfig
+from catcode.settings import DEFAULT_MODEL as DEFAULT_MODEL
+from catcode.settings.checkpoints import CheckpointSettings
+from catcode.settings.compaction import CompactConfig
 from catcode.settings.hook_settings import HooksSettings
+from catcode.settings.mcp import SERVER_NAME_PATTERN, McpServerSettings, McpSettings
+from catcode.settings.memory import HistoryConfig, MemoryConfig
 from catcode.settings.paths import Paths as Paths
 from catcode.settings.paths import catcode_home as catcode_home
 from catcode.settings.paths import default_user_id as default_user_id
@@ -47,9 +43,8 @@ from catcode.settings.paths import find_project_root as find_project_root
 from catcode.settings.paths import make_paths
 from catcode.settings.paths import project_key as project_key
 from catcode.settings.paths import user_hash as user_hash
-
-if TYPE_CHECKING:
-    from catcode.safety.consent import Asker
+from catcode.settings.sandbox import SandboxSettings
+from catcode.settings.subagents import SubagentSettings
 
 
 class Section(BaseModel):
@@ -163,7 +158,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 
 
 def project_settings_files(project_root: Path) -> list[Path]:
-    """The project's settings files, lowest layer first (they are not trusted: see ``catcode.safety.consent``)."""
+    """The project's settings files, lowest layer first (they are not trusted: see ``catcode.settings.consent``)."""
     return [project_root / ".cat-code" / name for name in ("settings.yaml", "settings.local.yaml")]
 
 
@@ -209,13 +204,15 @@ def _merge(base: dict[str, Any], top: dict[str, Any], path: tuple[str, ...] = ()
     return out
 
 
-def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+def set_key(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set ``data[path[0]][path[1]]...`` to ``value``, making the dictionaries on the way."""
     for part in path[:-1]:
         data = data.setdefault(part, {})
     data[path[-1]] = value
 
 
-def _has(data: Any, loc: tuple[Any, ...]) -> bool:
+def has_key(data: Any, loc: tuple[Any, ...]) -> bool:
+    """Whether a layer's ``data`` sets the key at ``loc`` (a validation error's location)."""
     for part in loc:
         if not (isinstance(data, dict) and part in data):
             # Lists add up across layers: the layer that has the list is the one to name (e.g. hooks.PreToolUse.0).
@@ -226,59 +223,6 @@ def _has(data: Any, loc: tuple[Any, ...]) -> bool:
 
 Layer = tuple[str, dict[str, Any]]
 """A settings layer: its name (a file path, ``environment`` or ``command line``) and its data."""
-
-
-def settings_layers(
-    home: Path,
-    project_root: Path,
-    env: dict[str, str],
-    overrides: dict[str, Any],
-    *,
-    ask_consent: Asker | None = None,
-    notify: Callable[[str], None] | None = None,
-) -> list[Layer]:
-    """Every layer, lowest first, read and checked for keys a layer may not set (not yet validated).
-
-    What the project's files ask that needs consent (``project_trust``) is asked through ``ask_consent`` (None:
-    nobody is asked, only earlier answers count) and dropped when not given, with one line through ``notify``."""
-    from catcode.safety.project_trust import anchor_memory_dir, check_rules, mode_of, trusted_layers
-
-    project_dir = project_root / ".cat-code"
-    user_file = home / "settings.yaml"
-    user = read_settings_file(user_file)
-    anchor_memory_dir(user, user_file)
-    project: list[Layer] = []
-    for name in ("settings.yaml", "settings.local.yaml"):
-        path = project_dir / name
-        data = read_settings_file(path)
-        for key, why in (("dir", "redirect where memories are written"), ("project_key", "pick its memory folder")):
-            if _has(data, ("memory", key)):
-                raise ConfigError(
-                    f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
-                )
-        if "system_prompt" in data:  # the base prompt is the person's to replace, not a cloned repository's
-            raise ConfigError(
-                f"{path}: system_prompt may only be set in {home / 'settings.yaml'} or with --system-prompt "
-                "(a project adds instructions with AGENTS.md or append_system_prompt)"
-            )
-        project.append((str(path), data))
-    env_layer: dict[str, Any] = {}
-    for var, keys in ENV_VARS.items():
-        if var in env:
-            _set(env_layer, keys, env[var])
-    for source, data in [(str(user_file), user), *project]:
-        check_rules(source, data)
-    project = trusted_layers(
-        project,
-        home=home,
-        root=project_root,
-        base_mode=mode_of(user),
-        mode_fixed=_has(env_layer, ("permissions", "mode")) or _has(overrides, ("permissions", "mode")),
-        ask=ask_consent,
-        notify=notify or (lambda line: None),
-        user_sandbox=user.get("sandbox"),
-    )
-    return [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
 
 
 def validate_layers(layers: list[Layer]) -> Settings:
@@ -294,16 +238,8 @@ def validate_layers(layers: list[Layer]) -> Settings:
         err = exc.errors()[0]
         loc = tuple(err["loc"])
         key = ".".join(str(p) for p in loc)
-        source = next((name for name, data in reversed(layers) if _has(data, loc)), "settings")
+        source = next((name for name, data in reversed(layers) if has_key(data, loc)), "settings")
         raise ConfigError(f"{source}: {key}: {describe(err)}") from None
-
-
-def load_settings(
-    home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any], **consent: Any
-) -> Settings:
-    """Merge all layers and validate once; errors name the layer and key that caused them. ``consent`` takes
-    ``settings_layers``' keywords (``ask_consent``, ``notify``)."""
-    return validate_layers(settings_layers(home, project_root, env, overrides, **consent))
 
 
 def resolve_paths(settings: Settings, home: Path, project_root: Path) -> Paths:

@@ -122,7 +122,7 @@ def read_file(args: ReadFileInput, ctx: ToolContext) -> ToolResult:
 def _image(path: Path, ctx: ToolContext) -> ToolResult | None:
     """``read_file`` on an image file: the image for the model (``ImageTooBig``: one line, nothing sent); None when
     the file is not an image after all."""
-    from catcode.session.images import NotAnImage, is_image_path, load_image, size_text
+    from catcode.conversation.images import NotAnImage, is_image_path, load_image, size_text
 
     if not is_image_path(path) or not path.is_file():
         return None

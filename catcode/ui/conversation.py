@@ -22,7 +22,7 @@ from catcode.ui.events import ReplEvents
 from catcode.ui.render import error_text
 
 if TYPE_CHECKING:
-    from catcode.session.app import Session
+    from catcode.app.build import Session
 
 log = get_logger(__name__)
 
@@ -101,8 +101,8 @@ class Conversation:
 
     def turn(self, text: str) -> TurnResult:
         """One agent turn (``@path`` attaches files); an interrupt or a failure is one line, the session goes on."""
+        from catcode.conversation.images import ImageTooBig
         from catcode.session.attachments import attach_all
-        from catcode.session.images import ImageTooBig
 
         try:
             message, attached, images = attach_all(text, self.session.paths.project_root)

@@ -8,9 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse
 from catcode.session.agent import AgentEvents
-from catcode.session.messages import ToolUseBlock
 from catcode.session.todos import TOOL_NAME as TODO_TOOL
 from catcode.tools.base import ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
@@ -118,8 +118,8 @@ class ReplEvents(AgentEvents):
     def _draw_todos(self, call: ToolUseBlock, result: ToolResult) -> None:
         """The todo list as a checklist under its call line; when that checklist was the last thing drawn, it is
         redrawn in place (on a terminal)."""
+        from catcode.commands.todo_view import checklist
         from catcode.session.todos import TodoWriteInput
-        from catcode.ui.todo_view import checklist
 
         self._shown.discard(call.id)
         items = TodoWriteInput(**call.input).todos

@@ -28,8 +28,8 @@ from prompt_toolkit.search import stop_search
 from catcode.ui.completion import ReplCompleter
 
 if TYPE_CHECKING:
-    from catcode.cli.first_screen import FirstScreen
-    from catcode.session.app import Session
+    from catcode.app.build import Session
+    from catcode.ui.first_screen import FirstScreen
 
 
 def prompt_bindings(
@@ -139,7 +139,7 @@ def _page_file(path: Any) -> bool:
 
 def toolbar(session: Session) -> str:
     """Model, permission mode, the sandbox, tokens used and, when every model used has a known price, dollars."""
-    from catcode.session.pricing import cost_of, dollars, session_usage
+    from catcode.providers.pricing import cost_of, dollars, session_usage
     from catcode.ui.render import usage_summary
 
     mode = getattr(session.policy.mode, "value", session.policy.mode)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from catcode.cli.stdin_input import combine, cut_note
-from catcode.cli.warm import warm_now
+from catcode.app.stdin_input import combine, cut_note
+from catcode.app.warm import warm_now
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.ui.conversation import Conversation, build_registry
 from catcode.ui.events import ReplEvents
@@ -37,7 +37,7 @@ def run_piped(
 ) -> int:
     """Answer ``text`` (what was piped in; ``more``: it was cut) after ``prompt`` as one message; 0 when the turn
     succeeded, 1 when it failed or was interrupted, 2 for a setup problem (nothing to send, a rejected API key)."""
-    from catcode.session.app import build_session
+    from catcode.app.build import build_session
 
     errors = errors or Console(stderr=True, force_terminal=False, highlight=False, soft_wrap=True)
     message = combine(prompt, text, more)

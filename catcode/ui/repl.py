@@ -28,9 +28,9 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app, run_in_terminal
 
 from catcode import __version__
-from catcode.cli.first_screen import FirstScreen
 from catcode.log import get_logger
 from catcode.safety.project_trust import may_ask
+from catcode.ui.first_screen import FirstScreen
 from catcode.ui.keys import AnswerReader, make_prompt, prompt_marker
 from catcode.ui.session_start import SessionStart, Settle, build_conversation
 
@@ -242,7 +242,7 @@ def start_interactive(
     eager = may_ask(screen.paths.project_root)
     asker = None
     if eager:
-        from catcode.safety.consent import terminal_asker
+        from catcode.settings.consent import terminal_asker
 
         def show(text: str) -> None:
             screen_console().print(text, markup=False, highlight=False, end="", soft_wrap=True)

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.text import shorten
 from catcode.tools.base import ToolResult
 from catcode.ui.render import result_text, tool_call_text

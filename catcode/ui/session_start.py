@@ -168,8 +168,8 @@ def build_conversation(
 ) -> Any:
     """Settle the settings, build the session (a terminal approver, screen events on ``console()``, ``notices`` as
     its queue of background lines), its command registry and the ``Conversation`` that runs typed lines."""
-    from catcode.session import app
-    from catcode.settings.writer import save_allow_rules
+    from catcode.app import build as app
+    from catcode.safety.settings_writer import save_allow_rules
     from catcode.ui.approval import TerminalApprover, ask_yes_no
     from catcode.ui.conversation import Conversation, build_registry
     from catcode.ui.events import ReplEvents

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from catcode.extensions.mcp.settings import McpServerSettings
 from catcode.extensions.mcp.sources import ServerSpec
+from catcode.settings.mcp import McpServerSettings
 
 SERVERS = Path(__file__).parent / "servers"
 DEMO = str(SERVERS / "demo_server.py")

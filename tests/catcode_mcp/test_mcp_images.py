@@ -7,9 +7,9 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
+from catcode.conversation.messages import Message, Role, ToolResultBlock
 from catcode.extensions.mcp.manager import McpManager
 from catcode.extensions.mcp.tools import result_of
-from catcode.session.messages import Message, Role, ToolResultBlock
 from tests.catcode_mcp.conftest import demo
 from tests.catcode_mcp.servers.demo_server import TINY_PNG
 

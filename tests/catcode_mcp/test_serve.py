@@ -16,7 +16,8 @@ import pytest
 
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.store.models import MemoryEntry, MemoryType
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from tests.e2e.conftest import catcode_argv
 
 SECRET = "sk-ant-api03-" + "Q" * 40

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from catcode.errors import ConfigError
 from catcode.extensions.mcp.sources import collect_servers
 from catcode.extensions.mcp.tools import tool_name
-from catcode.settings.config import load_settings
+from catcode.safety.trusted_settings import load_settings
 
 
 def write(path: Path, text: str) -> None:

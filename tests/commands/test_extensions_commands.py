@@ -9,11 +9,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from catcode.app.build import build_session
 from catcode.commands.registry import CommandContext
 from catcode.providers.scripted import ScriptedProvider
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.session.app import build_session
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from catcode.ui.repl import build_registry
 
 

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from catcode.commands.memory import add_memory_subcommand, register_memory_commands
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
+from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.pipeline.service import Busy
@@ -21,8 +22,8 @@ from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.providers.scripted import ScriptedProvider, text_response
-from catcode.session.messages import Message
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pexpect
 import yaml
 
-from catcode.safety.consent import ConsentStore
-from catcode.settings.writer import rule_consent
+from catcode.safety.settings_writer import rule_consent
+from catcode.settings.consent import ConsentStore
 from tests.e2e.conftest import Catcode
 from tests.e2e.test_shell_input_e2e import run
 

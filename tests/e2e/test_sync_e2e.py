@@ -32,7 +32,8 @@ def remote_files(remote: Path) -> str:
 def write_memory(home: Path, project: Path, name: str, content: str) -> None:
     """Write a memory as another catcode process would (the CLI's own runtime, on the same home)."""
     code = (
-        "import sys; from pathlib import Path; from catcode.settings.config import load_settings, resolve_paths; "
+        "import sys; from pathlib import Path; from catcode.safety.trusted_settings import load_settings; "
+        "from catcode.settings.config import resolve_paths; "
         "from catcode.memory.builder import build_memory_runtime; "
         "from catcode.memory.store.models import MemoryEntry, MemoryType; "
         "home, project = Path(sys.argv[1]), Path(sys.argv[2]); "

@@ -15,14 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from catcode.app.build import Session, build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.session.app import Session, build_session
-from catcode.session.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.settings.config import Settings, resolve_paths
 
 GOTCHA = MemoryEntry(

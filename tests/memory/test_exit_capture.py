@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from catcode.app.build import build_session
+from catcode.conversation.messages import Message
 from catcode.memory.exit_capture import ExitBudget
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.session.app import build_session
-from catcode.session.messages import Message
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "vim", "content": "The user edits with vim."}
 

@@ -6,13 +6,13 @@ from datetime import date
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
+from catcode.conversation.messages import Role
 from catcode.fsutil import atomic_write_text
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.entry_file import render
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.store.store import MemoryStore
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
-from catcode.session.messages import Role
 
 REQUEST = HookContext(HookEvent.PRE_LLM_REQUEST)
 

@@ -16,7 +16,8 @@ from catcode.memory.builder import build_memory_runtime
 from catcode.memory.revert_tool import cap, memory_revert_tool
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.versioning.git_store import GitStore
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from catcode.tools.base import Permission, Tool, ToolContext, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -12,10 +12,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from catcode.conversation.messages import Message, ToolResultBlock
 from catcode.memory.exit_capture import SAVING, capture_at_exit
 from catcode.memory.pipeline.remember_cues import person_stated_something, states_something_to_remember
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
-from catcode.session.messages import Message, ToolResultBlock
 from tests.memory.pipeline.test_service import VIM, consolidation, extraction, make_runtime
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "memory" / "short_sessions.jsonl"

@@ -12,10 +12,10 @@ import structlog
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.errors import ProviderError
 from catcode.providers.anthropic import AnthropicProvider, build_request
 from catcode.providers.base import ChatOptions
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from tests.fakes import FakeAnthropicServer, drop_midstream, error_midstream, status, text, tool_use
 
 EPHEMERAL = {"type": "ephemeral"}

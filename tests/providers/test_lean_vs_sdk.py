@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from catcode.conversation.messages import Message, Role, ToolResultBlock, ToolUseBlock
 from catcode.errors import ProviderError
 from catcode.providers.anthropic import AnthropicProvider
 from catcode.providers.base import ChatOptions
 from catcode.providers.lean_client import ANTHROPIC_VERSION, LeanClient
 from catcode.providers.sdk_client import SdkClient
-from catcode.session.messages import Message, Role, ToolResultBlock, ToolUseBlock
 from tests.fakes import FakeAnthropicServer, drop_midstream, error_midstream, message, status, text, tool_use
 
 BASH = {"name": "bash", "description": "Run a command.", "input_schema": {"type": "object", "properties": {}}}

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from catcode.errors import ConfigError
-from catcode.safety.consent import ConsentItem, ConsentStore
 from catcode.safety.project_trust import rule_needs_consent
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
+from catcode.settings.consent import ConsentItem, ConsentStore
 from tests.e2e.conftest import catcode_argv
 
 
@@ -257,8 +258,8 @@ def _skill(project: Path, name: str, body: str) -> Path:
 
 
 def test_project_skills_need_consent_each_and_again_when_changed(dirs) -> None:
+    from catcode.extensions.skill_consent import consented_skills
     from catcode.extensions.skills import discover_skills
-    from catcode.safety.project_trust import consented_skills
 
     home, project = dirs
     skill_md = _skill(project, "deploy", "Run make deploy.")
@@ -301,9 +302,9 @@ def test_claude_codes_spelling_of_a_tool_name_is_catcodes_tool(dirs) -> None:
 
 
 def test_the_tool_names_rules_may_use_are_the_tools_a_session_has(tmp_path: Path) -> None:
+    from catcode.app.build import build_session
     from catcode.providers.scripted import ScriptedProvider
     from catcode.safety.permissions import TOOL_NAMES, NoTerminalApprover
-    from catcode.session.app import build_session
     from catcode.settings.config import Settings
 
     home, project = tmp_path / "home", tmp_path / "project"

@@ -22,7 +22,7 @@ import pytest
 
 from catcode.sandbox.fence import make_fence
 from catcode.sandbox.probe import availability
-from catcode.sandbox.settings import SandboxSettings
+from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext
 from catcode.tools.shell import BashInput, bash
 

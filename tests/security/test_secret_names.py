@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from catcode.conversation.messages import Message
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.pipeline.cursor import HistoryWindow
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.names import SECRET_NAME, looks_like_secret, slugify
 from catcode.memory.tools import memory_tools
 from catcode.providers.scripted import ScriptedProvider, text_response
-from catcode.session.messages import Message
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry
 
 OPENAI = "sk-proj-4ft9klm2qxr7vb3nz8cw1yh6jd5gp0sa"

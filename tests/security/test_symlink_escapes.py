@@ -17,7 +17,8 @@ from catcode.extensions.skills import discover_skills, load_skill_tool
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.tools import memory_tools
 from catcode.providers.scripted import ScriptedProvider
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from catcode.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from catcode.tools.files import edit_file, read_file, write_file
 from catcode.tools.search import grep, list_files

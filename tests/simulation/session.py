@@ -19,11 +19,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from catcode.conversation.messages import Message
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.exit_capture import capture_at_exit
 from catcode.memory.runtime import MemoryRuntime
-from catcode.session.messages import Message
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from tests.simulation.model import Events, SimModel
 
 WAIT = 120.0

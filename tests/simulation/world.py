@@ -26,7 +26,8 @@ from catcode.memory.report import clear_memories, forget_memory
 from catcode.memory.store import entry_file
 from catcode.memory.store.doctor import run_doctor
 from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from tests.simulation.checks import Checker, Fact, View
 from tests.simulation.model import FACT_ID, Events
 from tests.simulation.session import Session, SessionSpec, log_event, spec_json

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from catcode.extensions.inventory import gather
 from catcode.extensions.subagents.definitions import DEFAULT_TOOLS, discover_agents, parse_definition
-from catcode.safety.consent import ConsentItem
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
+from catcode.settings.consent import ConsentItem
 from catcode.tools.base import ToolRegistry
 from catcode.tools.builtin import builtin_tools
 

@@ -10,13 +10,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from catcode.app.build import Session, build_session
+from catcode.conversation.messages import TextBlock, ToolUseBlock
 from catcode.memory.exit_capture import capture_at_exit
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.session.app import Session, build_session
-from catcode.session.messages import TextBlock, ToolUseBlock
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 
 SUBAGENT = "You are a subagent of catcode"
 

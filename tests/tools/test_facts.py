@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catcode.app.build import build_session
 from catcode.extensions.subagents.definitions import parse_definition
 from catcode.providers.scripted import ScriptedProvider
 from catcode.safety.permissions import TOOL_NAMES, NoTerminalApprover, Rule
 from catcode.safety.project_trust import rule_needs_consent
-from catcode.session.app import build_session
 from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.facts import BY_NAME, PROJECT_FILE_TOOLS, READ_ONLY_TOOLS, TOOLS, Permission
 

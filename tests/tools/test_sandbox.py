@@ -16,7 +16,7 @@ import pytest
 
 from catcode.sandbox.fence import Fence, make_fence
 from catcode.sandbox.probe import _probe, availability
-from catcode.sandbox.settings import SandboxSettings
+from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext, ToolResult
 from catcode.tools.shell import BashInput, bash
 

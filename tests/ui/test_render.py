@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import Usage
-from catcode.session.messages import ToolUseBlock
 from catcode.tools.base import ToolRegistry, ToolResult
 from catcode.tools.builtin import builtin_tools
 from catcode.ui.events import ReplEvents

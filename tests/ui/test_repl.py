@@ -17,11 +17,11 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-import catcode.session.app
+import catcode.app.build
 from catcode.commands.registry import CommandContext
+from catcode.conversation.messages import Role
 from catcode.errors import ProviderError
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
-from catcode.session.messages import Role
 from catcode.settings.config import Settings, resolve_paths
 from catcode.ui import keys, repl
 from catcode.ui.conversation import is_command
@@ -54,7 +54,7 @@ class Harness:
         self.session: Any = None
         self.prompt: Any = None
         self.code: int | None = None
-        build, make_prompt = catcode.session.app.build_session, repl.make_prompt
+        build, make_prompt = catcode.app.build.build_session, repl.make_prompt
 
         def capture_session(*args: Any, **kwargs: Any) -> Any:
             self.session = build(*args, **kwargs)
@@ -65,7 +65,7 @@ class Harness:
             self.prompt = make_prompt(*args, **kwargs)
             return self.prompt
 
-        monkeypatch.setattr(catcode.session.app, "build_session", capture_session)
+        monkeypatch.setattr(catcode.app.build, "build_session", capture_session)
         monkeypatch.setattr(repl, "make_prompt", capture_prompt)
         console = Console(file=self.out, width=100, color_system=None)
         self.thread = threading.Thread(target=self._run, args=(console,), daemon=True)
@@ -293,7 +293,7 @@ def test_piped_failure_goes_to_stderr_and_exits_one(tmp_path: Path) -> None:
 def test_toolbar_names_the_sandbox(harness: Callable[..., Harness], tmp_path: Path) -> None:
     from catcode.sandbox.fence import Fence
     from catcode.sandbox.probe import Availability
-    from catcode.sandbox.settings import SandboxSettings
+    from catcode.settings.sandbox import SandboxSettings
 
     h = harness(text_response("ok"))
     h.send("hi\r")

@@ -19,7 +19,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-import catcode.session.app
+import catcode.app.build
 from catcode.errors import ConfigError
 from catcode.memory.recall.recall import Recall
 from catcode.providers.scripted import ScriptedProvider, text_response
@@ -59,7 +59,7 @@ class Held:
             servers = {"demo": {"command": sys.executable, "args": [DEMO]}}
             self.paths.home.mkdir(parents=True, exist_ok=True)
             (self.paths.home / "settings.yaml").write_text(yaml.safe_dump({"mcp_servers": servers}))
-        build, make_prompt = catcode.session.app.build_session, repl.make_prompt
+        build, make_prompt = catcode.app.build.build_session, repl.make_prompt
 
         def held_build(*args: Any, **kwargs: Any) -> Any:
             assert self.gate.wait(WAIT)
@@ -71,7 +71,7 @@ class Held:
             self.prompt = make_prompt(*args, **kwargs)
             return self.prompt
 
-        monkeypatch.setattr(catcode.session.app, "build_session", held_build)
+        monkeypatch.setattr(catcode.app.build, "build_session", held_build)
         monkeypatch.setattr(repl, "make_prompt", capture_prompt)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -159,7 +159,7 @@ def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
     held: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate, exiting, order = threading.Event(), threading.Event(), []
-    sync, wait_synced, end = Recall.sync, Recall.wait_synced, catcode.session.app.Session.end
+    sync, wait_synced, end = Recall.sync, Recall.wait_synced, catcode.app.build.Session.end
 
     def held_sync(self: Recall) -> Any:  # the start-up sync goes on only once the exit waits for it
         assert gate.wait(WAIT)
@@ -173,7 +173,7 @@ def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
 
     monkeypatch.setattr(Recall, "sync", held_sync)
     monkeypatch.setattr(Recall, "wait_synced", told)
-    monkeypatch.setattr(catcode.session.app.Session, "end", lambda self: (order.append("ended"), end(self)))
+    monkeypatch.setattr(catcode.app.build.Session, "end", lambda self: (order.append("ended"), end(self)))
 
     def answer(request: Any) -> Any:
         return text_response("Answered once." if request.options.purpose == "chat" else '{"candidates": []}')
@@ -229,7 +229,7 @@ def test_start_up_work_that_never_found_a_quiet_moment_starts_when_the_session_e
     paths = resolve_paths(settings_, tmp_path / "home", root)
     paths.user_memory.mkdir(parents=True, exist_ok=True)
     (paths.user_memory / "broken.md").write_text("no front matter here\n")
-    session = catcode.session.app.build_session(
+    session = catcode.app.build.build_session(
         settings_, paths, approver=NoTerminalApprover(), provider=ScriptedProvider(), env={}, defer_start_up=True
     )
     assert session.notices.empty() and not threads() & START_UP_WORK

@@ -104,7 +104,7 @@ def test_without_the_web_extra_the_command_says_how_to_install_it(runtime: Memor
 
 def test_the_base_commands_never_import_the_web_stack() -> None:
     code = (
-        "import sys; import catcode.cli.typer_app, catcode.session.app; "
+        "import sys; import catcode.cli.typer_app, catcode.app.build; "
         "print(sorted(m for m in ('starlette', 'uvicorn', 'catcode.web') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

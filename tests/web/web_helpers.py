@@ -8,7 +8,8 @@ from pathlib import Path
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
-from catcode.settings.config import catcode_home, load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import catcode_home, resolve_paths
 
 XSS = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 VIM = MemoryEntry(name="user-prefers-vim", description="prefers vim", type=MemoryType.USER, content="vim, ~/.vimrc")

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.extensions.mcp.manager import McpManager
-from catcode.session.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.tools.base import ToolRegistry
 
 DEFAULT_WAIT = 10.0

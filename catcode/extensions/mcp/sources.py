@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from catcode.extensions.mcp.settings import SERVER_NAME_PATTERN, McpServerSettings
 from catcode.log import get_logger
-from catcode.safety.consent import ConsentItem
 from catcode.settings.config import project_settings_files, read_settings_file
+from catcode.settings.consent import ConsentItem
+from catcode.settings.mcp import SERVER_NAME_PATTERN, McpServerSettings
 
 log = get_logger(__name__)
 

@@ -73,7 +73,7 @@ def mcp_tool(manager: ToolCaller, server: str, listed: Any) -> Tool | None:
 def result_of(result: Any, name: str = "tool") -> ToolResult:
     """A ``CallToolResult`` for the model: text blocks as they are (capped at ``MAX_RESULT``), images as images
     (PNG, JPEG, GIF, WebP within the API's limit; ``name`` names them in history), other content named."""
-    from catcode.session.images import ImageTooBig, image_of
+    from catcode.conversation.images import ImageTooBig, image_of
 
     parts: list[str] = []
     images: list[Any] = []

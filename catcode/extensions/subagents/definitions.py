@@ -24,7 +24,7 @@ from pathlib import Path
 from catcode import front_matter
 from catcode.log import get_logger
 from catcode.names import name_problem
-from catcode.safety.consent import ConsentItem
+from catcode.settings.consent import ConsentItem
 from catcode.tools.base import Permission
 from catcode.tools.facts import CLAUDE_NAMES, SUBAGENT_DEFAULT_TOOLS
 

@@ -16,16 +16,16 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from catcode.conversation.hook_bus import HookManager
+from catcode.conversation.messages import ToolUseBlock
 from catcode.extensions.subagents.definitions import AgentDefinition, AgentSet
 from catcode.extensions.subagents.progress import Progress, ProgressLine
-from catcode.extensions.subagents.settings import SubagentSettings
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, Decision, PermissionPolicy
 from catcode.session.agent import Agent, AgentEvents
-from catcode.session.hook_bus import HookManager
-from catcode.session.messages import ToolUseBlock
 from catcode.session.tool_batch import CallCancelled
+from catcode.settings.subagents import SubagentSettings
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 log = get_logger(__name__)

@@ -6,13 +6,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import parse_operations
 from catcode.memory.pipeline.prompts import build_consolidate_prompt
-from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryConfig, MemoryEntry, MemoryOperation
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation
 from catcode.providers.base import LLMProvider
-from catcode.session.messages import Message
+from catcode.settings.memory import MemoryConfig
 
 log = get_logger(__name__)
 

@@ -18,13 +18,13 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from catcode.conversation.messages import Message
+from catcode.conversation.transcript import EXTRACTION, render_transcript
 from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, utc_stamp
 from catcode.memory.store.models import MemoryOperation
-from catcode.session.messages import Message
-from catcode.session.transcript import EXTRACTION, render_transcript
 
 logger = get_logger(__name__)
 

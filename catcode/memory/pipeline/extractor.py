@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.memory.pipeline.llm import memory_options
 from catcode.memory.pipeline.parsing import ParsedReply, parse_candidates
 from catcode.memory.pipeline.prompts import build_extract_prompt
-from catcode.memory.store.models import CandidateMemory, MemoryConfig, MemorySummary
+from catcode.memory.store.models import CandidateMemory, MemorySummary
 from catcode.providers.base import LLMProvider
-from catcode.session.messages import Message
+from catcode.settings.memory import MemoryConfig
 
 log = get_logger(__name__)
 

@@ -17,8 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from catcode.conversation.messages import Message
 from catcode.errors import CatcodeError
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.log import get_logger
@@ -31,7 +30,6 @@ from catcode.memory.pipeline.history_format import (
     split_lines,
     utc_stamp,
 )
-from catcode.session.messages import Message
 
 log = get_logger(__name__)
 
@@ -41,19 +39,6 @@ RESERVED_TYPES = frozenset({"message", "compacted_summary"})
 
 class HistoryError(CatcodeError):
     """history.jsonl could not be written or rewritten; the message says what to do."""
-
-
-class HistoryConfig(BaseModel):
-    """Settings under ``history:`` for the conversation log and its compaction."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    char_budget: int = Field(default=32_000, gt=0, le=100_000_000)
-    """Compact history.jsonl once it holds more than this many characters."""
-    keep_recent: int = Field(default=30, ge=0, le=1_000_000)
-    """The newest lines compaction keeps verbatim (the processed ones: as many as fit in half of char_budget)."""
-    tool_result_cap: int = Field(default=8_000, gt=0, le=10_000_000)
-    """Tool results longer than this many characters are truncated (with a marker) in the log."""
 
 
 class HistoryLog:

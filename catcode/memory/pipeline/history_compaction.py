@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from catcode.conversation.transcript import SUMMARY, render_transcript
 from catcode.fsutil import atomic_write_bytes, locked
 from catcode.log import get_logger
 from catcode.memory.pipeline.archive import archive_path, archive_turns
@@ -23,7 +24,6 @@ from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line, split_lines, utc_stamp
 from catcode.memory.pipeline.llm import ask
 from catcode.providers.base import LLMProvider
-from catcode.session.transcript import SUMMARY, render_transcript
 
 logger = get_logger(__name__)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from catcode.session.messages import Message
+from catcode.conversation.messages import Message
 
 _CHUNK = 64 * 1024
 

@@ -4,9 +4,9 @@ weekly and long-term compiles, the history summary), and ``ask``: one prompt, on
 
 from __future__ import annotations
 
-from catcode.memory.store.models import MemoryConfig
+from catcode.conversation.messages import Message
 from catcode.providers.base import ChatOptions, LLMProvider
-from catcode.session.messages import Message
+from catcode.settings.memory import MemoryConfig
 
 TEMPERATURE = 0.3
 """The seed's temperature for every memory call."""

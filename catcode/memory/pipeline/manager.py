@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from catcode.conversation.messages import Message
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.memory.pipeline.consolidator import MemoryConsolidator
 from catcode.memory.pipeline.extractor import MemoryExtractor
-from catcode.memory.store.models import AppliedCounts, ConsolidationReport, MemoryConfig, MemoryEntry, MemorySummary
+from catcode.memory.store.models import AppliedCounts, ConsolidationReport, MemoryEntry, MemorySummary
 from catcode.memory.store.store import MemoryStore
-from catcode.session.messages import Message
+from catcode.settings.memory import MemoryConfig
 
 log = get_logger(__name__)
 

@@ -1,14 +1,14 @@
 """The extractor's and the consolidator's prompts: the seed's instruction texts word for word (plus one
 line forbidding secrets), then the sections the seed shows (the conversation written by
-``catcode.session.transcript``)."""
+``catcode.conversation.transcript``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from catcode.conversation.messages import Message
+from catcode.conversation.transcript import EXTRACTION, render_transcript
 from catcode.memory.store.models import CandidateMemory, MemoryEntry, MemorySummary
-from catcode.session.messages import Message
-from catcode.session.transcript import EXTRACTION, render_transcript
 from catcode.text import flatten
 
 EXTRACTOR_INSTRUCTIONS = """\

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from catcode.session.messages import Message, Role
+from catcode.conversation.messages import Message, Role
 
 _CLAUSE = r"(?:^|[,;:.!?\n(]\s*|\b(?:and|but|so|please|also|just|pls)\s+)"
 """Where an instruction starts: the text's start, after punctuation, or after a joining word."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from catcode.conversation.messages import Message
 from catcode.errors import one_line
 from catcode.log import get_logger
 from catcode.memory.pipeline.attempts import ATTEMPTS_FILE, MAX_BAD_REPLIES, Attempts
@@ -32,12 +33,12 @@ from catcode.memory.pipeline.cursor import (
     resume_intent,
     unprocessed_count,
 )
-from catcode.memory.pipeline.history import HistoryConfig, HistoryLog
+from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
-from catcode.memory.store.models import ConsolidationReport, MemoryConfig
-from catcode.session.messages import Message
+from catcode.memory.store.models import ConsolidationReport
+from catcode.settings.memory import HistoryConfig, MemoryConfig
 
 log = get_logger(__name__)
 

@@ -12,6 +12,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from catcode.conversation.transcript import SUMMARY, render_transcript
 from catcode.errors import one_line
 from catcode.fsutil import locked
 from catcode.log import get_logger
@@ -21,7 +22,6 @@ from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
-from catcode.session.transcript import SUMMARY, render_transcript
 
 if TYPE_CHECKING:
     from catcode.settings.paths import Paths

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.conversation.messages import Message
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
-from catcode.session.messages import Message
-from catcode.session.tokens import estimate_tokens
+from catcode.providers.tokens import estimate_tokens
 from catcode.text import shorten
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from datetime import date
 from enum import StrEnum
-from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Scope(StrEnum):
@@ -149,78 +147,3 @@ class ConsolidationReport(BaseModel):
     """Memories saved under another name because theirs was taken in another scope (see ``AppliedCounts``)."""
     commit: str | None = None
     """The change that recorded what was added and updated: what ``/memory revert <id>`` undoes."""
-
-
-class MemoryConfig(BaseModel):
-    """Settings under ``memory:``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    dir: Path | None = None
-    """Memory root; None means ``<CATCODE_HOME>/memory`` (resolved by the caller). Not settable by project files."""
-    extract_min_messages: int = Field(default=4, ge=1, le=10_000)
-    """Run extraction only when at least this many new messages are waiting."""
-    extract_max_tokens: int = Field(default=2048, gt=0, le=128_000)
-    """Output token limit of the extraction and consolidation calls."""
-    max_injected_summaries: int = Field(default=30, ge=0, le=1000)
-    """At most this many memories (name + description) are injected into each request, shared by the two scopes."""
-    enabled: bool = True
-    """Turn the whole memory pipeline (injection, tools, extraction) on or off."""
-    model: str | None = Field(default=None, min_length=1, max_length=200)
-    """A cheaper model for the memory calls; None uses the main model."""
-    exit_timeout: float = Field(default=60.0, gt=0, le=600, allow_inf_nan=False)
-    """Seconds the whole exit may spend on memory — capture, then the session summary with what is left — before
-    catcode exits anyway (at most 600)."""
-    dream_min_lines: int = Field(default=50, ge=1, le=100_000)
-    """Start a background Dream once this many history lines are unprocessed."""
-    dream_max_tokens: int = Field(default=2048, gt=0, le=128_000)
-    """Output token limit of each Dream call."""
-    user_id: str | None = Field(default=None, min_length=1, max_length=200)
-    """Whose user-scope memories to use; None means the OS login name."""
-    recent_tokens: int = Field(default=400, ge=0, le=100_000)
-    """Token budget of the "## Recent work" block injected after the memory index."""
-    recent_enabled: bool = True
-    """Inject the "## Recent work" block at all."""
-    search_retention_days: int | None = Field(default=None, ge=0, le=100_000)
-    """Keep past conversation turns searchable for this many days (dropped from the index and from
-    history-archive.jsonl after that; at most 100000, some 270 years: a date further back does not exist); None
-    keeps every turn."""
-    project_key: Literal["path", "git-remote"] = "path"
-    """What names a project's memory folder: ``path`` (its folder's name and a hash of its path on this machine)
-    or ``git-remote`` (its repository's name and a hash of its ``origin`` URL: the same on every machine and for
-    everyone with a clone, so that sync brings a project's memories together). Only your own settings may set it."""
-    sync: Literal["off", "manual", "auto"] = "manual"
-    """Sync through the memory repository's git remote (``catcode memory remote add URL``): ``off`` never (the
-    ``sync`` command refuses), ``manual`` only by ``catcode memory sync``, ``auto`` also in the background at
-    start and after the exit capture, never holding up the prompt or the exit."""
-
-    # -- per-turn recall (catcode/memory/auto_recall.py, docs/recall.md) --
-    auto_recall: bool = True
-    """Before each request that starts from your message, search memory with it and attach the best few matches
-    (not already in the memory index) to that message for the model: ``on`` or ``off``."""
-    auto_recall_max_items: int = Field(default=5, ge=1, le=50)
-    """At most this many memories (or past turns) are attached to one message."""
-    auto_recall_min_score: float = Field(default=6.0, ge=0, le=1000, allow_inf_nan=False)
-    """Search score (BM25) below which nothing is attached: a weak match is noise that costs tokens."""
-    auto_recall_max_chars: int = Field(default=4000, ge=200, le=100_000)
-    """Character budget of everything attached to one message (each item is cut to fit)."""
-    auto_recall_timeout_ms: int = Field(default=50, ge=1, le=10_000)
-    """A recall slower than this is given up for that message (sent without it, the reason logged)."""
-    auto_recall_subagents: bool = False
-    """Also recall for the task tool's subagents (by default only the conversation with you gets recall)."""
-    search_past_sessions: bool = True
-    """Per-turn recall may attach turns of this project's past conversations, not only saved memories."""
-
-    @field_validator("sync", mode="before")
-    @classmethod
-    def _off_is_not_false(cls, value: object) -> object:
-        """YAML reads a bare ``off`` as false: ``sync: off`` means "off"."""
-        return "off" if value is False else value
-
-    @field_validator("auto_recall", mode="before")
-    @classmethod
-    def _on_off(cls, value: object) -> object:
-        """``auto_recall: on | off`` (YAML 1.1 reads bare on/off as booleans already; quoted ones too)."""
-        if isinstance(value, str) and value.strip().lower() in ("on", "off"):
-            return value.strip().lower() == "on"
-        return value

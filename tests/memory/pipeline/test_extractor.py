@@ -6,11 +6,12 @@ import json
 
 import pytest
 
+from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.pipeline.extractor import MemoryExtractor
-from catcode.memory.store.models import MemoryConfig, MemorySummary, MemoryType
+from catcode.memory.store.models import MemorySummary, MemoryType
 from catcode.providers.scripted import ScriptedProvider, text_response
-from catcode.session.messages import Message
+from catcode.settings.memory import MemoryConfig
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "vim"}
 

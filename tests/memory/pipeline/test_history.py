@@ -14,12 +14,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.memory.pipeline.archive import ARCHIVE_NAME, archive_path, read_turns
 from catcode.memory.pipeline.cursor import DreamCursor, unprocessed, unprocessed_count
-from catcode.memory.pipeline.history import HistoryConfig, HistoryError, HistoryLog
+from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.settings.memory import HistoryConfig
 
 
 def make_log(tmp: Path, session: str = "s1", **kw) -> HistoryLog:

@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from memory_helpers import RecordingVersioning, seed_vim
 
+from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.pipeline.consolidator import MemoryConsolidator
 from catcode.memory.pipeline.cursor import DreamCursor, HistoryWindow
 from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.manager import NOTHING_WORTH_REMEMBERING, MemoryManager
-from catcode.memory.store.models import MemoryConfig, MemoryEntry, MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.store.store import MemoryStore
 from catcode.providers.scripted import ScriptedProvider, text_response
-from catcode.session.messages import Message
+from catcode.settings.memory import MemoryConfig
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "vim"}
 TESTS = {"type": "feedback", "name": "no-touch-tests", "description": "别动 tests 目录", "content": "never edit tests/"}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
+from catcode.conversation.transcript import render_transcript
 from catcode.memory.pipeline.prompts import (
     CONSOLIDATOR_INSTRUCTIONS,
     EXTRACTOR_INSTRUCTIONS,
@@ -12,8 +14,6 @@ from catcode.memory.pipeline.prompts import (
 )
 from catcode.memory.store.models import CandidateMemory, MemorySummary
 from catcode.session.compaction import SUMMARY_MARKER
-from catcode.session.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.session.transcript import render_transcript
 
 
 def seed_conversation() -> list[Message]:

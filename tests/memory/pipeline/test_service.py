@@ -8,13 +8,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.exit_capture import capture_at_exit
 from catcode.memory.runtime import MemoryRuntime
 from catcode.providers.scripted import ScriptedProvider, text_response
-from catcode.session.messages import Message
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "用户偏好 vim"}
 

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
 from catcode.memory.store.entry_file import render
-from catcode.memory.store.models import MemoryConfig, MemoryEntry, MemoryType
+from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.store.store import MemoryStore
 from catcode.redact import redact
+from catcode.settings.memory import MemoryConfig
 
 TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 NAMES = ("alpha-note", "beta-note", "gamma-note", "delta-note")

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from catcode.conversation.messages import Message
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.archive import archive_path, read_turns
 from catcode.memory.pipeline.cursor import DreamCursor
@@ -25,9 +26,8 @@ from catcode.memory.recall.facts_schema import FactSource, Hit
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.stopwords import STOPWORDS
 from catcode.memory.recall.views import search_text
-from catcode.memory.store.models import MemoryConfig
-from catcode.session.messages import Message
 from catcode.settings.config import Paths, Settings
+from catcode.settings.memory import MemoryConfig
 
 TODAY = date(2026, 11, 30)
 

@@ -23,6 +23,8 @@ from rich.console import Console
 from catcode.commands.memory import register_memory_commands
 from catcode.commands.recall import register_recall_commands
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent
+from catcode.conversation.messages import Message, ToolResultBlock
 from catcode.errors import ConfigError, ProviderError
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.pipeline.history import HistoryLog
@@ -30,19 +32,11 @@ from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
 from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, recent_text, search_text
 from catcode.memory.runtime import MemoryRuntime
-from catcode.memory.store.models import (
-    CandidateMemory,
-    MemoryAction,
-    MemoryConfig,
-    MemoryEntry,
-    MemoryOperation,
-    MemoryType,
-)
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
-from catcode.session.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent
-from catcode.session.messages import Message, ToolResultBlock
-from catcode.session.tokens import estimate_tokens
+from catcode.providers.tokens import estimate_tokens
 from catcode.settings.config import Paths, Settings
+from catcode.settings.memory import MemoryConfig
 from catcode.tools.base import ToolContext, ToolRegistry
 
 DAY = date(2026, 11, 30)

@@ -24,7 +24,8 @@ from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.tools import memory_tools
 from catcode.memory.versioning.git_store import GitStore
 from catcode.providers.scripted import ScriptedProvider
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

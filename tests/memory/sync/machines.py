@@ -12,7 +12,8 @@ from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.sync.engine import MemorySync, sync_for
 from catcode.memory.sync.status import SyncReport
-from catcode.settings.config import load_settings, resolve_paths
+from catcode.safety.trusted_settings import load_settings
+from catcode.settings.config import resolve_paths
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:

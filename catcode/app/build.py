@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider
-from catcode.safety.consent import Asker
 from catcode.safety.permissions import Approver, PermissionPolicy
 from catcode.session.agent import Agent, AgentEvents
-from catcode.session.hook_bus import HookContext, HookEvent, HookManager
 from catcode.settings.config import Paths, Settings
+from catcode.settings.consent import Asker
 from catcode.tools.base import ToolContext, ToolRegistry
 
 log = get_logger(__name__)
@@ -147,8 +147,8 @@ def build_session(
     from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
     from catcode.extensions.inventory import gather
+    from catcode.providers.tokens import TokenCounter, estimate_request_overhead
     from catcode.session.compaction import Compactor
-    from catcode.session.tokens import TokenCounter, estimate_request_overhead
     from catcode.tools.builtin import builtin_tools
 
     env = dict(os.environ) if env is None else env
@@ -487,8 +487,8 @@ def _add_skills(
     Project skills are used only with the person's consent (``consented_skills``); ``notify`` says what was left
     out."""
     from catcode.commands.misc import register_skills
+    from catcode.extensions.skill_consent import consented_skills
     from catcode.extensions.skills import SkillsIndexHook, discover_skills, load_skill_tool
-    from catcode.safety.project_trust import consented_skills
 
     admit = consented_skills(paths.home, paths.project_root, ask_consent, notify)
     skill_set = discover_skills(paths.home, paths.project_root, admit=admit)

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from catcode import __version__
-from catcode.safety.consent import CONSENT_FILE
+from catcode.settings import DEFAULT_MODEL
+from catcode.settings.consent import CONSENT_FILE
 from catcode.settings.paths import Paths, make_paths, project_key
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 """A current Sonnet from the installed SDK's model list (the default of ``Settings.model``)."""
 
 UNCHECKED_VARIABLES = frozenset({"CATCODE_HOME"})

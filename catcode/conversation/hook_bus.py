@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from catcode.conversation.messages import Message
 from catcode.log import get_logger
-from catcode.session.messages import Message
 
 log = get_logger(__name__)
 

@@ -15,8 +15,9 @@ import yaml
 
 from catcode.errors import ConfigError
 from catcode.fsutil import atomic_write_text, ensure_private_dir
-from catcode.safety.consent import ConsentItem, ConsentStore
-from catcode.settings.config import Layer, Settings, read_settings_file, settings_layers, validate_layers
+from catcode.safety.trusted_settings import settings_layers
+from catcode.settings.config import Layer, Settings, read_settings_file, validate_layers
+from catcode.settings.consent import ConsentItem, ConsentStore
 
 LOCAL_SETTINGS = Path(".cat-code") / "settings.local.yaml"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import math
 
+from catcode.conversation.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ToolSpec, Usage
-from catcode.session.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 ASCII_CHARS_PER_TOKEN = 4
 """ASCII prose and code average about four characters per token."""

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from catcode.errors import ConfigError
 from catcode.providers.base import Usage
 
 _DATED = re.compile(r"-\d{8}$")
+MODEL_FAMILIES = ("sonnet", "opus", "haiku")
+_VERSIONED = re.compile(r"^claude-(?P<family>[a-z]+)-(?P<version>\d+(?:-\d+)?)$")
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,21 @@ def session_usage(session: object) -> dict[str, Usage]:
     usage = getattr(agent, "usage", None)
     model = getattr(provider, "model", "")
     return {model: usage} if isinstance(usage, Usage) and (usage.input_tokens or usage.output_tokens) else {}
+
+
+def model_alias(name: str) -> str:
+    """``sonnet``, ``opus`` or ``haiku`` → the newest model of that family in the price file; other names as given."""
+    family = name.strip().lower()
+    if family not in MODEL_FAMILIES:
+        return name
+    best: tuple[tuple[int, ...], str] | None = None
+    for model in known_models():
+        match = _VERSIONED.match(model)
+        if match and match["family"] == family:
+            version = tuple(int(part) for part in match["version"].split("-"))
+            version = version + (0,) * (2 - len(version))
+            if best is None or version > best[0]:
+                best = (version, model)
+    if best is None:
+        raise ConfigError(f"no {family} model is listed in catcode/data/models.toml")
+    return best[1]

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from catcode.session.messages import Message, ToolResultBlock, ToolUseBlock
+from catcode.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from catcode.text import shorten
 
 

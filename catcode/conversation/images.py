@@ -7,8 +7,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
+from catcode.conversation.messages import ImageBlock, ImageSource
 from catcode.errors import CatcodeError
-from catcode.session.messages import ImageBlock, ImageSource
 
 MEDIA_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                ".webp": "image/webp"}  # fmt: skip

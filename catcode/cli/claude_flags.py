@@ -6,12 +6,17 @@ is ``bypass``; ``--allowedTools``/``--disallowedTools`` add rules (comma or spac
 spellings: ``claude_rules``) for this run only; ``--add-dir`` adds ``permissions.additional_directories``;
 ``--max-turns`` is ``max_tool_rounds``; ``--system-prompt``/``--append-system-prompt`` replace or extend the system
 prompt; ``--model sonnet|opus|haiku`` is the newest model of that family in ``catcode/data/models.toml``;
-``--mcp-config FILE|JSON`` adds MCP servers in Claude Code's ``.mcp.json`` shape for this run (``mcp.sources``)."""
+``--mcp-config FILE|JSON`` adds MCP servers in Claude Code's ``.mcp.json`` shape for this run (``mcp.sources``).
+
+``--allowedTools``, ``--disallowedTools``, ``--add-dir`` and ``--mcp-config`` take several values (``--add-dir
+../a ../b``, ``--allowedTools "Bash(git log:*)" Read``); ``variadic`` says how many of the words after one are its:
+the first always, each following one while it clearly is one — a rule naming a known tool, an existing folder, a
+JSON text or an existing file — so the PROMPT after them (``catcode -p --add-dir ../lib "fix it"``) stays the
+prompt."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -25,34 +30,11 @@ CLAUDE_PERMISSION_MODES = {
 }
 """Claude Code's permission-mode names → catcode's."""
 
-MODEL_FAMILIES = ("sonnet", "opus", "haiku")
-_VERSIONED = re.compile(r"^claude-(?P<family>[a-z]+)-(?P<version>\d+(?:-\d+)?)$")
-
 
 def permission_mode(value: str) -> str:
     """catcode's name for a permission mode given in Claude Code's or catcode's spelling (unknown names pass through
     unchanged, to be refused with the list of modes)."""
     return CLAUDE_PERMISSION_MODES.get(value, value)
-
-
-def model_alias(name: str) -> str:
-    """``sonnet``, ``opus`` or ``haiku`` → the newest model of that family in the price file; other names as given."""
-    family = name.strip().lower()
-    if family not in MODEL_FAMILIES:
-        return name
-    from catcode.session.pricing import known_models
-
-    best: tuple[tuple[int, ...], str] | None = None
-    for model in known_models():
-        match = _VERSIONED.match(model)
-        if match and match["family"] == family:
-            version = tuple(int(part) for part in match["version"].split("-"))
-            version = version + (0,) * (2 - len(version))
-            if best is None or version > best[0]:
-                best = (version, model)
-    if best is None:
-        raise ConfigError(f"no {family} model is listed in catcode/data/models.toml")
-    return best[1]
 
 
 def split_rules(values: list[str]) -> list[str]:
@@ -152,3 +134,39 @@ def run_overrides(
     if append_system_prompt is not None:
         overrides["append_system_prompt"] = append_system_prompt
     return overrides
+
+
+RULE_FLAGS = {"--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools"}
+
+
+def variadic(flag: str, following: list[str]) -> list[str]:
+    """The values of ``flag`` among ``following`` (the words after it)."""
+    taken: list[str] = []
+    for word in following:
+        if word == "--" or (word.startswith("-") and word != "-"):
+            break
+        if taken and not _fits(flag, word):
+            break
+        taken.append(word)
+    return taken
+
+
+def _fits(flag: str, word: str) -> bool:
+    if flag in RULE_FLAGS:
+        return _is_rules(word)
+    if flag == "--add-dir":
+        return Path(word).expanduser().is_dir()
+    return word.lstrip().startswith("{") or Path(word).expanduser().is_file()
+
+
+def _is_rules(word: str) -> bool:
+    from catcode.errors import ConfigError
+    from catcode.safety.permissions import Rule
+
+    rules = split_rules([word])
+    try:
+        for rule in rules:
+            Rule.parse(rule).check_tool(rule)
+    except ConfigError:
+        return False
+    return bool(rules)
