@@ -171,17 +171,17 @@ PACKAGE_LAYERS = [
     ("catcode.tools",),
     ("catcode.safety",),
     ("catcode.session",),
-    ("catcode.memory", "catcode.extensions"),
     ("catcode.commands",),
-    ("catcode.checkpoints",),
+    ("catcode.memory", "catcode.extensions", "catcode.checkpoints"),
     ("catcode.mcp_server", "catcode.web", "catcode.app"),
     ("catcode.ui",),
     ("catcode.cli", "catcode.__main__"),
 ]  # fmt: skip
 """The packages, lowest first: each imports from lower floors only (function-level and ``TYPE_CHECKING`` imports
 included). The settings import no feature (each feature's section is a module of ``settings``); the conversation's
-types sit below the providers that send them; ``session`` (the agent loop) below the features that attach to it;
-``app`` (the composition root) above every feature; the front ends on top."""
+types sit below the providers that send them; ``session`` (the agent loop) and the slash-command registry below the
+features that attach to them, each feature bringing its own commands; ``app`` (the composition root) above every
+feature; the front ends on top."""
 
 
 def package_floor(unit: str) -> int:

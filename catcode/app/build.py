@@ -144,8 +144,8 @@ def build_session(
     sits idle). MCP servers start at launch all the same (with ``defer_start_up``, once the prompt is drawn:
     ``Session.start_background``); ``mcp_wait`` (a ``mcp.hook.WaitScreen``; default: a line through the notices) shows
     a request's wait for them. ``instructions_shown``: the interactive header named the instruction files already."""
-    from catcode.commands.extensions import register_agents
     from catcode.commands.misc import register_compact
+    from catcode.extensions.commands import register_agents
     from catcode.extensions.inventory import gather
     from catcode.providers.tokens import TokenCounter, estimate_request_overhead
     from catcode.session.compaction import Compactor
@@ -464,8 +464,8 @@ def _add_memory(
     parts.auto_recall = auto  # the agent (and, when configured, subagents) call it; /memory recalled shows it
 
     def register(registry: Any) -> None:  # imported with the registry: print mode has none
-        from catcode.commands.memory import register_memory_commands
-        from catcode.commands.recall import register_recall_commands
+        from catcode.memory.commands import register_memory_commands
+        from catcode.memory.recall_commands import register_recall_commands
 
         register_memory_commands(registry, memory)
         register_recall_commands(registry, recall, auto)
@@ -486,7 +486,7 @@ def _add_skills(
     """Discovered skills: index hook (after memory's, for a stable order), load_skill, readable skill folders.
     Project skills are used only with the person's consent (``consented_skills``); ``notify`` says what was left
     out."""
-    from catcode.commands.misc import register_skills
+    from catcode.extensions.skill_command import register_skills
     from catcode.extensions.skill_consent import consented_skills
     from catcode.extensions.skills import SkillsIndexHook, discover_skills, load_skill_tool
 
@@ -533,7 +533,7 @@ def _add_mcp(
 ) -> Any:
     """MCP servers (started at launch by ``build_session``) and the hook through which a request waits for them, up
     to ``mcp.startup_timeout``, and their tools join the registry."""
-    from catcode.commands.extensions import register_mcp
+    from catcode.extensions.commands import register_mcp
 
     if not extensions.servers and not extensions.refused_servers:
         parts.register_commands.append(lambda registry: register_mcp(registry, None, []))

@@ -1,4 +1,4 @@
-"""Small commands: /compact, /skills, /todos."""
+"""Small commands: /compact, /todos."""
 
 from __future__ import annotations
 
@@ -21,40 +21,6 @@ def register_compact(registry: CommandRegistry, compactor: Any) -> None:
         if result.tokens_after < result.tokens_before:
             agent.replace_messages(result.messages)
         ctx.console.print(result.notice, style="dim", markup=False)
-
-
-def register_skills(registry: CommandRegistry, skill_set: Any) -> None:
-    """Add ``/skills`` for ``skill_set``."""
-    from catcode.extensions.skills import SkillError, format_skill, format_skill_list
-
-    def complete(ctx: CommandContext | None, text: str) -> list[str]:
-        return [f"show {n}" for n in skill_set.names() if f"show {n}".startswith(text)]
-
-    @registry.command("skills", subcommands={"show": "show one skill: /skills show <name>"}, complete=complete)
-    def cmd_skills(ctx: CommandContext, args: str) -> None:
-        """List skills with their source, or show one: /skills [show <name>]."""
-        sub, _, name = args.partition(" ")
-        if sub == "show":
-            skill = skill_set.get(name.strip())
-            if skill is None:
-                ctx.console.print(
-                    f"Unknown skill: {name.strip() or '(none given)'}. "
-                    f"Available: {', '.join(skill_set.names()) or 'none'}",
-                    style="red",
-                    markup=False,
-                )
-                return
-            try:
-                ctx.console.print(format_skill(skill), markup=False)
-            except SkillError as exc:
-                ctx.console.print(str(exc), style="red", markup=False)
-            return
-        if args:
-            ctx.console.print(
-                f"/skills takes no arguments but show <name> (got {args!r}) — /help skills", style="red", markup=False
-            )
-            return
-        ctx.console.print(format_skill_list(skill_set), markup=False)
 
 
 def register_todos(registry: CommandRegistry, todos: Any) -> None:

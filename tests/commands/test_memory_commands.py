@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from catcode.commands.memory import add_memory_subcommand, register_memory_commands
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.builder import build_memory_runtime
+from catcode.memory.commands import add_memory_subcommand, register_memory_commands
 from catcode.memory.pipeline.service import Busy
 from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime

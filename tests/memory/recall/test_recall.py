@@ -20,17 +20,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from catcode.commands.memory import register_memory_commands
-from catcode.commands.recall import register_recall_commands
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent
 from catcode.conversation.messages import Message, ToolResultBlock
 from catcode.errors import ConfigError, ProviderError
 from catcode.memory.builder import build_memory_runtime, build_recall
+from catcode.memory.commands import register_memory_commands
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
 from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, recent_text, search_text
+from catcode.memory.recall_commands import register_recall_commands
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response

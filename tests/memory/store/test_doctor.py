@@ -13,9 +13,9 @@ import pytest
 from memory_helpers import DATA, seed_api_style, seed_vim
 from rich.console import Console
 
-from catcode.commands.memory import register_memory_commands
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.memory.builder import build_memory_runtime
+from catcode.memory.commands import register_memory_commands
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store import entry_file

@@ -1,16 +1,16 @@
 """``/memory search <query>``, ``/memory recent [N]`` and ``/memory recalled [N]``: the fact index, the work journal
 and what per-turn recall attached, from the REPL.
 
-Added to ``/memory`` through ``add_memory_subcommand`` (catcode/commands/memory.py), so they appear in its help
+Added to ``/memory`` through ``add_memory_subcommand`` (catcode/memory/commands.py), so they appear in its help
 and completion; ``register_recall_commands`` must run after ``register_memory_commands``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from catcode.commands.memory import add_memory_subcommand
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.memory.auto_recall import recalled_text
+from catcode.memory.commands import add_memory_subcommand
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.views import recent_text, search_text
 
