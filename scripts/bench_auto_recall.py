@@ -98,8 +98,8 @@ def _session(tmp: Path, name: str, files: dict[str, str], **memory: Any) -> Any:
     session = build_session(
         settings, paths, approver=NoTerminalApprover(), provider=provider, env={}, interactive=False
     )
-    session.extras["recall"].wait_synced(600)
-    session.extras["memory"].wait_started(600)  # the start-up check too: measured is a session past its start
+    session.recall.wait_synced(600)
+    session.memory.wait_started(600)  # the start-up check too: measured is a session past its start
     return session, provider
 
 
@@ -147,7 +147,7 @@ def bench_quality(tmp: Path, corpus: Corpus, kind: str = "coding", sweep: bool =
     unanswerable = [*others, *EVERYDAY]
     on, provider_on = _session(tmp, f"quality-{kind}", files)
     off, provider_off = _session(tmp, f"quality-{kind}-off", files, auto_recall="off")  # its questions: no past turns
-    auto = on.extras["auto_recall"]
+    auto = on.auto_recall
     figures: dict[str, float] = {"memories": len(files), "questions answerable": len(answerable)}
     figures["questions unanswerable"] = len(unanswerable)
     found = {"on": 0, "off": 0}
@@ -299,7 +299,7 @@ def bench_latency(tmp: Path, corpus: Corpus, size: int, whole_turn: bool) -> dic
     start = time.perf_counter()
     on, provider_on = _session(tmp, f"latency-{size}", files, auto_recall_timeout_ms=10_000)
     figures: dict[str, float] = {f"{size:,} memories: session build + index sync, s": time.perf_counter() - start}
-    auto = on.extras["auto_recall"]
+    auto = on.auto_recall
     samples = []
     for question in questions:
         began = time.perf_counter()

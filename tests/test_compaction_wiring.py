@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catcode.app.build import Session, build_session
+from catcode.app.build import build_session
 from catcode.conversation.hook_bus import HookEvent, HookManager
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.memory.injection import MemoryInjectionHook
@@ -22,6 +22,7 @@ from catcode.providers.tokens import TokenCounter, estimate_messages_tokens, est
 from catcode.safety.permissions import NoTerminalApprover, PermissionPolicy
 from catcode.session.agent import Agent
 from catcode.session.compaction import SUMMARY_MARKER, Compactor, is_synthetic
+from catcode.session.session import Session
 from catcode.settings.compaction import CompactConfig
 from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry

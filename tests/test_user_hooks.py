@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
-from catcode.app.build import Session, build_session
+from catcode.app.build import build_session
 from catcode.conversation.messages import Role, TextBlock
 from catcode.errors import ConfigError
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.safety.trusted_settings import load_settings
+from catcode.session.session import Session
 from catcode.settings.config import resolve_paths
 from catcode.settings.consent import ConsentItem, ConsentStore
 
@@ -210,7 +211,7 @@ def test_pre_compact_and_session_end_hooks_run(home: Path, project: Path, tmp_pa
     s = session(home, project, provider)
     s.agent.run_turn("first")
     s.agent.run_turn("second")
-    s.extras["compactor"].compact_now(s.agent.messages)
+    s.compactor.compact_now(s.agent.messages)
     s.shutdown(lambda line: None)
     lines = marks.read_text().splitlines()
     assert "'hook_event_name': 'PreCompact'" in lines[0] and "'trigger': 'manual'" in lines[0]

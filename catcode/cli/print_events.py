@@ -25,7 +25,7 @@ from catcode.session.agent import AgentEvents, TurnResult
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from catcode.app.build import Session
+    from catcode.session.session import Session
 
 CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "bypass": "bypassPermissions", "plan": "plan"}
 """catcode's permission modes as Claude Code spells them (``read-only`` has no Claude Code name and stays as is)."""
@@ -167,9 +167,7 @@ def usage_fields(usage: Usage) -> dict[str, int]:
 
 def init_fields(session: Session, cwd: str, api_key_source: str) -> dict[str, Any]:
     """The ``system``/``init`` event's fields: the tools offered, the model, the permission mode, the MCP servers."""
-    extensions = session.extras.get("extensions")
-    servers = sorted(spec.name for spec in getattr(extensions, "servers", None) or [])
-    commands = session.extras.get("slash_commands") or []
+    servers = sorted(spec.name for spec in session.extensions.servers) if session.extensions is not None else []
     mode = session.policy.mode.value
     return {
         "cwd": cwd,
@@ -177,7 +175,7 @@ def init_fields(session: Session, cwd: str, api_key_source: str) -> dict[str, An
         "mcp_servers": [{"name": name, "status": "pending"} for name in servers],
         "model": session.provider.model,
         "permissionMode": CLAUDE_MODES.get(mode, mode),
-        "slash_commands": list(commands),
+        "slash_commands": [],  # print mode runs no slash command
         "apiKeySource": api_key_source,
         "output_style": "default",
     }

@@ -25,8 +25,8 @@ from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalAppr
 from catcode.session.agent import TurnResult
 
 if TYPE_CHECKING:
-    from catcode.app.build import Session
     from catcode.providers.base import LLMProvider
+    from catcode.session.session import Session
     from catcode.settings.paths import Paths
 
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
@@ -158,7 +158,7 @@ def _resume(session: Session, how: str) -> bool:
     from catcode.session.reopen import find_session
 
     by_id = how not in ("", "continue")
-    history = session.extras.get("history")
+    history = session.history
     if by_id and history is not None and find_session(history, how, exclude=session.session_id) is None:
         sys.stderr.write(f"catcode: no session {how!r} in this project (catcode --resume lists them)\n")
         return False

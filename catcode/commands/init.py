@@ -85,7 +85,5 @@ def register_init(registry: CommandRegistry) -> None:
             ctx.console.print("Nothing written.", style="dim", markup=False)
             return
         atomic_write_text(target, draft, mode=0o644)  # a project file, meant to be committed and shared
-        reload = session.extras.get("reload_instructions")
-        if reload is not None:
-            reload()
+        session.reload_instructions()
         ctx.console.print(f"Wrote {target.name}; it is part of the instructions from now on.", markup=False)

@@ -1,14 +1,24 @@
-"""Small commands: /compact, /todos."""
+"""Small commands: /compact, /todos; and ``register_session_commands``, every command over the session's own
+objects (these two, /init, /resume), which the composition root puts among the session's slash commands."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from catcode.commands.registry import CommandContext, CommandRegistry
 
 
-def register_compact(registry: CommandRegistry, compactor: Any) -> None:
-    """Add ``/compact`` for ``compactor``."""
+def register_session_commands(registry: CommandRegistry) -> None:
+    """Add /compact, /todos, /init and /resume (each imported here, with the registry: print mode has none)."""
+    from catcode.commands.init import register_init
+    from catcode.commands.resume import register_resume
+
+    register_compact(registry)
+    register_todos(registry)
+    register_init(registry)
+    register_resume(registry)
+
+
+def register_compact(registry: CommandRegistry) -> None:
+    """Add ``/compact`` for the session's compactor."""
 
     @registry.command("compact")
     def cmd_compact(ctx: CommandContext, args: str) -> None:
@@ -17,13 +27,13 @@ def register_compact(registry: CommandRegistry, compactor: Any) -> None:
         if len(agent.messages) < 2:
             ctx.console.print("Nothing to compact yet.", style="dim", markup=False)
             return
-        result = compactor.compact_now(agent.messages, focus=args or None, counter=agent.counter)
+        result = ctx.session.compactor.compact_now(agent.messages, focus=args or None, counter=agent.counter)
         if result.tokens_after < result.tokens_before:
             agent.replace_messages(result.messages)
         ctx.console.print(result.notice, style="dim", markup=False)
 
 
-def register_todos(registry: CommandRegistry, todos: Any) -> None:
+def register_todos(registry: CommandRegistry) -> None:
     """``/todos``: the current todo list, as the model last wrote it."""
 
     @registry.command("todos", takes_args=False)
@@ -32,6 +42,7 @@ def register_todos(registry: CommandRegistry, todos: Any) -> None:
         from catcode.commands.todo_view import checklist
         from catcode.session.todos import counts
 
+        todos = ctx.session.todos
         if not todos.items:
             ctx.console.print("No todo list yet: the model writes one for tasks of several steps.", markup=False)
             return

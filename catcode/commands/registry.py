@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console  # the prompt's completion imports this module before rich is needed
 
+    from catcode.session.session import Session
+
 
 @dataclass
 class CommandContext:
     """What a command may use: the session, an output console, and ways to ask or stop."""
 
-    session: Any
+    session: Session
     console: Console
     confirm: Callable[[str], bool] = lambda question: False  # no terminal → no
     state: dict[str, Any] = field(default_factory=dict)  # REPL-owned values (e.g. "exit": True)

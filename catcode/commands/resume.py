@@ -16,7 +16,7 @@ NO_HISTORY = (
 
 
 def _history(ctx: CommandContext) -> Any:
-    history = ctx.session.extras.get("history")
+    history = ctx.session.history
     if history is None:
         ctx.console.print(NO_HISTORY, style="yellow", markup=False)
     return history

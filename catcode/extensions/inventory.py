@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -22,6 +23,9 @@ from catcode.settings.config import Paths, project_settings_files, read_settings
 from catcode.settings.consent import Asker, ConsentItem, ConsentStore, gate
 from catcode.settings.hook_settings import UserHook, hooks_from
 from catcode.tools.base import Permission, ToolRegistry
+
+if TYPE_CHECKING:
+    from catcode.session.parts import SessionBuilder
 
 
 @dataclass
@@ -102,3 +106,20 @@ def gather(
         refused_servers=[s.name for s in servers.project if s.consent_item().id not in allowed],
         refused_agents=[a.name for a in gated_agents if not agent_allowed(a)],
     )
+
+
+class InventoryPart:
+    """Gathers the session's ``Extensions`` (``session.parts.SessionPart``), asking one consent question, for the
+    user hooks, MCP and subagents parts attached after it. Attached before the plan-mode and todo tools: a project
+    subagent is judged by the tools it names, and those two are never a reason to ask."""
+
+    def __init__(self) -> None:
+        self.found = Extensions()  # set by ``attach``
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Collect the user's and the project's servers, hooks and subagent definitions; keep what may be used."""
+        self.found = gather(
+            builder.paths, builder.tools, builder.ask_consent, builder.notify, builder.env,
+            subagents=builder.settings.subagents.enabled,
+        )  # fmt: skip
+        builder.extensions = self.found

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
     from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.pipeline.manager import MemoryManager
     from catcode.memory.pipeline.service import MemoryService
+    from catcode.session.session import Session
     from catcode.settings.paths import Paths
 
 log = get_logger(__name__)
@@ -77,7 +78,7 @@ class MemoryRuntime:
                 tools.register(tool)
 
     def attach(
-        self, session: Any, *, interactive: bool = True, start: Callable[[Callable[[], None]], None] | None = None
+        self, session: Session, *, interactive: bool = True, start: Callable[[Callable[[], None]], None] | None = None
     ) -> None:
         """Record every stored message, capture at exit, and recover an interrupted session in the background.
 

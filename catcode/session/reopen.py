@@ -208,12 +208,10 @@ class HistoryMarkers:
 
 def restore(session: Any, chosen: SessionInfo, say: Callable[[str], None]) -> int:
     """Put ``chosen``'s conversation into ``session``'s agent; how many messages it holds."""
-    history = session.extras["history"]
+    history = session.history
     messages = rebuild(history.read(), chosen.id)
     session.agent.restore(messages)
-    todos = session.extras.get("todos")
-    if todos is not None:
-        todos.sync(messages)  # the todo list of the resumed conversation
+    session.todos.sync(messages)  # the todo list of the resumed conversation
     HistoryMarkers(history).resumed(chosen.id)
     say(f"Resumed session {chosen.id} ({len(messages)} messages): {shorten(chosen.first_message, 60)}")
     return len(messages)

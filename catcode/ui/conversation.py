@@ -22,7 +22,7 @@ from catcode.ui.events import ReplEvents
 from catcode.ui.render import error_text
 
 if TYPE_CHECKING:
-    from catcode.app.build import Session
+    from catcode.session.session import Session
 
 log = get_logger(__name__)
 
@@ -31,10 +31,11 @@ COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, no
 
 
 def build_registry(session: Session) -> CommandRegistry:
-    """Built-in commands, then every ``session.extras["register_commands"]`` function (memory, skills...)."""
+    """Built-in commands, then every registration of ``session.slash_commands`` (the session's own commands, memory,
+    skills...)."""
     registry = CommandRegistry()
     register_builtins(registry)
-    for register in session.extras.get("register_commands", []):
+    for register in session.slash_commands:
         register(registry)
     return registry
 

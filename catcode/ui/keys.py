@@ -28,7 +28,7 @@ from prompt_toolkit.search import stop_search
 from catcode.ui.completion import ReplCompleter
 
 if TYPE_CHECKING:
-    from catcode.app.build import Session
+    from catcode.session.session import Session
     from catcode.ui.first_screen import FirstScreen
 
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from catcode.app.build import Session, build_session
+from catcode.app.build import build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares
@@ -23,6 +23,7 @@ from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.safety.permissions import NoTerminalApprover
+from catcode.session.session import Session
 from catcode.settings.config import Settings, resolve_paths
 
 GOTCHA = MemoryEntry(
@@ -69,7 +70,7 @@ def session_with(
     session = build_session(
         settings, paths, approver=NoTerminalApprover(), provider=provider, env={}, interactive=False
     )
-    store = session.extras["memory"].store
+    store = session.memory.store
     for entry in entries:
         store.update(entry)
     return session
@@ -106,7 +107,7 @@ def test_the_answering_memory_rides_on_the_message_not_the_system_prompt(tmp_pat
     assert second.messages[0] == first.messages[0]
     # The stored conversation and history.jsonl hold the person's words only.
     assert session.agent.messages[0].text == ASK_BILLING
-    history = session.extras["history"].path.read_text(encoding="utf-8")
+    history = session.history.path.read_text(encoding="utf-8")
     assert "integer cents" not in history and "recalled-memory" not in history
 
 
@@ -124,7 +125,7 @@ def test_nothing_below_the_threshold_is_attached(tmp_path: Path) -> None:
     session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
     session.agent.run_turn("please run the test suite")  # shares no word with any memory
     weak = "is the API ok?"  # one common word of one memory: a match, but a weak one
-    auto = session.extras["auto_recall"]
+    auto = session.auto_recall
     hits = auto.recall.search(weak)
     assert hits and all(h.score < auto.config.auto_recall_min_score for h in hits)
     session.agent.run_turn(weak)
@@ -143,7 +144,7 @@ def test_auto_recall_off_attaches_nothing(tmp_path: Path) -> None:
     provider = ScriptedProvider(text_response("ok"))
     session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER, auto_recall="off")
     session.agent.run_turn(ASK_BILLING)
-    assert session.extras["auto_recall"] is None
+    assert session.auto_recall is None
     assert recalled_block(chat(provider)[0].messages[0]) == ""
 
 
@@ -183,7 +184,7 @@ def test_a_deleted_memory_is_never_recalled(tmp_path: Path) -> None:
     session.agent.run_turn(ASK_BILLING)
     assert "api-gotcha" in recalled_block(chat(provider)[0].messages[0])
     session.agent.clear()  # a new conversation: nothing is attached any more
-    session.extras["memory"].store.delete("api-gotcha")
+    session.memory.store.delete("api-gotcha")
     session.agent.run_turn(ASK_BILLING)
     assert "api-gotcha" not in recalled_block(chat(provider)[-1].messages[0])
 
@@ -193,7 +194,7 @@ def test_a_memory_is_attached_once_per_conversation(tmp_path: Path) -> None:
     session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
     session.agent.run_turn(ASK_BILLING)
     again = "so the billing API answers 422 for float amounts?"
-    assert "api-gotcha" in [item.name for item in session.extras["auto_recall"].find(again).items]
+    assert "api-gotcha" in [item.name for item in session.auto_recall.find(again).items]
     session.agent.run_turn(again)
     second = chat(provider)[1]
     assert "api-gotcha" in recalled_block(second.messages[0])  # still there, from the first message
@@ -236,7 +237,7 @@ def io_console() -> Console:
 
 def run_command(session: Session, line: str, console: Console) -> None:
     registry = CommandRegistry()
-    for register in session.extras["register_commands"]:
+    for register in session.slash_commands:
         register(registry)
     registry.dispatch(line, CommandContext(session, console))
 
@@ -279,7 +280,7 @@ class SlowRecall:
 def test_a_failing_index_sends_the_message_without_recall(tmp_path: Path) -> None:
     provider = ScriptedProvider(text_response("answered"))
     session = session_with(tmp_path, provider, GOTCHA)
-    auto = AutoRecall(BrokenRecall(), session.extras["memory"].store, session.settings.memory)
+    auto = AutoRecall(BrokenRecall(), session.memory.store, session.settings.memory)
     session.agent.recall = auto
     result = session.agent.run_turn(ASK_BILLING)
     assert result.text == "answered" and result.error is None
@@ -290,7 +291,7 @@ def test_a_failing_index_sends_the_message_without_recall(tmp_path: Path) -> Non
 def test_a_broken_facts_db_never_costs_the_turn(tmp_path: Path) -> None:
     provider = ScriptedProvider(text_response("answered"))
     session = session_with(tmp_path, provider, GOTCHA)
-    recall = session.extras["recall"]
+    recall = session.recall
     recall.wait_synced(30)
     recall.close()
     db = Path(session.paths.facts_db)
@@ -299,14 +300,14 @@ def test_a_broken_facts_db_never_costs_the_turn(tmp_path: Path) -> None:
     db.mkdir()  # a folder where the database should be: SQLite cannot open it
     result = session.agent.run_turn(ASK_BILLING)
     assert result.text == "answered"
-    assert session.extras["auto_recall"].last_skip.startswith("failed")
+    assert session.auto_recall.last_skip.startswith("failed")
 
 
 def test_a_slow_index_is_not_waited_for(tmp_path: Path) -> None:
     provider = ScriptedProvider(text_response("one"), text_response("two"))
     session = session_with(tmp_path, provider, GOTCHA, auto_recall_timeout_ms=20)
     slow = SlowRecall()
-    auto = AutoRecall(slow, session.extras["memory"].store, session.settings.memory)
+    auto = AutoRecall(slow, session.memory.store, session.settings.memory)
     session.agent.recall = auto
     try:
         assert session.agent.run_turn(ASK_BILLING).text == "one"
@@ -330,7 +331,7 @@ def test_recall_stays_out_of_memory_extraction(tmp_path: Path) -> None:
         return text_response(json.dumps({"candidates": []}))
 
     provider.queue(extractor)
-    session.extras["memory"].service.process_pending(why="test", wait=10)
+    session.memory.service.process_pending(why="test", wait=10)
     (request,) = seen
     prompt = "\n".join(m.text for m in request.messages)
     assert ASK_BILLING in prompt

@@ -57,7 +57,7 @@ def test_capture_and_the_session_summary_share_one_exit_budget(tmp_path: Path) -
     session = build_session(
         settings, resolve_paths(settings, home, project), approver=NoTerminalApprover(), provider=provider, env={}
     )
-    memory = session.extras["memory"]
+    memory = session.memory
     memory.exit_budget = ExitBudget(60, clock)
     for i in range(3):
         memory.history.append(Message.user(f"use vim {i}"))
@@ -92,7 +92,7 @@ def test_a_memory_saved_again_exactly_as_it_is_is_not_announced_nor_offered_for_
         session = build_session(
             settings, resolve_paths(settings, home, project), approver=NoTerminalApprover(), provider=provider, env={}
         )
-        memory = session.extras["memory"]
+        memory = session.memory
         for i in range(3):
             memory.history.append(Message.user(f"I use vim {i}"))
             memory.history.append(Message.assistant(f"ok {i}"))

@@ -10,13 +10,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from catcode.app.build import Session, build_session
+from catcode.app.build import build_session
 from catcode.conversation.messages import TextBlock, ToolUseBlock
 from catcode.memory.exit_capture import capture_at_exit
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.safety.trusted_settings import load_settings
+from catcode.session.session import Session
 from catcode.settings.config import resolve_paths
 
 SUBAGENT = "You are a subagent of catcode"
@@ -161,7 +162,7 @@ def test_a_task_with_only_a_prompt_runs_the_general_purpose_subagent(tmp_path: P
 def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> None:
     provider = ScriptedProvider()
     session = make_session(tmp_path, provider, "skills_enabled: false\n", interactive=True)
-    scope = session.extras["subagents"]
+    scope = session.subagents
     seen: list[bool] = []
     capture = next(
         i for i, step in enumerate(session.exit_steps) if getattr(step, "func", None) is capture_at_exit
@@ -173,4 +174,4 @@ def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> No
 
 def test_subagents_can_be_turned_off(tmp_path: Path) -> None:
     session = make_session(tmp_path, ScriptedProvider(), "skills_enabled: false\nsubagents: {enabled: false}\n")
-    assert session.tools.get("task") is None and session.extras["subagents"] is None
+    assert session.tools.get("task") is None and session.subagents is None

@@ -209,14 +209,14 @@ def test_registry_has_builtins_and_the_sessions_extra_commands() -> None:
         def cmd_memory(ctx: CommandContext, args: str) -> None:
             """Manage memories."""
 
-    session = SimpleNamespace(extras={"register_commands": [register]})
+    session = SimpleNamespace(slash_commands=[register])
     registry = repl.build_registry(session)
     assert [c.name for c in registry.all()] == ["clear", "cost", "exit", "help", "memory", "model", "permissions"]
 
 
 def test_command_failure_is_one_red_line(tmp_path: Path) -> None:
     out = StringIO()
-    session = SimpleNamespace(extras={})
+    session = SimpleNamespace(slash_commands=[])
     registry = repl.build_registry(session)
 
     @registry.command("boom")

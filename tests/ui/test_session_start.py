@@ -20,6 +20,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 import catcode.app.build
+import catcode.session.session
 from catcode.errors import ConfigError
 from catcode.memory.recall.recall import Recall
 from catcode.providers.scripted import ScriptedProvider, text_response
@@ -159,7 +160,7 @@ def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
     held: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate, exiting, order = threading.Event(), threading.Event(), []
-    sync, wait_synced, end = Recall.sync, Recall.wait_synced, catcode.app.build.Session.end
+    sync, wait_synced, end = Recall.sync, Recall.wait_synced, catcode.session.session.Session.end
 
     def held_sync(self: Recall) -> Any:  # the start-up sync goes on only once the exit waits for it
         assert gate.wait(WAIT)
@@ -173,7 +174,7 @@ def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
 
     monkeypatch.setattr(Recall, "sync", held_sync)
     monkeypatch.setattr(Recall, "wait_synced", told)
-    monkeypatch.setattr(catcode.app.build.Session, "end", lambda self: (order.append("ended"), end(self)))
+    monkeypatch.setattr(catcode.session.session.Session, "end", lambda self: (order.append("ended"), end(self)))
 
     def answer(request: Any) -> Any:
         return text_response("Answered once." if request.options.purpose == "chat" else '{"candidates": []}')
@@ -235,8 +236,8 @@ def test_start_up_work_that_never_found_a_quiet_moment_starts_when_the_session_e
     assert session.notices.empty() and not threads() & START_UP_WORK
     said: list[str] = []
     session.shutdown(said.append)  # nothing was said in the session: the capture has nothing to do
-    assert session.extras["memory"] is not None
-    session.extras["memory"].wait_started(WAIT)
+    assert session.memory is not None
+    session.memory.wait_started(WAIT)
     assert any(line.startswith(UNREADABLE) for line in drain(session.notices))
 
 

@@ -12,13 +12,16 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catcode.log import get_logger
 from catcode.memory.sync.status import STATUS_FILE, read_status
 
 if TYPE_CHECKING:
+    from catcode.memory.part import MemoryPart
     from catcode.memory.runtime import MemoryRuntime
+    from catcode.session.attached import Attached
+    from catcode.session.parts import SessionBuilder
 
 log = get_logger(__name__)
 
@@ -40,7 +43,22 @@ def start_sync_process(cwd: Path, env: dict[str, str] | None = None) -> subproce
         return None
 
 
-def attach_auto_sync(session: Any, runtime: MemoryRuntime) -> None:
+class AutoSyncPart:
+    """``memory.sync: auto`` as a part of an interactive session (``session.parts.SessionPart``), attached after the
+    memory and recall parts: its exit step comes after theirs (the sync carries what the capture and the session
+    summary wrote)."""
+
+    def __init__(self, memory: MemoryPart) -> None:
+        self.memory = memory
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Once the session exists (after the capture's exit step is added): the syncs, when a remote is set."""
+        runtime = self.memory.runtime
+        if runtime is not None and builder.interactive and builder.settings.memory.sync == "auto":
+            builder.when_built(lambda session: attach_auto_sync(session, runtime))
+
+
+def attach_auto_sync(session: Attached, runtime: MemoryRuntime) -> None:
     """With ``memory.sync: auto`` and a remote set: sync when the prompt is drawn and after the exit capture
     (``session.exit_steps``: call this after the capture's step is added)."""
     if runtime.config.sync != "auto" or not runtime.git.available or not runtime.git.initialized:
@@ -51,7 +69,11 @@ def attach_auto_sync(session: Any, runtime: MemoryRuntime) -> None:
         return
     root, cwd = runtime.paths.memory_root, runtime.paths.project_root
     session.background_starts.append(lambda: _start_and_report(root, cwd, runtime.notices.put))
-    session.exit_steps.append(lambda say: start_sync_process(cwd))
+
+    def sync_at_exit(say: Callable[[str], None]) -> None:
+        start_sync_process(cwd)
+
+    session.exit_steps.append(sync_at_exit)
 
 
 def _start_and_report(root: Path, cwd: Path, notify: Callable[[str], None]) -> None:

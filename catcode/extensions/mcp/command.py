@@ -1,14 +1,17 @@
-"""``/mcp`` (MCP servers, their state and tools) and ``/agents`` (subagent definitions)."""
+"""``/mcp``: the MCP servers, their state and their tools."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.tools.base import Permission
+from catcode.tools.base import Permission, ToolRegistry
+
+if TYPE_CHECKING:
+    from catcode.extensions.mcp.manager import McpManager
 
 
-def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
+def mcp_text(manager: McpManager | None, tools: ToolRegistry | None, refused: list[str]) -> str:
     """One block per server: name, state, transport and source, then its tools with their permission."""
     from catcode.extensions.mcp.manager import ServerState
 
@@ -37,34 +40,10 @@ def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
     return "\n".join(lines)
 
 
-def agents_text(agents: Any, refused: list[str]) -> str:
-    """One line per subagent definition (name, source, model, tools, description), then skipped files."""
-    lines = []
-    for name in agents.names():
-        definition = agents.agents[name]
-        model = definition.model or "session model"
-        lines.append(f"{name}  ({definition.source}; {model}; tools: {', '.join(definition.tools)})")
-        lines.append(f"  {definition.description}")
-    lines += [f"{name}  not allowed (project definition with more than read-only tools)" for name in refused]
-    if agents.warnings:
-        lines += ["", *agents.warnings]
-    lines += ["", "Add one in ~/.cat-code/agents/NAME.md or .cat-code/agents/NAME.md (Claude Code's format)."]
-    return "\n".join(lines)
-
-
-def register_mcp(registry: CommandRegistry, manager: Any, refused: list[str]) -> None:
+def register_mcp(registry: CommandRegistry, manager: McpManager | None, refused: list[str]) -> None:
     """Add ``/mcp``."""
 
     @registry.command("mcp", takes_args=False)
     def cmd_mcp(ctx: CommandContext, args: str) -> None:
         """List MCP servers, their state (starting, ready, failed) and their tools."""
         ctx.console.print(mcp_text(manager, ctx.session.tools, refused), markup=False, highlight=False)
-
-
-def register_agents(registry: CommandRegistry, agents: Any, refused: list[str]) -> None:
-    """Add ``/agents``."""
-
-    @registry.command("agents", takes_args=False)
-    def cmd_agents(ctx: CommandContext, args: str) -> None:
-        """List the subagents the task tool can start, and where each is defined."""
-        ctx.console.print(agents_text(agents, refused), markup=False, highlight=False)

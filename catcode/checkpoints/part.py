@@ -1,0 +1,78 @@
+"""Checkpoints as a part of a session (``session.parts.SessionPart``): a checkpoint before each turn's first change
+(the tool context asks for it), the turn's end recorded, ``/rewind``, and the old checkpoints pruned among the
+start-up work; when that work waits for a quiet moment (the interactive session) the shadow index is brought up to
+date then too, so that the first turn's checkpoint does not hash the whole project."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from catcode.conversation.hook_bus import HookEvent
+from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.session.parts import SessionBuilder
+    from catcode.session.session import Session
+
+log = get_logger(__name__)
+
+
+class CheckpointsPart:
+    """This session's ``Checkpointer``: everything is wired once the session exists (it needs the agent)."""
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Wire the checkpointer once the session exists."""
+        builder.when_built(lambda session: self._built(session, builder))
+
+    def _built(self, session: Session, builder: SessionBuilder) -> None:
+        from catcode.checkpoints.session import Checkpointer
+        from catcode.checkpoints.store import store_for
+
+        settings, paths, agent, notify = session.settings.checkpoints, session.paths, session.agent, builder.notify
+        if paths.project_root in (Path.home(), Path(paths.project_root.anchor)):
+            notify(
+                "Checkpoints are off: this folder is your home folder (or /), not a project; /rewind cannot undo here."
+            )
+            return
+        store = store_for(paths.home, paths.project_key, paths.project_root, settings.max_file_mb)
+        checkpointer = Checkpointer(store, session.session_id, agent, notify)
+        if session.history is not None:
+            from catcode.session.reopen import HistoryMarkers
+
+            checkpointer.markers = HistoryMarkers(session.history)
+        session.hooks.on(HookEvent.USER_PROMPT_SUBMIT, checkpointer.submitted)
+        agent.listeners.append(checkpointer.stored)
+        agent.turn_end_listeners.append(checkpointer.end_turn)
+        session.context.before_change = checkpointer.before_change
+        session.checkpoints = checkpointer
+
+        def register(registry: Any) -> None:  # imported with the registry: print mode has none
+            from catcode.checkpoints.command import register_rewind
+
+            register_rewind(registry, checkpointer)
+
+        session.slash_commands.append(register)
+        warm = builder.defer_start_up
+
+        def prune_and_warm() -> None:
+            if store.folder.exists():
+                store.prune(settings.retention_days)
+            if warm and store.repo.available:
+                threading.Thread(target=_quietly(store.warm), name="checkpoint-warm", daemon=True).start()
+
+        builder.start_up(prune_and_warm)
+
+
+def _quietly(work: Callable[[], None]) -> Callable[[], None]:
+    """``work`` on a background thread: a failure is logged (the first checkpoint will say it)."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            log.warning("background_work_failed", exc_info=True)
+
+    return run

@@ -1,0 +1,39 @@
+"""Skills as a part of a session (``session.parts.SessionPart``): the skills index on every request (after memory's
+hooks: one stable order for prompt caching), ``load_skill``, the skill folders readable, and ``/skills``. Project
+skills are used only with the person's consent (``skill_consent.py``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from catcode.conversation.hook_bus import HookEvent
+
+if TYPE_CHECKING:
+    from catcode.session.parts import SessionBuilder
+
+
+class SkillsPart:
+    """The skills of the user's and the project's folders that this session may use."""
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Discover the skills (asking about the project's); add the index hook, the tool and ``/skills``."""
+        from catcode.extensions.skill_consent import consented_skills
+        from catcode.extensions.skills import SkillsIndexHook, discover_skills, load_skill_tool
+
+        paths = builder.paths
+        admit = consented_skills(paths.home, paths.project_root, builder.ask_consent, builder.notify)
+        skill_set = discover_skills(paths.home, paths.project_root, admit=admit)
+        for warning in skill_set.warnings:
+            builder.notices.put(warning)
+        if skill_set.skills:
+            builder.hooks.on(HookEvent.PRE_LLM_REQUEST, SkillsIndexHook(skill_set))
+            builder.tools.register(load_skill_tool(skill_set))
+            builder.context.read_only_dirs.extend(skill_set.folders())
+        builder.skills = skill_set
+
+        def register(registry: Any) -> None:  # imported with the registry: print mode has none
+            from catcode.extensions.skill_command import register_skills
+
+            register_skills(registry, skill_set)
+
+        builder.slash_commands.append(register)

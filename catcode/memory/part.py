@@ -1,0 +1,98 @@
+"""Memory and recall as parts of a session (``session.parts.SessionPart``): ``MemoryPart`` (the runtime: injection
+hook, memory tools, ``/memory``, the guidance in the system prompt, every stored message into history.jsonl, the
+capture at exit) and ``RecallPart`` (recent work on every request, ``memory_search``, per-turn recall, the recall
+commands, the index sync and the session summary at exit). Their hooks come first of all (the memory index, then
+recent work): one stable order for prompt caching."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from catcode.conversation.hook_bus import HookEvent
+
+if TYPE_CHECKING:
+    from catcode.memory.auto_recall import AutoRecall
+    from catcode.memory.recall.recall import Recall
+    from catcode.memory.runtime import MemoryRuntime
+    from catcode.session.parts import SessionBuilder
+    from catcode.session.session import Session
+
+
+class MemoryPart:
+    """The session's ``MemoryRuntime``; its id is the session's id."""
+
+    def __init__(self) -> None:
+        self.runtime: MemoryRuntime | None = None  # set by ``attach``
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Build the runtime; add its hook, tools, ``/memory`` and guidance; record the session once it exists."""
+        from catcode.memory.builder import build_memory_runtime
+
+        settings, paths = builder.settings, builder.paths
+        memory = build_memory_runtime(settings, paths, provider=builder.provider, notices=builder.notices)
+        self.runtime = memory
+        memory.register(builder.hooks, builder.tools)
+        builder.memory, builder.history, builder.session_id = memory, memory.history, memory.session_id
+
+        def register(registry: Any) -> None:  # imported with the registry: print mode has none
+            from catcode.memory.commands import register_memory_commands
+
+            register_memory_commands(registry, memory)
+
+        builder.slash_commands.append(register)
+        builder.prompt_sections.append(memory.guidance)
+        builder.when_built(lambda session: memory.attach(session, interactive=builder.interactive,
+                                                         start=builder.start_up))  # fmt: skip
+
+
+class RecallPart:
+    """Recall over the memory part's runtime (attached after it), and per-turn recall with ``memory.auto_recall``."""
+
+    def __init__(self, memory: MemoryPart) -> None:
+        self.memory = memory
+        self.auto: AutoRecall | None = None  # set by ``attach`` when per-turn recall is on
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Build recall; add the recent-work hook, ``memory_search``, per-turn recall and the recall commands."""
+        from catcode.memory.builder import build_recall
+        from catcode.memory.recall.recall import today_from_env
+        from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
+
+        memory = self.memory.runtime
+        assert memory is not None, "RecallPart attaches after MemoryPart"
+        recall = build_recall(memory, today=today_from_env(builder.env))
+        builder.hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
+        builder.tools.register(memory_search_tool(recall))
+        auto = None
+        if builder.settings.memory.auto_recall:
+            from catcode.memory.auto_recall import AutoRecall
+
+            assert memory.injection is not None  # set by ``MemoryRuntime.register``
+            auto = AutoRecall(recall, memory.store, builder.settings.memory, listed=memory.injection.listed_names)
+        self.auto = auto  # the agent (and, when configured, subagents) call it; /memory recalled shows it
+        builder.recall, builder.auto_recall = recall, auto
+
+        def register(registry: Any) -> None:  # imported with the registry: print mode has none
+            from catcode.memory.recall_commands import register_recall_commands
+
+            register_recall_commands(registry, recall, auto)
+
+        builder.slash_commands.append(register)
+        builder.when_built(lambda session: self._built(session, builder, recall))
+
+    def _built(self, session: Session, builder: SessionBuilder, recall: Recall) -> None:
+        memory = self.memory.runtime
+        assert memory is not None
+        session.agent.recall = self.auto
+        if builder.interactive:
+            builder.exit_step(lambda say: recall.wait_synced(memory.start_up_wait()))
+            # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
+            # the API is down, one line is enough.
+            builder.exit_step(
+                lambda say: (
+                    None
+                    if memory.capture_failed
+                    else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
+                )
+            )
+        builder.start_up(lambda: recall.start_background(compile=builder.interactive))

@@ -1,0 +1,106 @@
+"""What the parts of a session attach to it, typed from below: ``Attached`` (shared by ``SessionBuilder`` and
+``Session``) and one small Protocol per object whose class lives a floor above the session.
+
+Features (memory, skills, MCP, subagents, checkpoints) import the session, never the other way round, so the session
+names each of their objects by a Protocol holding exactly the members package code reads through the session. A
+Protocol with no member says that nothing in the package reads that object through the session: it is held for the
+tests, the benches and whoever comes next, and its docstring names the class stored there."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from catcode.conversation.messages import Message
+
+CommandRegistration = Callable[[Any], None]
+"""Adds a part's slash commands to the registry (``catcode.commands.registry.CommandRegistry``). ``Any`` because the
+registry sits a floor above the session: each registration is typed against it in the part's own command module,
+and imports that module only when called, so print mode (which has no registry) never loads it."""
+
+ExitStep = Callable[[Callable[[str], None]], None]
+"""One step of the session's end, given ``say`` (one line for the person)."""
+
+
+class Memory(Protocol):
+    """``memory.runtime.MemoryRuntime``."""
+
+    def flush(self, messages: list[Message]) -> None:
+        """Context compaction hands it the messages it is about to drop, so that their memories are extracted
+        first (read by ``app.build_session`` for the ``Compactor``)."""
+
+
+class HistoryLog(Protocol):
+    """``memory.pipeline.history.HistoryLog``: history.jsonl, every stored message of every session."""
+
+    def read(self, after_seq: int = 0) -> list[Any]:
+        """Its records (``HistoryRecord``, a memory type) in order: ``/resume``, ``--continue``/``--resume``
+        and print mode's ``--resume ID`` list and rebuild earlier sessions from them."""
+
+    def append_event(self, kind: str, **data: Any) -> int:
+        """One marker line (``session.reopen.HistoryMarkers``: compaction, /clear, /rewind, resumed)."""
+
+
+class Recall(Protocol):
+    """``memory.recall.recall.Recall`` (the fact index, journal and search); read through the session by tests
+    and ``scripts/bench_auto_recall.py`` only."""
+
+
+class Skills(Protocol):
+    """``extensions.skills.SkillSet`` (the skills this session may use); nothing reads it through the session."""
+
+
+class McpClient(Protocol):
+    """``extensions.mcp.manager.McpManager`` (the session's MCP servers); None without servers. Nothing reads it
+    through the session: ``/mcp`` and the request hook hold it themselves."""
+
+
+class Subagents(Protocol):
+    """``extensions.subagents.runner.SubagentScope`` (what the task tool runs subagents in); read through the
+    session by tests only."""
+
+
+class Checkpoints(Protocol):
+    """``checkpoints.session.Checkpointer`` (this session's checkpoints); ``/rewind`` holds it itself."""
+
+
+class ServerName(Protocol):
+    """``extensions.mcp.sources.ServerSpec`` as print mode reads it."""
+
+    @property
+    def name(self) -> str:
+        """The server's name (print mode's ``system``/``init`` event lists them)."""
+
+
+class Extensions(Protocol):
+    """``extensions.inventory.Extensions``: what the session uses beyond the built-in tools, after consent."""
+
+    @property
+    def servers(self) -> Sequence[ServerName]:
+        """The MCP servers it uses (print mode's ``system``/``init`` event names them)."""
+
+
+@dataclass(kw_only=True)
+class Attached:
+    """What the parts of a session attach to it, beside the core (``Session`` and ``SessionBuilder`` both hold it;
+    the builder hands its lists to the session, so a step added after the build lands in the session's).
+
+    Each feature's object is None when the feature is off (or, for ``mcp``, when there are no servers)."""
+
+    session_id: str = ""  # the id its lines carry in history.jsonl (what --resume takes); memory's when it is on
+    history: HistoryLog | None = None  # history.jsonl (memory on)
+    memory: Memory | None = None
+    recall: Recall | None = None
+    auto_recall: Callable[[str, frozenset[str]], Any] | None = None  # memory.auto_recall.AutoRecall
+    skills: Skills | None = None
+    extensions: Extensions | None = None
+    mcp: McpClient | None = None
+    subagents: Subagents | None = None
+    checkpoints: Checkpoints | None = None
+    slash_commands: list[CommandRegistration] = field(default_factory=list)  # the UI runs them on its registry
+    notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
+    exit_steps: list[ExitStep] = field(default_factory=list)
+    background_starts: list[Callable[[], None]] = field(default_factory=list)  # once the prompt is drawn
+    idle_starts: list[Callable[[], None]] = field(default_factory=list)  # start-up work for a quiet moment
