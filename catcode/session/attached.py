@@ -20,8 +20,8 @@ CommandRegistration = Callable[[Any], None]
 registry sits a floor above the session: each registration is typed against it in the part's own command module,
 and imports that module only when called, so print mode (which has no registry) never loads it."""
 
-ExitStep = Callable[[Callable[[str], None]], None]
-"""One step of the session's end, given ``say`` (one line for the person)."""
+ExitStep = Callable[[Callable[[str], None]], object]
+"""One step of the session's end, given ``say`` (one line for the person); what it returns is not used."""
 
 
 class Memory(Protocol):
