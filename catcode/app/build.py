@@ -52,32 +52,39 @@ def make_provider(
 def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | None = None) -> list[SessionPart]:
     """Every part of a session with these settings, in the one order they attach: the order of the hooks on each
     request (memory's index, then recent work, skills, the user hooks' SessionStart context, MCP, plan mode — a
-    stable prefix for prompt caching), of the tools, of the exit steps and of the start-up work."""
+    stable prefix for prompt caching), of the tools, of the exit steps and of the start-up work. A part that is off
+    is not even imported."""
     from catcode.app.core import PlanModePart, SandboxPart, TodosPart
-    from catcode.checkpoints.part import CheckpointsPart
     from catcode.extensions.inventory import InventoryPart
     from catcode.extensions.mcp.part import McpPart
-    from catcode.extensions.skill_part import SkillsPart
-    from catcode.extensions.subagents.part import SubagentsPart
     from catcode.extensions.user_hooks_part import UserHooksPart
-    from catcode.memory.part import MemoryPart, RecallPart
-    from catcode.memory.sync.auto import AutoSyncPart
 
-    memory, inventory = MemoryPart(), InventoryPart()
+    parts: list[SessionPart] = []
+    if settings.memory.enabled:
+        from catcode.memory.part import MemoryPart, RecallPart
+
+        memory = MemoryPart()
+        parts += [memory, RecallPart(memory)]
+        if settings.memory.sync == "auto":
+            from catcode.memory.sync.auto import AutoSyncPart
+
+            parts.append(AutoSyncPart(memory))  # after recall: the sync carries what the session summary wrote
+    if settings.skills_enabled:
+        from catcode.extensions.skill_part import SkillsPart
+
+        parts.append(SkillsPart())
+    inventory = InventoryPart()  # after memory and skills, whose tools a project subagent may name
     user_hooks = UserHooksPart(inventory)
-    parts: list[SessionPart | None] = [
-        *((memory, RecallPart(memory), AutoSyncPart(memory)) if settings.memory.enabled else ()),
-        SkillsPart() if settings.skills_enabled else None,
-        inventory,  # after memory and skills, whose tools a project subagent may name
-        user_hooks,
-        McpPart(inventory, mcp_wait),
-        PlanModePart(),
-        TodosPart(todos),
-        SandboxPart(),
-        SubagentsPart(inventory, user_hooks) if settings.subagents.enabled else None,
-        CheckpointsPart() if settings.checkpoints.enabled else None,
-    ]
-    return [part for part in parts if part is not None]
+    parts += [inventory, user_hooks, McpPart(inventory, mcp_wait), PlanModePart(), TodosPart(todos), SandboxPart()]
+    if settings.subagents.enabled:
+        from catcode.extensions.subagents.part import SubagentsPart
+
+        parts.append(SubagentsPart(inventory, user_hooks))
+    if settings.checkpoints.enabled:
+        from catcode.checkpoints.part import CheckpointsPart
+
+        parts.append(CheckpointsPart())
+    return parts
 
 
 def build_session(

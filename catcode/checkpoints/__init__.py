@@ -6,7 +6,7 @@
 - ``session.py``: ``Checkpointer``, one session's side: a checkpoint before a turn's first change, the turns it
   lists, restoring code and conversation (and undoing a restore).
 - ``restore.py``: ``RestorePlan``, what a restore will change and what it would overwrite that catcode did not write.
-- ``command.py``: ``/rewind`` (and Esc Esc at an empty prompt).
+- ``command.py``: ``/rewind`` (and Esc Esc at an empty prompt); ``part.py``: checkpoints as a part of a session.
 - ``cli.py``: ``catcode checkpoints``, ``catcode rewind``, ``catcode doctor``.
 
 Nothing here is imported on the way to the first prompt but ``settings.py``."""

@@ -21,6 +21,8 @@ Each folder's ``__init__.py`` names what each of its files owns. This top level 
 
 - ``builder.py``: builds ``MemoryRuntime`` and ``Recall`` for ``app.build_session`` (the composition root) and,
   offline, for ``catcode memory``.
+- ``part.py``: memory and recall as parts of a session (``MemoryPart``, ``RecallPart``): their hooks, tools, slash
+  commands, exit steps and start-up work.
 - ``runtime.py``: ``MemoryRuntime`` — the memory objects of one session and what the session does with them.
 - ``exit_capture.py``: the exit step ("Saving memories…") and ``ExitBudget``, the one bound of the whole exit
   (``memory.exit_timeout``, shared with the session summary).

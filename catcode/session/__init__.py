@@ -1,6 +1,8 @@
 """Session: the composition root and a conversation's life. Nothing here is imported eagerly.
 
-- ``app.py``: the composition root — builds and wires every object of a session (``build_session``).
+- ``session.py``: ``Session``, everything one session is made of (built by ``app.build_session``, the composition
+  root); ``parts.py``: the seam through which each optional part attaches itself (``SessionPart``,
+  ``SessionBuilder``); ``attached.py``: what the parts attach, typed from below (one small Protocol per feature).
 - ``agent.py``: the agent loop (``run_turn`` → ``query`` → ``execute_tools``); ``tool_batch.py``: overlapping tool
   calls on worker threads; ``hook_bus.py``: hook events and the ``HookManager`` the loop fires.
 - ``messages.py``: roles and content blocks; ``prompts.py``: the static system prompt; ``transcript.py``: a

@@ -10,6 +10,7 @@ once the prompt is drawn (at launch in print mode), and only when a server is co
 - ``manager.py``: ``McpManager``, the connections on a background event loop: start, timeouts, states, calls;
   ``transports.py``: stdio (stderr to a log file) and streamable HTTP (with headers).
 - ``tools.py``: an MCP tool as a catcode ``Tool`` (``mcp__<server>__<tool>``, permission from ``readOnlyHint``).
+- ``part.py``: the client as a part of a session; ``command.py``: ``/mcp``.
 - ``hook.py``: ``McpToolsHook``, which makes a request wait for servers still starting (up to
   ``mcp.startup_timeout``; Esc skips) and puts the tools of ready servers on the registry before each request.
 """
