@@ -128,16 +128,15 @@ def build_session(
     given, notices = notices is not None, queue.SimpleQueue() if notices is None else notices
     # Without an asker or a queue of the caller's (print mode, piped input) a notice goes to stderr.
     notify = notices.put if ask_consent is not None or given else stderr_line
+    rules = settings.permissions
     builder = SessionBuilder(
         settings=settings, paths=paths, provider=provider, env=env, approver=approver, events=events,
-        policy=PermissionPolicy.from_strings(
-            settings.permissions.mode, settings.permissions.allow, settings.permissions.deny, paths.project_root
-        ),
-        context=_tool_context(settings, paths, events), ask_consent=ask_consent,
-        notify=notify,
+        policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root),
+        context=_tool_context(settings, paths, events), ask_consent=ask_consent, notify=notify,
         interactive=interactive, defer_start_up=defer_start_up, hooks=HookManager(),
-        tools=ToolRegistry(builtin_tools()), notices=notices, session_id=uuid.uuid4().hex[:12],
-        slash_commands=[register_session_commands],
+        tools=ToolRegistry(builtin_tools()), notices=notices,
+        session_id=uuid.uuid4().hex[:12],  # memory's id instead when memory is on (``MemoryPart``)
+        slash_commands=[register_session_commands],  # /compact, /todos, /init, /resume
     )  # fmt: skip
     todos = TodoList()
     for part in session_parts(settings, todos, mcp_wait):

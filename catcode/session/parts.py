@@ -69,7 +69,10 @@ class SessionBuilder(Attached):
     def exit_step(self, step: ExitStep, *, first: bool = False) -> None:
         """Run ``step`` when the session ends; ``first``: before every other step (nothing may still act while
         memory is captured)."""
-        self.exit_steps.insert(0, step) if first else self.exit_steps.append(step)
+        if first:
+            self.exit_steps.insert(0, step)
+        else:
+            self.exit_steps.append(step)
 
     def start_up(self, work: Callable[[], None]) -> None:
         """Start-up work no request needs: now, or, with ``defer_start_up``, at the session's first quiet moment."""
