@@ -20,7 +20,7 @@ from catcode.providers.scripted import ScriptedProvider
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.session.session import Session
 from catcode.settings.config import Settings, resolve_paths
-from catcode.ui.conversation import build_registry
+from catcode.ui.line_runner import build_registry
 
 FEATURE_COMMANDS = ["/memory", "/skills", "/agents", "/rewind"]
 CORE_COMMANDS = ["/compact", "/todos", "/init", "/resume", "/mcp", "/help", "/exit"]
