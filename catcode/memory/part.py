@@ -41,8 +41,8 @@ class MemoryPart:
 
         builder.slash_commands.append(register)
         builder.prompt_sections.append(memory.guidance)
-        builder.when_built(lambda session: memory.attach(session, interactive=builder.interactive,
-                                                         start=builder.start_up))  # fmt: skip
+        interactive, start = builder.interactive, builder.start_up
+        builder.when_built(lambda session: memory.attach(session, interactive=interactive, start=start))
 
 
 class RecallPart:

@@ -5,7 +5,13 @@ subagents, user hooks, checkpoints...): a part implements ``SessionPart`` and at
 ``app.build_session`` makes the builder, attaches every part in the one order its list gives, builds the agent and
 the ``Session``, then runs what the parts asked to do once the session exists (``when_built``), in the same order.
 That order is the order of the hooks (a stable prefix for prompt caching), of the tools, of the exit steps and of the
-start-up work."""
+start-up work.
+
+A new part is a class beside its feature with ``attach(builder)``, and one line in ``app.build.session_parts``; its
+slash commands are a registration it appends to ``builder.slash_commands`` (importing its command module only when
+called: print mode has no registry), so a new command of an existing part touches that part's command module only.
+An object of the part that others read through the session gets a field in ``attached.Attached``, typed by a
+Protocol there with exactly what they read."""
 
 from __future__ import annotations
 
