@@ -205,11 +205,11 @@ def diff(commit: str = typer.Argument(None, help="Change id from `catcode memory
 def revert(commit: str = typer.Argument(None, help="Change id from `catcode memory log` (default: the last).")) -> None:
     """Undo a memory change as a new change (default: the last change to memories; a later change to the same
     memory makes it refuse)."""
-    from catcode.memory.revert_tool import revert_text
+    from catcode.memory.revert_tool import describe_revert
 
     def body(runtime: MemoryRuntime) -> None:
         _require_versioning(runtime)
-        typer.echo(revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, commit))
+        typer.echo(describe_revert(runtime.revert(commit)))
 
     _with_runtime(body)
 

@@ -27,7 +27,7 @@ from catcode.memory.report import (
     sorted_by_scope,
     unreadable_line,
 )
-from catcode.memory.revert_tool import NO_CHANGES, format_changes, memory_diff, memory_log, revert_text
+from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes, memory_diff, memory_log
 from catcode.memory.slash_words import error_line, not_found, said
 from catcode.memory.store.models import ConsolidationReport
 
@@ -257,7 +257,7 @@ class MemoryCommand:
         if self._versioning_off(ctx):
             return
         runtime = self.runtime  # RevertConflict: one red line (``__call__``), nothing changed
-        line = revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, args or None)
+        line = describe_revert(runtime.revert(args or None))
         ctx.console.print(line, markup=False, highlight=False)
 
     def sub_status(self, ctx: CommandContext, args: str) -> None:
