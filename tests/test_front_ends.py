@@ -4,7 +4,8 @@ one front end never rewords another's sentences. Read from the import graph of `
 (every import, function-level and ``TYPE_CHECKING`` ones included).
 
 The one kind of edge allowed across: an entry point of the shell starting the front end it launches
-(``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory share`` the web view)."""
+(``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory share`` the web view). Shared code
+(the flows, the features) imports no front end at all, but for the composition root wiring the slash commands in."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ LAUNCHES = {
     "catcode.cli.memory_share_cli": "web",  # ``catcode memory share`` serves the web view
 }
 """The shell's entry points, each allowed to import the one front end it starts."""
+ENTRY = {"catcode.__main__"}
+"""``python -m catcode``: runs the command line."""
 
 
 def front_end(module: str, graph: Mapping[str, Iterable[str]]) -> str | None:
@@ -56,6 +59,23 @@ def test_no_front_end_imports_another() -> None:
     assert crossings(import_graph(PACKAGE)) == []
 
 
+def shared_to_front_end(graph: Mapping[str, Iterable[str]]) -> list[str]:
+    """Every import of a front end's module by shared code (a flow, a feature, a tool), but for the entry point
+    and the composition root wiring the slash commands in."""
+    return [
+        f"{module} → {target}"
+        for module, targets in sorted(graph.items())
+        if front_end(module, graph) is None and module not in ENTRY and not module.startswith(COMPOSITION_ROOT + ".")
+        for target in sorted(targets)
+        if front_end(target, graph) is not None
+    ]
+
+
+def test_shared_code_imports_no_front_end() -> None:
+    """A flow that imported a front end's module would word its result in that front end's words for all."""
+    assert shared_to_front_end(import_graph(PACKAGE)) == []
+
+
 def test_each_front_end_is_found() -> None:
     graph = import_graph(PACKAGE)
     assert front_end("catcode.ui.repl", graph) == "repl"
@@ -77,7 +97,7 @@ def test_every_launch_still_imports_what_it_starts() -> None:
 
 
 def test_crossings_are_found_on_a_small_graph() -> None:
-    graph = {
+    graph: dict[str, set[str]] = {
         "catcode.web.api": {"catcode.cli.memory_words", "catcode.memory.flows"},
         "catcode.cli.print_mode": {"catcode.commands.resume", "catcode.session.resuming"},
         "catcode.cli.launch": {"catcode.ui.repl"},  # a launch
@@ -92,3 +112,5 @@ def test_crossings_are_found_on_a_small_graph() -> None:
         "catcode.mcp_server.serve (mcp) → catcode.extensions.agents (repl)",
         "catcode.web.api (web) → catcode.cli.memory_words (shell)",
     ]
+    graph["catcode.memory.flows"] = {"catcode.memory.slash_words", "catcode.memory.store.store"}
+    assert shared_to_front_end(graph) == ["catcode.memory.flows → catcode.memory.slash_words"]

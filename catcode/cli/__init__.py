@@ -11,8 +11,8 @@ the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode
 - ``typer_app.py``: the typer app; ``values.py``: parsing option values; ``help_text.py``: how ``-h`` reads;
   ``claude_args.py``: Claude Code's multi-value flags.
 - ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints); ``stdin_input.py``: piped text.
-- Sub-apps: ``config_cli.py``, ``memory_cli.py``, ``memory_share_cli.py``, ``memory_transfer_cli.py``,
-  ``doctor_cli.py``, ``mcp_cli.py``.
+- Sub-apps: ``config_cli.py``, ``memory_cli.py`` (its words: ``memory_words.py``), ``memory_share_cli.py``,
+  ``memory_transfer_cli.py``, ``doctor_cli.py``, ``mcp_cli.py``.
 """
 
 from __future__ import annotations

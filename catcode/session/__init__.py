@@ -11,5 +11,6 @@
 - ``todos.py``: the model's todo list (``todo_write``) and how it is shown.
 - ``compaction.py`` and ``tokens.py``: keeping the conversation under its token budget; ``pricing.py``: what it
   cost.
-- ``reopen.py``: the sessions of this project and their conversations (``--continue``, ``--resume``, ``/resume``).
+- ``reopen.py``: the sessions of this project and their conversations (``--continue``, ``--resume``, ``/resume``);
+  ``resuming.py``: taking one up, as data (``Resumption``) that the REPL and print mode word each.
 """
