@@ -8,25 +8,28 @@ scope) or "this project"."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from catcode.memory.flows import (
-    Cleared,
-    ClearQuestion,
-    Edited,
-    ForgetQuestion,
-    Forgotten,
-    Located,
-    Moved,
-    ScopeCounts,
-    Unchanged,
-)
 from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.text import flatten
 
+if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools, which need none of them
+    from catcode.memory.flows import (
+        Cleared,
+        ClearQuestion,
+        Edited,
+        ForgetQuestion,
+        Forgotten,
+        Located,
+        Moved,
+        ScopeCounts,
+    )
+
+    Done = Cleared | Forgotten | Moved | Edited
+    """What a flow that changes memories returned."""
+
 NO_MEMORIES = "No memories stored."
 KEPT_ALL = "Kept every memory."
-Done = Cleared | Forgotten | Moved | Edited
-"""What a flow that changes memories returned."""
 
 
 def format_report(report: ConsolidationReport) -> str:
@@ -99,6 +102,8 @@ def forget_question(question: ForgetQuestion) -> str:
 
 def done_text(result: Done) -> str:
     """What a flow did, in one sentence that names no command (a front end adds how to undo it)."""
+    from catcode.memory.flows import Cleared, Forgotten, Moved, Unchanged
+
     if isinstance(result, Cleared):
         if result.unchanged is Unchanged.NO_MEMORIES:
             return NO_MEMORIES

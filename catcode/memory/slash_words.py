@@ -5,8 +5,13 @@ a missing memory's error naming ``/memory list``. ``catcode memory`` words the s
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from catcode.memory.flows import NoSuchMemory
-from catcode.memory.report import Done, done_text
+from catcode.memory.report import done_text
+
+if TYPE_CHECKING:
+    from catcode.memory.report import Done
 
 LISTER = "/memory list"
 
