@@ -4,7 +4,8 @@
   with what of the project's needs consent.
 - ``user_hooks.py``: shell commands from settings run at points of a session (Claude Code's model);
   ``hook_process.py``: running one hook command, every wait bounded and every output capped.
-- ``skills.py``: Agent Skills — ``SKILL.md`` folders, their index, one loaded on demand.
-- ``mcp/``: catcode as a client of MCP servers.
-- ``subagents/``: the ``task`` tool and agent definitions.
+- ``skills.py``: Agent Skills — ``SKILL.md`` folders, their index, one loaded on demand; ``skill_consent.py``:
+  which project skills the person allowed; ``skill_command.py``: /skills.
+- ``mcp/``: catcode as a client of MCP servers; ``subagents/``: the ``task`` tool and agent definitions;
+  ``commands.py``: /mcp and /agents.
 """

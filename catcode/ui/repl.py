@@ -48,7 +48,7 @@ EXIT_HINT = "Press Ctrl+D to exit."
 
 def __getattr__(name: str) -> Any:
     if name in ("Conversation", "build_registry"):
-        from catcode.ui import conversation
+        from catcode.ui import line_runner as conversation
 
         return getattr(conversation, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -204,7 +204,7 @@ class Repl:
             self.start.idle()
             conv = self.start.peek()
             if conv is not None:
-                from catcode.ui.conversation import drain
+                from catcode.ui.line_runner import drain
 
                 lines = drain(conv.session.notices)
                 if lines:
