@@ -12,7 +12,8 @@ from typing import Any
 
 import typer
 
-from catcode.cli.memory_cli import _errors, _runtime, undo_hint
+from catcode.cli.memory_cli import _errors, _runtime
+from catcode.cli.memory_words import undo_hint
 
 TOOLS = ("claude", "codex", "gemini")
 FORMATS = ("claude", "agents-md")
