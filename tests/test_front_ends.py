@@ -5,7 +5,8 @@ one front end never rewords another's sentences. Read from the import graph of `
 
 The one kind of edge allowed across: an entry point of the shell starting the front end it launches
 (``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory share`` the web view). Shared code
-(the flows, the features) imports no front end at all, but for the composition root wiring the slash commands in."""
+(the flows, the features) imports no front end at all, but for the composition root and the parts of a session
+(``session.parts``) wiring the slash commands in — a part its own feature's, and nothing of the other front ends."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ REGISTRY = "catcode.commands.registry"
 """A module that imports the slash-command registry defines slash commands: it is part of the REPL."""
 COMPOSITION_ROOT = "catcode.app"
 """Wires every part together (the slash commands included) for every front end: no front end itself."""
+PART_SEAM = "catcode.session.parts"
+"""A module that imports the seam attaches a part to a session: it wires that part's slash commands in."""
 REPL_WORDS = {"catcode.memory.slash_words"}
 """The REPL's words that sit beside the feature they word rather than in ``ui/`` or ``commands/``."""
 PACKAGES = {"catcode.ui": "repl", "catcode.commands": "repl", "catcode.cli": "shell", "catcode.web": "web",
@@ -59,15 +62,23 @@ def test_no_front_end_imports_another() -> None:
     assert crossings(import_graph(PACKAGE)) == []
 
 
+def wires_slash_commands(module: str, target: str, graph: Mapping[str, Iterable[str]]) -> bool:
+    """``module`` is a part of a session (it attaches through ``PART_SEAM``) and ``target`` a slash-command module
+    (the REPL's) of the same feature: each part wires its own commands in, imported only when the REPL builds its
+    registry."""
+    feature = module.rpartition(".")[0] + "."
+    return PART_SEAM in graph.get(module, ()) and front_end(target, graph) == "repl" and target.startswith(feature)
+
+
 def shared_to_front_end(graph: Mapping[str, Iterable[str]]) -> list[str]:
-    """Every import of a front end's module by shared code (a flow, a feature, a tool), but for the entry point
-    and the composition root wiring the slash commands in."""
+    """Every import of a front end's module by shared code (a flow, a feature, a tool), but for the entry point,
+    the composition root and each part of a session wiring the slash commands in."""
     return [
         f"{module} → {target}"
         for module, targets in sorted(graph.items())
         if front_end(module, graph) is None and module not in ENTRY and not module.startswith(COMPOSITION_ROOT + ".")
         for target in sorted(targets)
-        if front_end(target, graph) is not None
+        if front_end(target, graph) is not None and not wires_slash_commands(module, target, graph)
     ]
 
 
@@ -114,3 +125,17 @@ def test_crossings_are_found_on_a_small_graph() -> None:
     ]
     graph["catcode.memory.flows"] = {"catcode.memory.slash_words", "catcode.memory.store.store"}
     assert shared_to_front_end(graph) == ["catcode.memory.flows → catcode.memory.slash_words"]
+
+
+def test_a_part_may_import_its_own_slash_commands_only() -> None:
+    graph = {
+        "catcode.memory.part": {PART_SEAM, "catcode.memory.commands", "catcode.cli.memory_cli"},
+        "catcode.memory.commands": {REGISTRY},
+        "catcode.memory.flow": {"catcode.memory.commands"},
+        "catcode.skills.part": {PART_SEAM, "catcode.memory.commands"},
+    }
+    assert shared_to_front_end(graph) == [
+        "catcode.memory.flow → catcode.memory.commands",  # not a part: it would word its results the REPL's way
+        "catcode.memory.part → catcode.cli.memory_cli",  # another front end
+        "catcode.skills.part → catcode.memory.commands",  # another feature's commands
+    ]
