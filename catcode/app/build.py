@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from catcode.extensions.mcp.hook import WaitScreen
     from catcode.session.todos import TodoList
 
+
 def make_provider(
     settings: Settings, env: dict[str, str], on_retry: Callable[[str], None] | None = None
 ) -> LLMProvider:
