@@ -21,6 +21,7 @@ from catcode.checkpoints.store import Checkpoint, CheckpointStore
 from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.conversation.messages import Message, Role
 from catcode.log import get_logger
+from catcode.session.reopen import HistoryMarkers
 
 log = get_logger(__name__)
 
@@ -45,7 +46,7 @@ class Checkpointer:
         self._lock = threading.Lock()  # overlapping tool calls (subagents) may all be first
         self._failed = False
         self._undo_turns: list[Turn] = []
-        self.markers: Any = None  # ``resume.HistoryMarkers``: a resumed session sees the rewound conversation
+        self.markers: HistoryMarkers | None = None  # a resumed session sees the rewound conversation
 
     # -- taking checkpoints ------------------------------------------------------------------------------------
 

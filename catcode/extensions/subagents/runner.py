@@ -13,6 +13,7 @@ sees the same flag and is killed. At most ``max_parallel`` run at once; the othe
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,7 +126,8 @@ class SubagentScope:
         self.tool_hooks = tool_hooks  # registers the user's PreToolUse/PostToolUse hooks on a HookManager
         self.say = say or (lambda line: None)
         self.parent: Agent | None = None  # set once the session's agent exists: usage and its thread
-        self.recall: Any = None  # per-turn recall for subagents: only with memory.auto_recall_subagents
+        # per-turn recall for subagents (``Session.auto_recall``): only with memory.auto_recall_subagents
+        self.recall: Callable[[str, frozenset[str]], Any] | None = None
         self.cancelled = threading.Event()
         self._slots = threading.BoundedSemaphore(settings.max_parallel)
         self._usage_lock = threading.Lock()
