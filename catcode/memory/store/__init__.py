@@ -9,8 +9,9 @@
   ``scan_record.py``: what reading each file gave, kept on disk so that a new process parses only what changed.
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
-- ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write, index,
-  commit); ``leftovers.py``: which uncommitted files (hand edits, a killed session) may be recorded.
+- ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path
+  (lock, reload, redact, atomic write, index, commit); ``leftovers.py``: which uncommitted files (hand edits, a
+  killed session) may be recorded.
 - ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health.
 
 Of catcode it imports only ``fsutil``, ``errors``, ``log`` and the shared text formats (``front_matter``, ``names``,
