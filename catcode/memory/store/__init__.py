@@ -6,6 +6,7 @@
 - ``entry_file.py``: the ``<name>.md`` format (YAML front matter through ``catcode.front_matter``) and the
   ``MEMORY.md`` index format.
 - ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so;
+  ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped);
   ``scan_record.py``: what reading each file gave, kept on disk so that a new process parses only what changed.
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.

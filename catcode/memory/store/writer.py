@@ -19,8 +19,9 @@ from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_
 from catcode.log import get_logger
 from catcode.memory.store import entry_file, leftovers
 from catcode.memory.store.batch import Changes
-from catcode.memory.store.cache import MAX_FILE_BYTES, DiskCache, Located
+from catcode.memory.store.cache import DiskCache, Located
 from catcode.memory.store.entry_file import INDEX_NAME
+from catcode.memory.store.file_state import MAX_FILE_BYTES
 from catcode.memory.store.models import AppliedCounts, MemoryEntry, Scope
 from catcode.memory.store.names import validate_new_name
 
