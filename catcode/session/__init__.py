@@ -1,8 +1,11 @@
 """Session: the composition root and a conversation's life. Nothing here is imported eagerly.
 
 - ``app.py``: the composition root — builds and wires every object of a session (``build_session``).
-- ``agent.py``: the agent loop (``run_turn`` → ``query`` → ``execute_tools``); ``tool_batch.py``: overlapping tool
-  calls on worker threads; ``hook_bus.py``: hook events and the ``HookManager`` the loop fires.
+- ``agent.py``: the agent loop (``run_turn`` → ``query`` → ``execute_tools``); ``tool_round.py``: one round of tool
+  calls (hooks, permission check, one result each); ``tool_batch.py``: overlapping tool calls on worker threads;
+  ``history_repair.py``: keeping the history valid after an interrupt or a failed request; ``loop_seams.py``: the
+  Protocols of the loop's optional helpers (compaction, per-turn recall); ``hook_bus.py``: hook events and the
+  ``HookManager`` the loop fires.
 - ``messages.py``: roles and content blocks; ``prompts.py``: the static system prompt; ``transcript.py``: a
   conversation written out for a model to read.
 - ``instructions.py``: the project's standing instructions (CATCODE.md, AGENTS.md, CLAUDE.md…).

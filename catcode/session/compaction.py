@@ -164,9 +164,7 @@ class Compactor:
         if result.notice.startswith("Compaction failed"):
             return result
         if len(turn_starts(messages)) < 2:
-            return _unchanged(
-                messages, before, "the conversation is a single exchange, which /compact keeps as it is"
-            )
+            return _unchanged(messages, before, "the conversation is a single exchange, which /compact keeps as it is")
         change = estimate_messages_tokens(result.messages) - estimate_messages_tokens(messages)
         if change >= 0:
             count = result.summarised_count

@@ -226,4 +226,3 @@ def picker_lines(sessions: list[SessionInfo]) -> list[str]:
         when = info.started[:16].replace("T", " ")
         lines.append(f"{number:>3}. {when}  {info.messages:>3} msgs  {info.id}  {shorten(info.first_message, 60)}")
     return lines
-
