@@ -158,8 +158,6 @@ def loose_pieces(line: str) -> list[list[str]]:
     return [piece for piece in pieces if piece]
 
 
-
-
 def unresolved(line: str) -> str | None:
     """Why ``line`` cannot be read statically (``shell_static``), or None when it can. Braces are spelled out
     first (``{r?,-rf,d}`` is ``r? -rf d``: a glob in the name)."""

@@ -15,7 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from catcode.safety.permissions import ApprovalRequest, Decision, suggested_rules
+from catcode.safety.permission_rules import suggested_rules
+from catcode.safety.permissions import ApprovalRequest, Decision
 from catcode.text import shorten
 
 Reader = Callable[[str], str]
@@ -23,8 +24,7 @@ Reader = Callable[[str], str]
 
 REASK = "Answer y (yes), n (no), n <reason> (no, and tell the model why) or a (always allow this session)."
 NO_RULE = (
-    "This command cannot be allowed by a rule ($(…), backticks, redirections and expansions always ask): "
-    "answer y or n."
+    "This command cannot be allowed by a rule ($(…), backticks, redirections and expansions always ask): answer y or n."
 )
 NOT_OFFERED = "  a: not offered — $(…), backticks, redirections and expansions always ask"
 LOCAL_SETTINGS = ".cat-code/settings.local.yaml"
