@@ -12,7 +12,8 @@
 - ``attachments.py`` (``@path`` in a message, ``images.py`` for pictures) and ``turn_attachments.py`` (text for the
   requests only).
 - ``todos.py``: the model's todo list (``todo_write``) and how it is shown.
-- ``compaction.py`` and ``tokens.py``: keeping the conversation under its token budget; ``pricing.py``: what it
-  cost.
+- ``compaction.py`` (with ``compaction_marks.py``: where a history may be cut, what compaction inserts;
+  ``compaction_steps.py``: micro-compaction and the summary call) and ``tokens.py``: keeping the conversation under
+  its token budget; ``pricing.py``: what it cost.
 - ``reopen.py``: the sessions of this project and their conversations (``--continue``, ``--resume``, ``/resume``).
 """
