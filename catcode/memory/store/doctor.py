@@ -17,10 +17,10 @@ from __future__ import annotations
 import os
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from catcode.fsutil import ensure_private_dir, locked
 from catcode.log import get_logger
@@ -28,6 +28,9 @@ from catcode.memory.store.cache import DUPLICATE, DiskCache
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import Scope
 from catcode.memory.store.scopes import free_name
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 log = get_logger(__name__)
 
@@ -46,6 +49,39 @@ class Finding:
     path: Path | None = None
     fixable: bool = False
     warning: bool = False
+
+
+class _Versioning(Protocol):
+    @property
+    def available(self) -> bool: ...
+    @property
+    def warning(self) -> str: ...
+    def fsck(self) -> bool: ...
+    def commit(self, message: str, paths: list[Path]) -> str | None: ...
+
+
+class _Locks(Protocol):
+    @property
+    def memory_lock(self) -> Path: ...
+
+
+class Examined(Protocol):
+    """What the doctor examines (a ``MemoryRuntime``): the store, its versioning (``GitStore``) and the memory lock."""
+
+    @property
+    def store(self) -> MemoryStore:
+        """The memory store of this project and user."""
+        ...
+
+    @property
+    def git(self) -> _Versioning:
+        """The repository the store commits to."""
+        ...
+
+    @property
+    def paths(self) -> _Locks:
+        """Where the memory lock is."""
+        ...
 
 
 class Check(Protocol):
@@ -103,7 +139,7 @@ class DoctorReport:
 
 
 def diagnose(
-    runtime: Any, *, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
+    runtime: Examined, *, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
 ) -> tuple[list[Finding], int]:
     """Every finding, and how many memories are readable. Reads only."""
     store, git = runtime.store, runtime.git
@@ -142,7 +178,7 @@ def diagnose(
 
 
 def run_doctor(
-    runtime: Any, *, fix: bool = False, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
+    runtime: Examined, *, fix: bool = False, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
 ) -> DoctorReport:
     """Diagnose, and with ``fix`` quarantine unreadable files, rename this project's copy of a clashing name,
     remove stray temp files, rebuild indexes, and let each ``extra`` check repair its own findings."""
@@ -181,7 +217,7 @@ def quarantine_target(root: Path, path: Path) -> Path:
     return target
 
 
-def _quarantine(runtime: Any, findings: list[Finding]) -> tuple[list[str], list[tuple[Path, Path]]]:
+def _quarantine(runtime: Examined, findings: list[Finding]) -> tuple[list[str], list[tuple[Path, Path]]]:
     """Move each file to the (git-ignored) quarantine and commit the removal of those that were versioned, never
     their content; the caller holds the memory lock. What was done, and each (from, to)."""
     root, git = Path(runtime.store.root), runtime.git
@@ -198,7 +234,7 @@ def _quarantine(runtime: Any, findings: list[Finding]) -> tuple[list[str], list[
     return [f"quarantined {_relative(root, s)} → {_relative(root, t)}" for s, t in moved], moved
 
 
-def _rename_clashes(runtime: Any, findings: list[Finding]) -> list[str]:
+def _rename_clashes(runtime: Examined, findings: list[Finding]) -> list[str]:
     """Of two memories of the same name, rename this project's (``Finding.path``) so that both are seen."""
     store, done = runtime.store, []
     for finding in findings:
@@ -216,7 +252,7 @@ def _rename_clashes(runtime: Any, findings: list[Finding]) -> list[str]:
     return done
 
 
-def _temp_files(root: Path, folders: Any, now: float) -> list[Path]:
+def _temp_files(root: Path, folders: Iterable[Path], now: float) -> list[Path]:
     found = []
     for folder in (root, *folders):
         try:
