@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.commands.registry import CommandContext, CommandRegistry
 
+if TYPE_CHECKING:
+    from catcode.session.compaction import Compactor
+    from catcode.session.todos import TodoList
 
-def register_compact(registry: CommandRegistry, compactor: Any) -> None:
+
+def register_compact(registry: CommandRegistry, compactor: Compactor) -> None:
     """Add ``/compact`` for ``compactor``."""
 
     @registry.command("compact")
@@ -23,7 +27,7 @@ def register_compact(registry: CommandRegistry, compactor: Any) -> None:
         ctx.console.print(result.notice, style="dim", markup=False)
 
 
-def register_todos(registry: CommandRegistry, todos: Any) -> None:
+def register_todos(registry: CommandRegistry, todos: TodoList) -> None:
     """``/todos``: the current todo list, as the model last wrote it."""
 
     @registry.command("todos", takes_args=False)
