@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
 
 if TYPE_CHECKING:
-    from catcode.settings.consent import Asker
+    from catcode.settings.config import Settings
+    from catcode.settings.consent import Asker, ConsentItem
     from catcode.settings.paths import Paths
 
-state: dict[str, Any] = {"debug": False}
+# Any: the settings layer of flags is YAML-shaped data (validated by pydantic when settings are loaded); each
+# Claude Code flag keeps its own type until ``claude_flags.run_overrides`` checks it.
+
+state: dict[str, bool] = {"debug": False}
 
 
 def load(
@@ -26,7 +30,7 @@ def load(
     ask_consent: Asker | None = None,
     overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
-) -> tuple[Any, Any]:
+) -> tuple[Settings, Paths]:
     """Settings and paths for the current directory, with logging configured and catcode's files made private.
 
     ``ask_consent`` asks the person about what the project's settings want that needs consent (None: nobody is
@@ -50,7 +54,7 @@ def settle(
     notify: Callable[[str], None] = lambda line: None,
     overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
-) -> tuple[Any, Any]:
+) -> tuple[Settings, Paths]:
     """The validated settings (flags over every layer: ``overrides`` holds the flags other than the model and the
     mode) and their paths, for the current directory."""
     from catcode.safety.trusted_settings import load_settings
@@ -113,7 +117,7 @@ def consent_asker() -> Asker | None:
     if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
         return None
 
-    def ask(project_root: Path, items: Any) -> bool:
+    def ask(project_root: Path, items: Sequence[ConsentItem]) -> bool:
         from catcode.settings.consent import terminal_asker
         from catcode.ui.keys import AnswerReader
         from catcode.ui.turn_keys import TurnKeys
@@ -238,14 +242,14 @@ def _interactive(
         screen = FirstScreen.of(settings, paths)
         validated = screen
 
-        def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
+        def settled(notify: Callable[[str], None]) -> tuple[Settings, Paths]:
             _log_tightened(_make_private(paths, notify), paths)
             remember(home, root, env, inputs, validated)
             return settings, paths
 
     else:
 
-        def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
+        def settled(notify: Callable[[str], None]) -> tuple[Settings, Paths]:
             settings, paths = settle(notify=notify)  # known valid, and nothing in them needs asking
             _log_tightened(_make_private(paths, notify), paths)
             return settings, paths
@@ -254,7 +258,7 @@ def _interactive(
     return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
 
 
-def _isatty(stream: Any) -> bool:
+def _isatty(stream: TextIO) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
@@ -272,7 +276,7 @@ def _exit_now(code: int) -> NoReturn:
     os._exit(code)
 
 
-def guarded(run: Any) -> None:
+def guarded(run: Callable[[], object]) -> None:
     """Run ``run()``; Ctrl+C exits 130 and unexpected errors become one line unless ``--debug``."""
     try:
         code = run()
