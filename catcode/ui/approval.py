@@ -10,7 +10,7 @@ interrupt); Ctrl+D too, and then the session ends (on a terminal; elsewhere it i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -18,6 +18,11 @@ from rich.text import Text
 from catcode.safety.permission_rules import suggested_rules
 from catcode.safety.permissions import ApprovalRequest, Decision
 from catcode.text import shorten
+
+if TYPE_CHECKING:
+    from catcode.safety.plan_mode import PlanDecision
+
+# Any: a tool call's input is the model's JSON object.
 
 Reader = Callable[[str], str]
 """Shows ``message`` and returns the line typed (raises KeyboardInterrupt/EOFError on Ctrl+C/Ctrl+D)."""
@@ -149,7 +154,7 @@ class TerminalApprover:
                 return decision
             self.console.print(Text(REASK, style="yellow"))
 
-    def ask_plan(self, plan: str) -> Any:
+    def ask_plan(self, plan: str) -> PlanDecision:
         """Plan mode: show the plan ``exit_plan_mode`` carries and read the person's ``PlanDecision``."""
         from catcode.ui.plan_prompt import ask_plan
 
