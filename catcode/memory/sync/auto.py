@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from catcode.log import get_logger
 from catcode.memory.sync.status import STATUS_FILE, read_status
@@ -40,7 +40,16 @@ def start_sync_process(cwd: Path, env: dict[str, str] | None = None) -> subproce
         return None
 
 
-def attach_auto_sync(session: Any, runtime: MemoryRuntime) -> None:
+class SessionSteps(Protocol):
+    """Where a session takes work to start once its prompt is drawn, and steps to run at its end (``Session``)."""
+
+    @property
+    def background_starts(self) -> list[Callable[[], None]]: ...
+    @property
+    def exit_steps(self) -> list[Callable[[Callable[[str], None]], None]]: ...
+
+
+def attach_auto_sync(session: SessionSteps, runtime: MemoryRuntime) -> None:
     """With ``memory.sync: auto`` and a remote set: sync when the prompt is drawn and after the exit capture
     (``session.exit_steps``: call this after the capture's step is added)."""
     if runtime.config.sync != "auto" or not runtime.git.available or not runtime.git.initialized:
