@@ -60,7 +60,11 @@ def attach_auto_sync(session: SessionSteps, runtime: MemoryRuntime) -> None:
         return
     root, cwd = runtime.paths.memory_root, runtime.paths.project_root
     session.background_starts.append(lambda: _start_and_report(root, cwd, runtime.notices.put))
-    session.exit_steps.append(lambda say: start_sync_process(cwd))
+
+    def sync_at_exit(say: Callable[[str], None]) -> None:
+        start_sync_process(cwd)
+
+    session.exit_steps.append(sync_at_exit)
 
 
 def _start_and_report(root: Path, cwd: Path, notify: Callable[[str], None]) -> None:
