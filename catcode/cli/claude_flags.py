@@ -22,6 +22,8 @@ from typing import Any
 
 from catcode.errors import ConfigError
 
+# Any: the flags become a settings layer: YAML-shaped data that pydantic validates.
+
 CLAUDE_PERMISSION_MODES = {
     "default": "default",
     "acceptEdits": "accept-edits",

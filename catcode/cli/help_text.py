@@ -8,6 +8,8 @@ from typing import Any
 
 from typer.core import TyperGroup
 
+# Any: click's context and formatter (typer's help is click's).
+
 __all__ = ["HelpGroup", "RootGroup"]
 
 USAGE_PREFIX = "Usage: "

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from catcode.memory.store.store import MemoryStore
     from catcode.settings.memory import MemoryConfig
 
+# Any: as_dict gives JSON for print mode's events and the web view.
+
 __all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
 
 log = get_logger(__name__)

@@ -23,6 +23,8 @@ from catcode.redact.rules import RULES, Rule
 from catcode.redact.values import MARKER_PREFIX
 from catcode.redact.vendor_prefixes import PREFIX_FAMILIES, PrefixFamily
 
+# Any: redact_json walks JSON values of any shape.
+
 __all__ = ["MARKER_PREFIX", "Redactor", "redact", "redact_json"]
 
 _MASK = "catcode-redact-mask"

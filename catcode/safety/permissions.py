@@ -19,6 +19,8 @@ from catcode.errors import ConfigError
 from catcode.safety.permission_rules import MCP_TOOL_PREFIX, OUTSIDE, Rule, key_argument, suggested_rules
 from catcode.tools.base import Permission, Tool
 
+# Any: a tool call's input is the model's JSON object.
+
 
 class PermissionMode(StrEnum):
     """How much the agent may do without asking."""

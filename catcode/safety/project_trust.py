@@ -34,6 +34,8 @@ from catcode.errors import ConfigError
 if TYPE_CHECKING:
     from catcode.settings.consent import Asker, ConsentItem
 
+# Any: settings layers are YAML data, checked here before pydantic validates them.
+
 MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
 _PROTECTED = (".git", ".cat-code")

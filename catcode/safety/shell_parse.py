@@ -22,6 +22,8 @@ import bashlex.errors
 
 from catcode.safety.shell_static import RUNS_TEXT, TooLarge, expand_line, glob_or_expansion, has_braces
 
+# Any: bashlex's parse tree nodes (a third-party API without types).
+
 _STRUCTURE = {"compound", "for", "while", "until", "if", "function", "case"}
 
 
