@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.tools.base import Permission
+from catcode.tools.base import Permission, ToolRegistry
+
+if TYPE_CHECKING:
+    from catcode.extensions.mcp.manager import McpManager
+    from catcode.extensions.subagents.definitions import AgentSet
 
 
-def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
+def mcp_text(manager: McpManager | None, tools: ToolRegistry | None, refused: list[str]) -> str:
     """One block per server: name, state, transport and source, then its tools with their permission."""
     from catcode.extensions.mcp.manager import ServerState
 
@@ -37,7 +41,7 @@ def mcp_text(manager: Any, tools: Any, refused: list[str]) -> str:
     return "\n".join(lines)
 
 
-def agents_text(agents: Any, refused: list[str]) -> str:
+def agents_text(agents: AgentSet, refused: list[str]) -> str:
     """One line per subagent definition (name, source, model, tools, description), then skipped files."""
     lines = []
     for name in agents.names():
@@ -52,7 +56,7 @@ def agents_text(agents: Any, refused: list[str]) -> str:
     return "\n".join(lines)
 
 
-def register_mcp(registry: CommandRegistry, manager: Any, refused: list[str]) -> None:
+def register_mcp(registry: CommandRegistry, manager: McpManager | None, refused: list[str]) -> None:
     """Add ``/mcp``."""
 
     @registry.command("mcp", takes_args=False)
@@ -61,7 +65,7 @@ def register_mcp(registry: CommandRegistry, manager: Any, refused: list[str]) ->
         ctx.console.print(mcp_text(manager, ctx.session.tools, refused), markup=False, highlight=False)
 
 
-def register_agents(registry: CommandRegistry, agents: Any, refused: list[str]) -> None:
+def register_agents(registry: CommandRegistry, agents: AgentSet, refused: list[str]) -> None:
     """Add ``/agents``."""
 
     @registry.command("agents", takes_args=False)
