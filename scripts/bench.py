@@ -107,6 +107,7 @@ SECTIONS = [
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
+    ("layout: prompt and -p before vs after the package floors", "bench_layout", "bench_layout"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""
 

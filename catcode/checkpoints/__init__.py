@@ -1,12 +1,11 @@
 """Checkpoints: the project's files snapshotted before the first change of each turn, and put back on request.
 
-- ``settings.py``: ``CheckpointSettings`` (``checkpoints:`` in settings.yaml).
 - ``shadow.py``: ``ShadowRepo``, the git repository of catcode's own that holds the snapshots.
 - ``store.py``: ``CheckpointStore``, a project's checkpoint records (``checkpoints.jsonl``) and its shadow repository.
 - ``session.py``: ``Checkpointer``, one session's side: a checkpoint before a turn's first change, the turns it
   lists, restoring code and conversation (and undoing a restore).
 - ``restore.py``: ``RestorePlan``, what a restore will change and what it would overwrite that catcode did not write.
 - ``command.py``: ``/rewind`` (and Esc Esc at an empty prompt).
-- ``cli.py``: ``catcode checkpoints``, ``catcode rewind``, ``catcode doctor``.
 
-Nothing here is imported on the way to the first prompt but ``settings.py``."""
+Its settings (``checkpoints:``) are ``settings/checkpoints.py``; ``catcode checkpoints`` and ``catcode rewind``
+are ``cli/checkpoints_cli.py``. Nothing here is imported on the way to the first prompt."""

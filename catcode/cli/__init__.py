@@ -6,13 +6,13 @@ option: a script's first answer should not wait ~0.2 s for the argument parser's
 the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode`` with no arguments and
 ``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session. No module of the package is imported here.
 
-- ``launch.py``: loading settings and starting a session without typer; ``warm.py``: warming the provider
-  where no prompt hides it; ``first_screen.py``: what the prompt needs before the session exists.
+- ``launch.py``: loading settings and starting a session without typer (the REPL is ``catcode/ui/``).
 - ``typer_app.py``: the typer app; ``values.py``: parsing option values; ``help_text.py``: how ``-h`` reads;
-  ``claude_args.py``: Claude Code's multi-value flags.
-- ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints); ``stdin_input.py``: piped text.
+  ``claude_flags.py``: Claude Code's flags as this run's settings; ``command_errors.py``: a subcommand's failure
+  as one line.
+- ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints, in Claude Code's JSON shapes too).
 - Sub-apps: ``config_cli.py``, ``memory_cli.py``, ``memory_share_cli.py``, ``memory_transfer_cli.py``,
-  ``doctor_cli.py``, ``mcp_cli.py``.
+  ``doctor_cli.py``, ``mcp_cli.py``, ``checkpoints_cli.py``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""Slash commands.
+"""Slash commands: the registry every feature registers into, and the core commands.
 
 - ``registry.py``: ``Command``, ``CommandRegistry`` (prefix matching, dispatch), ``CommandContext``.
 - ``builtins.py``: /help, /exit, /clear, /cost, /model, /permissions.
-- ``memory.py``: /memory and its subcommands, /dream.
-- ``misc.py``: /compact and /skills.
+- ``misc.py``: /compact and /todos (``todo_view.py``: the checklist both /todos and the REPL draw).
 - ``init.py``: /init (the model drafts AGENTS.md; written only after a yes).
 - ``resume.py``: /resume and the start-up side of ``--continue`` / ``--resume`` (the session picker).
+
+A feature's commands live beside it: /memory and /dream in ``memory/commands.py``, recall's in
+``memory/recall_commands.py``, /mcp and /agents in ``extensions/commands.py``, /skills in
+``extensions/skill_command.py``, /rewind in ``checkpoints/command.py``.
 """

@@ -5,7 +5,8 @@
 - ``user_hooks.py``: shell commands from settings run at points of a session (Claude Code's model);
   ``hook_process.py``: running one hook command, every wait bounded and every output capped.
 - ``skills.py``: Agent Skills — ``SKILL.md`` folders, their index, one loaded on demand; ``skill_model.py``: what a
-  valid skill is; ``skill_text.py``: what the model and the person are shown of one.
-- ``mcp/``: catcode as a client of MCP servers.
-- ``subagents/``: the ``task`` tool and agent definitions.
+  valid skill is; ``skill_text.py``: what the model and the person are shown of one; ``skill_consent.py``: which
+  project skills the person allowed; ``skill_command.py``: /skills.
+- ``mcp/``: catcode as a client of MCP servers; ``subagents/``: the ``task`` tool and agent definitions;
+  ``commands.py``: /mcp and /agents.
 """

@@ -6,10 +6,11 @@
 - ``shell_parse.py`` (bash's grammar), ``shell_static.py`` (what a static reading cannot resolve),
   ``shell_danger.py`` (options that make a read-only program write or run), ``shell_rules.py`` (``bash(...)``
   rules matched against a command line).
-- ``consent.py``: one-time consent for what a project directory asks; ``project_trust.py``: what a project may
-  bring without it.
+- ``project_trust.py``: what a project's settings may bring without consent, and asking for the rest;
+  ``trusted_settings.py``: every settings layer read, checked and trusted (``load_settings``);
+  ``settings_writer.py``: writing a settings file (``catcode config set``, "always allow"), validated first.
 - ``plan_mode.py``: the permission mode ``plan`` and its ``exit_plan_mode`` tool.
 
-Private file modes (0600/0700) are ``catcode/file_modes.py``, below everything that writes. The bubblewrap
-sandbox around bash is its own package, ``catcode/sandbox/``.
+What the person consented to is remembered by ``settings/consent.py``; private file modes are
+``catcode/file_modes.py``; the bubblewrap fence around bash is ``catcode/sandbox/``.
 """

@@ -14,7 +14,7 @@ one-time consent for the project (``catcode.settings.consent``: remembered in ``
 - each ``permissions.additional_dirs`` and ``permissions.additional_directories`` entry (file tools could read and
   write there).
 - a ``sandbox`` that is weaker than the person's own: mode off (or workspace-write over their read-only), the
-  network on, each ``writable`` folder (``catcode.sandbox.trust``).
+  network on, each ``writable`` folder (``catcode.sandbox.loosening``).
 
 Project skills (``.cat-code/skills/<name>/SKILL.md``) need consent too, each one: a skill's instructions steer
 the model (``extensions.skill_consent``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
@@ -99,7 +99,7 @@ def consent_items(
     project_layers: list[Layer], base_mode: str, mode_fixed: bool, root: Path, user_sandbox: Any = None
 ) -> list[ConsentItem]:
     """The items the project layers ask for, in file order, each once (the local file's mode wins)."""
-    from catcode.sandbox.trust import sandbox_items
+    from catcode.sandbox.loosening import sandbox_items
     from catcode.settings.consent import ConsentItem
 
     items: dict[str, ConsentItem] = {}
@@ -157,7 +157,7 @@ def _asks_anything(project_layers: list[Layer]) -> bool:
 
 
 def _without(data: dict[str, Any], refused: set[str], base_mode: str) -> dict[str, Any]:
-    from catcode.sandbox.trust import without_refused
+    from catcode.sandbox.loosening import without_refused
 
     data = without_refused(data, refused)
     permissions = data.get("permissions")

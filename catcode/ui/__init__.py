@@ -3,6 +3,7 @@
 - ``repl.py``: ``start_interactive``/``run_interactive`` (draws the prompt first, the session is built behind it;
   resumes a session when asked; a first message), ``Repl`` (the prompt loop, notices). ``launch.start`` sends piped
   input to ``piped.py``.
+- ``first_screen.py``: what the prompt needs before the session exists (model, mode, toolbar, paths).
 - ``session_start.py``: ``SessionStart`` (the session built in a background thread once the prompt is drawn, then
   the SDK warm-up; waited for by the first line sent) and ``build_conversation`` (session, registry, screen objects).
 - ``render.py``: ``MarkdownStream`` (streamed Markdown with a spinner and a transient Live), ``PlainStream``
@@ -15,7 +16,7 @@
   mode, Ctrl+O pages the last tool output —, per-project history, completion, bottom toolbar with dollars) and
   ``AnswerReader`` (one-line answers).
 - ``history.py``: ``RedactedFileHistory``, the per-project typed-line history: redacted before it is written, 0600.
-- ``conversation.py``: ``Conversation`` (runs one line: slash command or agent turn with ``@path`` attachments,
+- ``line_runner.py``: ``Conversation`` (runs one line: slash command or agent turn with ``@path`` attachments,
   never losing the session), ``build_registry``; shared by the REPL and piped input (which do not import each other).
 - ``events.py``: ``ReplEvents`` (agent events → screen); ``progress.py``: the spinner's elapsed seconds and a
   running tool's live view (clock, output tail).

@@ -13,8 +13,8 @@ from rich.console import Console
 from catcode.app.stdin_input import combine, cut_note
 from catcode.app.warm import warm_now
 from catcode.safety.permissions import NoTerminalApprover
-from catcode.ui.conversation import Conversation, build_registry
 from catcode.ui.events import ReplEvents
+from catcode.ui.line_runner import Conversation, build_registry
 
 if TYPE_CHECKING:
     from catcode.providers.base import LLMProvider

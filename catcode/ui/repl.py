@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from catcode.settings.config import Settings
     from catcode.settings.consent import Asker
     from catcode.settings.paths import Paths
-    from catcode.ui.conversation import Conversation
+    from catcode.ui.line_runner import Conversation
     from catcode.ui.turn_keys import TurnKeys
 
-# Any: the module ``__getattr__`` hands out names of ``ui.conversation`` loaded on first use; ``io`` is
+# Any: the module ``__getattr__`` hands out names of ``ui.line_runner`` loaded on first use; ``io`` is
 # prompt_toolkit's ``input``/``output`` objects, passed through to it.
 
 log = get_logger(__name__)
@@ -55,7 +55,7 @@ EXIT_HINT = "Press Ctrl+D to exit."
 
 def __getattr__(name: str) -> Any:
     if name in ("Conversation", "build_registry"):
-        from catcode.ui import conversation
+        from catcode.ui import line_runner as conversation
 
         return getattr(conversation, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -211,7 +211,7 @@ class Repl:
             self.start.idle()
             conv = self.start.peek()
             if conv is not None:
-                from catcode.ui.conversation import drain
+                from catcode.ui.line_runner import drain
 
                 lines = drain(conv.session.notices)
                 if lines:

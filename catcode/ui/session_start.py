@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from catcode.settings.consent import Asker
     from catcode.settings.paths import Paths
     from catcode.ui.approval import Reader
-    from catcode.ui.conversation import Conversation
+    from catcode.ui.line_runner import Conversation
     from catcode.ui.turn_keys import TurnKeys
 
 log = get_logger(__name__)
@@ -180,10 +180,10 @@ def build_conversation(
     from catcode.app import build as app
     from catcode.safety.settings_writer import save_allow_rules
     from catcode.ui.approval import TerminalApprover, ask_yes_no
-    from catcode.ui.conversation import Conversation, build_registry
     from catcode.ui.events import ReplEvents
     from catcode.ui.full_output import FullOutput
     from catcode.ui.keys import prompt_marker
+    from catcode.ui.line_runner import Conversation, build_registry
     from catcode.ui.replay import key_argument_for, show_conversation
 
     settings, paths = settle(notices.put)

@@ -32,7 +32,7 @@ def serve_memory(
     try:
         import uvicorn
 
-        from catcode.web.app import create_app
+        from catcode.web.routes import create_app
     except ImportError:
         raise CatcodeError(INSTALL_HINT) from None
     from catcode.memory.builder import build_recall

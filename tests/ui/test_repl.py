@@ -24,7 +24,7 @@ from catcode.errors import ProviderError
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.settings.config import Settings, resolve_paths
 from catcode.ui import keys, repl
-from catcode.ui.conversation import is_command
+from catcode.ui.line_runner import is_command
 from catcode.ui.piped import run_piped
 
 WAIT = 10.0

@@ -26,7 +26,7 @@ from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.settings.config import Settings, resolve_paths
 from catcode.ui import repl
-from catcode.ui.conversation import drain
+from catcode.ui.line_runner import drain
 from catcode.ui.session_start import SessionStart
 from tests.catcode_mcp.conftest import DEMO
 from tests.ui.test_repl import WAIT, user_texts, wait_until

@@ -16,7 +16,7 @@ from web_helpers import VIM, XSS
 from catcode.memory.builder import build_recall
 from catcode.memory.runtime import MemoryRuntime
 from catcode.web.api import MemoryView
-from catcode.web.app import create_app
+from catcode.web.routes import create_app
 from catcode.web.server import allowed_hosts
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
