@@ -8,7 +8,7 @@ from typing import Any
 
 from typer.core import TyperGroup
 
-# Any: click's context and formatter (typer's help is click's).
+# Any: the context and formatter of the click that typer bundles (a private module of typer's).
 
 __all__ = ["HelpGroup", "RootGroup"]
 

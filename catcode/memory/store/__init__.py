@@ -13,7 +13,8 @@
 - ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path
   (lock, reload, redact, atomic write, index, commit); ``leftovers.py``: which uncommitted files (hand edits, a
   killed session) may be recorded.
-- ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health.
+- ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health;
+  ``doctor_repairs.py``: what ``--fix`` changes (quarantine, renaming a clash).
 
 Of catcode it imports only ``fsutil``, ``errors``, ``log`` and the shared text formats (``front_matter``, ``names``,
 ``text``): redaction and versioning come in as a callable and a Protocol."""

@@ -30,7 +30,7 @@ from catcode.memory.store.scan_record import ScanRecord, code_stamp
 from catcode.memory.store.scopes import Placement, ScopeRules
 from catcode.memory.store.writer import Redactor, Versioning, WritePath
 
-__all__ = ["MemoryProblem", "MemoryStore", "Redactor", "Versioning"]
+__all__ = ["MemoryProblem", "MemoryStore"]
 
 log = get_logger(__name__)
 
