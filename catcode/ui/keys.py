@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from catcode.app.build import Session
     from catcode.ui.events import ReplEvents
     from catcode.ui.first_screen import FirstScreen
-    from catcode.ui.session_start import SessionStart
+    from catcode.ui.line_runner import Conversation
     from catcode.ui.turn_keys import TurnKeys
 
 # Any: ``io`` is prompt_toolkit's ``input``/``output`` objects, passed through to it.
@@ -101,6 +101,22 @@ def _after_cursor() -> str:
     from prompt_toolkit.application import get_app
 
     return get_app().current_buffer.document.text_after_cursor
+
+
+class Live(Protocol):
+    """The conversation being built behind the prompt (``session_start.SessionStart``)."""
+
+    def peek(self) -> Conversation | None:
+        """The conversation once it is built, else None."""
+        ...
+
+    def result(self) -> Conversation:
+        """The conversation, waiting for it to be built."""
+        ...
+
+    def on_ready(self, listener: Callable[[Conversation], None]) -> None:
+        """Call ``listener(conversation)`` once it is built."""
+        ...
 
 
 def mode_cycler(session: Session, console: Console) -> Callable[[], None]:
@@ -179,7 +195,7 @@ def input_history(screen: FirstScreen) -> History:
 
 
 def make_prompt(
-    screen: FirstScreen, live: SessionStart, console: Callable[[], Console], **io: Any
+    screen: FirstScreen, live: Live, console: Callable[[], Console], **io: Any
 ) -> PromptSession[str]:
     """The main prompt, drawn before the session exists: ``live.peek()`` is the ``Conversation`` once it is built
     (None until then) and ``live.result()`` waits for it (``ui/session_start.py``); ``console()`` is the rich
