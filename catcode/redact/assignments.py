@@ -13,12 +13,12 @@ import re
 
 from catcode.redact.values import MARKER_PREFIX, quoted_is_secret, unquoted_length
 
-__all__ = ["FLAG_ANCHOR", "KEY_ANCHORS", "SECRET_KEY", "assignment_span", "secret_field_kind"]
+__all__ = ["FLAG_ANCHOR", "KEY_ANCHORS", "assignment_span", "secret_field_kind"]
 
 # Key names whose value is a secret. The keyword must END the key name: `max_tokens` and `token_count` are not keys.
 # The `<word>key` names are detect-secrets' keyword list (AccountKey is Azure's storage connection string).
 _KEY_WORDS = r"(?:api|access|private|priv|auth|secret|account|app|client|service|master|encryption|signing|db)"
-SECRET_KEY = r"(?:passw(?:or)?d|pass_?phrase|passcode|pwd|token|secret|" + _KEY_WORDS + r"[_-]?key|credentials?)"
+_SECRET_KEY = r"(?:passw(?:or)?d|pass_?phrase|passcode|pwd|token|secret|" + _KEY_WORDS + r"[_-]?key|credentials?)"
 _KEY_SUFFIXES = (
     "password", "passwd", "passphrase", "pass_phrase", "passcode", "pwd", "_pass", "-pass", "token", "secret",
     "credential", "credentials",
@@ -27,7 +27,7 @@ _KEY_SUFFIXES = (
         "encryption", "signing", "db",
     ) for sep in ("", "_", "-")),
 )  # fmt: skip
-_SECRET_FIELD = re.compile(r"[\w.-]*" + SECRET_KEY + r"|(?:[\w.-]*[_.-])?pass", re.IGNORECASE)
+_SECRET_FIELD = re.compile(r"[\w.-]*" + _SECRET_KEY + r"|(?:[\w.-]*[_.-])?pass", re.IGNORECASE)
 _KEY_NEEDLES = (r"pass(?:w(?:or)?d|_?phrase|code)?", "pwd", "token", "secret", "key", "credentials?")
 # After the key: optional closing quote, separator, then a quoted literal or a bare value (printable ASCII only,
 # so Chinese prose after "token:" is never taken for a value).
@@ -40,7 +40,7 @@ _ASSIGNMENT_TAIL = re.compile(
 _SEPARATOR_AHEAD = r"(?=[\"']?[ \t]*(?::=|=>|=(?!=)|:(?!:|//)|>))"
 KEY_ANCHORS = tuple(re.compile(needle + _SEPARATOR_AHEAD) for needle in _KEY_NEEDLES)
 # `--password value`, `--api-key=value`
-FLAG_ANCHOR = re.compile(r"--(?<![\w-]--)[\w-]*?" + SECRET_KEY + r"(?=[ \t=])", re.IGNORECASE)
+FLAG_ANCHOR = re.compile(r"--(?<![\w-]--)[\w-]*?" + _SECRET_KEY + r"(?=[ \t=])", re.IGNORECASE)
 
 
 def _kind_for_key(key: str) -> str:
