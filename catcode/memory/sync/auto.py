@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from catcode.log import get_logger
 from catcode.memory.sync.status import STATUS_FILE, read_status
@@ -40,13 +40,17 @@ def start_sync_process(cwd: Path, env: dict[str, str] | None = None) -> subproce
         return None
 
 
+ExitStep = Callable[[Callable[[str], None]], None]
+"""A step run at the end of a session, with the function that says a line."""
+
+
 class SessionSteps(Protocol):
     """Where a session takes work to start once its prompt is drawn, and steps to run at its end (``Session``)."""
 
     @property
     def background_starts(self) -> list[Callable[[], None]]: ...
     @property
-    def exit_steps(self) -> list[Callable[[Callable[[str], None]], None]]: ...
+    def exit_steps(self) -> list[ExitStep]: ...
 
 
 def attach_auto_sync(session: SessionSteps, runtime: MemoryRuntime) -> None:
@@ -60,11 +64,8 @@ def attach_auto_sync(session: SessionSteps, runtime: MemoryRuntime) -> None:
         return
     root, cwd = runtime.paths.memory_root, runtime.paths.project_root
     session.background_starts.append(lambda: _start_and_report(root, cwd, runtime.notices.put))
-
-    def sync_at_exit(say: Callable[[str], None]) -> None:
-        start_sync_process(cwd)
-
-    session.exit_steps.append(sync_at_exit)
+    # The step returns the sync process it started (tests wait on it); the session ignores what a step returns.
+    session.exit_steps.append(cast(ExitStep, lambda say: start_sync_process(cwd)))
 
 
 def _start_and_report(root: Path, cwd: Path, notify: Callable[[str], None]) -> None:
