@@ -15,9 +15,9 @@ from catcode.log import get_logger
 
 
 @contextmanager
-def command_errors(event: str, word: Callable[[str], str] = str) -> Iterator[None]:
+def command_errors(event: str, word: Callable[[CatcodeError], str] = str) -> Iterator[None]:
     """Run the body; turn a failure into one line on stderr and the exit code (``event`` names it in the log;
-    ``word`` rewords a catcode error for this front end, e.g. "/memory log" → "catcode memory log")."""
+    ``word`` words a catcode error for this front end, e.g. an unknown change id naming ``catcode memory log``)."""
     try:
         yield
     except (typer.Exit, typer.Abort):
@@ -25,7 +25,7 @@ def command_errors(event: str, word: Callable[[str], str] = str) -> Iterator[Non
     except ConfigError as exc:
         fail(str(exc), 2)
     except CatcodeError as exc:
-        fail(word(str(exc)), 1)
+        fail(word(exc), 1)
     except Exception as exc:
         if state["debug"]:
             raise

@@ -1,9 +1,11 @@
 """``catcode memory ...``: offline memory commands (no API key, no model): list, show, search, recent, status,
 forget, edit, move, clear, path, log, diff, revert, doctor. Plain text on stdout so it pipes well; an error is one
 line on stderr, exit 1 (exit 2 when the settings are invalid). The commands that only read never write anything
-(nor commit); the flows and texts are shared with the slash commands (``memory/report.py``, ``memory/edit.py``,
-``memory/revert_tool.py``). Over the usual 250 lines on purpose: one typer sub-app of fifteen commands, each a few
-lines of argument handling around a shared flow; splitting it would split ``catcode memory --help``'s one source."""
+(nor commit); the flows are shared with the slash commands and return data (``memory/flows.py``,
+``memory/edit.py``, ``memory/status.py``, ``memory/revert_tool.py``), worded here with ``memory_words.py`` and
+the text of ``memory/report.py`` that names no command. Over the usual 250 lines on purpose: one typer sub-app of
+fifteen commands, each a few lines of argument handling around a shared flow; splitting it would split
+``catcode memory --help``'s one source."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from catcode.cli.launch import load
+from catcode.cli.memory_words import error_line, not_found, path_summary, said
 from catcode.cli.values import whole_number
 
 if TYPE_CHECKING:
@@ -24,28 +27,18 @@ if TYPE_CHECKING:
 memory_app = typer.Typer(
     name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
 )
-LISTER = "`catcode memory list`"
-SHELL_COMMAND = "catcode memory"
-"""How the shell names the memory commands that the shared flows' messages name as the REPL does."""
 
 
-def undo_hint(commit: str | None) -> str:
-    """`` Undo with `catcode memory revert <id>`.`` for a change that was recorded, else nothing."""
-    return f" Undo with `catcode memory revert {commit[:7]}`." if commit else ""
-
-
-def _confirm(yes: bool, what: str) -> Callable[[int, str], bool]:
-    """Ask on the terminal unless ``--yes``; without a terminal refuse (``what``: "delete 3 memories")."""
+def _confirm(yes: bool, what: str, question: str) -> bool:
+    """Ask ``question`` on the terminal unless ``--yes``; without a terminal refuse (``what``: "delete 3
+    memories")."""
     from catcode.errors import CatcodeError
 
-    def confirm(count: int, question: str) -> bool:
-        if yes:
-            return True
-        if not sys.stdin.isatty():
-            raise CatcodeError(f"Refusing to {what.format(count=count)} without --yes (no terminal to ask on)")
-        return typer.confirm(question, default=False)
-
-    return confirm
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise CatcodeError(f"Refusing to {what} without --yes (no terminal to ask on)")
+    return typer.confirm(question, default=False)
 
 
 def _errors() -> AbstractContextManager[None]:
@@ -53,13 +46,7 @@ def _errors() -> AbstractContextManager[None]:
     catcode — and a traceback only with --debug; memory's messages name the shell's commands."""
     from catcode.cli.command_errors import command_errors
 
-    return command_errors("memory_cli_failed", _shell_words)
-
-
-def _shell_words(message: str) -> str:
-    from catcode.memory.report import naming_commands
-
-    return naming_commands(message, SHELL_COMMAND)
+    return command_errors("memory_cli_failed", error_line)
 
 
 def _runtime() -> Any:
@@ -96,12 +83,12 @@ def list_memories() -> None:
 def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
     """Show one memory in full, with its scope."""
     from catcode.errors import CatcodeError
-    from catcode.memory.report import format_entry, not_found_line
+    from catcode.memory.report import format_entry
 
     def body(runtime: MemoryRuntime) -> None:
         entry = runtime.store.get(name.strip())
         if entry is None:
-            raise CatcodeError(not_found_line(name, LISTER))
+            raise CatcodeError(not_found(name))
         typer.echo(format_entry(entry, runtime.store.scope_of(name.strip())))
 
     _with_runtime(body)
@@ -110,9 +97,9 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
 @memory_app.command("status")
 def status() -> None:
     """Scopes and counts, cursor, unprocessed lines, failures, versioning, unreadable files."""
-    from catcode.memory.report import status_lines
+    from catcode.memory.status import memory_status, status_lines
 
-    _with_runtime(lambda runtime: typer.echo("\n".join(status_lines(runtime))))
+    _with_runtime(lambda runtime: typer.echo("\n".join(status_lines(memory_status(runtime)))))
 
 
 @memory_app.command("forget")
@@ -121,11 +108,14 @@ def forget(
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
 ) -> None:
     """Delete one memory (one change that `catcode memory revert` undoes)."""
-    from catcode.memory.report import forget_memory
+    from catcode.memory.flows import ForgetQuestion, forget_memory
+    from catcode.memory.report import forget_question
+
+    def confirm(question: ForgetQuestion) -> bool:
+        return _confirm(yes, f"forget {name}", forget_question(question))
 
     def body(runtime: MemoryRuntime) -> None:
-        confirm = _confirm(yes, f"forget {name}")
-        typer.echo(forget_memory(runtime.store, name, runtime.git.available, confirm, undo_hint, LISTER))
+        typer.echo(said(forget_memory(runtime.store, name, runtime.git.available, confirm)))
 
     _with_runtime(body)
 
@@ -135,13 +125,14 @@ def edit(name: str = typer.Argument(..., help="The memory's name.")) -> None:
     """Edit one memory in $VISUAL or $EDITOR; it is saved only as a valid memory file (else edit again or
     give up: nothing is half-written)."""
     from catcode.memory.edit import edit_memory
+    from catcode.memory.flows import EditRejected
 
-    def again(question: str) -> bool:
-        typer.echo(question.split(". Edit it again?")[0], err=True)
+    def again(rejected: EditRejected) -> bool:
+        typer.echo(f"{rejected.name} was not saved: {rejected.problem}", err=True)
         return sys.stdin.isatty() and typer.confirm("Edit it again?", default=True)
 
     def body(runtime: MemoryRuntime) -> None:
-        typer.echo(edit_memory(runtime.store, name, again=again, undo=undo_hint, lister=LISTER))
+        typer.echo(said(edit_memory(runtime.store, name, again=again)))
 
     _with_runtime(body)
 
@@ -152,28 +143,26 @@ def move(
     where: str = typer.Argument(..., help="user (all projects) or project (this project)."),
 ) -> None:
     """Keep a memory for all projects (user) or for this project only (project)."""
-    from catcode.memory.report import move_memory
+    from catcode.memory.flows import move_memory
 
-    _with_runtime(lambda runtime: typer.echo(move_memory(runtime.store, name, where, undo_hint, LISTER)))
+    _with_runtime(lambda runtime: typer.echo(said(move_memory(runtime.store, name, where))))
 
 
 @memory_app.command("clear")
 def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) -> None:
     """Delete every memory (one change that `catcode memory revert` undoes). What was said before the clear, in
     any project, is never saved afterwards (not even by a session still open)."""
+    from catcode.memory.flows import ClearQuestion, clear_memories
     from catcode.memory.pipeline.cursor import mark_cleared
-    from catcode.memory.report import clear_memories
+    from catcode.memory.report import clear_question
+
+    def confirm(question: ClearQuestion) -> bool:
+        return _confirm(yes, f"delete {question.counts.total} memories", clear_question(question))
 
     def body(runtime: MemoryRuntime) -> None:
         projects = runtime.paths.project_memory.parent
-        line = clear_memories(
-            runtime.store,
-            runtime.git.available,
-            _confirm(yes, "delete {count} memories"),
-            undo_hint,
-            mark=lambda: mark_cleared(projects),
-        )
-        typer.echo(line)
+        result = clear_memories(runtime.store, runtime.git.available, confirm, mark=lambda: mark_cleared(projects))
+        typer.echo(said(result))
 
     _with_runtime(body)
 
@@ -181,8 +170,6 @@ def clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask.")) ->
 @memory_app.command("path")
 def path() -> None:
     """Print where memories live: the memory root, both scopes, the history log."""
-    from catcode.memory.report import path_summary
-
     with _errors():
         typer.echo(path_summary(load()[1]))
 
@@ -218,11 +205,11 @@ def diff(commit: str = typer.Argument(None, help="Change id from `catcode memory
 def revert(commit: str = typer.Argument(None, help="Change id from `catcode memory log` (default: the last).")) -> None:
     """Undo a memory change as a new change (default: the last change to memories; a later change to the same
     memory makes it refuse)."""
-    from catcode.memory.revert_tool import revert_text
+    from catcode.memory.revert_tool import describe_revert
 
     def body(runtime: MemoryRuntime) -> None:
         _require_versioning(runtime)
-        typer.echo(revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, commit))
+        typer.echo(describe_revert(runtime.revert(commit)))
 
     _with_runtime(body)
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from catcode.cli.memory_cli import _errors, _runtime, undo_hint
+from catcode.cli.memory_cli import _errors, _runtime
+from catcode.cli.memory_words import undo_hint
 
 if TYPE_CHECKING:
     from catcode.memory.transfer.items import ImportItem, Skipped

@@ -150,21 +150,25 @@ def user_text(line: str) -> str | None:
 
 def _resume(session: Session, how: str) -> bool:
     """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
-    one), or an id. False, said on stderr, when an id was asked for that cannot be taken up: answering it in a
-    fresh conversation would go unnoticed in a script."""
+    one), or an id; what happened is said on stderr. False when an id was asked for that cannot be taken up:
+    answering it in a fresh conversation would go unnoticed in a script."""
     from rich.console import Console
 
-    from catcode.commands.registry import CommandContext
-    from catcode.commands.resume import resume_at_start
-    from catcode.session.reopen import find_session
+    from catcode.session.resuming import NO_HISTORY, Unresumed, resume_session, resumed_line
 
     by_id = how not in ("", "continue")
-    history = session.extras.get("history")
-    if by_id and history is not None and find_session(history, how, exclude=session.session_id) is None:
+    result = resume_session(session, how if by_id else "")
+    if result.unresumed is Unresumed.UNKNOWN_ID:
         sys.stderr.write(f"catcode: no session {how!r} in this project (catcode --resume lists them)\n")
         return False
-    taken = resume_at_start(CommandContext(session, Console(stderr=True, highlight=False)), how or "continue")
-    return taken or not by_id
+    say = Console(stderr=True, highlight=False).print  # wrapped and styled as the REPL's lines
+    if result.taken:
+        say(resumed_line(result), style="dim", markup=False)
+    elif result.unresumed is Unresumed.NO_HISTORY:
+        say(NO_HISTORY, style="yellow", markup=False)
+    elif result.unresumed is Unresumed.NO_EARLIER:
+        say("No earlier session in this project: starting a new one.", style="dim", markup=False)
+    return result.taken or not by_id
 
 
 def _finish(session: Session, events: PrintEvents, result: TurnResult) -> int:

@@ -1,25 +1,27 @@
-"""``/resume [ID]`` and the start-up side of ``catcode --continue`` / ``catcode --resume [ID]``: choose an earlier
-session of this project and take up its conversation (``catcode.session.reopen`` rebuilds it from history.jsonl)."""
+"""``/resume [ID]`` and the REPL's side of ``catcode --continue`` / ``catcode --resume [ID]``: the picker of earlier
+sessions of this project and the lines that say what ``session.resuming.resume_session`` did (it takes up the
+conversation, rebuilt from history.jsonl by ``catcode.session.reopen``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.session.reopen import SessionInfo, find_session, list_sessions, picker_lines, restore
+from catcode.session.reopen import SessionInfo
+from catcode.session.resuming import NO_HISTORY, Resumption, Unresumed, resume_session, resumed_line
+from catcode.text import shorten
 
 PICKER_SIZE = 10
-NO_HISTORY = (
-    "Resuming needs the conversation log, which is kept with memory: turn memory on (memory.enabled: true) to "
-    "resume sessions."
-)
+CONTINUE = "continue"
+"""``resume_at_start``'s ``how`` for ``--continue``: the most recent session."""
+NO_EARLIER_AT_START = "No earlier session in this project: starting a new one."
 
 
-def _history(ctx: CommandContext) -> Any:
-    history = ctx.session.extras.get("history")
-    if history is None:
-        ctx.console.print(NO_HISTORY, style="yellow", markup=False)
-    return history
+def picker_lines(sessions: list[SessionInfo]) -> list[str]:
+    """``  1. 2026-08-06 10:00  12 msgs  8c1f2e3a4b5c  fix the login bug`` per session."""
+    lines = []
+    for number, info in enumerate(sessions, 1):
+        when = info.started[:16].replace("T", " ")
+        lines.append(f"{number:>3}. {when}  {info.messages:>3} msgs  {info.id}  {shorten(info.first_message, 60)}")
+    return lines
 
 
 def choose(ctx: CommandContext, sessions: list[SessionInfo]) -> SessionInfo | None:
@@ -47,54 +49,35 @@ def find_session_in(sessions: list[SessionInfo], wanted: str) -> SessionInfo | N
 
 def resume(ctx: CommandContext, wanted: str) -> bool:
     """Take up the session ``wanted`` (an id or its start; empty: pick one); True when one was taken up."""
-    history = _history(ctx)
-    if history is None:
-        return False
-    own = ctx.session.session_id
-    if wanted:
-        chosen = find_session(history, wanted, exclude=own)
-        if chosen is None:
-            ctx.console.print(
-                f"No session {wanted!r} in this project — /resume without an id lists them.", style="red",
-                markup=False,
-            )  # fmt: skip
-            return False
-    else:
-        sessions = list_sessions(history, exclude=own)
-        if not sessions:
-            ctx.console.print("No earlier session in this project to resume.", style="dim", markup=False)
-            return False
-        chosen = choose(ctx, sessions)
-        if chosen is None:
-            ctx.console.print("Kept the current conversation.", style="dim", markup=False)
-            return False
-    _take_up(ctx, chosen)
-    return True
+    return show(ctx, resume_session(ctx.session, wanted, choose=lambda sessions: choose(ctx, sessions)))
 
 
-def _take_up(ctx: CommandContext, chosen: SessionInfo) -> None:
-    """Restore ``chosen``, draw its conversation again, then say which session it was."""
-    lines: list[str] = []
-    restore(ctx.session, chosen, lines.append)
-    ctx.replay(ctx.session.agent.messages)
-    for line in lines:
+def show(ctx: CommandContext, result: Resumption, *, at_start: bool = False) -> bool:
+    """Draw the conversation taken up and say which session it was, or say why none was; ``result.taken``."""
+    if result.taken:
+        ctx.replay(ctx.session.agent.messages)
+        ctx.console.print(resumed_line(result), style="dim", markup=False)
+    elif result.unresumed is Unresumed.NO_HISTORY:
+        ctx.console.print(NO_HISTORY, style="yellow", markup=False)
+    elif result.unresumed is Unresumed.UNKNOWN_ID:
+        ctx.console.print(
+            f"No session {result.wanted!r} in this project — /resume without an id lists them.", style="red",
+            markup=False,
+        )  # fmt: skip
+    elif result.unresumed is Unresumed.NO_EARLIER:
+        line = NO_EARLIER_AT_START if at_start else "No earlier session in this project to resume."
         ctx.console.print(line, style="dim", markup=False)
+    else:
+        ctx.console.print("Kept the current conversation.", style="dim", markup=False)
+    return result.taken
 
 
 def resume_at_start(ctx: CommandContext, how: str) -> bool:
     """``--continue`` (``how == "continue"``: the most recent session), ``--resume`` (``""``: pick) or
     ``--resume ID``."""
-    if how != "continue":
+    if how != CONTINUE:
         return resume(ctx, how)
-    history = _history(ctx)
-    if history is None:
-        return False
-    sessions = list_sessions(history, exclude=ctx.session.session_id)
-    if not sessions:
-        ctx.console.print("No earlier session in this project: starting a new one.", style="dim", markup=False)
-        return False
-    _take_up(ctx, sessions[0])
-    return True
+    return show(ctx, resume_session(ctx.session, ""), at_start=True)
 
 
 def register_resume(registry: CommandRegistry) -> None:

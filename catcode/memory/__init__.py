@@ -4,7 +4,8 @@ One concept per folder; imports point down only (``tests/test_import_cycles.py``
 there is no cycle)::
 
     builder.py  runtime.py  exit_capture.py  injection.py  tools.py     use: one session's memory, for the model,
-    report.py  edit.py  revert_tool.py  (+ commands/, memory_cli.py)     the slash commands and `catcode memory`
+    flows.py  status.py  edit.py  revert_tool.py  report.py              the flows (data) and their shared text
+    commands.py  slash_words.py  (+ cli/memory_cli.py, memory_words.py)  the slash commands and `catcode memory`
          │
          ▼
     recall/       the fact index (FTS5), the journal, the session summary, ``memory_search``
@@ -28,10 +29,16 @@ Each folder's ``__init__.py`` names what each of its files owns. This top level 
 - ``auto_recall.py``: ``AutoRecall`` — per-turn recall: the memories (and past turns) found for each of the
   person's messages, attached to that message for the requests (``catcode/session/turn_attachments.py``).
 - ``tools.py``: ``memory_read``, ``memory_write``, ``memory_delete`` and ``MEMORY_GUIDANCE``.
-- ``report.py``: text of ``/memory``, ``/memory list``, ``/memory show``, ``status`` and ``path``, and the one
-  ``clear``, ``forget`` and ``move`` flows.
+- ``flows.py``: the one ``clear``, ``forget`` and ``move`` flows, returning typed results (``Cleared``,
+  ``Forgotten``, ``Moved``, ``Edited``: what happened, the commit an undo names, or why nothing did) and asking
+  through typed questions; ``NoSuchMemory``. Each front end words them.
+- ``status.py``: ``MemoryStatus`` (``/memory status``, ``catcode memory status``) and its lines.
+- ``report.py``: text that names no front end's command: the pipeline report, the list, one memory in full, the
+  questions before a delete, and what a flow did (``done_text``).
+- ``slash_words.py``: the REPL's words around the flows' results (``/memory revert``, ``/memory list``);
+  ``cli/memory_words.py`` is the shell's.
 - ``edit.py``: ``/memory edit`` and ``catcode memory edit`` — a memory in the person's editor, checked before saved.
-- ``revert_tool.py``: ``memory_revert``, the text of ``log``, ``diff`` and ``revert``, and ``revert_change``, the
-  one undo (what a web view or any other front end calls too).
+- ``revert_tool.py``: ``memory_revert``, the text of ``log``, ``diff`` and an undo, and ``revert_change``, the one
+  undo (what the web view and every other front end call too).
 
 The memory ``__init__.py`` files import nothing, so importing one module does not load its neighbours."""

@@ -1,6 +1,7 @@
 """``/memory`` (run the pipeline now, and its subcommands: list, show, forget, edit, move, clear, log, diff,
 revert, status) and ``/dream``. The report texts follow the seed's ``MemoryCommand`` / ``runPipeline``; the flows
-and texts shared with ``catcode memory`` are ``memory/report.py``, ``memory/edit.py`` and ``memory/revert_tool.py``.
+shared with ``catcode memory`` return data (``memory/flows.py``, ``memory/edit.py``, ``memory/status.py``,
+``memory/revert_tool.py``), worded here with ``memory/slash_words.py`` and ``memory/report.py``.
 
 Subcommands are handlers in ``MemoryCommand.handlers``; another module adds one with
 ``add_memory_subcommand(registry, name, help, handler)`` (its help and completion then appear too). Over the usual
@@ -15,20 +16,19 @@ from rich.text import Text
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
+from catcode.memory.flows import ClearQuestion, EditRejected, ForgetQuestion, clear_memories, forget_memory, move_memory
 from catcode.memory.report import (
-    clear_memories,
-    forget_memory,
+    clear_question,
+    forget_question,
     format_entry,
     format_list,
     format_report,
     hidden_line,
-    move_memory,
-    not_found_line,
     sorted_by_scope,
-    status_lines,
     unreadable_line,
 )
-from catcode.memory.revert_tool import NO_CHANGES, format_changes, memory_diff, memory_log, revert_text
+from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes, memory_diff, memory_log
+from catcode.memory.slash_words import error_line, not_found, said
 from catcode.memory.store.models import ConsolidationReport
 
 if TYPE_CHECKING:
@@ -39,12 +39,6 @@ Handler = Callable[[CommandContext, str], None]
 NOTHING_PENDING = "no new messages since the last run"
 BUSY = "another memory run is in progress — try again in a moment"
 DEFAULT_LOG = 10
-LISTER = "/memory list"
-
-
-def undo_hint(commit: str | None) -> str:
-    """`` Undo with /memory revert <id>.`` for a change that was recorded, else nothing."""
-    return f" Undo with /memory revert {commit[:7]}." if commit else ""
 
 
 class MemoryCommand:
@@ -86,7 +80,7 @@ class MemoryCommand:
             try:
                 self.handlers[sub](ctx, rest.strip())
             except CatcodeError as exc:  # a bad id, a revert conflict, a lock timeout: one line, the REPL goes on
-                ctx.console.print(str(exc), style="red", markup=False, highlight=False)
+                ctx.console.print(error_line(exc), style="red", markup=False, highlight=False)
         else:
             known = ", ".join(self.handlers)
             ctx.console.print(f"Unknown subcommand /memory {sub} — choose one of: {known}", style="red", markup=False)
@@ -179,7 +173,7 @@ class MemoryCommand:
         store = self.runtime.store
         entry = store.get(args)
         if entry is None:
-            ctx.console.print(not_found_line(args, LISTER), style="red", markup=False)
+            ctx.console.print(not_found(args), style="red", markup=False)
             return
         ctx.console.print(format_entry(entry, store.scope_of(args)), markup=False, highlight=False)
 
@@ -189,9 +183,12 @@ class MemoryCommand:
             ctx.console.print("Usage: /memory forget <name>", style="red", markup=False)
             return
         runtime = self.runtime
-        confirm = lambda _, question: ctx.confirm(question)  # noqa: E731
-        line = forget_memory(runtime.store, args, runtime.git.available, confirm, undo_hint, LISTER)
-        ctx.console.print(line, markup=False, highlight=False)
+
+        def confirm(question: ForgetQuestion) -> bool:
+            return ctx.confirm(forget_question(question))
+
+        result = forget_memory(runtime.store, args, runtime.git.available, confirm)
+        ctx.console.print(said(result), markup=False, highlight=False)
 
     def sub_edit(self, ctx: CommandContext, args: str) -> None:
         """Open one memory in $VISUAL/$EDITOR; saved only when it is a valid memory file."""
@@ -200,8 +197,12 @@ class MemoryCommand:
         if not args:
             ctx.console.print("Usage: /memory edit <name>", style="red", markup=False)
             return
-        line = edit_memory(self.runtime.store, args, again=ctx.confirm, undo=undo_hint, lister=LISTER)
-        ctx.console.print(line, markup=False, highlight=False)
+
+        def again(rejected: EditRejected) -> bool:
+            return ctx.confirm(f"{rejected.name} was not saved: {rejected.problem}. Edit it again?")
+
+        result = edit_memory(self.runtime.store, args, again=again)
+        ctx.console.print(said(result), markup=False, highlight=False)
 
     def sub_move(self, ctx: CommandContext, args: str) -> None:
         """Keep a memory for all projects (user) or for this project only (project)."""
@@ -209,8 +210,8 @@ class MemoryCommand:
         if not name or where.strip() not in ("user", "project"):
             ctx.console.print("Usage: /memory move <name> user|project", style="red", markup=False)
             return
-        line = move_memory(self.runtime.store, name, where, undo_hint, LISTER)
-        ctx.console.print(line, markup=False, highlight=False)
+        result = move_memory(self.runtime.store, name, where)
+        ctx.console.print(said(result), markup=False, highlight=False)
 
     def sub_clear(self, ctx: CommandContext, args: str) -> None:
         """Delete every memory after asking (the question says which are for all projects); one git commit that
@@ -219,14 +220,12 @@ class MemoryCommand:
 
         runtime = self.runtime
         projects = runtime.paths.project_memory.parent
-        line = clear_memories(
-            runtime.store,
-            runtime.git.available,
-            lambda _, q: ctx.confirm(q),
-            undo_hint,
-            mark=lambda: mark_cleared(projects),
-        )
-        ctx.console.print(line, markup=False)
+
+        def confirm(question: ClearQuestion) -> bool:
+            return ctx.confirm(clear_question(question))
+
+        result = clear_memories(runtime.store, runtime.git.available, confirm, mark=lambda: mark_cleared(projects))
+        ctx.console.print(said(result), markup=False)
 
     def sub_log(self, ctx: CommandContext, args: str) -> None:
         """Recent changes to memories (``--all``: journal entries too): id, when, why, and A/M/D per memory."""
@@ -258,12 +257,14 @@ class MemoryCommand:
         if self._versioning_off(ctx):
             return
         runtime = self.runtime  # RevertConflict: one red line (``__call__``), nothing changed
-        line = revert_text(runtime.git, runtime.store, runtime.paths.memory_lock, args or None)
+        line = describe_revert(runtime.revert(args or None))
         ctx.console.print(line, markup=False, highlight=False)
 
     def sub_status(self, ctx: CommandContext, args: str) -> None:
         """Scopes and counts, cursor, unprocessed lines, last Dream, versioning, unreadable files."""
-        ctx.console.print(Text("\n".join(status_lines(self.runtime))))
+        from catcode.memory.status import memory_status, status_lines
+
+        ctx.console.print(Text("\n".join(status_lines(memory_status(self.runtime)))))
 
     def _versioning_off(self, ctx: CommandContext) -> bool:
         git = self.runtime.git

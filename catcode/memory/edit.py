@@ -6,7 +6,7 @@ the copy is read as a memory file and checked (the front matter, the name — it
 a broken copy re-opens the editor on what was typed when the person says so, else nothing is changed. A good copy
 is saved through the store's one write path (secrets redacted, the cross-process lock, one commit), so nothing is
 ever left half-written and the change can be undone like any other. An editor that exits with an error changes
-nothing."""
+nothing. ``edit_memory`` returns what it did (``Edited``); each front end words it."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
+from catcode.memory.flows import Edited, EditRejected, NoSuchMemory, Unchanged
 from catcode.memory.store import entry_file
 from catcode.memory.store.entry_file import EntryParseError
 from catcode.memory.store.models import MemoryEntry
@@ -29,7 +30,7 @@ log = get_logger(__name__)
 
 RunEditor = Callable[[Path], int]
 """Open the file in the editor and wait for it; the editor's exit status."""
-AskAgain = Callable[[str], bool]
+AskAgain = Callable[[EditRejected], bool]
 """Told what is wrong with the edited file: True opens the editor again, False gives up."""
 
 
@@ -58,17 +59,13 @@ def edit_memory(
     *,
     run: RunEditor = run_editor,
     again: AskAgain,
-    undo: Callable[[str | None], str],
-    lister: str,
-) -> str:
-    """Edit the memory ``name`` as its file; the line to show. ``CatcodeError`` when there is no such memory, the
-    editor failed, or the person gave up on a file that is not a valid memory (nothing was changed)."""
-    from catcode.memory.report import not_found_line
-
+) -> Edited:
+    """Edit the memory ``name`` as its file. ``NoSuchMemory`` when there is no such memory, ``CatcodeError`` when
+    the editor failed or the person gave up on a file that is not a valid memory (nothing was changed)."""
     name = name.strip()
     path = store.path_of(name) if name else None
     if path is None:
-        raise CatcodeError(not_found_line(name, lister))
+        raise NoSuchMemory(name)
     original = path.read_text(encoding="utf-8")
     folder = Path(tempfile.mkdtemp(prefix="catcode-edit-"))  # 0700
     copy = folder / f"{name}.md"
@@ -81,19 +78,18 @@ def edit_memory(
                 raise CatcodeError(f"The editor exited with status {status}; {name} was not changed.")
             text = copy.read_bytes()
             if text.decode("utf-8", "replace") == original:
-                return f"No change to {name}."
+                return Edited(name, unchanged=Unchanged.SAME_TEXT)
             entry, problem = _checked(store, name, text)
             if entry is not None:
                 break
             log.info("memory_edit_rejected", name=name, problem=problem)
-            if not again(f"{name} was not saved: {problem}. Edit it again?"):
+            if not again(EditRejected(name, problem)):
                 raise CatcodeError(f"{name} was not changed: {problem}.")
     finally:
         # Editors leave files next to the copy (``name.md~`` backups, swap files): the whole folder goes.
         shutil.rmtree(folder, ignore_errors=True)
     counts = store.update(entry, why="edit")
-    redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
-    return f"Saved {name}{redacted}." + undo(counts.commit)
+    return Edited(name, redacted=counts.redacted, commit=counts.commit)
 
 
 def _checked(store: MemoryStore, name: str, data: bytes) -> tuple[MemoryEntry | None, str]:

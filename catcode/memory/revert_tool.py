@@ -1,8 +1,9 @@
 """Memory changes as people and the model see them: the change list (``/memory log``, ``catcode memory log``),
 what an undo did, the ``memory_revert`` tool that lets the model undo a change under the permission prompt — and
 ``revert_change``, THE undo: the rules (what was left uncommitted is recorded first, under the memory lock; a bare
-undo means the last change to memories, never a journal entry) and the texts live here, so that the slash command,
-the offline CLI, the tool and any other front end (a web view) undo and say the same thing.
+undo means the last change to memories, never a journal entry) live here and return data (``RevertResult``), so
+that the slash command, the offline CLI, the tool and the web view undo the same way; ``describe_revert`` words
+what an undo did in the sentences they share (they name no command).
 
 The journal (session summaries and their weekly and long-term compiles) is versioned in the same repository but
 kept out of the way: ``MEMORY_CHANGES`` selects the changes that touched memories; ``log`` shows only those unless
@@ -63,11 +64,6 @@ def revert_change(git: GitStore, store: MemoryStore, lock_path: Path, commit: st
         if target is None:
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
         return git.revert(target)
-
-
-def revert_text(git: GitStore, store: MemoryStore, lock_path: Path, commit: str | None = None) -> str:
-    """``revert_change`` as the line(s) every front end shows."""
-    return describe_revert(revert_change(git, store, lock_path, commit))
 
 
 def file_label(change: FileChange) -> str:

@@ -10,7 +10,8 @@
 - ``todos.py``: the model's todo list (``todo_write``).
 - ``compaction.py``: keeping the conversation under its token budget; ``compaction_marks.py``: where a history may be
   cut and what compaction inserts; ``compaction_steps.py``: micro-compaction and the summary call.
-- ``reopen.py``: the sessions of this project and their conversations (``--continue``, ``--resume``, ``/resume``).
+- ``reopen.py``: the sessions of this project and their conversations (``--continue``, ``--resume``, ``/resume``);
+  ``resuming.py``: taking one up, as data (``Resumption``) that the REPL and print mode word each.
 
 The composition root that builds a session is ``catcode/app/``; messages and the hook bus are
 ``catcode/conversation/``.

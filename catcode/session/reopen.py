@@ -13,17 +13,16 @@ dropped). When history compaction has folded a session's older lines into a ``co
 stands in for them.
 
 Restored messages are put into the agent without being appended to history again, so memory extraction (which
-works from the log after its cursor) never sees them a second time."""
+works from the log after its cursor) never sees them a second time. Choosing and taking up a session is
+``resuming.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, history_problems
 from catcode.log import get_logger
-from catcode.text import shorten
 
 log = get_logger(__name__)
 
@@ -206,7 +205,7 @@ class HistoryMarkers:
         self.history.append_event(RESUMED, resumes=session)
 
 
-def restore(session: Any, chosen: SessionInfo, say: Callable[[str], None]) -> int:
+def restore(session: Any, chosen: SessionInfo) -> int:
     """Put ``chosen``'s conversation into ``session``'s agent; how many messages it holds."""
     history = session.extras["history"]
     messages = rebuild(history.read(), chosen.id)
@@ -215,14 +214,4 @@ def restore(session: Any, chosen: SessionInfo, say: Callable[[str], None]) -> in
     if todos is not None:
         todos.sync(messages)  # the todo list of the resumed conversation
     HistoryMarkers(history).resumed(chosen.id)
-    say(f"Resumed session {chosen.id} ({len(messages)} messages): {shorten(chosen.first_message, 60)}")
     return len(messages)
-
-
-def picker_lines(sessions: list[SessionInfo]) -> list[str]:
-    """``  1. 2026-08-06 10:00  12 msgs  8c1f2e3a4b5c  fix the login bug`` per session."""
-    lines = []
-    for number, info in enumerate(sessions, 1):
-        when = info.started[:16].replace("T", " ")
-        lines.append(f"{number:>3}. {when}  {info.messages:>3} msgs  {info.id}  {shorten(info.first_message, 60)}")
-    return lines

@@ -1,7 +1,8 @@
 """``MemoryView``: what the web view's JSON API answers, as plain Python — scopes, memories, one memory, the
 change history, one change's diff, revert, search — over a ``MemoryRuntime`` and its ``Recall``. Every answer is
-JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the person, the same
-line the CLI prints. Calls are serialised: git and the fact index are used by one request at a time."""
+JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the person, worded here
+(``refusal``: the page has no commands of its own, so a line naming a memory command names the shell's, as the CLI
+says it). Calls are serialised: git and the fact index are used by one request at a time."""
 
 from __future__ import annotations
 
@@ -12,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
 from catcode.memory.recall.views import search_dicts
-from catcode.memory.report import naming_commands
 from catcode.memory.revert_tool import NO_CHANGES, describe_revert
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import validate_name
-from catcode.memory.versioning.changes import Change, FileChange, RevertConflict, UnknownChange
+from catcode.memory.versioning.changes import Change, FileChange, MergedChange, UnknownChange
 
 if TYPE_CHECKING:
     from catcode.memory.recall.recall import Recall
@@ -27,8 +27,8 @@ MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
 SCOPES = tuple(scope.value for scope in Scope)
 
-SHELL_COMMAND = "catcode memory"
-"""The page has no commands of its own: a message naming a memory command names the shell's."""
+SHELL_LOG = "catcode memory log"
+"""The page has no commands of its own: a refusal that names the change list names the shell's."""
 
 
 class ApiError(Exception):
@@ -102,7 +102,7 @@ class MemoryView:
             try:
                 diff = self.git.diff(change_id)
             except UnknownChange as exc:
-                raise ApiError(404, naming_commands(str(exc), SHELL_COMMAND)) from None
+                raise ApiError(404, refusal(exc)) from None
         if not diff:
             raise ApiError(404, NO_CHANGES)
         first = diff.split("\n", 1)[0]
@@ -115,11 +115,9 @@ class MemoryView:
             try:
                 result = self.runtime.revert(change_id)
             except UnknownChange as exc:
-                raise ApiError(404, naming_commands(str(exc), SHELL_COMMAND)) from None
-            except RevertConflict as exc:
-                raise ApiError(409, naming_commands(str(exc), SHELL_COMMAND)) from None
-            except MemoryStoreError as exc:
-                raise ApiError(409, naming_commands(str(exc), SHELL_COMMAND)) from None
+                raise ApiError(404, refusal(exc)) from None
+            except MemoryStoreError as exc:  # a later change to the same memory (a conflict), a merge...
+                raise ApiError(409, refusal(exc)) from None
         return {
             "id": result.sha,
             "reverted": result.reverted_sha,
@@ -169,6 +167,18 @@ class MemoryView:
     def _require_versioning(self) -> None:
         if not self.git.available:
             raise ApiError(503, self.git.warning)
+
+
+def refusal(exc: MemoryStoreError) -> str:
+    """Why a change could not be shown or undone, as the page says it."""
+    if isinstance(exc, UnknownChange):
+        return f"No memory change '{exc.commit}'; list the changes with {SHELL_LOG} and use one of their ids"
+    if isinstance(exc, MergedChange):
+        return (
+            f"Change {exc.short} '{exc.subject}' joined the changes of two machines; undo those changes one by one "
+            f"instead ({SHELL_LOG} lists them)"
+        )
+    return str(exc)
 
 
 def _entry(entry: MemoryEntry, scope: Scope) -> dict[str, Any]:

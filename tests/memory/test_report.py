@@ -43,12 +43,14 @@ def test_entry() -> None:
 
 def test_the_clear_question_says_which_memories_every_project_loses(store) -> None:
     """Issue 14 #10: "Delete all 4 memories?" deleted the global ones without saying so."""
-    from catcode.memory.report import clear_memories
+    from catcode.memory.flows import clear_memories
+    from catcode.memory.report import clear_question, done_text
 
     store.update(seed_vim())
     store.update(seed_api_style())
     asked: list[str] = []
-    assert clear_memories(store, True, lambda n, q: asked.append(q) or False, lambda c: "") == "Kept every memory."
+    result = clear_memories(store, True, lambda q: asked.append(clear_question(q)) or False)
+    assert done_text(result) == "Kept every memory."
     assert asked == [
         "Delete all 2 memories (1 for all projects, 1 for this project)? This is a git commit you can revert."
     ]

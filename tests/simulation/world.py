@@ -20,9 +20,9 @@ import structlog
 from structlog.testing import capture_logs
 
 from catcode.memory.builder import build_memory_runtime
+from catcode.memory.flows import clear_memories, forget_memory
 from catcode.memory.pipeline.cursor import HISTORY_LOCK, mark_cleared
 from catcode.memory.pipeline.history_check import HistoryCheck
-from catcode.memory.report import clear_memories, forget_memory
 from catcode.memory.store import entry_file
 from catcode.memory.store.doctor import run_doctor
 from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
@@ -275,7 +275,7 @@ class World:
                 if path.name != INDEX_NAME and path not in self.broken:
                     self._drop_facts(path, delete=False)
         projects = runtime.paths.project_memory.parent
-        clear_memories(runtime.store, True, lambda n, q: True, lambda c: "", mark=lambda: mark_cleared(projects))
+        clear_memories(runtime.store, True, lambda question: True, mark=lambda: mark_cleared(projects))
         for folder in projects.iterdir():
             if folder.is_dir():
                 self.checker.cleared[folder.name] = _cursor_of(folder)
@@ -290,7 +290,7 @@ class World:
         if runtime.store.path_of(name) != path:
             return  # hidden by a clash: forget acts on the one shown
         self._drop_facts(path, delete=False)
-        forget_memory(runtime.store, name, True, lambda n, q: True, lambda c: "", "/memory list")
+        forget_memory(runtime.store, name, True, lambda question: True)
 
     # -- the end --------------------------------------------------------------------------------------------
 

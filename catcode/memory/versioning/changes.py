@@ -51,7 +51,24 @@ class RevertConflict(MemoryStoreError):
 
 
 class UnknownChange(MemoryStoreError):
-    """No change has the id given (a mistyped id, or one of another repository)."""
+    """No change has the id ``commit`` (a mistyped id, or one of another repository). The message names the
+    REPL's ``/memory log``, as the model's ``memory_revert`` tool says it; other front ends word it themselves."""
+
+    def __init__(self, commit: str) -> None:
+        super().__init__(f"No memory change '{commit}'; list the changes with /memory log and use one of their ids")
+        self.commit = commit
+
+
+class MergedChange(MemoryStoreError):
+    """The change ``short`` joined the changes of two machines: it cannot be undone as one. The message names the
+    REPL's ``/memory log``, as ``UnknownChange`` does."""
+
+    def __init__(self, short: str, subject: str) -> None:
+        super().__init__(
+            f"Change {short} '{subject}' joined the changes of two machines; undo those changes one by one "
+            "instead (/memory log lists them)"
+        )
+        self.short, self.subject = short, subject
 
 
 def parse_name_status(text: str) -> list[FileChange]:

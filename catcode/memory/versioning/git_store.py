@@ -28,6 +28,7 @@ from catcode.memory.versioning import tracked
 from catcode.memory.versioning.changes import (
     Change,
     FileChange,
+    MergedChange,
     RevertConflict,
     RevertResult,
     UnknownChange,
@@ -120,10 +121,7 @@ class GitStore:
         original = self._run("log", "-1", "--format=%h%x00%s", sha).stdout.rstrip("\n")
         short, subject = original.split("\x00", 1)
         if self._run("rev-parse", "--verify", "--quiet", f"{sha}^2", ok_codes=(0, 1)).stdout.strip():
-            raise MemoryStoreError(
-                f"Change {short} '{subject}' joined the changes of two machines; undo those changes one by one "
-                "instead (/memory log lists them)"
-            )
+            raise MergedChange(short, subject)
         result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128))
         if result.returncode != 0:
             self._abandon_revert(short, subject, result)
@@ -206,7 +204,7 @@ class GitStore:
         raise MemoryStoreError(f"Cannot undo {short} '{subject}': {reason}")
 
     def _resolve(self, commit: str) -> str:
-        bad = UnknownChange(f"No memory change '{commit}'; list the changes with /memory log and use one of their ids")
+        bad = UnknownChange(commit)
         if not _REVISION.fullmatch(commit):
             raise bad
         sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
