@@ -194,9 +194,7 @@ def input_history(screen: FirstScreen) -> History:
     return history_for(screen.paths.input_history, enabled=screen.input_history)
 
 
-def make_prompt(
-    screen: FirstScreen, live: Live, console: Callable[[], Console], **io: Any
-) -> PromptSession[str]:
+def make_prompt(screen: FirstScreen, live: Live, console: Callable[[], Console], **io: Any) -> PromptSession[str]:
     """The main prompt, drawn before the session exists: ``live.peek()`` is the ``Conversation`` once it is built
     (None until then) and ``live.result()`` waits for it (``ui/session_start.py``); ``console()`` is the rich
     console. Until then completion offers ``@path``s only, the toolbar shows no tokens, and Shift+Tab waits for the
