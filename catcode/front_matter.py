@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+# Any: front matter is YAML data.
+
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CLOSING = re.compile(r"^---[ \t]*\r?$", re.M)
 

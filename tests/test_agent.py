@@ -13,8 +13,10 @@ from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.errors import ProviderError
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
-from catcode.safety.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy, Rule
-from catcode.session.agent import INTERRUPTED, Agent, AgentEvents
+from catcode.safety.permission_rules import Rule
+from catcode.safety.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy
+from catcode.session.agent import Agent, AgentEvents
+from catcode.session.history_repair import INTERRUPTED
 from catcode.tools.base import Permission, ToolContext, ToolRegistry, ToolResult, tool
 
 

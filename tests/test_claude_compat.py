@@ -14,7 +14,8 @@ from catcode.cli.claude_flags import variadic
 from catcode.errors import ConfigError
 from catcode.providers import pricing
 from catcode.providers.pricing import known_models
-from catcode.safety.permissions import PermissionMode, PermissionPolicy, Rule, Verdict
+from catcode.safety.permission_rules import Rule
+from catcode.safety.permissions import PermissionMode, PermissionPolicy, Verdict
 from catcode.safety.trusted_settings import load_settings
 from catcode.tools.builtin import builtin_tools
 

@@ -25,7 +25,7 @@ REPL_WORDS = {"catcode.memory.slash_words"}
 PACKAGES = {"catcode.ui": "repl", "catcode.commands": "repl", "catcode.cli": "shell", "catcode.web": "web",
             "catcode.mcp_server": "mcp"}  # fmt: skip
 LAUNCHES = {
-    "catcode.cli.launch": "repl",  # a bare ``catcode`` (and print mode's piped input) starts the REPL
+    "catcode.cli.front_ends": "repl",  # a bare ``catcode`` (and print mode's piped input) starts the REPL
     "catcode.cli.mcp_cli": "mcp",  # ``catcode mcp serve``
     "catcode.cli.memory_share_cli": "web",  # ``catcode memory share`` serves the web view
 }
@@ -111,7 +111,7 @@ def test_crossings_are_found_on_a_small_graph() -> None:
     graph: dict[str, set[str]] = {
         "catcode.web.api": {"catcode.cli.memory_words", "catcode.memory.flows"},
         "catcode.cli.print_mode": {"catcode.commands.resume", "catcode.session.resuming"},
-        "catcode.cli.launch": {"catcode.ui.repl"},  # a launch
+        "catcode.cli.front_ends": {"catcode.ui.repl"},  # a launch
         "catcode.cli.mcp_cli": {"catcode.ui.repl"},  # not what it launches
         "catcode.mcp_server.serve": {"catcode.extensions.agents"},
         "catcode.extensions.agents": {REGISTRY},  # a slash command module

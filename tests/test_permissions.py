@@ -7,15 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catcode.errors import ConfigError
-from catcode.safety.permissions import (
-    ApprovalRequest,
-    NoTerminalApprover,
-    PermissionMode,
-    PermissionPolicy,
-    Rule,
-    Verdict,
-    key_argument,
-)
+from catcode.safety.permission_rules import Rule, key_argument
+from catcode.safety.permissions import ApprovalRequest, NoTerminalApprover, PermissionMode, PermissionPolicy, Verdict
 from catcode.tools.base import Permission, Tool
 from catcode.tools.builtin import builtin_tools
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from catcode import cli
-from catcode.cli import launch
+from catcode.cli import front_ends
 from catcode.cli import typer_app as cli_app
 
 WORDS = ["-p", "--print", "hi", "fix the bug", "memory", "config", "--debug", "-m", "opus", "--output-format", "json"]
@@ -20,8 +20,8 @@ WORDS += ["-", "--", "--continue", "", "@app.py", "-c", "explain", "doctor", "--
 
 
 def effective(*positional: Any, **named: Any) -> dict[str, Any]:
-    """A ``launch.start`` call as the arguments it runs with (defaults filled in, enums as their values)."""
-    bound = inspect.signature(launch.start).bind(*positional, **named)
+    """A ``front_ends.start`` call as the arguments it runs with (defaults filled in, enums as their values)."""
+    bound = inspect.signature(front_ends.start).bind(*positional, **named)
     bound.apply_defaults()
     return {name: getattr(value, "value", value) for name, value in bound.arguments.items()}
 

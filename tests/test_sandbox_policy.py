@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catcode.safety.permissions import Decision, PermissionPolicy, Verdict, suggested_rules
+from catcode.safety.permission_rules import suggested_rules
+from catcode.safety.permissions import Decision, PermissionPolicy, Verdict
 from catcode.safety.trusted_settings import load_settings
 from catcode.sandbox.fence import Fence
 from catcode.sandbox.probe import Availability

@@ -4,9 +4,7 @@ skips the questions."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from catcode.checkpoints.restore import changed_line
+from catcode.checkpoints.restore import RestorePlan, changed_line
 from catcode.checkpoints.session import Checkpointer, Turn
 from catcode.commands.registry import CommandContext, CommandRegistry
 
@@ -87,7 +85,7 @@ def _rewind_code(ctx: CommandContext, checkpointer: Checkpointer, turn: Turn) ->
     return restore_with_consent(ctx, checkpointer.plan(target))
 
 
-def restore_with_consent(ctx: CommandContext, plan: Any) -> bool:
+def restore_with_consent(ctx: CommandContext, plan: RestorePlan) -> bool:
     """Show what ``plan`` changes; ask first when it overwrites files changed outside catcode; apply it."""
     ctx.console.print(f"Restoring checkpoint {plan.target.id} (undo with /rewind u):", markup=False)
     for line in plan.lines():

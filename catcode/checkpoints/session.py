@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.checkpoints.restore import RestorePlan, plan_restore
 from catcode.checkpoints.store import Checkpoint, CheckpointStore
@@ -22,6 +22,10 @@ from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.conversation.messages import Message, Role
 from catcode.log import get_logger
 from catcode.session.reopen import HistoryMarkers
+
+if TYPE_CHECKING:
+    from catcode.session.agent import Agent
+    from catcode.session.reopen import HistoryMarkers
 
 log = get_logger(__name__)
 
@@ -38,7 +42,7 @@ class Turn:
 class Checkpointer:
     """Takes a session's checkpoints and restores them."""
 
-    def __init__(self, store: CheckpointStore, session_id: str, agent: Any, notify: Callable[[str], None]) -> None:
+    def __init__(self, store: CheckpointStore, session_id: str, agent: Agent, notify: Callable[[str], None]) -> None:
         self.store, self.session_id, self.agent, self.notify = store, session_id, agent, notify
         self.turns: list[Turn] = []
         self.current: Checkpoint | None = None  # this turn's checkpoint, once taken

@@ -22,6 +22,8 @@ from catcode.file_modes import PRIVATE_FILE, private_dir
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 
+# Any: the checkpoint log is JSON lines.
+
 log = get_logger(__name__)
 
 RECORDS = "checkpoints.jsonl"

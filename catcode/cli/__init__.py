@@ -6,7 +6,8 @@ option: a script's first answer should not wait ~0.2 s for the argument parser's
 the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode`` with no arguments and
 ``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session. No module of the package is imported here.
 
-- ``launch.py``: loading settings and starting a session without typer (the REPL is ``catcode/ui/``).
+- ``launch.py``: loading the settings of a run without typer; ``front_ends.py``: which front end runs the session
+  (print mode, piped input, the REPL in ``catcode/ui/``).
 - ``typer_app.py``: the typer app; ``values.py``: parsing option values; ``help_text.py``: how ``-h`` reads;
   ``claude_flags.py``: Claude Code's flags as this run's settings; ``command_errors.py``: a subcommand's failure
   as one line.
@@ -51,7 +52,7 @@ def main() -> None:
     if (fast or printed is not None) and COMPLETION_VARIABLE not in os.environ:
         # the common cases — the interactive prompt, ``catcode "first message"``, ``catcode -p "question"`` — without
         # the parser's imports
-        from catcode.cli.launch import guarded, start
+        from catcode.cli.front_ends import guarded, start
 
         if printed is not None:
             guarded(lambda: start(" ".join(printed) if printed else None, print_mode=True))

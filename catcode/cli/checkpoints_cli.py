@@ -9,11 +9,17 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from catcode.cli.launch import fail, load
+
+if TYPE_CHECKING:
+    from catcode.checkpoints.restore import RestorePlan
+    from catcode.checkpoints.store import CheckpointStore
+    from catcode.settings.config import Settings
+    from catcode.settings.paths import Paths
 
 
 def _errors() -> AbstractContextManager[None]:
@@ -22,7 +28,7 @@ def _errors() -> AbstractContextManager[None]:
     return command_errors("checkpoints_cli_failed")
 
 
-def _store() -> Any:
+def _store() -> CheckpointStore:
     from catcode.checkpoints.store import store_for
 
     settings, paths = load()
@@ -78,7 +84,7 @@ def rewind(
         typer.echo(f"Undo with `catcode rewind {plan.before.id}`.")
 
 
-def _confirmed(yes: bool, count: int, plan: Any) -> bool:
+def _confirmed(yes: bool, count: int, plan: RestorePlan) -> bool:
     if yes:
         return True
     if not sys.stdin.isatty():
@@ -87,7 +93,7 @@ def _confirmed(yes: bool, count: int, plan: Any) -> bool:
     return typer.confirm("Restore these files?", default=False)
 
 
-def doctor_lines(settings: Any, paths: Any) -> list[str]:
+def doctor_lines(settings: Settings, paths: Paths) -> list[str]:
     """What ``catcode doctor`` says about this project's checkpoints: how many, their size, the files left out."""
     from catcode.checkpoints.store import store_for
 

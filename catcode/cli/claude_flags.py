@@ -22,6 +22,8 @@ from typing import Any
 
 from catcode.errors import ConfigError
 
+# Any: the flags become a settings layer: YAML-shaped data that pydantic validates.
+
 CLAUDE_PERMISSION_MODES = {
     "default": "default",
     "acceptEdits": "accept-edits",
@@ -60,7 +62,7 @@ def split_rules(values: list[str]) -> list[str]:
 
 def check_rules(flag: str, rules: list[str]) -> None:
     """``ConfigError`` naming the flag for a rule that cannot be used."""
-    from catcode.safety.permissions import Rule
+    from catcode.safety.permission_rules import Rule
 
     for rule in rules:
         try:
@@ -161,7 +163,7 @@ def _fits(flag: str, word: str) -> bool:
 
 def _is_rules(word: str) -> bool:
     from catcode.errors import ConfigError
-    from catcode.safety.permissions import Rule
+    from catcode.safety.permission_rules import Rule
 
     rules = split_rules([word])
     try:

@@ -11,6 +11,8 @@ from typing import Any
 
 import typer
 
+# Any: settings files are YAML data.
+
 config_app = typer.Typer(
     name="config", help="Show or change settings; review what this project was allowed.", invoke_without_command=True
 )

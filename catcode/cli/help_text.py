@@ -8,6 +8,8 @@ from typing import Any
 
 from typer.core import TyperGroup
 
+# Any: the context and formatter of the click that typer bundles (a private module of typer's).
+
 __all__ = ["HelpGroup", "RootGroup"]
 
 USAGE_PREFIX = "Usage: "

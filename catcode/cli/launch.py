@@ -1,6 +1,6 @@
-"""Loading settings and starting a session, without typer: a bare ``catcode`` starts here directly so the
-prompt does not wait for the argument parser's imports. ``start`` picks the front end: print mode (``-p``),
-piped input (stdin or stdout not a terminal: ``ui/piped.py``) or the interactive REPL (``ui/repl.py``)."""
+"""Loading the settings of a run, without typer: validated, with logging configured and catcode's files made
+private; and the one-line failure of the ``catcode memory|config|mcp`` commands. Which front end then runs the
+session is ``front_ends.py``'s."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
-
 if TYPE_CHECKING:
+    from catcode.settings.config import Settings
     from catcode.settings.consent import Asker
     from catcode.settings.paths import Paths
 
-state: dict[str, Any] = {"debug": False}
+# Any: the settings layer of flags is YAML-shaped data, validated by pydantic when settings are loaded.
+
+state: dict[str, bool] = {"debug": False}
 
 
 def load(
@@ -26,7 +27,7 @@ def load(
     ask_consent: Asker | None = None,
     overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
-) -> tuple[Any, Any]:
+) -> tuple[Settings, Paths]:
     """Settings and paths for the current directory, with logging configured and catcode's files made private.
 
     ``ask_consent`` asks the person about what the project's settings want that needs consent (None: nobody is
@@ -34,11 +35,11 @@ def load(
     from catcode import log as logsetup
 
     settings, paths = settle(
-        model, permission_mode, ask_consent=ask_consent, notify=_say, overrides=overrides, sandbox=sandbox
+        model, permission_mode, ask_consent=ask_consent, notify=say_on_stderr, overrides=overrides, sandbox=sandbox
     )
-    tightened = _make_private(paths, _say)
+    tightened = make_private(paths, say_on_stderr)
     logsetup.configure(paths.logs, debug=state["debug"])
-    _log_tightened(tightened, paths)
+    log_tightened(tightened, paths)
     return settings, paths
 
 
@@ -50,7 +51,7 @@ def settle(
     notify: Callable[[str], None] = lambda line: None,
     overrides: dict[str, Any] | None = None,
     sandbox: str | None = None,
-) -> tuple[Any, Any]:
+) -> tuple[Settings, Paths]:
     """The validated settings (flags over every layer: ``overrides`` holds the flags other than the model and the
     mode) and their paths, for the current directory."""
     from catcode.safety.trusted_settings import load_settings
@@ -69,7 +70,8 @@ def settle(
     return settings, resolve_paths(settings, home, root)
 
 
-def _log_tightened(count: int, paths: Paths) -> None:
+def log_tightened(count: int, paths: Paths) -> None:
+    """Log how many files ``make_private`` tightened (only when it did)."""
     if count:
         from catcode.log import get_logger
 
@@ -82,11 +84,12 @@ def fail(message: str, code: int) -> NoReturn:
     raise SystemExit(code)
 
 
-def _say(line: str) -> None:
+def say_on_stderr(line: str) -> None:
+    """One ``catcode: <line>`` on stderr."""
     sys.stderr.write(f"catcode: {line}\n")
 
 
-def _make_private(paths: Paths, say: Callable[[str], None]) -> int:
+def make_private(paths: Paths, say: Callable[[str], None]) -> int:
     """Tighten what an older version or a loose umask left readable by others (one line when anything was)."""
     from catcode.file_modes import tighten
 
@@ -105,189 +108,3 @@ def _make_private(paths: Paths, say: Callable[[str], None]) -> int:
         where = paths.home if memory.is_relative_to(paths.home) else f"{paths.home} and {memory}"
         say(f"made {changed} file(s) and folder(s) in {where} private (0600/0700): other users could read them")
     return changed
-
-
-def consent_asker() -> Asker | None:
-    """Who to ask about a project's settings, skills and servers: the person at the terminal, when catcode runs
-    interactively in one; None (nobody) for piped input or output."""
-    if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
-        return None
-
-    def ask(project_root: Path, items: Any) -> bool:
-        from catcode.settings.consent import terminal_asker
-        from catcode.ui.keys import AnswerReader
-        from catcode.ui.turn_keys import TurnKeys
-
-        def write(text: str) -> None:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-
-        # TurnKeys: what was typed while catcode started never answers the question (it is discarded, and said)
-        return terminal_asker(AnswerReader(TurnKeys()), write)(project_root, items)
-
-    return ask
-
-
-def start(
-    prompt: str | None = None,
-    model: str | None = None,
-    permission_mode: str | None = None,
-    *,
-    print_mode: bool = False,
-    output_format: str = "text",
-    resume: str | None = None,
-    sandbox: str | None = None,
-    input_format: str = "text",
-    run: dict[str, Any] | None = None,
-) -> int:
-    """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
-    ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
-    problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
-    mode and piped input never ask. ``run``: Claude Code's flags for this run (``claude_flags.run_overrides``'
-    keywords and ``mcp_config``)."""
-    try:
-        overrides: dict[str, Any] = {}
-        if run or model or permission_mode is not None:
-            model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
-        ask = None if print_mode else consent_asker()
-        if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
-            interactive = _interactive(
-                prompt, model, permission_mode, resume, ask, sandbox=sandbox, overrides=overrides
-            )
-            return _exit_now(interactive)
-        settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
-        if print_mode:
-            from catcode.cli.print_mode import run_print
-
-            return run_print(
-                settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format
-            )
-        from catcode.app.stdin_input import read_piped
-        from catcode.ui.piped import run_piped
-
-        text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
-        return run_piped(settings, paths, text, prompt=prompt, more=more)
-    except (MissingApiKeyError, ConfigError) as exc:
-        sys.stderr.write(f"catcode: {exc}\n")
-        return 2
-    except CatcodeError as exc:
-        if state["debug"]:
-            raise
-        sys.stderr.write(f"catcode: {exc}\n")
-        return 1
-
-
-def _run_flags(
-    model: str | None, permission_mode: str | None, run: dict[str, Any]
-) -> tuple[str | None, str | None, dict[str, Any]]:
-    """The model (aliases resolved), the permission mode (Claude Code's spellings mapped) and the settings layer of
-    the other flags; ``ConfigError`` for a bad one. ``--mcp-config``'s servers are registered for this run."""
-    from catcode.cli import claude_flags
-    from catcode.providers import pricing
-
-    if model:
-        model = pricing.model_alias(model)
-    if permission_mode is not None:
-        from catcode.settings.config_errors import PERMISSION_MODES, unknown_mode
-
-        permission_mode = claude_flags.permission_mode(permission_mode)
-        if permission_mode not in PERMISSION_MODES and permission_mode != "plan":
-            raise ConfigError(unknown_mode(permission_mode))
-    run = dict(run)
-    servers = run.pop("mcp_config", None) or []
-    if servers:
-        from catcode.extensions.mcp import sources
-
-        sources.RUN_SERVERS.update(claude_flags.mcp_servers(servers, dict(os.environ)))
-    keys = ("allowed", "disallowed", "add_dir", "max_turns", "system_prompt", "append_system_prompt")
-    values: dict[str, Any] = {key: run.get(key) for key in keys}  # Any: each flag's own type, checked by the call
-    for key in ("allowed", "disallowed", "add_dir"):
-        values[key] = values[key] or []
-    return model, permission_mode, claude_flags.run_overrides(**values)
-
-
-def _interactive(
-    prompt: str | None,
-    model: str | None,
-    permission_mode: str | None,
-    resume: str | None,
-    ask: Asker | None,
-    overrides: dict[str, Any] | None = None,
-    sandbox: str | None = None,
-) -> int:
-    """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
-    validated first, with consent asked for what the project's settings want — unless they are known valid without
-    pydantic (``first_screen``: nothing to validate, or exactly what was validated before): they are then loaded
-    behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
-    from catcode import log as logsetup
-    from catcode.providers.access import api_access
-    from catcode.settings.paths import catcode_home, find_project_root, make_paths
-    from catcode.ui.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
-    from catcode.ui.repl import start_interactive
-
-    env = dict(os.environ)
-    home, root = catcode_home(), find_project_root(Path.cwd())
-    logsetup.configure(make_paths(home, root).logs, debug=state["debug"])  # where the log is needs no settings
-    flags = bool(model or permission_mode or sandbox or overrides)
-    screen = None if flags else unsettled_defaults(home, root, env) or remembered(home, root, env)
-    if screen is None:
-        inputs = None if flags else settings_inputs(home, root, env)
-        settings, paths = settle(
-            model, permission_mode, ask_consent=ask, notify=_say, sandbox=sandbox, overrides=overrides
-        )
-        screen = FirstScreen.of(settings, paths)
-        validated = screen
-
-        def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
-            _log_tightened(_make_private(paths, notify), paths)
-            remember(home, root, env, inputs, validated)
-            return settings, paths
-
-    else:
-
-        def settled(notify: Callable[[str], None]) -> tuple[Any, Any]:
-            settings, paths = settle(notify=notify)  # known valid, and nothing in them needs asking
-            _log_tightened(_make_private(paths, notify), paths)
-            return settings, paths
-
-    api_access(env)
-    return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
-def _exit_now(code: int) -> NoReturn:
-    """End the process as soon as the session is over: memory is saved and every file is closed by now, and the
-    interpreter's own teardown (module and thread cleanup) would add about a second before the shell returns."""
-    import logging
-
-    sys.stdout.flush()
-    sys.stderr.flush()
-    logging.shutdown()
-    os._exit(code)
-
-
-def guarded(run: Any) -> None:
-    """Run ``run()``; Ctrl+C exits 130 and unexpected errors become one line unless ``--debug``."""
-    try:
-        code = run()
-    except KeyboardInterrupt:
-        sys.stderr.write("\n")
-        sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as exc:
-        if state["debug"]:
-            raise
-        from catcode.log import get_logger
-
-        get_logger(__name__).exception("unexpected_error")
-        sys.stderr.write(f"catcode: unexpected error: {exc} (details in the log; rerun with --debug)\n")
-        sys.exit(1)
-    if isinstance(code, int):
-        sys.exit(code)

@@ -8,12 +8,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from catcode.cli.memory_cli import _errors, _runtime
 from catcode.cli.memory_words import undo_hint
+
+if TYPE_CHECKING:
+    from catcode.memory.transfer.items import ImportItem, Skipped
+    from catcode.memory.transfer.plan import Action, Step
+    from catcode.memory.transfer.readers import Offer
 
 TOOLS = ("claude", "codex", "gemini")
 FORMATS = ("claude", "agents-md")
@@ -46,7 +51,7 @@ def import_memories(
         label, where, items, skipped = _gather(source, root, dict(os.environ), claude_md, interactive=asks)
         unresolved: list[str] = []
 
-        def choose(step: Any) -> Any:
+        def choose(step: Step) -> Action:
             typer.echo(clash_text(step, label))
             if dry_run or yes:
                 typer.echo("  → both kept: the imported one is renamed" + (" (--yes)" if yes else ""))
@@ -55,7 +60,8 @@ def import_memories(
                 unresolved.append(step.name)
                 return "skip"
             answer = typer.prompt("  [m]erge the texts, [r]ename the imported one, or [s]kip it?", default="r")
-            return {"m": "merge", "s": "skip"}.get(answer.strip().lower()[:1], "rename")
+            chosen: dict[str, Action] = {"m": "merge", "s": "skip"}
+            return chosen.get(answer.strip().lower()[:1], "rename")
 
         plan = make_plan(runtime.store, label, items, skipped, choose)
         if unresolved:
@@ -88,7 +94,7 @@ def import_memories(
 
 def _gather(
     source: str, root: Path, env: dict[str, str], claude_md: str | None, *, interactive: bool
-) -> tuple[str, str, list[Any], list[Any]]:
+) -> tuple[str, str, list[ImportItem], list[Skipped]]:
     """The label, where it was read, the items and what was skipped, for ``source``."""
     from catcode.errors import CatcodeError
     from catcode.memory.transfer import locate, readers
@@ -120,7 +126,7 @@ def _gather(
     raise CatcodeError(f"No such file or folder: {source} (give claude, codex, gemini or a path)")
 
 
-def _choose_sections(offers: list[Any], given: str | None, interactive: bool) -> list[Any]:
+def _choose_sections(offers: list[Offer], given: str | None, interactive: bool) -> list[Offer]:
     """The CLAUDE.md sections to import: ``--claude-md`` (all, none, 1,3), else asked on a terminal, else none."""
     from catcode.errors import CatcodeError
 

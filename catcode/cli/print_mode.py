@@ -16,7 +16,7 @@ import os
 import sys
 import uuid
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from catcode.app.stdin_input import combine, cut_note, read_piped
 from catcode.app.warm import warm_now
@@ -27,6 +27,7 @@ from catcode.session.agent import TurnResult
 if TYPE_CHECKING:
     from catcode.providers.base import LLMProvider
     from catcode.session.session import Session
+    from catcode.settings.config import Settings
     from catcode.settings.paths import Paths
 
 NO_PROMPT = 'nothing to send: give a prompt (catcode -p "question") or pipe one in (echo "question" | catcode -p)'
@@ -45,7 +46,7 @@ class PrintApprover(NoTerminalApprover):
         return super().ask(request)
 
 
-def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
+def message_for(prompt: str | None, stdin: IO[str] | None) -> tuple[str, bool]:
     """The one message (prompt and/or piped stdin) and whether the piped part was cut."""
     piped, more = ("", False)
     if stdin is not None and not _isatty(stdin):
@@ -54,13 +55,13 @@ def message_for(prompt: str | None, stdin: Any) -> tuple[str, bool]:
 
 
 def run_print(
-    settings: Any,
+    settings: Settings,
     paths: Paths,
     prompt: str | None,
     *,
     output_format: str = "text",
     input_format: str = "text",
-    stdin: Any = None,
+    stdin: IO[str] | None = None,
     resume: str | None = None,
     provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
@@ -113,7 +114,7 @@ def _one_turn(session: Session, message: str) -> TurnResult:
     return session.agent.run_turn(message, images)
 
 
-def _stream_messages(stdin: Any, prompt: str | None) -> Iterator[str]:
+def _stream_messages(stdin: IO[str], prompt: str | None) -> Iterator[str]:
     """The user messages of ``--input-format stream-json`` (the PROMPT, if given, first); a line that is not one is
     reported on stderr and skipped."""
     if prompt and prompt.strip():
@@ -193,7 +194,7 @@ def _setup_problem(result: TurnResult) -> bool:
     return result.status == 401
 
 
-def _isatty(stream: Any) -> bool:
+def _isatty(stream: IO[str]) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):

@@ -2,7 +2,7 @@
 (print mode), ``catcode --continue`` / ``--resume [ID]``, ``catcode memory ...``, ``catcode config ...``,
 ``catcode checkpoints`` / ``rewind ID``, ``catcode doctor``.
 
-Parses arguments, loads settings and hands over to ``launch.start``. Errors reach the person as one line
+Parses arguments, loads settings and hands over to ``front_ends.start``. Errors reach the person as one line
 (exit 2 for setup problems, 1 for a failed turn); tracebacks only with ``--debug``. Before typer sees them,
 ``normalise`` turns the free-standing PROMPT into an option (a click group cannot take a positional argument
 next to its subcommands) and gives ``--resume`` its optional value."""
@@ -17,8 +17,9 @@ from catcode import __version__
 from catcode.cli.checkpoints_cli import register as register_checkpoint_commands
 from catcode.cli.config_cli import config_app
 from catcode.cli.doctor_cli import doctor
+from catcode.cli.front_ends import guarded, start
 from catcode.cli.help_text import HelpGroup, RootGroup
-from catcode.cli.launch import fail, guarded, start, state
+from catcode.cli.launch import fail, state
 from catcode.cli.mcp_cli import mcp_app
 from catcode.cli.memory_cli import memory_app
 from catcode.cli.memory_share_cli import register as register_share_commands

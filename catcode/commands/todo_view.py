@@ -4,16 +4,20 @@ through); plain ``[ ]``/``[>]``/``[x]`` where the terminal does not speak UTF-8.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from catcode.session.todos import TodoItem
 
 UNICODE = {"pending": ("☐", ""), "in_progress": ("▶", "bold"), "completed": ("✔", "dim strike")}
 ASCII = {"pending": ("[ ]", ""), "in_progress": ("[>]", "bold"), "completed": ("[x]", "dim strike")}
 
 
-def checklist(items: list[Any], *, unicode: bool | None = None) -> Text:
-    """``  ☐ Write the tests`` per item (``items``: objects with ``content`` and ``status``)."""
+def checklist(items: Sequence[TodoItem], *, unicode: bool | None = None) -> Text:
+    """``  ☐ Write the tests`` per item (``items``: the model's todo list)."""
     if unicode is None:
         unicode = (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "").startswith("utf")
     marks = UNICODE if unicode else ASCII

@@ -13,6 +13,9 @@ from typing import Any
 from catcode.conversation.messages import Message
 from catcode.log import get_logger
 
+# Any: a tool call's input is JSON; the tool result and the response are typed on the floors above (tools, providers),
+# which this floor may not import.
+
 log = get_logger(__name__)
 
 

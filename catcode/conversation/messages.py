@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+# Any: content blocks become Messages API JSON; a tool call's input is the model's JSON object.
+
 
 class Role(StrEnum):
     """Who speaks."""

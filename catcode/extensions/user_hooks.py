@@ -42,6 +42,8 @@ from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.settings.hook_settings import TOOL_EVENTS, UserHook
 
+# Any: a hook's payload is the JSON object written to its stdin.
+
 log = get_logger(__name__)
 
 BLOCK_EXIT = 2

@@ -25,7 +25,12 @@ from catcode.log import get_logger
 from catcode.text import flatten
 
 if TYPE_CHECKING:
+    from catcode.memory.recall.facts_schema import Hit
+    from catcode.memory.recall.recall import Recall
     from catcode.memory.store.store import MemoryStore
+    from catcode.settings.memory import MemoryConfig
+
+# Any: as_dict gives JSON for print mode's events and the web view.
 
 __all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
 
@@ -82,7 +87,7 @@ class AutoRecall:
     """Per-turn recall over a ``Recall`` (the fact index) and the ``MemoryStore``; call it with the message."""
 
     def __init__(
-        self, recall: Any, store: MemoryStore, config: Any, listed: Callable[[], frozenset[str]] = frozenset
+        self, recall: Recall, store: MemoryStore, config: MemoryConfig, listed: Callable[[], frozenset[str]] = frozenset
     ) -> None:
         """``config``: the ``MemoryConfig``; ``listed``: the names the memory index lists now."""
         self.recall, self.store, self.config, self.listed = recall, store, config, listed
@@ -99,13 +104,14 @@ class AutoRecall:
         if self._running is not None and self._running.is_alive():
             self._skip("busy: the recall of an earlier message is still running")
             return None
-        box: dict[str, Any] = {}
+        founds: list[Recalled] = []
+        errors: list[Exception] = []
 
         def work() -> None:
             try:
-                box["found"] = self.find(message, attached)
+                founds.append(self.find(message, attached))
             except Exception as exc:  # a broken index must not cost the turn
-                box["error"] = exc
+                errors.append(exc)
 
         start = time.perf_counter()
         worker = threading.Thread(target=work, name="auto-recall", daemon=True)
@@ -116,10 +122,10 @@ class AutoRecall:
             self._running = worker
             self._skip(f"slow: no answer within {self.config.auto_recall_timeout_ms} ms", elapsed)
             return None
-        if "error" in box:
-            self._skip(f"failed: {box['error']!r}", elapsed)
+        if errors:
+            self._skip(f"failed: {errors[0]!r}", elapsed)
             return None
-        found: Recalled = box["found"]
+        found = founds[0]
         found.elapsed_ms = elapsed
         self.last_skip = ""
         if not found.items:
@@ -138,7 +144,7 @@ class AutoRecall:
         config = self.config
         hits = self.recall.search(message, SEARCH_LIMIT, turns=False)
         listed = self.listed() | attached
-        picked: list[tuple[Any, str, str]] = []  # (hit, name, whole text)
+        picked: list[tuple[Hit, str, str]] = []  # (hit, name, whole text)
         turns = [h.source_id for h in hits if h.kind == "turn"] if config.search_past_sessions else []
         turn_texts = self.recall.index.turn_texts(turns) if turns else {}
         for hit in hits:
@@ -155,7 +161,7 @@ class AutoRecall:
                 picked.append((hit, hit.label, turn_texts[hit.source_id].strip()))
         return self._assemble(message, picked)
 
-    def _assemble(self, message: str, picked: list[tuple[Any, str, str]]) -> Recalled:
+    def _assemble(self, message: str, picked: list[tuple[Hit, str, str]]) -> Recalled:
         """The block within the character budget: each item's text cut to its fair share."""
         found = Recalled(message=_one_line(message))
         if not picked:
@@ -210,7 +216,7 @@ def recalled_text(auto: AutoRecall | None, count: int = 1) -> str:
     return "\n".join(lines).rstrip()
 
 
-def _origin(hit: Any) -> str:
+def _origin(hit: Hit) -> str:
     return "past conversation" if hit.kind == "turn" else f"{hit.scope} memory"
 
 

@@ -12,13 +12,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from catcode.errors import one_line
 from catcode.log import get_logger
 
 if TYPE_CHECKING:
+    from catcode.memory.pipeline.cursor import DreamCursor
+    from catcode.memory.pipeline.history import HistoryLog
+    from catcode.memory.pipeline.service import MemoryService, RunResult
     from catcode.memory.store.store import MemoryStore
+    from catcode.memory.versioning.git_store import GitStore
+    from catcode.settings.memory import MemoryConfig
 
 log = get_logger(__name__)
 
@@ -40,7 +45,28 @@ class ExitBudget:
         return max(0.0, self._deadline - self._clock())
 
 
-def capture_at_exit(runtime: Any, say: Callable[[str], None]) -> None:
+class Capturing(Protocol):
+    """What the exit capture needs of the session's memory (``MemoryRuntime``, which imports this module)."""
+
+    capture_failed: bool
+
+    @property
+    def service(self) -> MemoryService | None: ...
+    @property
+    def history(self) -> HistoryLog | None: ...
+    @property
+    def cursor(self) -> DreamCursor | None: ...
+    @property
+    def config(self) -> MemoryConfig: ...
+    @property
+    def exit_budget(self) -> ExitBudget: ...
+    @property
+    def store(self) -> MemoryStore: ...
+    @property
+    def git(self) -> GitStore: ...
+
+
+def capture_at_exit(runtime: Capturing, say: Callable[[str], None]) -> None:
     """Process what the session of ``runtime`` (a ``MemoryRuntime`` with a provider) left unprocessed, within
     what is left of its exit budget; Ctrl+C skips it. Sets ``runtime.capture_failed`` when it timed out or
     failed.
@@ -80,11 +106,12 @@ def kept_line(pending: int, minimum: int) -> str:
     return f"{pending} new {noun} kept; memory runs from {minimum} — /memory saves them now"
 
 
-def _finish_background(runtime: Any, say: Callable[[str], None]) -> bool:
+def _finish_background(runtime: Capturing, say: Callable[[str], None]) -> bool:
     """Wait (within the budget) for the background run, and say what it saved; whether a line was said."""
     from catcode.memory.pipeline.service import background_line, skipped_line
 
     service = runtime.service
+    assert service is not None
     before = service.last_dream
     service.wait_background(runtime.exit_budget.remaining())
     if service.background_running():
@@ -99,19 +126,21 @@ def _finish_background(runtime: Any, say: Callable[[str], None]) -> bool:
     return bool(result.changed or result.skipped)
 
 
-def _capture(runtime: Any, say: Callable[[str], None], *, minimum: int | None) -> None:
+def _capture(runtime: Capturing, say: Callable[[str], None], *, minimum: int | None) -> None:
     from catcode.memory.pipeline.manager import SUPERSEDED, UnreadableReply
     from catcode.memory.pipeline.service import skipped_line
 
-    service, history = runtime.service, runtime.history
+    service, history, cursor = runtime.service, runtime.history, runtime.cursor
+    assert service is not None and history is not None and cursor is not None
     timeout = runtime.exit_budget.remaining()
-    outcome: dict[str, Any] = {}
+    results: list[RunResult] = []
+    errors: list[Exception] = []
 
     def work() -> None:
         try:
-            outcome["result"] = service.process_pending(why="session-end", wait=timeout, minimum=minimum)
+            results.append(service.process_pending(why="session-end", wait=timeout, minimum=minimum))
         except Exception as exc:
-            outcome["error"] = exc
+            errors.append(exc)
 
     worker = threading.Thread(target=work, name="memory-exit", daemon=True)
     worker.start()
@@ -121,24 +150,24 @@ def _capture(runtime: Any, say: Callable[[str], None], *, minimum: int | None) -
         log.warning("session_end_memory_timeout", timeout=timeout)
         say(f"Memory capture timed out after {runtime.config.exit_timeout:.0f}s; it will finish at the next start.")
         return
-    if "error" in outcome:
+    if errors:
         runtime.capture_failed = True
-        error = outcome["error"]
+        error = errors[0]
         log.warning("Session-end memory extraction failed", error=repr(error))
         if isinstance(error, UnreadableReply):
-            tries = service.attempts.current(runtime.cursor.get()).bad_replies
+            tries = service.attempts.current(cursor.get()).bad_replies
             say(f"Memory capture failed: {error} (attempt {tries}); it will be retried at the next start.")
         else:
             say(f"Memory capture failed ({one_line(error)}); it will be retried at the next start.")
         return
-    result = outcome["result"]
+    result = results[0]
     report = result.report
     added, updated = (report.added, report.updated) if report else ([], [])
     log.info(f"Session-end memory: {len(added)} added, {len(updated)} updated")
     history.append_event("session_end", captured=result.reviewed or bool(result.skipped))
     if result.skipped:
         say(skipped_line(result))
-    elif added or updated:
+    elif report is not None and (added or updated):
         say(f"Memory: {len(added)} added, {len(updated)} updated — /memory list shows them")
         for mark, names in (("+", added), ("~", updated)):
             for name in names:
@@ -172,7 +201,7 @@ def saved_line(store: MemoryStore, name: str, renamed: dict[str, str]) -> str:
     return f"{name} — {entry.description} ({'; '.join(notes)})"
 
 
-def undo_line(runtime: Any, commit: str | None) -> str:
+def undo_line(runtime: Capturing, commit: str | None) -> str:
     """The undo hint: the exact change, so that it stays true whatever is committed after it."""
     if commit:
         short = commit[:7]

@@ -6,10 +6,8 @@ and completion; ``register_recall_commands`` must run after ``register_memory_co
 
 from __future__ import annotations
 
-from typing import Any
-
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.memory.auto_recall import recalled_text
+from catcode.memory.auto_recall import AutoRecall, recalled_text
 from catcode.memory.commands import add_memory_subcommand
 from catcode.memory.recall.recall import Recall
 from catcode.memory.recall.views import recent_text, search_text
@@ -18,7 +16,7 @@ DEFAULT_RECENT = 5
 SEARCH_LIMIT = 10
 
 
-def register_recall_commands(registry: CommandRegistry, recall: Recall, auto: Any = None) -> None:
+def register_recall_commands(registry: CommandRegistry, recall: Recall, auto: AutoRecall | None = None) -> None:
     """Add ``/memory search``, ``/memory recent`` and ``/memory recalled`` for ``recall`` and per-turn recall
     ``auto`` (None: off); a no-op when /memory is not registered."""
 

@@ -12,8 +12,8 @@ asked for everything, and ``diff`` and ``revert`` without an id mean the last of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,7 @@ from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
     from catcode.memory.store.store import MemoryStore
+    from catcode.memory.versioning.git_store import GitStore
 
 PREVIEW_MAX_LINES = 80
 PREVIEW_MAX_CHARS = 6000
@@ -35,23 +36,23 @@ _HIDDEN = {INDEX_NAME, ".gitignore"}  # derived or set-up files: not memories
 _VERBS = {"A": "restored", "D": "removed", "M": "changed back"}
 
 
-def memory_log(git: Any, limit: int, *, everything: bool = False) -> list[Change]:
+def memory_log(git: GitStore, limit: int, *, everything: bool = False) -> list[Change]:
     """The last ``limit`` changes to memories (``everything``: journal entries and set-up too), newest first."""
     return git.log(limit) if everything else git.log(limit, paths=MEMORY_CHANGES)
 
 
-def last_memory_change(git: Any) -> str | None:
+def last_memory_change(git: GitStore) -> str | None:
     """The id of the last change to memories (what a bare ``diff`` shows and a bare ``revert`` undoes)."""
     return git.last_change(MEMORY_CHANGES)
 
 
-def memory_diff(git: Any, commit: str | None = None) -> str:
+def memory_diff(git: GitStore, commit: str | None = None) -> str:
     """The diff of ``commit``, by default of the last change to memories; "" when there is none."""
     target = commit or last_memory_change(git)
     return git.diff(target) if target else ""
 
 
-def revert_change(git: Any, store: MemoryStore, lock_path: Any, commit: str | None = None) -> RevertResult:
+def revert_change(git: GitStore, store: MemoryStore, lock_path: Path, commit: str | None = None) -> RevertResult:
     """Undo ``commit`` (default: the last change to memories) as a new change, under the memory lock: what was
     left uncommitted is first recorded the store's way (valid memory files only, redacted), so git never refuses
     over it and nothing unchecked is committed. ``MemoryStoreError`` (``RevertConflict``) says why it could not."""
@@ -113,6 +114,19 @@ def cap(text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_
     return kept + (f"\n… ({hidden} more lines)" if hidden else "…")
 
 
+class Reverter(Protocol):
+    """What ``memory_revert`` needs of the session's memory (``MemoryRuntime``)."""
+
+    @property
+    def git(self) -> GitStore:
+        """The memory repository."""
+        ...
+
+    def revert(self, commit: str | None = None) -> RevertResult:
+        """Undo ``commit`` (default: the last change to memories) as a new change."""
+        ...
+
+
 class MemoryRevertInput(BaseModel):
     """Input of memory_revert."""
 
@@ -121,7 +135,7 @@ class MemoryRevertInput(BaseModel):
     )
 
 
-def memory_revert_tool(runtime: Any) -> Tool:
+def memory_revert_tool(runtime: Reverter) -> Tool:
     """``memory_revert`` bound to ``runtime`` (a ``MemoryRuntime``): asks before it writes, previews the diff."""
 
     def preview(args: MemoryRevertInput, ctx: ToolContext) -> str | None:

@@ -25,6 +25,8 @@ from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, 
 from catcode.providers.failures import ApiFailure, NotCovered, provider_error
 from catcode.providers.retry import retry_delay, retry_notice, retryable
 
+# Any: request bodies are Messages API JSON; the SDK client and the httpx client it may take are third-party objects.
+
 log = get_logger(__name__)
 
 PLACEHOLDER_API_KEY = "catcode-local-no-key"  # a local Anthropic-compatible server needs *a* key header

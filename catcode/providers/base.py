@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 from catcode.conversation.messages import ContentBlock, Message, TextBlock
 
+# Any: a tool's description is Messages API JSON.
+
 
 @dataclass(frozen=True)
 class ChatOptions:

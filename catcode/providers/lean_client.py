@@ -42,6 +42,8 @@ from catcode.providers.failures import (
 )
 from catcode.providers.message_stream import MessageStream, sse_events
 
+# Any: request bodies are Messages API JSON; the TLS context and HTTP response come from ssl/http.client.
+
 ANTHROPIC_VERSION = "2026-10-21"
 """The API version the installed SDK sends (``anthropic._constants.ANTHROPIC_API_VERSION``; a test keeps them equal)."""
 DEFAULT_BASE_URL = "https://api.anthropic.com"

@@ -13,6 +13,8 @@ from catcode.conversation.messages import ContentBlock, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.failures import ApiStatusFailure, status_detail
 
+# Any: server-sent events carry Messages API JSON.
+
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure
 
+# Any: the headers of an SDK or HTTP error, whichever library raised it.
+
 MAX_SERVER_DELAY = 60.0
 BASE_DELAY, MAX_DELAY = 0.5, 8.0
 

@@ -10,6 +10,8 @@ from typing import Any
 from catcode.conversation.messages import ContentBlock, Message, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
 
+# Any: a tool call's input is the model's JSON object.
+
 
 @dataclass
 class RecordedRequest:

@@ -15,6 +15,8 @@ from catcode.conversation.messages import ContentBlock, TextBlock, ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.failures import ApiConnectionFailure, ApiStatusFailure, StreamFailure
 
+# Any: the anthropic SDK's client and its final message are third-party objects; request bodies are JSON.
+
 
 class SdkClient:
     """Streams Messages API requests through ``anthropic.Anthropic``; thread-safe."""

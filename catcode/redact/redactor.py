@@ -15,20 +15,15 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from catcode.redact.assignments import FLAG_ANCHOR, KEY_ANCHORS, assignment_span, secret_field_kind
 from catcode.redact.generic import DEFAULT as GENERIC_DEFAULT
 from catcode.redact.generic import GenericParams
 from catcode.redact.generic import find as find_generic
-from catcode.redact.rules import (
-    FLAG_ANCHOR,
-    KEY_ANCHORS,
-    MARKER_PREFIX,
-    PREFIX_FAMILIES,
-    RULES,
-    PrefixFamily,
-    Rule,
-    assignment_span,
-    secret_field_kind,
-)
+from catcode.redact.rules import RULES, Rule
+from catcode.redact.values import MARKER_PREFIX
+from catcode.redact.vendor_prefixes import PREFIX_FAMILIES, PrefixFamily
+
+# Any: redact_json walks JSON values of any shape.
 
 __all__ = ["MARKER_PREFIX", "Redactor", "redact", "redact_json"]
 

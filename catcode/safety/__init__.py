@@ -1,6 +1,7 @@
 """Safety: what may run without asking, and what a project may bring without consent. Nothing imported eagerly.
 
-- ``permissions.py``: permission modes, allow/deny rules, the ``Approver`` seam, the decision per tool call.
+- ``permissions.py``: permission modes, the ``Approver`` seam, the decision per tool call; ``permission_rules.py``: the
+  allow/deny rules (syntax, the tools they may name, the argument they match, what an "always" answer offers).
 - ``claude_rules.py``: Claude Code's rule spellings read as catcode's own.
 - ``shell_parse.py`` (bash's grammar), ``shell_static.py`` (what a static reading cannot resolve),
   ``shell_danger.py`` (options that make a read-only program write or run), ``shell_rules.py`` (``bash(...)``

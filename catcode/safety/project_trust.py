@@ -34,6 +34,8 @@ from catcode.errors import ConfigError
 if TYPE_CHECKING:
     from catcode.settings.consent import Asker, ConsentItem
 
+# Any: settings layers are YAML data, checked here before pydantic validates them.
+
 MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
 _PROTECTED = (".git", ".cat-code")
@@ -50,7 +52,7 @@ def check_rules(source: str, data: dict[str, Any]) -> None:
         rules = permissions.get(key)
         if not isinstance(rules, list):
             continue
-        from catcode.safety.permissions import Rule
+        from catcode.safety.permission_rules import Rule
 
         for rule in rules:
             if isinstance(rule, str):
@@ -78,7 +80,7 @@ def mode_of(data: dict[str, Any]) -> str:
 
 def rule_needs_consent(rule: str) -> bool:
     """Whether a project's allow rule could let something run or write outside the project without asking."""
-    from catcode.safety.permissions import Rule
+    from catcode.safety.permission_rules import Rule
     from catcode.tools.facts import PROJECT_FILE_TOOLS, READ_ONLY_TOOLS
 
     parsed = Rule.parse(rule)

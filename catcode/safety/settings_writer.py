@@ -19,6 +19,8 @@ from catcode.safety.trusted_settings import settings_layers
 from catcode.settings.config import Layer, Settings, read_settings_file, validate_layers
 from catcode.settings.consent import ConsentItem, ConsentStore
 
+# Any: settings files are YAML data.
+
 LOCAL_SETTINGS = Path(".cat-code") / "settings.local.yaml"
 
 

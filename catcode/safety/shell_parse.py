@@ -22,6 +22,8 @@ import bashlex.errors
 
 from catcode.safety.shell_static import RUNS_TEXT, TooLarge, expand_line, glob_or_expansion, has_braces
 
+# Any: bashlex's parse tree nodes (a third-party API without types).
+
 _STRUCTURE = {"compound", "for", "while", "until", "if", "function", "case"}
 
 
@@ -156,8 +158,6 @@ def loose_pieces(line: str) -> list[list[str]]:
     parsed = parse(line)
     pieces += [list(c.words) for c in parsed.commands]
     return [piece for piece in pieces if piece]
-
-
 
 
 def unresolved(line: str) -> str | None:

@@ -124,4 +124,3 @@ def _options(body: str) -> list[str] | None:
         raise TooLarge(body)
     seq = range(low, high + 1, step) if low <= high else range(low, high - 1, -step)
     return [str(n) for n in seq]
-

@@ -12,6 +12,8 @@ from catcode.safety.project_trust import anchor_memory_dir, check_rules, mode_of
 from catcode.settings.config import ENV_VARS, Layer, Settings, has_key, read_settings_file, set_key, validate_layers
 from catcode.settings.consent import Asker
 
+# Any: settings layers are YAML data until pydantic validates them; consent keywords are passed through.
+
 
 def settings_layers(
     home: Path,

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from catcode.settings.consent import ConsentItem
 
+# Any: settings layers are YAML data, checked here before pydantic validates them.
+
 STRENGTH = {"read-only": 0, "workspace-write": 1, "off": 2}
 """How much each mode lets a command do; a project may only stay at or below the person's own."""
 

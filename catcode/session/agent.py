@@ -3,32 +3,33 @@
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
 ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
 
-Over the usual 250 lines on purpose: the loop, running tools (overlapping ones through
-``catcode.session.tool_batch``) and the repairs after an interrupt all keep that one invariant, so they are read
-and reviewed together; ``AgentEvents``, the UI's side of the loop, lives here with the loop it describes."""
+One round of tool calls (each call's hooks, permission check and result, overlapping calls on worker threads) is
+``tool_round.py``'s; the loop here stores the rounds and repairs the history after an interrupt. ``AgentEvents``,
+the UI's side of the loop, lives here with the loop it describes."""
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.errors import CatcodeError, ProviderError, one_line
+from catcode.errors import CatcodeError, ProviderError
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
-from catcode.safety.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
-from catcode.session.tool_batch import AgentThread, CallCancelled, neighbours
+from catcode.providers.tokens import TokenCounter
+from catcode.safety.permissions import Approver, PermissionPolicy
+from catcode.session.history_repair import interrupted_tail, join_user_message, undo_unanswered, user_message
+from catcode.session.loop_seams import Compactor, Recall, Recalled, recall_safely
+from catcode.session.tool_batch import AgentThread
+from catcode.session.tool_round import execute_tools
 from catcode.session.turn_attachments import TurnAttachments
-from catcode.tools.base import ToolContext, ToolInputError, ToolRegistry, ToolResult
+from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
 log = get_logger(__name__)
 
-INTERRUPTED = "Interrupted by the user before this tool finished."
 BLOCKED_PROMPT = "Not sent: a UserPromptSubmit hook blocked it"
 BLOCKED_REQUEST = "Not sent: a hook blocked the request"
 
@@ -65,16 +66,8 @@ class AgentEvents:
     def on_tool_output(self, text: str) -> None:
         """Live output of the running tool (called from the tool's reader thread)."""
 
-    def on_recall(self, recalled: Any) -> None:
+    def on_recall(self, recalled: Recalled) -> None:
         """Per-turn recall attached memories to the person's message (``memory.auto_recall.Recalled``)."""
-
-
-class Compactor(Protocol):
-    """Keeps the conversation under the token budget (see ``catcode.session.compaction``)."""
-
-    def maybe_compact(self, messages: list[Message], counter: Any) -> Any:
-        """Return a result with ``.messages`` and ``.notice`` when it compacted, else None."""
-        ...
 
 
 @dataclass
@@ -106,7 +99,7 @@ class Agent:
         options: ChatOptions | None = None,
         max_tool_rounds: int = 50,
         compactor: Compactor | None = None,
-        counter: Any = None,
+        counter: TokenCounter | None = None,
         events: AgentEvents | None = None,
     ) -> None:
         self.provider, self.tools, self.hooks = provider, tools, hooks
@@ -124,10 +117,10 @@ class Agent:
         self.turn_end_listeners: list[Callable[[], None]] = []  # told when a turn is over, however it ended
         self.thread = AgentThread()  # runs overlapping tool calls; their prompts and screen output come back here
         # What surrounds a batch of overlapping calls on this thread (the subagents' progress lines).
-        self.around_concurrent: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
+        self.around_concurrent: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext
         # Per-turn recall: the person's text → what to attach to it for the requests (None: nothing), see
         # ``memory.auto_recall``; the attachments stay out of ``messages`` (so out of history.jsonl).
-        self.recall: Callable[[str, frozenset[str]], Any] | None = None
+        self.recall: Recall | None = None
         self.attached = TurnAttachments()
         self._partial: list[str] = []
         self._streaming = False
@@ -157,7 +150,7 @@ class Agent:
             result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
             return result
         context = [m.text for m in submitted.appended if m.text.strip()]
-        recalled = self._recall(text, self.attached.names(self.messages))
+        recalled = recall_safely(self.recall, text, self.attached.names(self.messages))
         created, added = self._add_user_text(text, context, images)
         start = len(self.messages) - 1
         if recalled is not None:  # before the person's text: what it found first, the question last
@@ -185,10 +178,7 @@ class Agent:
             self._streaming = False
             if len(self.messages) - 1 == start:
                 self.attached.drop(self.messages[start])
-            if created and len(self.messages) - 1 == start:
-                self.messages.pop()  # nothing answered it; the person re-sends it with Up
-            elif not created and len(self.messages) - 1 == start:
-                del self.messages[start].content[-added:]  # undo the merge, keep the tool results
+            undo_unanswered(self.messages, start, created=created, added=added)
         return result
 
     def query(self) -> ChatResponse:
@@ -223,101 +213,8 @@ class Agent:
         return response
 
     def execute_tools(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
-        """Run each call in order (neighbouring calls of a ``concurrent`` tool together, on worker threads);
-        every call gets exactly one result, even when interrupted."""
-        results: list[ToolResultBlock] = []
-        try:
-            for concurrent, group in neighbours(calls, self._concurrent):
-                outcomes = self._run_concurrently(group) if concurrent else [self._run_tool(group[0])]
-                results += [
-                    ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error, images=o.images)
-                    for c, o in zip(group, outcomes, strict=True)
-                ]
-        except KeyboardInterrupt:
-            done = {r.tool_use_id for r in results}
-            results += [
-                ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED, is_error=True) for c in calls if c.id not in done
-            ]
-            self._store(Message(role=Role.USER, content=list(results)))
-            raise
-        return results
-
-    def _concurrent(self, call: ToolUseBlock) -> bool:
-        tool = self.tools.get(call.name)
-        return tool is not None and tool.concurrent
-
-    def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
-        """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""
-        try:
-            jobs: list[Callable[[], ToolResult]] = [functools.partial(self._run_tool, call) for call in calls]
-            outcomes = self.thread.run_all(jobs, self.around_concurrent())
-        except KeyboardInterrupt:
-            self.context.cancel.set()  # the calls still running notice it and stop
-            raise
-        return [
-            o if isinstance(o, ToolResult) else ToolResult(f"Tool {c.name} failed: {one_line(o)}", is_error=True)
-            for c, o in zip(calls, outcomes, strict=True)
-        ]
-
-    # -- one tool call ----------------------------------------------------------------------------------------
-
-    def _run_tool(self, call: ToolUseBlock) -> ToolResult:
-        result = self._decide_and_run(call)
-        if not result.text:
-            result = ToolResult("(no output)", result.is_error, result.images)
-        feedback = self.hooks.emit(
-            HookContext(
-                HookEvent.POST_TOOL_USE,
-                messages=self.messages,
-                tool_name=call.name,
-                tool_input=call.input,
-                tool_result=result,
-            )
-        ).block
-        if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
-            result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error, result.images)
-        self._tell(lambda: self.events.on_tool_end(call, result))
-        return result
-
-    def _tell(self, event: Callable[[], None]) -> None:
-        """Screen output happens on this thread, also for calls running on a worker (dropped once interrupted)."""
-        with contextlib.suppress(CallCancelled):
-            self.thread.call(event, self.context.cancel)
-
-    def _decide_and_run(self, call: ToolUseBlock) -> ToolResult:
-        tool = self.tools.get(call.name)
-        if tool is None:
-            return ToolResult(f"Unknown tool {call.name}. Available tools: {', '.join(self.tools.names())}", True)
-        try:
-            args = tool.parse(call.input)
-        except ToolInputError as exc:
-            return ToolResult(str(exc), True)
-        block = self.hooks.emit(
-            HookContext(HookEvent.PRE_TOOL_USE, messages=self.messages, tool_name=call.name, tool_input=call.input)
-        ).block
-        if block is not None:
-            return ToolResult(f"Blocked: {block.reason}", True)
-        verdict, reason = self.policy.check(tool, call.input)
-        if verdict is Verdict.DENY:
-            return ToolResult(f"Permission denied: {reason}.", True)
-        if verdict is Verdict.ASK:
-            request = ApprovalRequest(tool, call.input, self._preview(tool, args))
-            decision = self.thread.call(lambda: self.approver.ask(request), self.context.cancel)
-            if not decision.allowed:
-                why = f" Reason: {decision.reason}" if decision.reason else ""
-                return ToolResult(f"The user declined to run {call.name}.{why}", True)
-            self.policy.remember(tool, decision)
-        self._tell(lambda: self.events.on_tool_start(call))
-        return self.tools.execute(tool, args, self.context)
-
-    def _preview(self, tool: Any, args: Any) -> str | None:
-        if tool.preview is None:
-            return None
-        try:
-            return tool.preview(args, self.context)
-        except Exception:
-            log.warning("preview_failed", tool=tool.name, exc_info=True)
-            return None
+        """Run each call in order (``tool_round.py``); every call gets exactly one result, even when interrupted."""
+        return execute_tools(self, calls, self._store)
 
     # -- history ----------------------------------------------------------------------------------------------
 
@@ -325,50 +222,18 @@ class Agent:
         self._partial.append(text)
         self.events.on_text(text)
 
-    def _recall(self, text: str, attached: frozenset[str]) -> Any:
-        """What per-turn recall found for ``text`` (an object with ``.text`` and ``.items``), leaving out what is
-        ``attached`` to the conversation already; None when nothing; never raises."""
-        if self.recall is None:
-            return None
-        try:
-            recalled = self.recall(text, attached)
-        except Exception:
-            log.warning("recall_failed", exc_info=True)
-            return None
-        return recalled if recalled is not None and recalled.text else None
-
     def _add_user_text(self, text: str, context: list[str], images: list[ImageBlock]) -> tuple[bool, int]:
         """Store the person's text, its images and what hooks added to it; True when it is a new message, False when
         merged into the last one, and how many blocks were added."""
-        message = Message(
-            role=Role.USER, content=[TextBlock(text=text), *images, *(TextBlock(text=t) for t in context)]
-        )
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.role is Role.USER:
-            # A turn that ended on tool results (round limit, provider failure): the new text joins that message
-            # so roles keep alternating.
-            last.content.extend(message.content)
-            self._notify(message)
-            return False, len(message.content)
-        self._store(message)
-        return True, len(message.content)
+        message = user_message(text, context, images)
+        created = join_user_message(self.messages, message)
+        self._notify(message)
+        return created, len(message.content)
 
     def _repair_after_interrupt(self) -> None:
-        last = self.messages[-1] if self.messages else None
-        if last is None:
-            return
-        if last.role is Role.ASSISTANT and last.tool_uses:
-            self._store(
-                Message(
-                    role=Role.USER,
-                    content=[
-                        ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED, is_error=True) for c in last.tool_uses
-                    ],
-                )
-            )
-        elif last.role is Role.USER and self._streaming:
-            # What streamed before Ctrl+C is kept, so the model knows what the person saw.
-            self._store(Message.assistant(f"{''.join(self._partial)}\n[interrupted by the user]".strip()))
+        tail = interrupted_tail(self.messages, self._streaming, self._partial)
+        if tail is not None:
+            self._store(tail)
         self._streaming = False
 
     def _store(self, message: Message) -> None:
@@ -396,7 +261,7 @@ class Agent:
     def restore(self, messages: list[Message]) -> None:
         """Take up an earlier conversation (resume): nothing is recorded again, nobody is told."""
         self.messages = list(messages)
-        if self.counter is not None and hasattr(self.counter, "reset"):
+        if self.counter is not None:
             self.counter.reset()
 
     def _replaced(self, messages: list[Message]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from catcode.conversation.messages import Message
+from catcode.session.loop_seams import Recall
 
 CommandRegistration = Callable[[Any], None]
 """Adds a part's slash commands to the registry (``catcode.commands.registry.CommandRegistry``). ``Any`` because the
@@ -43,7 +44,7 @@ class HistoryLog(Protocol):
         """One marker line (``session.reopen.HistoryMarkers``: compaction, /clear, /rewind, resumed)."""
 
 
-class Recall(Protocol):
+class RecallIndex(Protocol):
     """``memory.recall.recall.Recall`` (the fact index, journal and search); read through the session by tests
     and ``scripts/bench_auto_recall.py`` only."""
 
@@ -92,8 +93,8 @@ class Attached:
     session_id: str = ""  # the id its lines carry in history.jsonl (what --resume takes); memory's when it is on
     history: HistoryLog | None = None  # history.jsonl (memory on)
     memory: Memory | None = None
-    recall: Recall | None = None
-    auto_recall: Callable[[str, frozenset[str]], Any] | None = None  # memory.auto_recall.AutoRecall
+    recall: RecallIndex | None = None
+    auto_recall: Recall | None = None  # memory.auto_recall.AutoRecall: the agent's (and subagents') per-turn recall
     skills: Skills | None = None
     extensions: Extensions | None = None
     mcp: McpClient | None = None

@@ -9,7 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from catcode.conversation.messages import ImageBlock
 
 MAX_CHARS = 50_000
 """Characters attached per file; the rest is cut with a marker."""
@@ -41,12 +44,12 @@ def attach(text: str, project_root: Path) -> tuple[str, list[Attached]]:
     return message, found
 
 
-def attach_all(text: str, project_root: Path, *, images: bool = True) -> tuple[str, list[Attached], list[Any]]:
+def attach_all(text: str, project_root: Path, *, images: bool = True) -> tuple[str, list[Attached], list[ImageBlock]]:
     """``attach``, and the ``ImageBlock`` of each ``@image`` too; ``ImageTooBig`` when one is over the limit."""
     root = project_root.resolve()
     blocks: list[str] = []
     found: list[Attached] = []
-    pictures: list[Any] = []
+    pictures: list[ImageBlock] = []
     seen: set[Path] = set()
     for match in _AT.finditer(text):
         raw = match.group(1).rstrip(".,;:!?)]}'\"")
@@ -72,7 +75,7 @@ def attach_all(text: str, project_root: Path, *, images: bool = True) -> tuple[s
     return text + "\n\n" + "\n\n".join(blocks), found, pictures
 
 
-def _image(path: Path, root: Path, found: list[Attached], pictures: list[Any]) -> bool:
+def _image(path: Path, root: Path, found: list[Attached], pictures: list[ImageBlock]) -> bool:
     """Attach ``path`` when it is an image file; False when it is not one (it may still be text)."""
     from catcode.conversation.images import NotAnImage, is_image_path, load_image
 

@@ -11,46 +11,27 @@ The summary (and the snip note) is a USER message plus a short ASSISTANT acknowl
 into the first kept user message: kept messages stay byte-for-byte verbatim, and a later round recognises
 the synthetic pair, folds it into the next summary and keeps it out of ``flush`` (the user never said it).
 
-Over the usual 250 lines on purpose: the three steps share the cut rules (turn starts, the synthetic pairs, which
-originals were flushed) of one algorithm over one history; its transcript is ``catcode.conversation.transcript``.
+Where a cut may happen and what compaction inserts is ``compaction_marks.py``; micro-compaction and the summary call
+are ``compaction_steps.py``; the transcript the summariser reads is ``catcode.conversation.transcript``.
 """
 
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable
 from itertools import accumulate
 
 from pydantic import BaseModel
 
-from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock
-from catcode.conversation.transcript import TranscriptStyle, render_transcript
+from catcode.conversation.messages import Message, Role
 from catcode.log import get_logger
-from catcode.providers.base import ChatOptions, LLMProvider
+from catcode.providers.base import LLMProvider
 from catcode.providers.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
+from catcode.session.compaction_marks import SNIP_ACK, SNIP_NOTE, SUMMARY_ACK, SUMMARY_MARKER, is_synthetic, turn_starts
+from catcode.session.compaction_steps import micro_compact, summarise
 from catcode.settings.compaction import CompactConfig
-from catcode.text import shorten
 
 log = get_logger(__name__)
-
-SUMMARY_MARKER = "[Conversation Summary]"
-SUMMARY_ACK = "Understood. I have the summary of our earlier conversation and will continue from it."
-SNIP_ACK = "Understood. Earlier messages were removed to fit the context window."
-STUB_PREFIX = "[compacted: "
-_SNIP_NOTE = re.compile(r"^\[(\d+) earlier messages snipped\]")
-_TOOL_INPUT_CHARS = 500  # tool_use input shown to the summariser; the result matters more than the call
-
-SUMMARY_SYSTEM = "You compress a coding-assistant conversation so the assistant can continue without the original."
-SUMMARY_INSTRUCTIONS = """Summarise the conversation transcript below. The summary replaces the original \
-messages, so keep everything needed to continue the work, under these Markdown headings:
-## Goals and instructions: what the user wants; every instruction, preference or correction they gave.
-## Decisions: what was decided, and why.
-## Files touched: paths read, created or edited, and what changed in each.
-## Current state: where the work stands now.
-## Open tasks: what is still to do.
-Fold any earlier "[Conversation Summary]" in the transcript in. Be concise; drop tool output that no longer \
-matters."""
 
 
 class CompactionResult(BaseModel):
@@ -71,47 +52,6 @@ def _unchanged(messages: list[Message], tokens: int, why: str) -> CompactionResu
     """``/compact`` left the conversation as it was, and says why."""
     notice = f"Nothing compacted: {why}; context stays at {tokens:,} tokens"
     return CompactionResult(messages=list(messages), tokens_before=tokens, tokens_after=tokens, notice=notice)
-
-
-def turn_starts(messages: list[Message]) -> list[int]:
-    """Indices of user messages that are not tool results: the only places a history may be cut."""
-    return [i for i, m in enumerate(messages) if m.role is Role.USER and not m.is_tool_result]
-
-
-def is_synthetic(msg: Message) -> bool:
-    """True for the summary / snip note messages and their acknowledgements that compaction inserts."""
-    first = msg.content[0] if msg.content else None
-    text = first.text if isinstance(first, TextBlock) else ""
-    if msg.role is Role.USER:
-        return text.startswith(SUMMARY_MARKER) or bool(_SNIP_NOTE.match(text))
-    return len(msg.content) == 1 and text in (SUMMARY_ACK, SNIP_ACK)
-
-
-def _stub(tool: str, content: str) -> str:
-    first = next((line for line in content.splitlines() if line.strip()), "")
-    return f"{STUB_PREFIX}{tool} returned {len(content):,} chars; first line: {shorten(first, 80)}]"
-
-
-def micro_compact(messages: list[Message], keep_recent_turns: int, max_chars: int) -> tuple[list[Message], int]:
-    """Stub tool_result contents longer than ``max_chars`` outside the last ``keep_recent_turns`` turns.
-    Returns the new list (unchanged messages are the same objects) and how many results were stubbed."""
-    starts = turn_starts(messages)
-    spare_from = starts[-keep_recent_turns] if len(starts) >= keep_recent_turns else 0
-    names: dict[str, str] = {}
-    out: list[Message] = []
-    stubbed = 0
-    for i, msg in enumerate(messages):
-        names.update((b.id, b.name) for b in msg.tool_uses)
-        if i >= spare_from or not msg.is_tool_result:
-            out.append(msg)
-            continue
-        blocks = list(msg.content)
-        for j, b in enumerate(blocks):
-            if isinstance(b, ToolResultBlock) and len(b.content) > max_chars and not b.content.startswith(STUB_PREFIX):
-                blocks[j] = b.model_copy(update={"content": _stub(names.get(b.tool_use_id, "tool"), b.content)})
-                stubbed += 1
-        out.append(msg if blocks == msg.content else msg.model_copy(update={"content": blocks}))
-    return out, stubbed
 
 
 class Compactor:
@@ -164,9 +104,7 @@ class Compactor:
         if result.notice.startswith("Compaction failed"):
             return result
         if len(turn_starts(messages)) < 2:
-            return _unchanged(
-                messages, before, "the conversation is a single exchange, which /compact keeps as it is"
-            )
+            return _unchanged(messages, before, "the conversation is a single exchange, which /compact keeps as it is")
         change = estimate_messages_tokens(result.messages) - estimate_messages_tokens(messages)
         if change >= 0:
             count = result.summarised_count
@@ -230,7 +168,7 @@ class Compactor:
             head = work[:split]
             count = discard(head)
             try:  # summarise the originals: a cut tool output tells the summariser more than a stub
-                summary = self._summarise([original(m) for m in head], focus)
+                summary = summarise(self.provider, self.config, [original(m) for m in head], focus)
             except Exception as exc:
                 log.warning("compaction.summary_failed", head_messages=len(head), exc_info=True)
                 failure = str(exc) or type(exc).__name__
@@ -269,17 +207,6 @@ class Compactor:
         target = (room - self.config.summary_max_tokens) // 2
         return next((i for i in starts if suffix[i] <= target), starts[-1])
 
-    def _summarise(self, head: list[Message], focus: str | None) -> str:
-        style = TranscriptStyle(call_chars=_TOOL_INPUT_CHARS, result_chars=self.config.tool_result_max_chars)
-        transcript = render_transcript(head, style)
-        focus_line = f"Focus the summary on: {focus}\n\n" if focus else ""
-        prompt = f"{SUMMARY_INSTRUCTIONS}\n\n{focus_line}<transcript>\n{transcript}\n</transcript>"
-        options = ChatOptions(max_tokens=self.config.summary_max_tokens, temperature=0.3, purpose="compact")
-        text = self.provider.chat([Message.user(prompt)], SUMMARY_SYSTEM, [], options).text.strip()
-        if not text:
-            raise ValueError("the summary call returned no text")
-        return text
-
     def _snip(
         self, result: CompactionResult, discard: Callable[[list[Message]], int], overhead: int
     ) -> CompactionResult:
@@ -296,7 +223,7 @@ class Compactor:
             result.notice = f"Context is {result.tokens_after:,} tokens, over budget, but only the latest turn is left"
             return result
         dropped = work[:start]
-        earlier = sum(int(m.group(1)) for d in dropped if d.role is Role.USER and (m := _SNIP_NOTE.match(d.text)))
+        earlier = sum(int(m.group(1)) for d in dropped if d.role is Role.USER and (m := SNIP_NOTE.match(d.text)))
         count = discard(dropped) + earlier
         note = f"[{count} earlier messages snipped]"
         result.messages = [Message.user(note), Message.assistant(SNIP_ACK), *work[start:]]

@@ -148,9 +148,7 @@ def _read_capped(real: Path, path: Path, result: Instructions) -> bytes | None:
         return handle.read(MAX_FILE_BYTES + 1)
 
 
-def _import(
-    match: re.Match[str], base: Path, boundary: Path, depth: int, seen: set[Path], result: Instructions
-) -> str:
+def _import(match: re.Match[str], base: Path, boundary: Path, depth: int, seen: set[Path], result: Instructions) -> str:
     raw = match.group(1)
     try:
         target = (Path(raw).expanduser() if raw.startswith("~/") else base / raw).resolve()

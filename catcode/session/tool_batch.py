@@ -15,7 +15,7 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 
@@ -27,13 +27,13 @@ class CallCancelled(Exception):
 @dataclass
 class _Reply:
     done: threading.Event = field(default_factory=threading.Event)
-    value: Any = None
+    value: object = None  # what the function returned: ``call`` hands it back as its caller's type
     error: BaseException | None = None
 
 
 @dataclass
 class _Batch:
-    inbox: queue.SimpleQueue[tuple[Callable[[], Any], _Reply] | None] = field(default_factory=queue.SimpleQueue)
+    inbox: queue.SimpleQueue[tuple[Callable[[], object], _Reply] | None] = field(default_factory=queue.SimpleQueue)
     open: bool = True
 
 
@@ -59,16 +59,16 @@ class AgentThread:
                 raise CallCancelled()
         if reply.error is not None:
             raise reply.error
-        return reply.value
+        return cast(T, reply.value)
 
     def run_all(
-        self, jobs: list[Callable[[], T]], around: contextlib.AbstractContextManager[Any] | None = None
+        self, jobs: list[Callable[[], T]], around: contextlib.AbstractContextManager[object] | None = None
     ) -> list[T | BaseException]:
         """Run every job on its own daemon thread and wait for all of them, serving ``call`` meanwhile (inside
         ``around``, e.g. a progress display). A job's exception is returned in its place. Ctrl+C propagates at
         once, leaving the jobs running."""
         batch = _Batch()
-        results: list[Any] = [None] * len(jobs)
+        results: list[T | BaseException | None] = [None] * len(jobs)
 
         def work(index: int, job: Callable[[], T]) -> None:
             self._local.batch = batch
@@ -92,7 +92,7 @@ class AgentThread:
                     _serve(*item)
             finally:
                 batch.open = False
-        return results
+        return cast(list[T | BaseException], results)  # every job has put its result or exception
 
 
 def neighbours(items: list[T], together: Callable[[T], bool]) -> list[tuple[bool, list[T]]]:
@@ -108,7 +108,7 @@ def neighbours(items: list[T], together: Callable[[T], bool]) -> list[tuple[bool
     return groups
 
 
-def _serve(fn: Callable[[], Any], reply: _Reply) -> None:
+def _serve(fn: Callable[[], object], reply: _Reply) -> None:
     try:
         reply.value = fn()
     except KeyboardInterrupt:

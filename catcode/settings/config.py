@@ -46,6 +46,8 @@ from catcode.settings.paths import user_hash as user_hash
 from catcode.settings.sandbox import SandboxSettings
 from catcode.settings.subagents import SubagentSettings
 
+# Any: settings files are YAML data until pydantic validates them; error locations are pydantic's.
+
 
 class Section(BaseModel):
     """Base for settings sections: unknown keys are errors."""

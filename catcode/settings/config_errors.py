@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+# Any: pydantic's validation errors and the YAML values they name.
+
 PERMISSION_MODES = ("default", "accept-edits", "read-only", "bypass", "plan")
 
 

@@ -25,6 +25,8 @@ import yaml
 from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
 
+# Any: the consent file is JSON, checked as it is read.
+
 log = get_logger(__name__)
 
 CONSENT_FILE = "consent.yaml"

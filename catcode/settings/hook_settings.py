@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+# Any: hook settings are YAML data (Claude Code's shape too), read by a pydantic validator.
+
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 
 

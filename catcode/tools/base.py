@@ -20,7 +20,11 @@ from catcode.tools.facts import Permission as Permission
 from catcode.tools.facts import permission_of
 
 if TYPE_CHECKING:
+    from catcode.conversation.messages import ImageBlock
     from catcode.sandbox.fence import Fence
+
+# Any: a tool's input and its JSON schema are JSON objects; a tool function takes its own input model (a subclass
+# of BaseModel), which a Callable over BaseModel would refuse.
 
 log = get_logger(__name__)
 
@@ -31,7 +35,7 @@ class ToolResult:
 
     text: str
     is_error: bool = False
-    images: list[Any] = field(default_factory=list)  # ``ImageBlock``s the model sees after the text
+    images: list[ImageBlock] = field(default_factory=list)  # what the model sees after the text
 
 
 @dataclass

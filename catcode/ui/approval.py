@@ -10,21 +10,26 @@ interrupt); Ctrl+D too, and then the session ends (on a terminal; elsewhere it i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
-from catcode.safety.permissions import ApprovalRequest, Decision, suggested_rules
+from catcode.safety.permission_rules import suggested_rules
+from catcode.safety.permissions import ApprovalRequest, Decision
 from catcode.text import shorten
+
+if TYPE_CHECKING:
+    from catcode.safety.plan_mode import PlanDecision
+
+# Any: a tool call's input is the model's JSON object.
 
 Reader = Callable[[str], str]
 """Shows ``message`` and returns the line typed (raises KeyboardInterrupt/EOFError on Ctrl+C/Ctrl+D)."""
 
 REASK = "Answer y (yes), n (no), n <reason> (no, and tell the model why) or a (always allow this session)."
 NO_RULE = (
-    "This command cannot be allowed by a rule ($(…), backticks, redirections and expansions always ask): "
-    "answer y or n."
+    "This command cannot be allowed by a rule ($(…), backticks, redirections and expansions always ask): answer y or n."
 )
 NOT_OFFERED = "  a: not offered — $(…), backticks, redirections and expansions always ask"
 LOCAL_SETTINGS = ".cat-code/settings.local.yaml"
@@ -149,7 +154,7 @@ class TerminalApprover:
                 return decision
             self.console.print(Text(REASK, style="yellow"))
 
-    def ask_plan(self, plan: str) -> Any:
+    def ask_plan(self, plan: str) -> PlanDecision:
         """Plan mode: show the plan ``exit_plan_mode`` carries and read the person's ``PlanDecision``."""
         from catcode.ui.plan_prompt import ask_plan
 

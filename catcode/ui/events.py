@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -12,8 +12,12 @@ from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse
 from catcode.session.agent import AgentEvents
 from catcode.session.todos import TOOL_NAME as TODO_TOOL
-from catcode.tools.base import ToolResult
+from catcode.tools.base import ToolRegistry, ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
+
+if TYPE_CHECKING:
+    from catcode.session.loop_seams import Recalled
+    from catcode.ui.full_output import FullOutput
 
 
 class ReplEvents(AgentEvents):
@@ -29,9 +33,9 @@ class ReplEvents(AgentEvents):
         self.progress = progress or console  # tool lines and notices (stderr when stdout is not a terminal)
         self.stream: MarkdownStream | PlainStream = MarkdownStream(console) if live else PlainStream(console)
         self.preview_lines = preview_lines
-        self.tools: Any = None
+        self.tools: ToolRegistry | None = None
         self.last_output: tuple[str, str] | None = None  # (call, result) of the last tool, for Ctrl+O
-        self.full: Any = None  # ``FullOutput``: the last tool's whole output on disk, for Ctrl+O (on a terminal)
+        self.full: FullOutput | None = None  # the last tool's whole output on disk, for Ctrl+O (on a terminal)
         self._running = ToolProgress(console) if live else None
         self._shown: set[str] = set()
         self._todo_lines = 0  # lines of the checklist drawn last, while nothing was printed after it
@@ -105,7 +109,7 @@ class ReplEvents(AgentEvents):
             shown.append("  (Ctrl+O shows all of it)", style="dim")
         self.progress.print(shown)
 
-    def on_recall(self, recalled: Any) -> None:
+    def on_recall(self, recalled: Recalled) -> None:
         """The dim ``recalled: a, b`` line; Ctrl+O then pages what was attached (``/memory recalled`` too)."""
         self.last_output = (recalled.line, recalled.text)
         self.progress.print(Text(recalled.line, style="dim"))

@@ -23,12 +23,15 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode import __version__
 from catcode.settings import DEFAULT_MODEL
 from catcode.settings.consent import CONSENT_FILE
 from catcode.settings.paths import Paths, make_paths, project_key
+
+if TYPE_CHECKING:
+    from catcode.settings.config import Settings
 
 """A current Sonnet from the installed SDK's model list (the default of ``Settings.model``)."""
 
@@ -62,7 +65,7 @@ class FirstScreen:
     """The project's memory folder name when ``memory.project_key`` chose it (None: from the project's path)."""
 
     @classmethod
-    def of(cls, settings: Any, paths: Paths) -> FirstScreen:
+    def of(cls, settings: Settings, paths: Paths) -> FirstScreen:
         """The first screen for validated ``settings``."""
         return cls(
             paths=paths,

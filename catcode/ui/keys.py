@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -28,8 +28,17 @@ from prompt_toolkit.search import stop_search
 from catcode.ui.completion import ReplCompleter
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from rich.console import Console
+
     from catcode.session.session import Session
+    from catcode.ui.events import ReplEvents
     from catcode.ui.first_screen import FirstScreen
+    from catcode.ui.line_runner import Conversation
+    from catcode.ui.turn_keys import TurnKeys
+
+# Any: ``io`` is prompt_toolkit's ``input``/``output`` objects, passed through to it.
 
 
 def prompt_bindings(
@@ -94,7 +103,23 @@ def _after_cursor() -> str:
     return get_app().current_buffer.document.text_after_cursor
 
 
-def mode_cycler(session: Session, console: Any) -> Callable[[], None]:
+class Live(Protocol):
+    """The conversation being built behind the prompt (``session_start.SessionStart``)."""
+
+    def peek(self) -> Conversation | None:
+        """The conversation once it is built, else None."""
+        ...
+
+    def result(self) -> Conversation:
+        """The conversation, waiting for it to be built."""
+        ...
+
+    def on_ready(self, listener: Callable[[Conversation], None]) -> None:
+        """Call ``listener(conversation)`` once it is built."""
+        ...
+
+
+def mode_cycler(session: Session, console: Console) -> Callable[[], None]:
     """Shift+Tab: the next permission mode, and one dim line saying which."""
 
     def cycle() -> None:
@@ -104,7 +129,7 @@ def mode_cycler(session: Session, console: Any) -> Callable[[], None]:
     return cycle
 
 
-def pager_for(events: Any, console: Any) -> Callable[[], None]:
+def pager_for(events: ReplEvents | None, console: Console) -> Callable[[], None]:
     """Ctrl+O: the last tool's whole output (``events.full``, kept on disk) in ``$PAGER`` (else ``less``), or the
     result the model got when nothing was kept; a line saying there is none yet."""
 
@@ -123,7 +148,7 @@ def pager_for(events: Any, console: Any) -> Callable[[], None]:
     return show
 
 
-def _page_file(path: Any) -> bool:
+def _page_file(path: Path) -> bool:
     """Run the pager on ``path``; False when there is no pager to run."""
     import os
     import shlex
@@ -169,7 +194,7 @@ def input_history(screen: FirstScreen) -> History:
     return history_for(screen.paths.input_history, enabled=screen.input_history)
 
 
-def make_prompt(screen: FirstScreen, live: Any, console: Callable[[], Any], **io: Any) -> PromptSession[str]:
+def make_prompt(screen: FirstScreen, live: Live, console: Callable[[], Console], **io: Any) -> PromptSession[str]:
     """The main prompt, drawn before the session exists: ``live.peek()`` is the ``Conversation`` once it is built
     (None until then) and ``live.result()`` waits for it (``ui/session_start.py``); ``console()`` is the rich
     console. Until then completion offers ``@path``s only, the toolbar shows no tokens, and Shift+Tab waits for the
@@ -207,7 +232,7 @@ class AnswerReader:
     answers stay out of the input history. What was typed before the question was asked never answers it:
     it is discarded first, with a line saying so (``keys``: the ``TurnKeys`` of the terminal, if any)."""
 
-    def __init__(self, keys: Any = None, **io: Any) -> None:
+    def __init__(self, keys: TurnKeys | None = None, **io: Any) -> None:
         self._io = io
         self._prompt: PromptSession[str] | None = None
         self.keys = keys

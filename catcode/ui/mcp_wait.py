@@ -13,9 +13,14 @@ import os
 import select
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import IO, TYPE_CHECKING
 
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from catcode.ui.turn_keys import TurnKeys
 
 STEP = 0.05  # seconds between looks at the terminal: Esc answers within this
 
@@ -23,7 +28,7 @@ STEP = 0.05  # seconds between looks at the terminal: Esc answers within this
 class TerminalWait:
     """Shows the wait on ``console`` and skips it on Esc when stdin is a terminal."""
 
-    def __init__(self, console: Any, stdin: Any = None, keys: Any = None) -> None:
+    def __init__(self, console: Console, stdin: IO[str] | None = None, keys: TurnKeys | None = None) -> None:
         self.console = console
         self._stdin = stdin
         self._keys = keys  # ``TurnKeys``: it reads the terminal during a turn, so it steps aside for the wait

@@ -6,7 +6,7 @@ are refused (``NoTerminalApprover``) and each refusal is reported on stderr too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -18,13 +18,14 @@ from catcode.ui.line_runner import Conversation, build_registry
 
 if TYPE_CHECKING:
     from catcode.providers.base import LLMProvider
+    from catcode.settings.config import Settings
     from catcode.settings.paths import Paths
 
 NOTHING = 'nothing to send: pipe a message in (echo "question" | catcode) or give one (catcode "question")'
 
 
 def run_piped(
-    settings: Any,
+    settings: Settings,
     paths: Paths,
     text: str,
     *,

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 INTERRUPT_HINT = "Ctrl+C to interrupt"
 TAIL_LINES = 5
@@ -52,7 +55,7 @@ class ToolProgress:
         self._lines: list[str] = []
         self._partial = ""
         self._lock = threading.Lock()
-        self._live: Any = None
+        self._live: Live | None = None
 
     def start(self, label: str) -> None:
         """Show ``label`` (the compact call) with a clock."""

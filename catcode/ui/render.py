@@ -8,7 +8,7 @@ scrollback), and the final output does not depend on how the text was chunked.""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.segment import Segment
@@ -17,6 +17,9 @@ from rich.text import Text
 from catcode.providers.base import Usage
 from catcode.text import shorten
 from catcode.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 FENCES = ("```", "~~~")
 
@@ -116,7 +119,7 @@ class MarkdownStream:
         self.code_theme = code_theme
         self._text = ""
         self._done = 0  # how much of _text is printed for good
-        self._live: Any = None
+        self._live: Live | None = None
 
     def begin(self) -> None:
         """A request is on its way: show a spinner."""

@@ -38,7 +38,14 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from catcode.providers.base import LLMProvider
+    from catcode.settings.config import Settings
+    from catcode.settings.consent import Asker
     from catcode.settings.paths import Paths
+    from catcode.ui.line_runner import Conversation
+    from catcode.ui.turn_keys import TurnKeys
+
+# Any: the module ``__getattr__`` hands out names of ``ui.line_runner`` loaded on first use; ``io`` is
+# prompt_toolkit's ``input``/``output`` objects, passed through to it.
 
 log = get_logger(__name__)
 
@@ -107,7 +114,7 @@ class Repl:
         screen: FirstScreen,
         console: Callable[[], Console],
         given: Console | None = None,
-        keys: Any = None,
+        keys: TurnKeys | None = None,
     ) -> None:
         self.start = start
         self.keys = keys  # ``TurnKeys``: what was typed during a turn goes to the next prompt
@@ -132,21 +139,21 @@ class Repl:
         instructions = instructions_line(screen.paths)
         if instructions:  # before anything is typed: the session (which reads them too) may come later
             dim_line(self._given, instructions)
-        conv: Any = None
+        conv: Conversation | None = None
         try:
             if resume is not None or first_message:
-                conv = self.start.result()
-            if resume is not None:
-                from catcode.commands.resume import resume_at_start
+                conv = first = self.start.result()
+                if resume is not None:
+                    from catcode.commands.resume import resume_at_start
 
-                if not resume_at_start(conv.ctx, resume) and resume not in ("", "continue"):
-                    return 2  # an id that is no session: never a fresh conversation the person did not ask for
-            if first_message:
-                from rich.text import Text
+                    if not resume_at_start(first.ctx, resume) and resume not in ("", "continue"):
+                        return 2  # an id that is no session: never a fresh conversation the person did not ask for
+                if first_message:
+                    from rich.text import Text
 
-                conv.print_notices()
-                conv.console.print(Text(f"{self.marker}{first_message}", style="bold"))
-                conv.handle(first_message)
+                    first.print_notices()
+                    first.console.print(Text(f"{self.marker}{first_message}", style="bold"))
+                    first.handle(first_message)
             while (conv is None or not conv.state.get("exit")) and not self._exit_requested():
                 try:
                     if conv is not None:
@@ -222,7 +229,7 @@ def start_interactive(
     console: Console | None = None,
     env: dict[str, str] | None = None,
     warm: bool = True,
-    ask_consent: Any = None,
+    ask_consent: Asker | None = None,
     **io: Any,
 ) -> int:
     """Run catcode interactively: the prompt drawn from ``screen``, the session built behind it from
@@ -262,6 +269,6 @@ def start_interactive(
     return Repl(start, prompt, screen, screen_console, console, keys).run(first_message, resume)
 
 
-def run_interactive(settings: Any, paths: Paths, **options: Any) -> int:
+def run_interactive(settings: Settings, paths: Paths, **options: Any) -> int:
     """Run catcode interactively with settings already validated (``start_interactive``'s ``options``)."""
     return start_interactive(FirstScreen.of(settings, paths), lambda notify: (settings, paths), **options)

@@ -6,14 +6,13 @@ with their count."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.text import shorten
-from catcode.tools.base import ToolResult
+from catcode.tools.base import ToolRegistry, ToolResult
 from catcode.ui.render import result_text, tool_call_text
 
 SHOWN_EXCHANGES = 3  # the last exchanges drawn in full; the ones before are one line
@@ -94,7 +93,7 @@ def _draw(
                 console.print(result_text(ToolResult(result.content, result.is_error), preview_lines))
 
 
-def key_argument_for(tools: Any) -> KeyArgument:
+def key_argument_for(tools: ToolRegistry | None) -> KeyArgument:
     """The argument that says what a call did (the tool's ``key_arg``, else its first string argument)."""
 
     def key(call: ToolUseBlock) -> str | None:

@@ -22,33 +22,41 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catcode.log import get_logger
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from catcode.providers.base import LLMProvider
+    from catcode.settings.config import Settings
+    from catcode.settings.consent import Asker
+    from catcode.settings.paths import Paths
+    from catcode.ui.approval import Reader
+    from catcode.ui.line_runner import Conversation
+    from catcode.ui.turn_keys import TurnKeys
 
 log = get_logger(__name__)
 
-Settle = Callable[[Callable[[str], None]], tuple[Any, Any]]
+Settle = Callable[[Callable[[str], None]], tuple["Settings", "Paths"]]
 """``settle(notify)``: the validated settings and paths (``notify`` shows a line to the person)."""
 
 
 class SessionStart:
     """The ``Conversation`` being built: ``peek()`` it once built, ``result()`` waits for it."""
 
-    def __init__(self, build: Callable[[], Any], *, warm: bool = True) -> None:
+    def __init__(self, build: Callable[[], Conversation], *, warm: bool = True) -> None:
         self._build = build
         self._warm = warm
-        self._future: Future[Any] = Future()
+        self._future: Future[Conversation] = Future()
         self._lock = threading.Lock()
         self._started = False
         self._drawn = False
         self._warm_done = threading.Event()
-        self._listeners: list[Callable[[Any], None]] = []
+        self._listeners: list[Callable[[Conversation], None]] = []
 
-    def build_now(self) -> Any:
+    def build_now(self) -> Conversation:
         """Build in this thread; the background thread, once started, only does the rest."""
         self._run_build()
         return self._future.result()
@@ -71,13 +79,13 @@ class SessionStart:
             self._started = True
         threading.Thread(target=self._background, name="catcode-session", daemon=True).start()
 
-    def result(self) -> Any:
+    def result(self) -> Conversation:
         """The conversation, waiting for it to be built (starting the build if needed); the build's error if it
         failed. Ctrl+C interrupts the wait."""
         self.start()
         return self._future.result()
 
-    def peek(self) -> Any:
+    def peek(self) -> Conversation | None:
         """The conversation if it is built, else None (also when the build failed)."""
         future = self._future
         return future.result() if future.done() and future.exception() is None else None
@@ -94,14 +102,15 @@ class SessionStart:
         """Why the build failed, once it has."""
         return self._future.exception() if self._future.done() else None
 
-    def on_ready(self, listener: Callable[[Any], None]) -> None:
+    def on_ready(self, listener: Callable[[Conversation], None]) -> None:
         """Call ``listener(conversation)`` once it is built (at once if it is; in the building thread if not)."""
         with self._lock:
             built = self._future.done()
             if not built:
                 self._listeners.append(listener)
-        if built and self.peek() is not None:
-            listener(self.peek())
+        conversation = self.peek() if built else None
+        if conversation is not None:
+            listener(conversation)
 
     def _run_build(self) -> None:
         if self._future.done():
@@ -122,7 +131,7 @@ class SessionStart:
             except Exception:
                 log.warning("session_listener_failed", exc_info=True)
 
-    def _start_background(self, conversation: Any) -> None:
+    def _start_background(self, conversation: Conversation) -> None:
         with self._lock:  # whichever thread comes first starts them; ``start_background`` runs them once
             conversation.session.start_background()
 
@@ -157,15 +166,15 @@ def _load_structlog() -> None:
 
 def build_conversation(
     settle: Settle,
-    console: Callable[[], Any],
-    answers: Any,
+    console: Callable[[], Console],
+    answers: Reader,
     *,
     notices: queue.SimpleQueue[str],
     provider: LLMProvider | None = None,
     env: dict[str, str] | None = None,
-    ask_consent: Any = None,
-    keys: Any = None,
-) -> Any:
+    ask_consent: Asker | None = None,
+    keys: TurnKeys | None = None,
+) -> Conversation:
     """Settle the settings, build the session (a terminal approver, screen events on ``console()``, ``notices`` as
     its queue of background lines), its command registry and the ``Conversation`` that runs typed lines."""
     from catcode.app import build as app

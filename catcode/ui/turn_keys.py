@@ -18,7 +18,13 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.key_binding import KeyPress
+
+# Any: termios' saved terminal attributes (a list of mixed ints and bytes).
 
 CTRL_D = 0x04
 READ_SIZE = 1024
@@ -145,7 +151,7 @@ class TurnKeys:
                 self._start()
 
     @contextlib.contextmanager
-    def question(self, prompt_input: Any = None) -> Iterator[str]:
+    def question(self, prompt_input: Input | None = None) -> Iterator[str]:
         """Around one question: what was typed ahead is discarded (and yielded, "" when nothing was); the turn's
         key reading pauses while the question reads the terminal."""
         with self.paused():
@@ -186,14 +192,14 @@ class TurnKeys:
         return data.decode("utf-8", errors="replace")
 
 
-def hand_to_prompt(typed: str, prompt_input: Any) -> None:
+def hand_to_prompt(typed: str, prompt_input: Input) -> None:
     """Give ``typed`` to the next prompt reading ``prompt_input``, as keys typed there (Enter sends)."""
     if not typed:
         return
     from prompt_toolkit.input.typeahead import store_typeahead
     from prompt_toolkit.input.vt100_parser import Vt100Parser
 
-    keys: list[Any] = []
+    keys: list[KeyPress] = []
     parser = Vt100Parser(keys.append)
     parser.feed(typed.replace("\n", "\r"))  # line mode turned Enter into a newline; the prompt's Enter is \r
     parser.flush()

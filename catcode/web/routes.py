@@ -31,6 +31,8 @@ from catcode.log import get_logger
 from catcode.web.api import ApiError, MemoryView
 from catcode.web.guard import Guard
 
+# Any: Starlette's response content and the endpoints' JSON results.
+
 log = get_logger(__name__)
 
 DEFAULT_HISTORY = 50

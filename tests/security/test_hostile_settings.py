@@ -230,7 +230,9 @@ def test_a_relative_memory_dir_resolves_against_the_settings_file(dirs, tmp_path
 
 def _run(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
-    env.update(HOME=str(home.parent), CATCODE_HOME=str(home), ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    env.update(
+        HOME=str(home.parent), CATCODE_HOME=str(home), ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL="http://127.0.0.1:9"
+    )
     return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
 
 
@@ -304,7 +306,8 @@ def test_claude_codes_spelling_of_a_tool_name_is_catcodes_tool(dirs) -> None:
 def test_the_tool_names_rules_may_use_are_the_tools_a_session_has(tmp_path: Path) -> None:
     from catcode.app.build import build_session
     from catcode.providers.scripted import ScriptedProvider
-    from catcode.safety.permissions import TOOL_NAMES, NoTerminalApprover
+    from catcode.safety.permission_rules import TOOL_NAMES
+    from catcode.safety.permissions import NoTerminalApprover
     from catcode.settings.config import Settings
 
     home, project = tmp_path / "home", tmp_path / "project"

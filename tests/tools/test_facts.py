@@ -8,7 +8,8 @@ from pathlib import Path
 from catcode.app.build import build_session
 from catcode.extensions.subagents.definitions import parse_definition
 from catcode.providers.scripted import ScriptedProvider
-from catcode.safety.permissions import TOOL_NAMES, NoTerminalApprover, Rule
+from catcode.safety.permission_rules import TOOL_NAMES, Rule
+from catcode.safety.permissions import NoTerminalApprover
 from catcode.safety.project_trust import rule_needs_consent
 from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.facts import BY_NAME, PROJECT_FILE_TOOLS, READ_ONLY_TOOLS, TOOLS, Permission

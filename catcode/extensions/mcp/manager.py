@@ -31,6 +31,8 @@ from catcode.extensions.mcp.transports import Transports
 from catcode.log import get_logger
 from catcode.tools.base import ToolRegistry, ToolResult
 
+# Any: the mcp SDK's client session and tool objects (third-party); tool inputs are JSON.
+
 log = get_logger(__name__)
 
 STOP_GRACE_S = 6.0  # a stdio server gets 2 s to exit after its stdin closes, then SIGTERM, then SIGKILL

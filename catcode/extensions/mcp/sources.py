@@ -27,6 +27,8 @@ from catcode.settings.config import project_settings_files, read_settings_file
 from catcode.settings.consent import ConsentItem
 from catcode.settings.mcp import SERVER_NAME_PATTERN, McpServerSettings
 
+# Any: MCP server entries are JSON/YAML data (.mcp.json, Claude Code's files), checked as they are read.
+
 log = get_logger(__name__)
 
 MCP_JSON = ".mcp.json"

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict
 
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
 
+# Any: MCP tool listings and results are the mcp SDK's objects; tool inputs are JSON.
+
 MAX_NAME = 64
 MAX_DESCRIPTION = 2_000  # sent with every request: a server must not fill the prompt with one tool's manual
 MAX_RESULT = 50_000

@@ -16,6 +16,8 @@ from catcode.extensions.mcp.sources import ServerSpec
 from catcode.file_modes import private_dir
 from catcode.redact import redact
 
+# Any: the mcp SDK's transport streams are third-party objects.
+
 _PUMP_JOIN = 2.0  # seconds close() waits for a pump to write what a stopped server said last
 
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console, Group
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 
 class ProgressLine(Protocol):
@@ -120,7 +123,7 @@ class LiveProgress(_Board):
     def __init__(self, console: Console) -> None:
         super().__init__()
         self.console = console
-        self._live: Any = None
+        self._live: Live | None = None
         self._paused = 0
 
     def started(self, line: _Line) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import ToolUseBlock
@@ -25,10 +25,12 @@ from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, Decision, PermissionPolicy
 from catcode.session.agent import Agent, AgentEvents
+from catcode.session.loop_seams import Recall
 from catcode.session.tool_batch import CallCancelled
 from catcode.settings.subagents import SubagentSettings
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 
+T = TypeVar("T")
 log = get_logger(__name__)
 
 MAIN_ONLY = ("task", "exit_plan_mode", "todo_write")  # the main conversation's own: no nesting, one plan, one list
@@ -117,8 +119,8 @@ class SubagentScope:
         settings: SubagentSettings,
         progress: Progress,
         max_tokens: int,
-        tool_hooks: Any = None,
-        say: Any = None,
+        tool_hooks: Callable[[HookManager], None] | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         self.provider, self.tools, self.policy, self.approver = provider, tools, policy, approver
         self.context, self.agents, self.settings, self.progress = context, agents, settings, progress
@@ -126,8 +128,7 @@ class SubagentScope:
         self.tool_hooks = tool_hooks  # registers the user's PreToolUse/PostToolUse hooks on a HookManager
         self.say = say or (lambda line: None)
         self.parent: Agent | None = None  # set once the session's agent exists: usage and its thread
-        # per-turn recall for subagents (``Session.auto_recall``): only with memory.auto_recall_subagents
-        self.recall: Callable[[str, frozenset[str]], Any] | None = None
+        self.recall: Recall | None = None  # per-turn recall for subagents: only with memory.auto_recall_subagents
         self.cancelled = threading.Event()
         self._slots = threading.BoundedSemaphore(settings.max_parallel)
         self._usage_lock = threading.Lock()
@@ -161,7 +162,7 @@ class SubagentScope:
         finally:
             self.on_agent_thread(lambda: line.done(summary), None)
 
-    def on_agent_thread(self, draw: Any, cancel: threading.Event | None) -> Any:
+    def on_agent_thread(self, draw: Callable[[], T], cancel: threading.Event | None) -> T | None:
         """Drawing happens on the agent's thread; None when it no longer serves this subagent (Ctrl+C)."""
         if self.parent is None:
             return draw()

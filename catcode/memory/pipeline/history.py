@@ -31,6 +31,8 @@ from catcode.memory.pipeline.history_format import (
     utc_stamp,
 )
 
+# Any: history.jsonl lines are JSON objects.
+
 log = get_logger(__name__)
 
 Redactor = Callable[[str], tuple[str, list[str]]]

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict
 
 from catcode.conversation.messages import Message
 
+# Any: history.jsonl lines are JSON objects.
+
 _CHUNK = 64 * 1024
 
 

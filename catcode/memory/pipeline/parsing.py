@@ -21,6 +21,8 @@ from catcode.log import get_logger
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryOperation, MemoryType
 from catcode.memory.store.names import looks_like_secret, name_problem, slugify
 
+# Any: the model's reply is JSON of unknown shape, checked item by item before anything is kept.
+
 log = get_logger(__name__)
 
 T = TypeVar("T")

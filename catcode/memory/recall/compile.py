@@ -24,6 +24,8 @@ from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import CompileError, DailyEntry, Journal, clean_summary, digest, week_id, week_span
 from catcode.providers.base import LLMProvider
 
+# Any: a compiled file's marker is JSON.
+
 __all__ = ["MAX_COMPILE_STEPS", "CompileStep", "JournalCompiler"]
 
 log = get_logger(__name__)

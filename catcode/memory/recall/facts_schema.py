@@ -27,6 +27,8 @@ from typing import Any
 
 from catcode.errors import CatcodeError
 
+# Any: as_dict gives JSON for the web view and the MCP server.
+
 __all__ = [
     "KINDS",
     "SCHEMA",

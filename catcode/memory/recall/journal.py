@@ -30,6 +30,8 @@ from catcode.errors import CatcodeError
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 
+# Any: a compiled file's marker is JSON.
+
 __all__ = ["CompileError", "DailyEntry", "Journal", "clean_summary", "digest", "parse_entries", "week_id", "week_span"]
 
 log = get_logger(__name__)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catcode.errors import ConfigError
 from catcode.log import get_logger
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first u
     from catcode.memory.recall.facts import FactsIndex
     from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
     from catcode.memory.store.store import MemoryStore
+    from catcode.settings.memory import MemoryConfig
     from catcode.settings.paths import Paths
 
 __all__ = ["Recall", "today_from_env"]
@@ -68,7 +69,7 @@ class Recall:
         *,
         store: MemoryStore,
         paths: Paths,
-        config: Any,
+        config: MemoryConfig,
         journal: Journal,
         compiler: JournalCompiler | None = None,
         commit: Callable[[str, list[Path]], str | None] | None = None,

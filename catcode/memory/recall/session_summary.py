@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from catcode.conversation.transcript import SUMMARY, render_transcript
 from catcode.errors import one_line
@@ -24,6 +24,7 @@ from catcode.providers.base import LLMProvider
 from catcode.redact import redact
 
 if TYPE_CHECKING:
+    from catcode.settings.memory import MemoryConfig
     from catcode.settings.paths import Paths
 
 __all__ = ["SummaryContext", "append_summary", "session_prompt", "session_records", "summarize_session_at_exit"]
@@ -46,7 +47,7 @@ class SummaryContext(Protocol):
     provider: LLMProvider | None
     history: HistoryLog | None
     session_id: str
-    config: Any  # the ``MemoryConfig``: ``exit_timeout``
+    config: MemoryConfig  # ``exit_timeout``
     paths: Paths  # ``memory_lock``
     journal: Journal
     commit: Callable[[str, list[Path]], str | None] | None
@@ -105,16 +106,17 @@ def summarize_session_at_exit(
         log.warning("session_summary_no_time_left")
         say("The session summary was skipped: memory capture used the whole exit time (memory.exit_timeout).")
         return
-    outcome: dict[str, Any] = {}
+    written: list[Path] = []
+    errors: list[Exception] = []
     abandoned = threading.Event()  # after a timeout or Ctrl+C nothing is written any more
 
     def work() -> None:
         try:
             reply = ask(provider, session_prompt(records, earlier))
             if not abandoned.is_set():
-                outcome["path"] = recall.append_summary(reply)
+                written.append(recall.append_summary(reply))
         except Exception as exc:
-            outcome["error"] = exc
+            errors.append(exc)
 
     worker = threading.Thread(target=work, name="session-summary", daemon=True)
     worker.start()
@@ -128,11 +130,11 @@ def summarize_session_at_exit(
         abandoned.set()
         log.warning("session_summary_timeout", timeout=timeout)
         say(f"The session summary timed out after {timeout:.0f}s and was skipped.")
-    elif "error" in outcome:
-        log.warning("session_summary_failed", error=repr(outcome["error"]))
-        say(f"The session summary failed ({one_line(outcome['error'])}) and was skipped.")
+    elif errors:
+        log.warning("session_summary_failed", error=repr(errors[0]))
+        say(f"The session summary failed ({one_line(errors[0])}) and was skipped.")
     else:
-        log.info("session_summary_written", path=str(outcome["path"]))
+        log.info("session_summary_written", path=str(written[0]))
         say("Session summary saved to the journal — /memory recent shows it.")
 
 

@@ -21,6 +21,8 @@ from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 if TYPE_CHECKING:
     from catcode.memory.recall.facts_schema import Hit
 
+# Any: search results as JSON for the web view and the MCP server.
+
 __all__ = [
     "RecentWorkHook",
     "memory_search_tool",

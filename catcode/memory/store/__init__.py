@@ -6,12 +6,15 @@
 - ``entry_file.py``: the ``<name>.md`` format (YAML front matter through ``catcode.front_matter``) and the
   ``MEMORY.md`` index format.
 - ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so;
+  ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped);
   ``scan_record.py``: what reading each file gave, kept on disk so that a new process parses only what changed.
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
-- ``store.py``: ``MemoryStore``, both scopes with ONE write path (lock, reload, redact, atomic write, index,
-  commit); ``leftovers.py``: which uncommitted files (hand edits, a killed session) may be recorded.
-- ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health.
+- ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path
+  (lock, reload, redact, atomic write, index, commit); ``leftovers.py``: which uncommitted files (hand edits, a
+  killed session) may be recorded.
+- ``doctor.py``: ``catcode memory doctor [--fix]``: unreadable files, stale indexes, the repository's health;
+  ``doctor_repairs.py``: what ``--fix`` changes (quarantine, renaming a clash).
 
 Of catcode it imports only ``fsutil``, ``errors``, ``log`` and the shared text formats (``front_matter``, ``names``,
 ``text``): redaction and versioning come in as a callable and a Protocol."""

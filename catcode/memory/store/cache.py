@@ -16,34 +16,25 @@ its first scan, which stats every file anyway, parses only the files whose (inod
 files read at least one tick after their last change ("settled") are recorded: the key of a file read sooner does
 not tell a second change within the same tick apart, so the next process parses such a file again.
 
-Over the usual 250 lines: the fingerprint, the racy-scan rule, the per-file reparse and the settled rule of the
-record decide together when a read may trust what it holds."""
+Reading and checking one file is ``file_state.py``'s."""
 
 from __future__ import annotations
 
 import os
-import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from catcode.log import get_logger
 from catcode.memory.store import entry_file
-from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
+from catcode.memory.store.entry_file import INDEX_NAME
+from catcode.memory.store.file_state import FileState, StatKey, is_entry_name, read_file, stat_key, tick
 from catcode.memory.store.models import MemoryEntry, Scope
-from catcode.memory.store.names import name_problem
 from catcode.memory.store.scan_record import Recorded, ScanRecord
 
-log = get_logger(__name__)
-
-MAX_FILE_BYTES = 256 * 1024
 DUPLICATE = "duplicate of "
 """How a problem of a copy hidden by a name clash starts (followed by the path of the copy that is shown)."""
-_FINE_TICK_NS = 50_000_000  # generous bound on a fine-grained filesystem clock tick (jiffies)
-_COARSE_TICK_NS = 2_000_000_000  # filesystems with 1-2 s timestamps
-StatKey = tuple[int, ...]  # (inode, mtime_ns, device, size, mode, is_symlink, ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -52,14 +43,6 @@ class MemoryProblem:
 
     path: Path
     reason: str
-
-
-class _File(NamedTuple):
-    key: StatKey | None
-    listed_inode: int  # the inode the folder listing shows (the link's own for a symlink)
-    entry: MemoryEntry | None = None
-    problem: str | None = None
-    settled: bool = False  # read a tick or more after its last change: its key tells any later change apart
 
 
 class Located(NamedTuple):
@@ -95,7 +78,7 @@ class DiskCache:
         self._unrecorded = False  # a settled file was read that the record may lack: save it after the scan
         self._reading_ns = 0  # when the scan now reading files started
         self._root = root.resolve()
-        self._files: dict[Scope, dict[str, _File]] = {s: {} for s in Scope}
+        self._files: dict[Scope, dict[str, FileState]] = {s: {} for s in Scope}
         self.scanned: tuple[object, ...] | None = None
         self._scan_started_ns = 0
         self.generation = 0
@@ -107,7 +90,7 @@ class DiskCache:
 
     def stat_fingerprint(self) -> tuple[object, ...]:
         """The cheap part of the fingerprint: four ``os.stat`` calls."""
-        return tuple(_stat_key(p) for d in self.dirs.values() for p in (d, d / INDEX_NAME))
+        return tuple(stat_key(p) for d in self.dirs.values() for p in (d, d / INDEX_NAME))
 
     def refresh(self) -> set[Scope]:
         """Rescan when something changed (or the last scan was racy); the scopes whose index is stale."""
@@ -159,8 +142,8 @@ class DiskCache:
 
     def remember(self, scope: Scope, path: Path, entry: MemoryEntry) -> None:
         """Record a file we just wrote (a regular file: atomic writes replace any link), without parsing it."""
-        key = _stat_key(path)
-        self._files[scope][path.name] = _File(key, key[0] if key else 0, entry)  # just written: not settled
+        key = stat_key(path)
+        self._files[scope][path.name] = FileState(key, key[0] if key else 0, entry)  # just written: not settled
 
     def forget(self, scope: Scope, path: Path) -> None:
         """Record a file we just deleted."""
@@ -210,12 +193,12 @@ class DiskCache:
         if not mtimes:
             return False
         newest = max(mtimes)
-        return self._scan_started_ns - newest < _tick(newest)
+        return self._scan_started_ns - newest < tick(newest)
 
     def _seed(self, record: ScanRecord) -> None:
         """Start from what the record says the files gave (their keys are checked by the scan that follows)."""
         for scope, files in record.load().items():
-            self._files[scope] = {name: _File(*found, settled=True) for name, found in files.items()}
+            self._files[scope] = {name: FileState(*found, settled=True) for name, found in files.items()}
 
     def _scan(self, scope: Scope, *, full: bool) -> bool:
         """Re-read one folder's listing; parse only new or changed files. True when anything changed.
@@ -224,7 +207,7 @@ class DiskCache:
         old, new = self._files[scope], {}
         try:
             with os.scandir(self.dirs[scope]) as listing:  # plain strings: pathlib would cost more than stat
-                found = [(d.name, d.path, d.inode(), d.is_symlink()) for d in listing if _is_entry_name(d.name)]
+                found = [(d.name, d.path, d.inode(), d.is_symlink()) for d in listing if is_entry_name(d.name)]
         except (FileNotFoundError, NotADirectoryError):
             found = []
         for fname, path, inode, is_link in found:
@@ -232,7 +215,7 @@ class DiskCache:
             if previous is not None and not full and previous.listed_inode == inode:
                 new[fname] = previous
                 continue
-            key = _stat_key(path, link=is_link)
+            key = stat_key(path, link=is_link)
             if previous is not None and key is not None and previous.key == key:
                 new[fname] = previous
             else:
@@ -240,51 +223,15 @@ class DiskCache:
         self._files[scope] = new
         return new.keys() != old.keys() or any(new[n] is not old[n] for n in new)
 
-    def _redacted(self, entry: MemoryEntry) -> MemoryEntry:
-        """A hand-written secret is never shown, injected or indexed: what is read is redacted as a write would
-        be (the file itself is rewritten redacted by the next write, before it is committed)."""
-        if self._redact is None:
-            return entry
-        values = {field: self._redact(getattr(entry, field)) for field in ("description", "content")}
-        if all(values[field] == getattr(entry, field) for field in values):
-            return entry
-        log.info("memory_file_read_redacted", name=entry.name)
-        return entry.model_copy(update=values)
-
-    def _load(self, path: Path, key: StatKey | None, inode: int) -> _File:
-        # Stat'ed before it is read: what is read is never older than the key says.
+    def _load(self, path: Path, key: StatKey | None, inode: int) -> FileState:
         changed = max(key[1], key[6]) if key else self._reading_ns
-        settled = self._reading_ns - changed >= _tick(changed)
+        settled = self._reading_ns - changed >= tick(changed)
         self._unrecorded |= settled
-        problem = self._file_problem(path, key)
-        if problem is None:
-            try:
-                entry = entry_file.parse(path.read_bytes())
-                if entry.name == path.stem:
-                    return _File(key, inode, self._redacted(entry), settled=settled)
-                problem = f"its name field {entry.name!r} does not match the file name"
-            except EntryParseError as exc:
-                problem = exc.reason
-            except OSError as exc:
-                problem = f"unreadable: {exc.strerror or exc}"
-        log.warning("memory_file_skipped", path=str(path), reason=problem)
-        return _File(key, inode, problem=problem, settled=settled)
-
-    def _file_problem(self, path: Path, key: StatKey | None) -> str | None:
-        if key is None:
-            return "unreadable (a dangling symlink?)"
-        if key[5] and not path.resolve().is_relative_to(self._root):
-            return "a symlink pointing outside the memory folder"
-        if not stat.S_ISREG(key[4]):
-            return "not a regular file"
-        if key[3] > MAX_FILE_BYTES:
-            return f"larger than {MAX_FILE_BYTES // 1024} KB ({key[3]} bytes)"
-        problem = name_problem(path.stem)
-        return f"the file name is not a valid memory name: it {problem}" if problem else None
+        return read_file(path, key, inode, root=self._root, redact=self._redact, settled=settled)
 
     def _index_signature(self, scope: Scope) -> tuple[object, ...]:
         files = self._files[scope]
-        return (_stat_key(self.dirs[scope] / INDEX_NAME), frozenset((name, f.key) for name, f in files.items()))
+        return (stat_key(self.dirs[scope] / INDEX_NAME), frozenset((name, f.key) for name, f in files.items()))
 
     def _index_stale(self, scope: Scope) -> bool:
         signature = self._index_signature(scope)
@@ -301,22 +248,3 @@ class DiskCache:
         if not stale:
             self._index_ok[scope] = signature
         return stale
-
-
-def _is_entry_name(fname: str) -> bool:
-    # Temp files of atomic writes start with "."; the index is derived, not an entry.
-    return fname.endswith(".md") and not fname.startswith(".") and fname != INDEX_NAME
-
-
-def _tick(stamp_ns: int) -> int:
-    """The clock tick of the filesystem that gave ``stamp_ns``, at most."""
-    return _COARSE_TICK_NS if stamp_ns % 1_000_000_000 == 0 else _FINE_TICK_NS
-
-
-def _stat_key(path: Path | str, *, link: bool = False) -> StatKey | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    # The ctime too: no tool sets it back, so an edit that restores the mtime (``touch -d``, ``cp -p``) is seen.
-    return (st.st_ino, st.st_mtime_ns, st.st_dev, st.st_size, st.st_mode, int(link), st.st_ctime_ns)

@@ -14,24 +14,24 @@ through the store's write path. Lock files are left alone: a stale ``.write.lock
 
 from __future__ import annotations
 
-import os
 import shlex
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from catcode.fsutil import ensure_private_dir, locked
+from catcode.fsutil import locked
 from catcode.log import get_logger
 from catcode.memory.store.cache import DUPLICATE, DiskCache
+from catcode.memory.store.doctor_repairs import QUARANTINE, quarantine, quarantine_target, relative, rename_clashes
 from catcode.memory.store.entry_file import INDEX_NAME
-from catcode.memory.store.models import Scope
-from catcode.memory.store.scopes import free_name
+
+if TYPE_CHECKING:
+    from catcode.memory.store.store import MemoryStore
 
 log = get_logger(__name__)
 
-QUARANTINE = ".quarantine"
 TEMP_FILE_AGE = 60.0  # seconds: a younger temp file may belong to a write in progress
 
 
@@ -46,6 +46,39 @@ class Finding:
     path: Path | None = None
     fixable: bool = False
     warning: bool = False
+
+
+class _Versioning(Protocol):
+    @property
+    def available(self) -> bool: ...
+    @property
+    def warning(self) -> str: ...
+    def fsck(self) -> bool: ...
+    def commit(self, message: str, paths: list[Path]) -> str | None: ...
+
+
+class _Locks(Protocol):
+    @property
+    def memory_lock(self) -> Path: ...
+
+
+class Examined(Protocol):
+    """What the doctor examines (a ``MemoryRuntime``): the store, its versioning (``GitStore``) and the memory lock."""
+
+    @property
+    def store(self) -> MemoryStore:
+        """The memory store of this project and user."""
+        ...
+
+    @property
+    def git(self) -> _Versioning:
+        """The repository the store commits to."""
+        ...
+
+    @property
+    def paths(self) -> _Locks:
+        """Where the memory lock is."""
+        ...
 
 
 class Check(Protocol):
@@ -103,7 +136,7 @@ class DoctorReport:
 
 
 def diagnose(
-    runtime: Any, *, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
+    runtime: Examined, *, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
 ) -> tuple[list[Finding], int]:
     """Every finding, and how many memories are readable. Reads only."""
     store, git = runtime.store, runtime.git
@@ -112,23 +145,23 @@ def diagnose(
     stale = cache.refresh()
     findings: list[Finding] = []
     for problem in cache.problems:
-        where = _relative(root, problem.path)
+        where = relative(root, problem.path)
         if problem.reason.startswith(DUPLICATE):
             shown = Path(problem.reason.removeprefix(DUPLICATE))
-            reason = f"hidden in this project: {_relative(root, shown)} has the same name"
+            reason = f"hidden in this project: {relative(root, shown)} has the same name"
             fix = f"rename one of them, or --fix renames this project's copy to {shown.stem}-2 (or the next free name)"
             findings.append(Finding("name-clash", where, reason, fix, shown, fixable=True))
         else:
-            target = _relative(root, quarantine_target(root, problem.path))
+            target = relative(root, quarantine_target(root, problem.path))
             fix = f"repair it by hand, or --fix moves it to {target} (kept, never committed)"
             findings.append(Finding("unreadable", where, problem.reason, fix, problem.path, fixable=True))
     for scope in sorted(stale):
         index = store.dirs[scope] / INDEX_NAME
         state = "is out of date with the memory files" if index.exists() else "is missing"
-        findings.append(Finding("index", _relative(root, index), state, "--fix rebuilds it", index, fixable=True))
+        findings.append(Finding("index", relative(root, index), state, "--fix rebuilds it", index, fixable=True))
     for temp in _temp_files(root, store.dirs.values(), now()):
         findings.append(
-            Finding("temp-file", _relative(root, temp), "left behind by an interrupted write", "--fix removes it",
+            Finding("temp-file", relative(root, temp), "left behind by an interrupted write", "--fix removes it",
                     temp, fixable=True)
         )  # fmt: skip
     if not git.available:
@@ -142,7 +175,7 @@ def diagnose(
 
 
 def run_doctor(
-    runtime: Any, *, fix: bool = False, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
+    runtime: Examined, *, fix: bool = False, now: Callable[[], float] = time.time, extra: Sequence[Check] = ()
 ) -> DoctorReport:
     """Diagnose, and with ``fix`` quarantine unreadable files, rename this project's copy of a clashing name,
     remove stray temp files, rebuild indexes, and let each ``extra`` check repair its own findings."""
@@ -152,8 +185,10 @@ def run_doctor(
         return DoctorReport(root, memories, found, remaining=found)
     with locked(runtime.paths.memory_lock):  # no session writes while files move
         found, _ = diagnose(runtime, now=now, extra=extra)
-        fixed, moved = _quarantine(runtime, [f for f in found if f.kind == "unreadable"])
-        fixed += _rename_clashes(runtime, [f for f in found if f.kind == "name-clash"])
+        unreadable = [f.path for f in found if f.kind == "unreadable" and f.path is not None]
+        fixed, moved = quarantine(root, runtime.git, unreadable)
+        clashes = [(f.path, f.subject) for f in found if f.kind == "name-clash" and f.path is not None]
+        fixed += rename_clashes(runtime.store, clashes)
         for finding in found:
             if finding.kind == "temp-file" and finding.path is not None:
                 finding.path.unlink(missing_ok=True)
@@ -170,53 +205,7 @@ def run_doctor(
     return DoctorReport(root, memories, found, fixed, remaining, moved)
 
 
-def quarantine_target(root: Path, path: Path) -> Path:
-    """Where ``path`` goes: ``<root>/.quarantine/<its path under root>``, numbered if that is taken."""
-    relative = Path(os.path.relpath(path, root))
-    target = root / QUARANTINE / relative
-    number = 1
-    while os.path.lexists(target):
-        target = root / QUARANTINE / relative.parent / f"{relative.stem}.{number}{relative.suffix}"
-        number += 1
-    return target
-
-
-def _quarantine(runtime: Any, findings: list[Finding]) -> tuple[list[str], list[tuple[Path, Path]]]:
-    """Move each file to the (git-ignored) quarantine and commit the removal of those that were versioned, never
-    their content; the caller holds the memory lock. What was done, and each (from, to)."""
-    root, git = Path(runtime.store.root), runtime.git
-    moved = []
-    for source in [f.path for f in findings if f.path is not None and os.path.lexists(f.path)]:
-        target = quarantine_target(root, source)
-        ensure_private_dir(target.parent)
-        os.rename(source, target)  # a symlink moves as a link; its target is never touched
-        moved.append((source, target))
-        log.warning("memory_file_quarantined", path=str(source), to=str(target))
-    if moved and git.available:
-        names = ", ".join(source.name for source, _ in moved)
-        git.commit(f"doctor: quarantine {names}", [source for source, _ in moved])  # only removals are recorded
-    return [f"quarantined {_relative(root, s)} → {_relative(root, t)}" for s, t in moved], moved
-
-
-def _rename_clashes(runtime: Any, findings: list[Finding]) -> list[str]:
-    """Of two memories of the same name, rename this project's (``Finding.path``) so that both are seen."""
-    store, done = runtime.store, []
-    for finding in findings:
-        name = finding.path.stem if finding.path is not None else ""
-        if not name or store.scope_of(name) is not Scope.PROJECT:
-            continue
-        taken = {e.name for e in store.load_all()}
-
-        def used(n: str, taken: set[str] = taken) -> bool:
-            return n in taken or any(os.path.lexists(d / f"{n}.md") for d in store.dirs.values())
-
-        new = free_name(name, used)
-        store.rename(name, new, why="doctor")
-        done.append(f"renamed this project's {name} to {new}, so {finding.subject} is seen again")
-    return done
-
-
-def _temp_files(root: Path, folders: Any, now: float) -> list[Path]:
+def _temp_files(root: Path, folders: Iterable[Path], now: float) -> list[Path]:
     found = []
     for folder in (root, *folders):
         try:
@@ -234,13 +223,6 @@ def _temp_files(root: Path, folders: Any, now: float) -> list[Path]:
 
 def _finding_lines(findings: list[Finding]) -> list[str]:
     return [line for f in findings for line in (f"- {f.subject}: {f.problem}", f"  fix: {f.fix}")]
-
-
-def _relative(root: Path, path: Path) -> str:
-    try:
-        return Path(os.path.relpath(path, root)).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _plural(n: int, one: str, many: str) -> str:

@@ -28,6 +28,8 @@ from catcode.errors import CatcodeError
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.text import flatten
 
+# Any: a memory file's front matter is YAML data, checked field by field.
+
 INDEX_NAME = "MEMORY.md"
 INDEX_TITLE = "# Memory Index"
 

@@ -84,8 +84,8 @@ def plan(
 
 def _foreign(path: Path) -> Located | None:
     """A valid memory file of a folder outside this view (a regular file, small, named as its memory), or None."""
-    from catcode.memory.store.cache import MAX_FILE_BYTES
     from catcode.memory.store.entry_file import EntryParseError, parse
+    from catcode.memory.store.file_state import MAX_FILE_BYTES
     from catcode.memory.store.models import Scope
     from catcode.memory.store.names import name_problem
 

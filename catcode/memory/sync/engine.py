@@ -29,8 +29,9 @@ from catcode.log import get_logger
 from catcode.memory.sync.rules import MergeRules
 from catcode.memory.sync.status import SyncReport, changes, read_status, record_status
 from catcode.memory.versioning import tracked
-from catcode.memory.versioning.git_store import GITIGNORE, GitStore
+from catcode.memory.versioning.git_store import GitStore
 from catcode.memory.versioning.remote import BRANCH, TRACKING, GitRemote, RemoteError, Side, has_password
+from catcode.memory.versioning.repository import GITIGNORE
 from catcode.redact import redact
 
 if TYPE_CHECKING:

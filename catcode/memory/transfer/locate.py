@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+# Any: other tools' settings files are JSON.
+
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 

@@ -8,9 +8,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, Scope
+from catcode.memory.store.models import (
+    AppliedCounts,
+    CandidateMemory,
+    MemoryAction,
+    MemoryEntry,
+    MemoryOperation,
+    Scope,
+)
 from catcode.memory.store.names import slugify
 from catcode.memory.store.scopes import free_name
 from catcode.memory.transfer.items import ImportItem, Skipped
@@ -150,7 +157,7 @@ def _renamed(name: str, source: str, taken: Callable[[str], bool]) -> str:
     return wanted if not taken(wanted) else free_name(wanted, taken)
 
 
-def apply_plan(store: MemoryStore, plan: ImportPlan) -> Any:
+def apply_plan(store: MemoryStore, plan: ImportPlan) -> AppliedCounts:
     """Write the plan as one batch (one commit); the store's ``AppliedCounts``."""
     count = len(plan.writes)
     return store.apply(plan.operations(), why=f"import: {plan.source}, {count} memories")

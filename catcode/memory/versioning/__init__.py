@@ -2,6 +2,8 @@
 
 - ``git_store.py``: ``GitStore`` — one commit per batch of changes, ``log``, ``diff``, revert as a new commit,
   and what is uncommitted (the store decides what of it may be committed: only valid, redacted memory files).
+- ``repository.py``: the repository itself — complete or not, created with its setup commit and ``.gitignore``,
+  committing what is staged.
 - ``changes.py``: what it reports — ``Change`` and ``FileChange`` (``log``), ``RevertResult``, ``RevertConflict``.
 - ``remote.py``: ``GitRemote`` — the repository's remote for sync: fetch, push (never forced), merge base,
   a merge's commit with both parents, the fast-forward to it.

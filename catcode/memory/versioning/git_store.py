@@ -8,9 +8,8 @@ Git is always pointed at ``<root>/.git`` and ``<root>`` explicitly, so it never 
 repository (a home directory kept in git), even while ``.git`` is half made.
 
 Running git itself (isolation, pinned git dir, stale lock recovery) is ``git_runner.py``; what ``log`` and
-``revert`` return is ``changes.py``. ``GitStore`` stays one class (about 300 lines) because its steps share one
-repository's invariants: created on the first commit, the setup a commit of its own (and its update when the
-ignore list grows), a merge of two machines never undone as one change.
+``revert`` return is ``changes.py``; the repository itself (created on the first commit, the setup a commit of its
+own, committing what is staged) is ``repository.py``. A merge of two machines is never undone as one change.
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ from datetime import datetime
 from pathlib import Path
 
 from catcode.errors import MemoryStoreError
-from catcode.file_modes import private_dir
-from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 from catcode.memory.versioning import tracked
 from catcode.memory.versioning.changes import (
@@ -38,35 +35,11 @@ from catcode.memory.versioning.changes import (
     parse_name_status,
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
+from catcode.memory.versioning.repository import commit_staged, ensure_repository, has_commits, is_initialized
 
 log = get_logger(__name__)
 
-GITIGNORE = """\
-# catcode memory: only memory content is versioned; history, cursors and indexes are derived or transient.
-history.jsonl
-*.jsonl
-.dream_cursor
-.dream_attempts
-.dream_intent
-facts.db
-facts.db*
-*.db-journal
-*.db-wal
-*.db-shm
-*.lock
-.*.tmp
-*.tmp
-*.swp
-*~
-.DS_Store
-__pycache__/
-# files doctor --fix set aside: they could not be read as memories, so they are never committed
-.quarantine/
-"""
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
-_SETUP_MESSAGE = "initialize memory versioning"
-_NOTHING_TO_COMMIT = re.compile(r"nothing to commit|nothing added to commit|no changes added to commit")
-_HEAD = re.compile(r"ref: refs/\S+\n?|[0-9a-f]{40}(?:[0-9a-f]{24})?\n?")
 
 
 class GitStore:
@@ -98,12 +71,7 @@ class GitStore:
     @property
     def initialized(self) -> bool:
         """True once the memory root is a complete repository: a ``git init`` killed half-way is not one."""
-        git_dir = self.root / ".git"
-        try:
-            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
-        return bool(_HEAD.fullmatch(head)) and all((git_dir / d).is_dir() for d in ("objects", "refs"))
+        return is_initialized(self.root)
 
     # -- writing ---------------------------------------------------------------------------------------------
 
@@ -213,32 +181,12 @@ class GitStore:
     # -- internals -------------------------------------------------------------------------------------------
 
     def _ensure_repository(self) -> None:
-        ignore = self.root / ".gitignore"
-        current = _read(ignore)
-        if self.initialized and current == GITIGNORE:
-            return
-        if not self.initialized:  # also completes a .git left half made by a killed ``git init``
-            private_dir(self.root)
-            # No template: git's sample hooks are executable files (0700) nobody runs, and a template is not ours.
-            self._run("init", "-q", "--template=", "-b", "main")
-            log.info("memory_repository_created", root=str(self.root))
-        if current != GITIGNORE:  # missing (a crash between init and the setup commit, or deleted) or older
-            atomic_write_text(ignore, GITIGNORE)
-        # The setup gets a commit of its own so that undoing the first memory change never drops the .gitignore.
-        self._run("add", "--", ".gitignore")
-        message = "restore the memory .gitignore" if current is None else "update the memory .gitignore"
-        self._commit_staged(_SETUP_MESSAGE if not self._has_commits() else message)
+        assert self._runner is not None
+        ensure_repository(self._runner)
 
     def _commit_staged(self, message: str) -> str | None:
-        """Commit the index; None when it holds no change (git exits 1 and says so, which saves a diff call)."""
-        message = message.strip() or "update memory"
-        result = self._run("commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1))
-        if result.returncode == 1:
-            if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
-                return None
-            reason = first_error_line(result.stderr) or "exit code 1"
-            raise MemoryStoreError(f"git commit failed in {self.root}: {reason}")
-        return self._run("rev-parse", "HEAD").stdout.strip()
+        assert self._runner is not None
+        return commit_staged(self._runner, message)
 
     def _abandon_revert(self, short: str, subject: str, result: subprocess.CompletedProcess[str]) -> None:
         """Undo a failed ``git revert`` so that every file is exactly as before, then raise the reason."""
@@ -271,7 +219,8 @@ class GitStore:
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
 
     def _has_commits(self) -> bool:
-        return bool(self._run("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
+        assert self._runner is not None
+        return has_commits(self._runner)
 
     def _files(self, sha: str) -> list[FileChange]:
         out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
@@ -294,10 +243,3 @@ class GitStore:
     def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
         return self._runner.run(*args, ok_codes=ok_codes)
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None

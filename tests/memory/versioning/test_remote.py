@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from catcode.memory.versioning.git_store import GITIGNORE, GitStore
+from catcode.memory.versioning.git_store import GitStore
 from catcode.memory.versioning.remote import GitRemote, RemoteError, Side, has_password
+from catcode.memory.versioning.repository import GITIGNORE
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
