@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from catcode.session.parts import SessionBuilder
     from catcode.session.session import Session
 
+# Any: a slash-command registration hands the registry to the command module it imports when called, which types
+# it: this module is shared wiring, and of the REPL it imports its own commands only (``tests/test_front_ends.py``).
+
 log = get_logger(__name__)
 
 

@@ -16,6 +16,9 @@ from typing import Any, Protocol
 from catcode.conversation.messages import Message
 from catcode.session.loop_seams import Recall
 
+# Any: the registry a slash-command registration takes sits a floor above; history records and marker fields are
+# the memory pipeline's JSON.
+
 CommandRegistration = Callable[[Any], None]
 """Adds a part's slash commands to the registry (``catcode.commands.registry.CommandRegistry``). ``Any`` because the
 registry sits a floor above the session: each registration is typed against it in the part's own command module,

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from catcode.session.session import Session
 
 
+# Any: a slash-command registration takes the registry (``session.attached.CommandRegistration``); the console
+# is rich's, as the front end's events hold it.
+
 class SubagentsPart:
     """The definitions of the inventory, run by the ``task`` tool; tool calls obey the user hooks' tool hooks."""
 
