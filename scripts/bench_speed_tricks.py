@@ -11,11 +11,12 @@ API server (memory off, so that the one queued answer is the chat's). Every vari
   then sets up at once, as it does whenever structlog is already in use;
 - the ``first_screen`` record of validated settings: off makes ``remembered`` find none, so settings are validated
   (pydantic) before the prompt, as on a first start;
-- the five constants mirrored for import speed: off imports the module each copies from before starting (a
-  module the path imports anyway costs nothing extra then, which is the point): ``anthropic._constants``
-  (``lean_client.ANTHROPIC_API_VERSION``), ``catcode.settings.config`` (``first_screen.DEFAULT_MODEL``, ``Settings()``'s
-  defaults), ``catcode.extensions.mcp.sources`` (``project_trust``'s
-  name of Claude Code's MCP file) and ``catcode.cli.typer_app`` (``cli.SUBCOMMANDS``).
+- the constants mirrored for import speed: off imports the module each copies from before starting (a module the
+  path imports anyway costs nothing extra then, which is the point): ``anthropic._constants``
+  (``lean_client.ANTHROPIC_API_VERSION``), ``catcode.settings.config`` (``first_screen``'s copies of ``Settings()``'s
+  defaults; ``DEFAULT_MODEL`` is no longer copied, it is declared once in ``catcode/settings/__init__.py``),
+  ``catcode.extensions.mcp.sources`` (``project_trust``'s name of Claude Code's MCP file) and
+  ``catcode.cli.typer_app`` (``cli.SUBCOMMANDS``).
 
 Measured and removed (saved under 20 ms on every path it served; 13 paired rounds): the garbage collector paused
 during start-up imports (prompt -0.9 ms, ``-p`` +8.5 ms: the lean client carries requests, so the SDK is no longer
@@ -55,7 +56,7 @@ OFF = {
 PROMPT_TRICKS = [name for name in OFF if name not in ("first_screen record", "mirror ANTHROPIC_API_VERSION")]
 """What serves the prompt (the API client is built behind it; the settings record has its own case below)."""
 PRINT_TRICKS = [name for name in OFF if name not in ("first_screen record", "mirror DEFAULT_MODEL/defaults")]
-"""What serves ``-p``: ``first_screen`` (with ``DEFAULT_MODEL`` and ``CONSENT_FILE``) is the prompt's only."""
+"""What serves ``-p``: ``first_screen`` (and its copies of the settings' defaults) is the prompt's only."""
 
 
 def _argv(prelude: str, entry: str, *args: str) -> list[str]:
