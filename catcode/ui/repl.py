@@ -9,7 +9,7 @@ for consent (``project_trust.may_ask``), the session is built before the prompt 
 answered before what it governs is used. Then it loops: notices, prompt, slash command or agent turn, until Ctrl+D
 or /exit. When stdin or stdout is not a terminal, ``launch`` runs ``catcode.ui.piped`` instead.
 
-``Conversation`` and ``build_registry`` (``ui/conversation.py``) are reachable from here too, imported when first
+``Conversation`` and ``build_registry`` (``ui/line_runner.py``) are reachable from here too, imported when first
 asked for: this module is imported before the prompt is drawn, they import the whole session."""
 
 from __future__ import annotations
