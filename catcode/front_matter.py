@@ -1,5 +1,5 @@
 """YAML front matter — a ``---`` line, YAML fields, a ``---`` line, then the body — the format of memory files
-(``memory/store/entry_file.py``) and of ``SKILL.md`` (``skills.py``), read and written through pyyaml.
+(``memory/store/entry_file.py``) and of ``SKILL.md`` (``extensions/skills/``), read and written through pyyaml.
 
 Reading uses libyaml's ``CSafeLoader`` when pyyaml was built with it (5 to 10 times faster than the pure-Python
 loader: a store of 10,000 memories is read at start), else ``SafeLoader``. Writing keeps a scalar plain where YAML

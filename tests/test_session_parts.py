@@ -91,7 +91,7 @@ def test_the_modules_of_a_part_that_is_off_are_not_even_imported(tmp_path: Path,
     )
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     loaded = ast.literal_eval(found.read_text())  # the module names, written off stdout (background threads log)
-    parts = ["catcode.checkpoints.part", "catcode.extensions.skill_part", "catcode.extensions.subagents.part",
+    parts = ["catcode.checkpoints.part", "catcode.extensions.skills.part", "catcode.extensions.subagents.part",
              "catcode.memory.part"]  # fmt: skip
     assert [name for name in parts if name in loaded] == (parts if on else [])
     assert "catcode.extensions.mcp.part" in loaded  # /mcp is there without any server, to say how to add one

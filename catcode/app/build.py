@@ -58,7 +58,7 @@ def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | No
     from catcode.app.core import PlanModePart, SandboxPart, TodosPart
     from catcode.extensions.inventory import InventoryPart
     from catcode.extensions.mcp.part import McpPart
-    from catcode.extensions.user_hooks_part import UserHooksPart
+    from catcode.extensions.user_hooks.part import UserHooksPart
 
     parts: list[SessionPart] = []
     if settings.memory.enabled:
@@ -71,7 +71,7 @@ def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | No
 
             parts.append(AutoSyncPart(memory))  # after recall: the sync carries what the session summary wrote
     if settings.skills_enabled:
-        from catcode.extensions.skill_part import SkillsPart
+        from catcode.extensions.skills.part import SkillsPart
 
         parts.append(SkillsPart())
     inventory = InventoryPart()  # after memory and skills, whose tools a project subagent may name

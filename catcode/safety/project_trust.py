@@ -17,7 +17,7 @@ one-time consent for the project (``catcode.settings.consent``: remembered in ``
   network on, each ``writable`` folder (``catcode.sandbox.loosening``).
 
 Project skills (``.cat-code/skills/<name>/SKILL.md``) need consent too, each one: a skill's instructions steer
-the model (``extensions.skill_consent``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
+the model (``extensions.skills.consent``). Deny rules, ``read-only`` and every other setting need nothing: they cannot
 take the person's protection away. Items without consent are dropped from the project's layers before the layers
 are merged (one line through ``notify`` says so); without an asker (print mode, piped input) nobody is asked.
 The other checks made on each layer before the merge live here too: permission rules parsed (an invalid one

@@ -1,6 +1,6 @@
 """Settings of user hooks (``hooks:``): ``HookCommand``, ``HooksSettings``, and ``UserHook`` — a hook with the file
-that declared it. Kept apart from the runner (``catcode.extensions.user_hooks``) so that loading the settings stays
-cheap and the runner is imported only when some hook is configured."""
+that declared it. Kept apart from the runner (``extensions.user_hooks.runner``) so that loading the settings
+stays cheap and the runner is imported only when some hook is configured."""
 
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def test_endless_output_is_read_only_to_the_cap(project: Path, fake_server: Fake
 
 
 def test_the_runner_reads_to_the_cap_and_no_further(tmp_path: Path) -> None:
-    from catcode.extensions.hook_process import OUTPUT_CAP, run_bounded
+    from catcode.extensions.user_hooks.process import OUTPUT_CAP, run_bounded
 
     done = run_bounded(["/bin/sh", "-c", "cat /dev/zero"], b"{}", 30, cwd=tmp_path, env=dict(os.environ))
     assert done.capped and len(done.stdout) == OUTPUT_CAP

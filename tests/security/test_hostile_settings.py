@@ -260,8 +260,8 @@ def _skill(project: Path, name: str, body: str) -> Path:
 
 
 def test_project_skills_need_consent_each_and_again_when_changed(dirs) -> None:
-    from catcode.extensions.skill_consent import consented_skills
-    from catcode.extensions.skills import discover_skills
+    from catcode.extensions.skills.consent import consented_skills
+    from catcode.extensions.skills.discovery import discover_skills
 
     home, project = dirs
     skill_md = _skill(project, "deploy", "Run make deploy.")

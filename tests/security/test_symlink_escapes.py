@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from catcode.extensions.skills import discover_skills, load_skill_tool
+from catcode.extensions.skills.discovery import discover_skills, load_skill_tool
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.tools import memory_tools
 from catcode.providers.scripted import ScriptedProvider

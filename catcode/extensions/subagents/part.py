@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from catcode.extensions.inventory import InventoryPart
     from catcode.extensions.subagents.progress import Progress
     from catcode.extensions.subagents.runner import SubagentScope
-    from catcode.extensions.user_hooks_part import UserHooksPart
+    from catcode.extensions.user_hooks.part import UserHooksPart
     from catcode.session.parts import SessionBuilder
     from catcode.session.session import Session
 

@@ -15,7 +15,7 @@ object on stdin (``hook_event_name``, ``session_id``, ``cwd``, and ``tool_name``
   stderr is shown. The other events cannot block (logged).
 - Any other exit, a command that cannot start, or one that outlives its ``timeout`` (its whole tree is killed,
   also what left its process group) is logged and shown once per hook; the session carries on. Each output is
-  read at most to ``hook_process.OUTPUT_CAP``.
+  read at most to ``process.OUTPUT_CAP``.
 Handlers go through the ``HookManager``, so a failing hook never kills a turn. User hooks (``$CATCODE_HOME``)
 run first, then project hooks (``<project>/.cat-code/settings*.yaml``), which run only after one-time consent
 (``catcode.settings.consent``)."""
@@ -130,9 +130,9 @@ class UserHooks:
         return CONTINUE
 
     def run(self, hook: UserHook, payload: dict[str, Any]) -> HookRun:
-        """Run one hook's command with ``payload`` on stdin, bounded in time and output (``hook_process``): at its
+        """Run one hook's command with ``payload`` on stdin, bounded in time and output (``process.py``): at its
         timeout its whole tree is killed, even what left its process group. Ctrl+C kills it and propagates."""
-        from catcode.extensions.hook_process import run_bounded
+        from catcode.extensions.user_hooks.process import run_bounded
 
         env = {**os.environ, "CATCODE_PROJECT_DIR": str(self.project_root), "CATCODE_HOOK_EVENT": hook.event}
         data = json.dumps(payload, default=str).encode()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from catcode.extensions.skill_model import Skill
+from catcode.extensions.skills.model import Skill
 from catcode.safety.project_trust import shown_path
 from catcode.settings.consent import Asker, ConsentItem, ConsentStore, gate
 

@@ -1,6 +1,6 @@
 """Skills as a part of a session (``session.parts.SessionPart``): the skills index on every request (after memory's
 hooks: one stable order for prompt caching), ``load_skill``, the skill folders readable, and ``/skills``. Project
-skills are used only with the person's consent (``skill_consent.py``)."""
+skills are used only with the person's consent (``consent.py``)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ class SkillsPart:
 
     def attach(self, builder: SessionBuilder) -> None:
         """Discover the skills (asking about the project's); add the index hook, the tool and ``/skills``."""
-        from catcode.extensions.skill_consent import consented_skills
-        from catcode.extensions.skills import SkillsIndexHook, discover_skills, load_skill_tool
+        from catcode.extensions.skills.consent import consented_skills
+        from catcode.extensions.skills.discovery import SkillsIndexHook, discover_skills, load_skill_tool
 
         paths = builder.paths
         admit = consented_skills(paths.home, paths.project_root, builder.ask_consent, builder.notify)
@@ -35,7 +35,7 @@ class SkillsPart:
         builder.skills = skill_set
 
         def register(registry: Any) -> None:  # imported with the registry: print mode has none
-            from catcode.extensions.skill_command import register_skills
+            from catcode.extensions.skills.command import register_skills
 
             register_skills(registry, skill_set)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.extensions.skill_model import SkillError, SkillSet
-from catcode.extensions.skill_text import format_skill, format_skill_list
+from catcode.extensions.skills.model import SkillError, SkillSet
+from catcode.extensions.skills.text import format_skill, format_skill_list
 
 
 def register_skills(registry: CommandRegistry, skill_set: SkillSet) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from catcode.extensions.inventory import InventoryPart
-    from catcode.extensions.user_hooks import UserHooks
+    from catcode.extensions.user_hooks.runner import UserHooks
     from catcode.session.parts import SessionBuilder
 
 
@@ -23,7 +23,7 @@ class UserHooksPart:
         """Register a handler per configured event."""
         if not self.inventory.found.hooks:
             return
-        from catcode.extensions.user_hooks import UserHooks
+        from catcode.extensions.user_hooks.runner import UserHooks
 
         self.hooks = UserHooks(self.inventory.found.hooks, builder.paths.project_root, builder.session_id,
                                builder.notify)  # fmt: skip

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from catcode.extensions.skill_model import SKILL_FILE, Skill, SkillSet
+from catcode.extensions.skills.model import SKILL_FILE, Skill, SkillSet
 
 __all__ = ["MAX_LISTED_FILES", "format_skill", "format_skill_list", "loaded_skill_text", "skill_files"]
 

@@ -7,7 +7,7 @@ again when its SKILL.md changes); a project skill replaces a user skill of the s
 one-line descriptions go with every request (``SkillsIndexHook``); the body is read from disk when the model
 calls ``load_skill``, so editing a skill's instructions takes effect without a restart.
 
-What a valid skill is: ``skill_model.py``; what the model and the person are shown of one: ``skill_text.py``."""
+What a valid skill is: ``model.py``; what the model and the person are shown of one: ``text.py``."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
-from catcode.extensions.skill_model import SKILL_FILE, Skill, SkillError, SkillSet, read_skill
-from catcode.extensions.skill_text import loaded_skill_text
+from catcode.extensions.skills.model import SKILL_FILE, Skill, SkillError, SkillSet, read_skill
+from catcode.extensions.skills.text import loaded_skill_text
 from catcode.log import get_logger
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
