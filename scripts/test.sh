@@ -22,5 +22,6 @@ if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-ge
     || echo "Could not install bubblewrap: the sandbox tests will be skipped (outside CI)" >&2
 fi
 "$VENV/bin/ruff" check catcode tests scripts
+"$VENV/bin/ruff" format --check --quiet catcode tests scripts
 "$VENV/bin/mypy" catcode
 PATH="$PWD/$VENV/bin:$PATH" exec "$VENV/bin/python" -m pytest "$@"

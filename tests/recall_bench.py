@@ -100,8 +100,14 @@ def _conversation(data: dict) -> Conversation:
             id=s["id"],
             date=s["date"],
             turns=tuple(
-                Turn(id=t["id"], conversation=data["id"], session=s["id"], date=s["date"], speaker=t["speaker"],
-                     text=t["text"])
+                Turn(
+                    id=t["id"],
+                    conversation=data["id"],
+                    session=s["id"],
+                    date=s["date"],
+                    speaker=t["speaker"],
+                    text=t["text"],
+                )
                 for t in s["turns"]
             ),
         )

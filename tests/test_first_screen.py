@@ -44,9 +44,7 @@ def test_the_defaults_are_what_the_settings_would_give(places: tuple[Path, Path]
 
 
 @pytest.mark.parametrize("where", ["user settings", "project folder", "variable"])
-def test_anything_that_could_change_the_settings_means_validating_first(
-    places: tuple[Path, Path], where: str
-) -> None:
+def test_anything_that_could_change_the_settings_means_validating_first(places: tuple[Path, Path], where: str) -> None:
     home, root = places
     env = {"CATCODE_HOME": str(home)}
     if where == "user settings":
@@ -123,4 +121,3 @@ def test_nothing_is_recorded_when_the_inputs_changed_while_they_were_loaded(plac
     (home / CONSENT_FILE).write_text("projects: {}\n")  # e.g. a consent answer recorded while loading
     remember(home, root, {}, inputs, FirstScreen(paths=resolve_paths(Settings(), home, root)))
     assert not (home / "first-screen").exists() and remembered(home, root, {}) is None
-

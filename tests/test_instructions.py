@@ -27,9 +27,7 @@ def test_files_from_home_root_and_each_folder_down_to_cwd(tmp_path: Path) -> Non
     assert positions == sorted(positions) and "docs: not" not in result.section
     assert result.section.startswith(HEADER)
     line = loaded_line(result, root, home)
-    assert line == (
-        "Instructions: $CATCODE_HOME/AGENTS.md, AGENTS.md, CLAUDE.md, src/AGENTS.md, src/app/CLAUDE.md"
-    )
+    assert line == ("Instructions: $CATCODE_HOME/AGENTS.md, AGENTS.md, CLAUDE.md, src/AGENTS.md, src/app/CLAUDE.md")
 
 
 def test_imports_are_followed_within_the_project_and_bounded(tmp_path: Path) -> None:

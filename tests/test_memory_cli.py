@@ -321,6 +321,8 @@ def test_edit_with_an_editor_that_leaves_a_backup_file_saves_and_leaves_no_copy_
     assert result.stdout.startswith("Saved user-prefers-vim. Undo with `catcode memory revert ")
     assert "vim and tmux" in memory.store.path_of("user-prefers-vim").read_text(encoding="utf-8")
     assert list(temp.iterdir()) == []
+
+
 def test_real_console_script_finds_hand_written_turns_as_an_outside_tester_asks(project: Path) -> None:
     """The acceptance procedure in small, through the installed ``catcode``: each turn of two corpus conversations
     is a memory file written by hand (nothing of catcode has run in this home yet), each question of one of them

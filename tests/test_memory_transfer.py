@@ -231,7 +231,9 @@ def test_gemini_added_memories_follow_gemini_cli_home(
     found = memories(project)
     assert found["my-preferred-language-is-python"][0] == "user"
     assert found["the-shop-api-service-listens-on"] == (
-        "project", "The shop-api service listens on port 8081.", "The shop-api service listens on port 8081."
+        "project",
+        "The shop-api service listens on port 8081.",
+        "The shop-api service listens on port 8081.",
     )
     assert len(found) == 2
 

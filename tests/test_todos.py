@@ -54,8 +54,13 @@ def test_a_refused_call_leaves_the_earlier_list() -> None:
 
 def test_the_checklist_marks_each_status() -> None:
     items = TodoWriteInput.model_validate(
-        {"todos": [{"content": "done", "status": "completed"}, {"content": "now", "status": "in_progress"},
-                   {"content": "later", "status": "pending"}]}
+        {
+            "todos": [
+                {"content": "done", "status": "completed"},
+                {"content": "now", "status": "in_progress"},
+                {"content": "later", "status": "pending"},
+            ]
+        }
     ).todos
     assert checklist(items, unicode=True).plain == "  ✔ done\n  ▶ now\n  ☐ later"
     assert checklist(items, unicode=False).plain == "  [x] done\n  [>] now\n  [ ] later"

@@ -158,7 +158,9 @@ def _choose_sections(offers: list[Offer], given: str | None, interactive: bool) 
 def export_memories(
     format_: str = typer.Option(..., "--format", metavar="claude|agents-md", help="claude or agents-md."),
     out: Path | None = typer.Option(
-        None, "--out", help="Folder (claude) or file (agents-md); default: this project's Claude Code auto memory, "
+        None,
+        "--out",
+        help="Folder (claude) or file (agents-md); default: this project's Claude Code auto memory, "
         "or the project's AGENTS.md.",
     ),
     force: bool = typer.Option(False, "--force", help="claude: overwrite files there that hold another text."),
@@ -187,4 +189,4 @@ def export_memories(
         else:
             path = out.expanduser() if out else root / "AGENTS.md"
             done = export.export_agents_md(entries, path)
-            typer.echo(f"Wrote {len(done.written)} memories to {path} (section \"Memories (catcode)\").")
+            typer.echo(f'Wrote {len(done.written)} memories to {path} (section "Memories (catcode)").')

@@ -124,7 +124,10 @@ def root(
         False, "--dangerously-skip-permissions", help="Permission mode bypass: nothing asks (deny rules still apply)."
     ),
     allowed_tools: list[str] = typer.Option(
-        [], "--allowedTools", "--allowed-tools", metavar="RULES",
+        [],
+        "--allowedTools",
+        "--allowed-tools",
+        metavar="RULES",
         help='Allow rules for this run, comma or space separated, e.g. "Bash(git log:*) Read" (Claude Code\'s names).',
     ),
     disallowed_tools: list[str] = typer.Option(
@@ -140,7 +143,10 @@ def root(
         None, "--append-system-prompt", metavar="TEXT", help="Add TEXT at the end of the system prompt."
     ),
     max_turns: int | None = typer.Option(
-        None, "--max-turns", metavar="N", parser=whole_number(1, 1000),
+        None,
+        "--max-turns",
+        metavar="N",
+        parser=whole_number(1, 1000),
         help="Stop after N model calls (with -p: subtype error_max_turns).",
     ),
     mcp_config: list[str] = typer.Option(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 # Any: a slash-command registration hands the registry to the command module it imports when called, which types
 # it: this module is shared wiring, and of the REPL it imports its own commands only (``tests/test_front_ends.py``).
 
+
 class MemoryPart:
     """The session's ``MemoryRuntime``; its id is the session's id."""
 

@@ -101,7 +101,6 @@ class MemoryRuntime:
             if self.service.needs_work():  # decided now: later, this session's own lines would be pending too
                 service = self.service
 
-
                 def recover() -> None:
                     service.start_background("recovery")
 

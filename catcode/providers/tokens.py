@@ -49,6 +49,7 @@ def estimate_tokens(text: str) -> int:
     narrow = max(others - wide, 0)  # exact unless 4-byte characters are present, then slightly low
     return math.ceil(ascii_count / ASCII_CHARS_PER_TOKEN + narrow / NARROW_CHARS_PER_TOKEN + wide)
 
+
 IMAGE_TOKENS = 1600
 """What an image costs at most in input tokens (the API scales larger images down to about this)."""
 

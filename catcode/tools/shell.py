@@ -123,9 +123,7 @@ def preview_bash(args: BashInput, ctx: ToolContext) -> str | None:
     if not args.outside_sandbox or fence is None or not fence.active:
         return None
     why = f"\nreason: {args.reason}" if args.reason else ""
-    return (
-        f"Runs OUTSIDE the sandbox ({fence.describe()}): it may write anywhere you can and use the network.{why}"
-    )
+    return f"Runs OUTSIDE the sandbox ({fence.describe()}): it may write anywhere you can and use the network.{why}"
 
 
 @tool(key_arg="command", preview=preview_bash)
@@ -213,9 +211,7 @@ def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int
     except OSError as exc:
         return ToolResult(f"Could not start the command: {exc}", is_error=True)
     output = CappedOutput()
-    reader = threading.Thread(
-        target=_drain, args=(proc.stdout, output, ctx.output), name="bash-output", daemon=True
-    )
+    reader = threading.Thread(target=_drain, args=(proc.stdout, output, ctx.output), name="bash-output", daemon=True)
     reader.start()
     # The setting is read from the context, not baked into the schema: the tool list stays byte-stable for caching.
     timeout = args.timeout or ctx.bash_timeout

@@ -95,6 +95,7 @@ def instructions_line(paths: Paths) -> str | None:
     """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
     files, read before the prompt so that the line comes before the first message)."""
     from catcode.session import instructions
+
     try:
         loaded = instructions.load(paths.home, paths.project_root, Path.cwd())
     except OSError:
@@ -258,7 +259,13 @@ def start_interactive(
     notices: queue.SimpleQueue[str] = queue.SimpleQueue()
     start = SessionStart(
         lambda: build_conversation(
-            settle, screen_console, answers, notices=notices, provider=provider, env=env, ask_consent=asker,
+            settle,
+            screen_console,
+            answers,
+            notices=notices,
+            provider=provider,
+            env=env,
+            ask_consent=asker,
             keys=keys,
         ),
         warm=warm,

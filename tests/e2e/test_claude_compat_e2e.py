@@ -315,4 +315,3 @@ def test_script_reads_message_of_tool_use_in_stream(project: Path, catcode_env: 
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     results = [e["message"]["content"][0]["tool_use_id"] for e in events if e["type"] == "user"]
     assert results == ["toolu_1", "toolu_2"]
-

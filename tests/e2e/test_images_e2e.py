@@ -20,6 +20,7 @@ Spawn = Callable[..., Catcode]
 
 def png(width: int, height: int) -> bytes:
     """A valid grey PNG of that size."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 

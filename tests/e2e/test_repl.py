@@ -172,4 +172,3 @@ def test_piped_stdin_is_one_message_answered_plainly(
     requests = fake_server.requests()
     assert len(requests) == 2  # five piped lines are ONE message (plus the request after the tool result)
     assert user_texts(requests[0].messages) == ["a\nb\nc\nd\ne"]
-

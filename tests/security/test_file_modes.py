@@ -132,4 +132,3 @@ def test_tightening_never_follows_a_symlink_out_of_catcodes_folders(tmp_path: Pa
     tighten([home])
     assert stat.S_IMODE(os.stat(outside).st_mode) == 0o755
     assert stat.S_IMODE(os.stat(outside / "notes.txt").st_mode) == 0o644
-

@@ -46,4 +46,3 @@ def test_a_read_only_hint_is_not_enough_in_read_only_mode(
     else:
         assert result["is_error"] and "echo: read-only" not in result["content"]
         assert "refused mcp__demo__echo" in done.stderr
-

@@ -123,6 +123,7 @@ def test_deny_rules_see_every_part(name: str, command: str, mode: str) -> None:
 
 # -- and what the rules are for still works -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "command",
     ["git status", "git status --short", "ls -la", "ls", "git diff HEAD~1 -- src", "echo hello world",

@@ -99,6 +99,7 @@ def test_without_deny_rules_bypass_still_runs_everything() -> None:
 
 # -- brace expansion is bash's ------------------------------------------------------------------------------------
 
+
 def test_brace_expansion_matches_bash() -> None:
     import subprocess
 
@@ -117,6 +118,7 @@ def test_brace_expansion_never_crashes_and_stays_bounded(parts: list[str]) -> No
 
 
 # -- through the real binary, in bypass mode ------------------------------------------------------------------------
+
 
 def test_bypass_shapes_through_the_binary(project: Path, fake_server: FakeAnthropicServer) -> None:
     shapes = [c for _, c in SPELLED_OUT[:4]] + ["X=rm; $X -rf d", 'eval "$(echo rm -rf d)"', "source ./kill.sh"]

@@ -108,8 +108,8 @@ def lookalikes(seed: int = 2022) -> list[str]:
         lambda: f"commit {pick(HEX, 40)}\nAuthor: Dev <dev@example.com>",
         lambda: f"Merge: {pick(HEX, 7)} {pick(HEX, 7)} fixes {pick(HEX, 40)}",
         lambda: f"git checkout -b fix-{pick(HEX, 40)}",
-        lambda: f"revision = \"{pick(HEX, 40)}\"",
-        lambda: f"cache_key = \"{pick(HEX, 64)}\"",
+        lambda: f'revision = "{pick(HEX, 40)}"',
+        lambda: f'cache_key = "{pick(HEX, 64)}"',
         lambda: f"id: {pick(HEX, 8)}-{pick(HEX, 4)}-4{pick(HEX, 3)}-a{pick(HEX, 3)}-{pick(HEX, 12)}",
         lambda: f'"session_id": "{pick(HEX, 8)}-{pick(HEX, 4)}-4{pick(HEX, 3)}-8{pick(HEX, 3)}-{pick(HEX, 12)}"',
         lambda: f'      "integrity": "sha512-{b64(64)}",',
@@ -124,20 +124,22 @@ def lookalikes(seed: int = 2022) -> list[str]:
         lambda: f"image: ghcr.io/acme/api@sha256:{pick(HEX, 64)}",
         lambda: f"Digest: sha256:{pick(HEX, 64)}",
         lambda: f"cosign tag sha256-{pick(HEX, 64)}.sig",
-        lambda: f"<script src=\"/assets/index-{pick(ALNUM, 8)}.js\"></script> <link href=\"/app-{pick(HEX, 32)}.css\">",
+        lambda: f'<script src="/assets/index-{pick(ALNUM, 8)}.js"></script> <link href="/app-{pick(HEX, 32)}.css">',
         lambda: f"_next/static/chunks/pages/_app-{pick(HEX, 16)}.js",
         lambda: f"pod/web-{pick(LOWER, 10)}-{pick(LOWER, 5)} Running",
         lambda: f"Payment intent pi_{pick(ALNUM, 24)} succeeded",
         lambda: f"event evt_{pick(ALNUM, 24)} delivered",
-        lambda: f"!function(e){{var t={{}};function n(r){{if(t[r])return t[r].exports;"
-        f"var o=t[r]={{i:r,l:!1,exports:{{}}}};return e[r].call(o.exports,o,o.exports,n),o.l=!0,o.exports}}"
-        f"n.p=\"/{pick(HEX, 20)}/\"}}([])",
+        lambda: (
+            f"!function(e){{var t={{}};function n(r){{if(t[r])return t[r].exports;"
+            f"var o=t[r]={{i:r,l:!1,exports:{{}}}};return e[r].call(o.exports,o,o.exports,n),o.l=!0,o.exports}}"
+            f'n.p="/{pick(HEX, 20)}/"}}([])'
+        ),
         lambda: 'var b64="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";function d(s){return s}',
-        lambda: f"const __webpack_hash__ = \"{pick(HEX, 20)}\"; export const VERSION_{pick(LOWER, 4)} = 3;",
+        lambda: f'const __webpack_hash__ = "{pick(HEX, 20)}"; export const VERSION_{pick(LOWER, 4)} = 3;',
         lambda: f".css-{pick(LOWER, 6)}{{color:#{pick(HEX, 6)}}}.sc-{pick(ALNUM, 6)}{{margin:0}}",
-        lambda: f"publicKey: \"{b64(65)}\"",
+        lambda: f'publicKey: "{b64(65)}"',
         lambda: f"ssh-ed25519 {b64(51)} dev@laptop",
-        lambda: f"key_id = \"{pick(ALNUM, 32)}\"",
+        lambda: f'key_id = "{pick(ALNUM, 32)}"',
         lambda: f"sort_key: created_at  # {pick(HEX, 12)}",
         lambda: f"SourceMap: data:application/json;charset=utf-8;base64,{b64(200)}",
         lambda: f"The build {pick(HEX, 40)} passed on node_modules/some_really_long_package_name_v{rng.randint(1, 9)}",

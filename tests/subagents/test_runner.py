@@ -164,9 +164,7 @@ def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> No
     session = make_session(tmp_path, provider, "skills_enabled: false\n", interactive=True)
     scope = session.subagents
     seen: list[bool] = []
-    capture = next(
-        i for i, step in enumerate(session.exit_steps) if getattr(step, "func", None) is capture_at_exit
-    )
+    capture = next(i for i, step in enumerate(session.exit_steps) if getattr(step, "func", None) is capture_at_exit)
     session.exit_steps[capture] = lambda say: seen.append(scope.cancelled.is_set())
     session.shutdown(lambda line: None)
     assert seen == [True]

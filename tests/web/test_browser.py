@@ -66,7 +66,6 @@ def test_search_diff_and_revert_bring_a_memory_back(runtime: MemoryRuntime, chro
         stop_server(served)
 
 
-
 def test_a_one_time_code_opens_the_page_with_an_http_only_cookie(
     runtime: MemoryRuntime, chromium: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:

@@ -50,7 +50,7 @@ class PlainWait:
 
 
 def waiting_line(names: list[str], *, skip: bool) -> str:
-    """"waiting for MCP server echo… Esc to send without it" (several servers: "servers a, b… … them")."""
+    """The line "waiting for MCP server echo… Esc to send without it" (several servers: "servers a, b… … them")."""
     noun = "server" if len(names) == 1 else "servers"
     line = f"waiting for MCP {noun} {', '.join(names)}…"
     return f"{line} Esc to send without {'it' if len(names) == 1 else 'them'}" if skip else line
@@ -101,7 +101,5 @@ class McpToolsHook:
             if server.name not in self._told:
                 self._told.add(server.name)
                 how = "sent without it" if not self._waiting else f"not ready after {self.wait:g}s"
-                self.screen.say(
-                    f"MCP server {server.name}: {how}; its tools join a later request once it is ready"
-                )
+                self.screen.say(f"MCP server {server.name}: {how}; its tools join a later request once it is ready")
         return CONTINUE

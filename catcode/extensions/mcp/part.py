@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 # Any: a slash-command registration hands the registry to the command module it imports when called, which types
 # it: this module is shared wiring, and of the REPL it imports its own commands only (``tests/test_front_ends.py``).
 
+
 class McpPart:
     """The session's MCP servers (``/mcp`` is there without any, to say how to add one)."""
 

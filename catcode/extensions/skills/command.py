@@ -9,6 +9,7 @@ from catcode.extensions.skills.text import format_skill, format_skill_list
 
 def register_skills(registry: CommandRegistry, skill_set: SkillSet) -> None:
     """Add ``/skills`` for ``skill_set``."""
+
     def complete(ctx: CommandContext | None, text: str) -> list[str]:
         return [f"show {n}" for n in skill_set.names() if f"show {n}".startswith(text)]
 

@@ -15,6 +15,7 @@ def consented_skills(
 ) -> Callable[[list[Skill]], list[Skill]]:
     """The ``admit`` of ``discover_skills``: project skills the person allowed (asked through ``ask`` when new or
     changed; each skill is a ``ConsentItem`` of kind ``skill`` whose content is its SKILL.md)."""
+
     def admit(skills: list[Skill]) -> list[Skill]:
         items = {}
         for skill in skills:

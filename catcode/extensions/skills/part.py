@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 # Any: a slash-command registration hands the registry to the command module it imports when called, which types
 # it: this module is shared wiring, and of the REPL it imports its own commands only (``tests/test_front_ends.py``).
 
+
 class SkillsPart:
     """The skills of the user's and the project's folders that this session may use."""
 

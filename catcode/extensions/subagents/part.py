@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 # Any: a slash-command registration takes the registry (``session.attached.CommandRegistration``); the console
 # is rich's, as the front end's events hold it.
 
+
 class SubagentsPart:
     """The definitions of the inventory, run by the ``task`` tool; tool calls obey the user hooks' tool hooks."""
 

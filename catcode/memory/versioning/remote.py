@@ -260,4 +260,3 @@ def _push_reason(result: subprocess.CompletedProcess[str]) -> str:
     if "[rejected]" in text or "non-fast-forward" in text or "fetch first" in text:
         return "the remote has changes this machine has not seen yet (another machine synced meanwhile)"
     return first_error_line(text) or f"git push exited with {result.returncode}"
-

@@ -391,8 +391,10 @@ def test_compaction_property(
     chars = lambda part: len(b"".join(part).decode(errors="replace"))  # noqa: E731
     if boundary > min(keep_at, first_unprocessed):
         assert chars(complete[boundary - 1 : first_unprocessed]) > budget // 2
-    assert boundary == first_unprocessed or chars(complete[boundary:first_unprocessed]) <= budget // 2 or (
-        boundary <= keep_at
+    assert (
+        boundary == first_unprocessed
+        or chars(complete[boundary:first_unprocessed]) <= budget // 2
+        or (boundary <= keep_at)
     )
     replaced = [rec for rec in parsed[:boundary] if rec]
     assert seen == [replaced]  # old summaries in the range were folded in

@@ -263,9 +263,12 @@ def test_a_hand_written_secret_is_never_read_back_unredacted(
     assert all("hunter2" not in e.description + e.content for e in store.load_all())
     store.update(MemoryEntry(name="other", description="d", type=MemoryType.PROJECT, content="c"))
     assert "hunter2" not in (store.dirs[Scope.PROJECT] / "db-login.md").read_text()
-    assert "hunter2" not in subprocess.run(
-        ["git", "-C", str(memory_root), "log", "-p", "--all"], capture_output=True, text=True, check=True
-    ).stdout
+    assert (
+        "hunter2"
+        not in subprocess.run(
+            ["git", "-C", str(memory_root), "log", "-p", "--all"], capture_output=True, text=True, check=True
+        ).stdout
+    )
 
 
 def test_redactor_runs_on_description_and_content_not_name(make_store: Callable[..., MemoryStore]) -> None:
