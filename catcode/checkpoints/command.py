@@ -50,7 +50,7 @@ def register_rewind(registry: CommandRegistry, checkpointer: Checkpointer) -> No
                 )  # fmt: skip
                 return
             text = checkpointer.rewind_conversation(turn)
-            ctx.state["prefill"] = text
+            ctx.state.prefill = text
             ctx.console.print(
                 f"Conversation rewound to just before message {turn.number}; its text is back at the prompt.",
                 markup=False,

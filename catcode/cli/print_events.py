@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.session.agent import AgentEvents, TurnResult
+from catcode.session.loop_seams import Recalled
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from catcode.session.session import Session
+
+# Any: the events' JSON fields, and the tool input the approver refused (the model's JSON).
 
 CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "bypass": "bypassPermissions", "plan": "plan"}
 """catcode's permission modes as Claude Code spells them (``read-only`` has no Claude Code name and stays as is)."""
@@ -136,7 +139,7 @@ class PrintEvents(AgentEvents):
         self.err.flush()
         self.emit("system", "notice", text=text)
 
-    def on_recall(self, recalled: Any) -> None:
+    def on_recall(self, recalled: Recalled) -> None:
         """A ``system``/``recall`` event: what per-turn recall attached to the message (``recall_fields``)."""
         self.emit("system", "recall", **recall_fields(recalled))
 
@@ -145,7 +148,7 @@ class PrintEvents(AgentEvents):
         self.denied.append((tool_name, tool_input))
 
 
-def recall_fields(recalled: Any) -> dict[str, Any]:
+def recall_fields(recalled: Recalled) -> dict[str, Any]:
     """The fields of the ``system``/``recall`` event (``memory.auto_recall.Recalled``): each item's name, kind
     (memory or turn), scope, score and the (redacted) text sent; the characters attached; the milliseconds taken."""
     return {

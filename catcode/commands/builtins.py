@@ -53,7 +53,7 @@ def register_builtins(registry: CommandRegistry) -> None:
     @registry.command("exit", takes_args=False)
     def cmd_exit(ctx: CommandContext, args: str) -> None:
         """End the session (same as Ctrl+D): memories are saved first."""
-        ctx.state["exit"] = True
+        ctx.state.exit = True
 
     @registry.command("clear", takes_args=False)
     def cmd_clear(ctx: CommandContext, args: str) -> None:
@@ -81,7 +81,7 @@ def register_builtins(registry: CommandRegistry) -> None:
             ctx.console.print(f"session total: {dollars(total)}", markup=False)
         else:
             ctx.console.print(f"session total: {unknown_reason(unknown)}", style="yellow", markup=False)
-        last = ctx.state.get("last_turn_usage")
+        last = ctx.state.last_turn_usage
         if last is not None:
             ctx.console.print(
                 f"last turn: {last.input_tokens:,} input, {last.output_tokens:,} output, "

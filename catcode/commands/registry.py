@@ -5,12 +5,26 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console  # the prompt's completion imports this module before rich is needed
 
+    from catcode.conversation.messages import Message
+    from catcode.providers.base import Usage
     from catcode.session.session import Session
+
+
+@dataclass
+class ReplState:
+    """What commands and the REPL tell each other between lines."""
+
+    exit: bool = False
+    """End the session after this line (``/exit``, or a hook that stopped it)."""
+    last_turn_usage: Usage | None = None
+    """The tokens of the latest agent turn (``/cost`` shows them)."""
+    prefill: str = ""
+    """Text to put at the next prompt (``/rewind`` gives back the message it rewound)."""
 
 
 @dataclass
@@ -20,9 +34,9 @@ class CommandContext:
     session: Session
     console: Console
     confirm: Callable[[str], bool] = lambda question: False  # no terminal → no
-    state: dict[str, Any] = field(default_factory=dict)  # REPL-owned values (e.g. "exit": True)
+    state: ReplState = field(default_factory=ReplState)
     ask: Callable[[str], str] = lambda question: ""  # one typed line (a choice); no terminal → empty
-    replay: Callable[[list[Any]], None] = lambda messages: None  # draw a conversation taken up (on a terminal)
+    replay: Callable[[list[Message]], None] = lambda messages: None  # draw a conversation taken up (on a terminal)
 
 
 CommandFunction = Callable[[CommandContext, str], None]

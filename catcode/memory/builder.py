@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catcode.fsutil import ensure_private_dir
 from catcode.memory.runtime import MemoryRuntime
@@ -21,11 +21,13 @@ from catcode.redact import redact
 
 if TYPE_CHECKING:  # recall (and sqlite3 behind it) is loaded only by the commands that use it
     from catcode.memory.recall.recall import Recall
+    from catcode.settings.config import Settings
+    from catcode.settings.memory import MemoryConfig
     from catcode.settings.paths import Paths
 
 
 def build_memory_runtime(
-    settings: Any,
+    settings: Settings,
     paths: Paths,
     *,
     provider: LLMProvider | None = None,
@@ -45,13 +47,14 @@ def build_memory_runtime(
         scan_record=paths.memory_cache,
     )
     notices = notices or queue.SimpleQueue()
-    parts: dict[str, Any] = {"store": store, "git": git, "session_id": uuid.uuid4().hex[:12], "notices": notices}
+    session_id = uuid.uuid4().hex[:12]
+    runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices)
     if provider is not None:
-        parts.update(_pipeline(settings, paths, parts, provider), provider=provider)
-    return MemoryRuntime(settings, paths, **parts)
+        _add_pipeline(runtime, provider)
+    return runtime
 
 
-def _pipeline(settings: Any, paths: Paths, parts: dict[str, Any], provider: LLMProvider) -> dict[str, Any]:
+def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider) -> None:
     """The manager (and the one of background runs, with their own output bound), history log, cursor and service."""
     from catcode.memory.pipeline.consolidator import MemoryConsolidator
     from catcode.memory.pipeline.cursor import DreamCursor
@@ -61,17 +64,18 @@ def _pipeline(settings: Any, paths: Paths, parts: dict[str, Any], provider: LLMP
     from catcode.memory.pipeline.manager import MemoryManager
     from catcode.memory.pipeline.service import MemoryService
 
-    def manager_for(config: Any) -> MemoryManager:
+    def manager_for(config: MemoryConfig) -> MemoryManager:
         extractor, consolidator = MemoryExtractor(provider, config), MemoryConsolidator(provider, config)
-        return MemoryManager(parts["store"], extractor, consolidator, config)
+        return MemoryManager(runtime.store, extractor, consolidator, config)
 
+    settings, paths = runtime.settings, runtime.paths
     config = settings.memory
     manager = manager_for(config)
     history_lock = paths.project_memory / ".history.lock"
     cursor = DreamCursor(paths.cursor_file, lock_path=history_lock)
     history = HistoryLog(
         paths.history_file,
-        session_id=parts["session_id"],
+        session_id=runtime.session_id,
         lock_path=history_lock,
         redact=redact,
         tool_result_cap=settings.history.tool_result_cap,
@@ -85,10 +89,11 @@ def _pipeline(settings: Any, paths: Paths, parts: dict[str, Any], provider: LLMP
         history_config=settings.history,
         run_lock=paths.project_memory / ".dream.lock",
         summarize=llm_summarizer(provider),
-        notify=parts["notices"].put,
+        notify=runtime.notices.put,
         background_manager=manager_for(config.model_copy(update={"extract_max_tokens": config.dream_max_tokens})),
     )
-    return {"manager": manager, "service": service, "history": history, "cursor": cursor}
+    runtime.provider, runtime.manager, runtime.service = provider, manager, service
+    runtime.history, runtime.cursor = history, cursor
 
 
 def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = None) -> Recall:

@@ -11,7 +11,7 @@ import queue
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catcode.conversation.hook_bus import HookEvent, HookManager
 from catcode.conversation.messages import Message
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
     from catcode.memory.pipeline.manager import MemoryManager
     from catcode.memory.pipeline.service import MemoryService
     from catcode.session.session import Session
+    from catcode.settings.config import Settings
     from catcode.settings.paths import Paths
 
 log = get_logger(__name__)
@@ -45,7 +46,7 @@ class MemoryRuntime:
 
     def __init__(
         self,
-        settings: Any,
+        settings: Settings,
         paths: Paths,
         *,
         store: MemoryStore,

@@ -9,13 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from catcode.memory.flows import ScopeCounts
 from catcode.memory.store.models import Scope
 
 if TYPE_CHECKING:
-    from catcode.memory.pipeline.attempts import Attempt
+    from catcode.memory.pipeline.attempts import Attempt, Attempts
+    from catcode.memory.pipeline.cursor import DreamCursor
+    from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.pipeline.service import RunResult
     from catcode.memory.runtime import MemoryRuntime
 
@@ -62,13 +64,13 @@ def memory_status(runtime: MemoryRuntime) -> MemoryStatus:
     )
 
 
-def _pipeline_state(runtime: MemoryRuntime) -> tuple[Any, Any, Any]:
+def _pipeline_state(runtime: MemoryRuntime) -> tuple[DreamCursor, HistoryLog, Attempts]:
     """The cursor, history log and attempts of the runtime, or read from its paths (``catcode memory status``)."""
     from catcode.memory.pipeline.attempts import ATTEMPTS_FILE, Attempts
     from catcode.memory.pipeline.cursor import HISTORY_LOCK, DreamCursor
     from catcode.memory.pipeline.history import HistoryLog
 
-    if runtime.service is not None:
+    if runtime.service is not None and runtime.cursor is not None and runtime.history is not None:
         return runtime.cursor, runtime.history, runtime.service.attempts
     paths = runtime.paths
     cursor = DreamCursor(paths.cursor_file)

@@ -10,11 +10,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.providers.tokens import TokenCounter
+
+# Any: an item's JSON (print mode's event).
 
 __all__ = ["Compacted", "Compactor", "Recall", "Recalled", "recall_safely"]
 
@@ -47,6 +49,10 @@ class _Named(Protocol):
     @property
     def name(self) -> str: ...
 
+    def as_dict(self) -> dict[str, Any]:
+        """The item as JSON (print mode's ``system``/``recall`` event)."""
+        ...
+
 
 class Recalled(Protocol):
     """What per-turn recall attached to one message."""
@@ -64,6 +70,11 @@ class Recalled(Protocol):
     @property
     def line(self) -> str:
         """The dim ``recalled: a, b`` line."""
+        ...
+
+    @property
+    def elapsed_ms(self) -> float:
+        """How long the search took."""
         ...
 
 

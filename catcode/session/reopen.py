@@ -19,10 +19,16 @@ works from the log after its cursor) never sees them a second time. Choosing and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, history_problems
 from catcode.log import get_logger
+
+if TYPE_CHECKING:
+    from catcode.session.attached import HistoryLog
+    from catcode.session.session import Session
+
+# Any: history records are the memory pipeline's (``HistoryRecord``, a floor above); read here by their fields.
 
 log = get_logger(__name__)
 
@@ -54,7 +60,7 @@ def _first_text(record: Any) -> str:
     return ""
 
 
-def list_sessions(history: Any, *, exclude: str | None = None) -> list[SessionInfo]:
+def list_sessions(history: HistoryLog, *, exclude: str | None = None) -> list[SessionInfo]:
     """Sessions that have a conversation, most recently active first (``exclude``: the running one)."""
     records = history.read()
     ids: dict[str, list[Any]] = {}
@@ -71,7 +77,7 @@ def list_sessions(history: Any, *, exclude: str | None = None) -> list[SessionIn
     return sorted(found, key=lambda s: s.last_seq, reverse=True)
 
 
-def find_session(history: Any, wanted: str, *, exclude: str | None = None) -> SessionInfo | None:
+def find_session(history: HistoryLog, wanted: str, *, exclude: str | None = None) -> SessionInfo | None:
     """The session whose id is ``wanted`` or starts with it (None when none or several do)."""
     matches = [s for s in list_sessions(history, exclude=exclude) if s.id.startswith(wanted)]
     exact = [s for s in matches if s.id == wanted]
@@ -175,7 +181,7 @@ class HistoryMarkers:
     """Writes the markers ``rebuild`` needs: wired by ``app.build_session`` to the agent's replacement
     listeners (compaction, /clear)."""
 
-    def __init__(self, history: Any) -> None:
+    def __init__(self, history: HistoryLog) -> None:
         self.history = history
 
     def replaced(self, messages: list[Message]) -> None:
@@ -205,9 +211,11 @@ class HistoryMarkers:
         self.history.append_event(RESUMED, resumes=session)
 
 
-def restore(session: Any, chosen: SessionInfo) -> int:
-    """Put ``chosen``'s conversation into ``session``'s agent; how many messages it holds."""
+def restore(session: Session, chosen: SessionInfo) -> int:
+    """Put ``chosen``'s conversation into ``session``'s agent; how many messages it holds (``chosen`` came from
+    the session's own history, so it has one)."""
     history = session.history
+    assert history is not None, "restore needs the session's history"
     messages = rebuild(history.read(), chosen.id)
     session.agent.restore(messages)
     session.todos.sync(messages)  # the todo list of the resumed conversation

@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
 
 from catcode.session.reopen import SessionInfo, find_session, list_sessions, restore
 from catcode.text import shorten
+
+if TYPE_CHECKING:
+    from catcode.session.session import Session
 
 NO_HISTORY = (
     "Resuming needs the conversation log, which is kept with memory: turn memory on (memory.enabled: true) to "
@@ -48,7 +51,7 @@ class Resumption:
         return self.unresumed is None
 
 
-def resume_session(session: Any, wanted: str, *, choose: Choose | None = None) -> Resumption:
+def resume_session(session: Session, wanted: str, *, choose: Choose | None = None) -> Resumption:
     """Take up the earlier session of this project that ``wanted`` names (an id or its start); without one, the
     session ``choose`` picks — the most recent one when there is no picker. ``session``: the running ``Session``
     (its agent, history and todo list)."""

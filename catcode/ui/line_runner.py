@@ -8,13 +8,13 @@ import contextlib
 import queue
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
 from catcode.commands.builtins import register_builtins
-from catcode.commands.registry import CommandContext, CommandRegistry
+from catcode.commands.registry import CommandContext, CommandRegistry, ReplState
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.session.agent import TurnResult
@@ -23,6 +23,7 @@ from catcode.ui.render import error_text
 
 if TYPE_CHECKING:
     from catcode.session.session import Session
+    from catcode.ui.turn_keys import TurnKeys
 
 log = get_logger(__name__)
 
@@ -71,13 +72,13 @@ class Conversation:
         confirm: Callable[[str], bool] = lambda question: False,
         errors: Console | None = None,
         progress: Console | None = None,
-        keys: Any = None,
+        keys: TurnKeys | None = None,
     ) -> None:
         self.session, self.registry, self.console, self.events = session, registry, console, events
         self.keys = keys  # ``TurnKeys`` on a terminal: Ctrl+D during a turn stops it and ends the session
         self.errors = errors or console
         self.progress = progress or console
-        self.state: dict[str, Any] = {}
+        self.state = ReplState()
         self.ctx = CommandContext(session, console, confirm, self.state)
 
     def handle(self, line: str) -> TurnResult | None:
@@ -123,9 +124,9 @@ class Conversation:
             result = TurnResult(error=f"Unexpected error: {exc} (details in the log)")
         finally:
             self.events.end_turn()
-        self.state["last_turn_usage"] = result.usage
+        self.state.last_turn_usage = result.usage
         if self.keys is not None and self.keys.exit_requested:
-            self.state["exit"] = True
+            self.state.exit = True
             self.progress.print(Text(f"Ctrl+D: {ENDING}", style="yellow"))
         elif result.interrupted:
             self.progress.print(Text("interrupted", style="yellow"))

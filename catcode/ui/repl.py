@@ -155,7 +155,7 @@ class Repl:
                     first.print_notices()
                     first.console.print(Text(f"{self.marker}{first_message}", style="bold"))
                     first.handle(first_message)
-            while (conv is None or not conv.state.get("exit")) and not self._exit_requested():
+            while (conv is None or not conv.state.exit) and not self._exit_requested():
                 try:
                     if conv is not None:
                         conv.print_notices()
@@ -163,7 +163,9 @@ class Repl:
                         from catcode.ui.turn_keys import hand_to_prompt
 
                         hand_to_prompt(self.keys.take_typed(), self.prompt.input)
-                    prefill = conv.state.pop("prefill", "") if conv is not None else ""  # /rewind's message
+                    prefill = ""  # /rewind's message, given back once
+                    if conv is not None:
+                        prefill, conv.state.prefill = conv.state.prefill, ""
                     line = self.prompt.prompt(self.marker, pre_run=self._pre_run, default=prefill)
                 except KeyboardInterrupt:
                     self.console().print(EXIT_HINT, style="dim", markup=False, highlight=False)

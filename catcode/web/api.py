@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from catcode.memory.recall.recall import Recall
     from catcode.memory.runtime import MemoryRuntime
 
+# Any: the JSON bodies the API answers with.
+
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
 SCOPES = tuple(scope.value for scope in Scope)

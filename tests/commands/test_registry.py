@@ -88,11 +88,11 @@ def test_help_for_one_command_shows_full_doc_and_subcommands(registry: CommandRe
 
 def test_exit_sets_the_flag(registry: CommandRegistry, ctx: CommandContext) -> None:
     registry.dispatch("/exit", ctx)
-    assert ctx.state["exit"] is True
+    assert ctx.state.exit is True
 
 
 def test_cost_of_an_unknown_model_is_tokens_only_and_says_why(registry: CommandRegistry, ctx: CommandContext) -> None:
-    ctx.state["last_turn_usage"] = Usage(12, 34, 56, 0)
+    ctx.state.last_turn_usage = Usage(12, 34, 56, 0)
     registry.dispatch("/cost", ctx)
     lines = output(ctx).splitlines()
     assert lines[0] == "claude-test: tokens only — 1,500 input, 200 output, 3,000 cache read, 100 cache write"
@@ -121,7 +121,7 @@ def test_stray_arguments_are_refused(registry: CommandRegistry, ctx: CommandCont
         "/cost takes no arguments (got 'extra') — /help cost",
         "/exit takes no arguments (got 'now') — /help exit",
     ]
-    assert "exit" not in ctx.state
+    assert ctx.state.exit is False
 
 
 def test_model_lists_known_models_and_warns_on_unknown_ids(registry: CommandRegistry, ctx: CommandContext) -> None:
