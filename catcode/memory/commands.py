@@ -97,7 +97,7 @@ class MemoryCommand:
 
     def run_pipeline(self, ctx: CommandContext) -> None:
         """The seed's runPipeline: process what is pending, print the report; a failure is one line."""
-        from catcode.memory.pipeline.service import skipped_line
+        from catcode.memory.pipeline.run_result import skipped_line
 
         result = self._process(ctx, "command", "Memory pipeline failed")
         if result is None:
@@ -118,7 +118,7 @@ class MemoryCommand:
         service.last_dream = result  # /memory status shows foreground Dreams too
         report = result.report
         if result.skipped:
-            from catcode.memory.pipeline.service import skipped_line
+            from catcode.memory.pipeline.run_result import skipped_line
 
             line = skipped_line(result)
         elif report is None:
@@ -133,7 +133,7 @@ class MemoryCommand:
         ctx.console.print(line, markup=False, highlight=False)
 
     def _process(self, ctx: CommandContext, why: str, failed: str) -> Any:
-        from catcode.memory.pipeline.service import Busy
+        from catcode.memory.pipeline.run_result import Busy
 
         service = self.runtime.service
         try:
@@ -147,7 +147,7 @@ class MemoryCommand:
         except Exception as exc:  # fail-open: the REPL goes on
             message = one_line(exc)
         if why == "dream" and service is not None:
-            from catcode.memory.pipeline.service import RunResult
+            from catcode.memory.pipeline.run_result import RunResult
 
             service.last_dream = RunResult(why, error=message)
         ctx.console.print(f"{failed}: {message}", style="red", markup=False, highlight=False)

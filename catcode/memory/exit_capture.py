@@ -20,7 +20,8 @@ from catcode.log import get_logger
 if TYPE_CHECKING:
     from catcode.memory.pipeline.cursor import DreamCursor
     from catcode.memory.pipeline.history import HistoryLog
-    from catcode.memory.pipeline.service import MemoryService, RunResult
+    from catcode.memory.pipeline.run_result import RunResult
+    from catcode.memory.pipeline.service import MemoryService
     from catcode.memory.store.store import MemoryStore
     from catcode.memory.versioning.git_store import GitStore
     from catcode.settings.memory import MemoryConfig
@@ -108,7 +109,7 @@ def kept_line(pending: int, minimum: int) -> str:
 
 def _finish_background(runtime: Capturing, say: Callable[[str], None]) -> bool:
     """Wait (within the budget) for the background run, and say what it saved; whether a line was said."""
-    from catcode.memory.pipeline.service import background_line, skipped_line
+    from catcode.memory.pipeline.run_result import background_line, skipped_line
 
     service = runtime.service
     assert service is not None
@@ -128,7 +129,7 @@ def _finish_background(runtime: Capturing, say: Callable[[str], None]) -> bool:
 
 def _capture(runtime: Capturing, say: Callable[[str], None], *, minimum: int | None) -> None:
     from catcode.memory.pipeline.manager import SUPERSEDED, UnreadableReply
-    from catcode.memory.pipeline.service import skipped_line
+    from catcode.memory.pipeline.run_result import skipped_line
 
     service, history, cursor = runtime.service, runtime.history, runtime.cursor
     assert service is not None and history is not None and cursor is not None

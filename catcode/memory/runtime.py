@@ -140,7 +140,7 @@ class MemoryRuntime:
 
     def flush(self, messages: list[Message]) -> None:
         """Compaction is about to discard ``messages``: they are in history.jsonl, so process what is pending."""
-        from catcode.memory.pipeline.service import Busy
+        from catcode.memory.pipeline.run_result import Busy
 
         if self.service is None:
             return

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from catcode.memory.pipeline.attempts import Attempt, Attempts
     from catcode.memory.pipeline.cursor import DreamCursor
     from catcode.memory.pipeline.history import HistoryLog
-    from catcode.memory.pipeline.service import RunResult
+    from catcode.memory.pipeline.run_result import RunResult
     from catcode.memory.runtime import MemoryRuntime
 
 

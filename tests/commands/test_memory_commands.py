@@ -17,7 +17,7 @@ from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.commands import add_memory_subcommand, register_memory_commands
-from catcode.memory.pipeline.service import Busy
+from catcode.memory.pipeline.run_result import Busy
 from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope

@@ -18,7 +18,8 @@
 - ``archive.py``: ``history-archive.jsonl``, the turns compaction folds away (copied there by ``compact_history``
   itself), and reading every turn after a seq from history and archive, for past-conversation search.
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
-  cursor.
+  cursor; ``dream.py``: its background runs (Dream mid-session, recovery at start), their backoff and notice;
+  ``run_result.py``: ``RunResult`` (what one run did), ``Busy``, and the lines a run leaves for the person.
 - ``remember_cues.py``: whether the person stated something to remember (a rule, a preference, a correction,
   "remember …"), no model call: a short session that did is captured at exit whatever its length.
 

@@ -7,16 +7,13 @@ when it failed — an API error or a reply that could not be read. Failures are 
 (``attempts.py``): background runs back off, and a window whose replies could not be read ``MAX_BAD_REPLIES``
 times is skipped, said and logged (a ``extraction_skipped`` line in history.jsonl records which lines). After
 every run history.jsonl is compacted back within its budget. One run at a time per project, across processes
-(``.dream.lock``). A little over the usual 250 lines: one run, its failure accounting and the background runs
-share the lock and the cursor, and are read together."""
+(``.dream.lock``). The background runs (Dream, recovery) are ``dream.BackgroundRuns``; what a run did is
+``run_result.RunResult``."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -33,46 +30,20 @@ from catcode.memory.pipeline.cursor import (
     resume_intent,
     unprocessed_count,
 )
+from catcode.memory.pipeline.dream import BackgroundRuns
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
-from catcode.memory.store.models import ConsolidationReport
+from catcode.memory.pipeline.run_result import Busy, RunResult
 from catcode.settings.memory import HistoryConfig, MemoryConfig
 
 log = get_logger(__name__)
 
-BACKOFF_START, BACKOFF_MAX = 60.0, 1800.0
-
 SKIPPED = "extraction_skipped"
 
 
-@dataclass
-class RunResult:
-    """What one pipeline run did."""
-
-    why: str
-    report: ConsolidationReport | None = None  # None: there was nothing to process
-    reviewed: bool = False
-    messages: int = 0
-    error: str | None = None
-    skipped: int = 0
-    """Messages passed without extraction after ``MAX_BAD_REPLIES`` unreadable replies (``error`` says why)."""
-    deferred: bool = False
-    """A background run that left the window alone: it is backing off after a failure."""
-    finished: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-    @property
-    def changed(self) -> list[str]:
-        """Names added or updated."""
-        return [*self.report.added, *self.report.updated] if self.report else []
-
-
-class Busy(Exception):
-    """Another run (this process or another) holds the project's pipeline lock."""
-
-
-class MemoryService:
+class MemoryService(BackgroundRuns):
     """Cursor-driven extraction for one project."""
 
     def __init__(
@@ -99,10 +70,7 @@ class MemoryService:
         self.attempts = attempts or Attempts(cursor.path.with_name(ATTEMPTS_FILE))
         self._notify = notify
         self._clock = clock
-        self._dream: threading.Thread | None = None
-        self._backoff = 0.0
-        self._next_dream = 0.0
-        self.last_dream: RunResult | None = None
+        self._init_background()
 
     # -- recording --------------------------------------------------------------------------------------------
 
@@ -121,10 +89,6 @@ class MemoryService:
         from catcode.memory.pipeline.remember_cues import person_stated_something
 
         return person_stated_something(r.message() for r in self.history.tail(self.cursor.get(), MESSAGE_KINDS))
-
-    def background_running(self) -> bool:
-        """Whether a background run (Dream, recovery) is going on now."""
-        return self._dream is not None and self._dream.is_alive()
 
     def needs_work(self) -> bool:
         """Whether a run at start has anything to do: lines unprocessed, an apply a killed process left half done,
@@ -216,82 +180,6 @@ class MemoryService:
         except Exception:
             log.warning("history_compaction_failed", exc_info=True)
 
-    # -- Dream: background runs mid-session ---------------------------------------------------------------------
-
-    def maybe_dream(self) -> bool:
-        """Start a background run when ≥ ``dream_min_lines`` are unprocessed and no failure is backing off; never
-        blocks. True if started."""
-        if self._dream is not None and self._dream.is_alive():
-            return False
-        if self._clock() < self._next_dream or self.pending() < self.config.dream_min_lines:
-            return False
-        if not self.attempts.due(self.cursor.get()):
-            return False
-        return self.start_background("dream")
-
-    def start_background(self, why: str) -> bool:
-        """Run ``process_pending`` in a daemon thread (fire-and-forget); results become one quiet notice."""
-        if self._dream is not None and self._dream.is_alive():
-            return False
-        self._dream = threading.Thread(target=self._background, args=(why,), name=f"memory-{why}", daemon=True)
-        self._dream.start()
-        return True
-
-    def wait_background(self, timeout: float | None = None) -> None:
-        """Wait for a running background run (tests, shutdown)."""
-        if self._dream is not None:
-            self._dream.join(timeout)
-
-    def _background(self, why: str) -> None:
-        try:
-            result = self.process_pending(why=why, respect_backoff=why != "recovery")
-        except Busy:
-            return
-        except Exception as exc:
-            self._back_off()
-            self.last_dream = RunResult(why, error=one_line(exc))
-            log.warning("memory_background_failed", why=why, retry_in=self._backoff, exc_info=True)
-            return
-        if result.deferred:
-            return
-        if result.report is not None and not result.reviewed and not result.skipped:
-            self._back_off()  # too few waiting, or a clear came first: not again on the very next message
-        else:
-            self._backoff = 0.0
-        self.last_dream = result
-        if result.changed:
-            self._notify(background_line(why, result))
-        if result.skipped:
-            self._notify(skipped_line(result))
-
-    def _back_off(self) -> None:
-        self._backoff = min(BACKOFF_MAX, self._backoff * 2 or BACKOFF_START)
-        self._next_dream = self._clock() + self._backoff
-
-
-def skipped_line(result: RunResult) -> str:
-    """What the person is told when a window was skipped after unreadable replies."""
-    return (
-        f"Memory: skipped {result.skipped} messages after {MAX_BAD_REPLIES} replies from the model that could not be "
-        f"read ({result.error}); nothing from them was saved — details in the log"
-    )
-
 
 def _no_summary(records: list[HistoryRecord]) -> str:
     raise RuntimeError("no summariser configured")  # compact_history then writes its stub with counts
-
-
-def background_line(why: str, result: RunResult) -> str:
-    """The one line a background run that changed memory leaves for the person."""
-    report = result.report
-    assert report is not None
-    parts = [
-        f"added {', '.join(report.added)}" if report.added else "",
-        f"updated {', '.join(report.updated)}" if report.updated else "",
-    ]
-    changed = "; ".join(p for p in parts if p)
-    if why == "recovery":
-        count = len(report.added) + len(report.updated)
-        noun = "memory" if count == 1 else "memories"
-        return f"Recovered {count} {noun} from an interrupted session ({changed}) — /memory revert undoes it"
-    return f"Memory ({why}): {changed} — /memory revert undoes it"
