@@ -5,7 +5,7 @@ there is no cycle)::
 
     builder.py  runtime.py  exit_capture.py  injection.py  tools.py     use: one session's memory, for the model,
     flows.py  status.py  edit.py  revert_tool.py  report.py              the flows (data) and their shared text
-    commands.py  slash_words.py  (+ cli/memory_cli.py, memory_words.py)  the slash commands and `catcode memory`
+    commands.py  slash_*.py  (+ cli/memory_cli.py, memory_words.py)      the slash commands and `catcode memory`
          │
          ▼
     recall/       the fact index (FTS5), the journal, the session summary, ``memory_search``
@@ -37,6 +37,9 @@ Each folder's ``__init__.py`` names what each of its files owns. This top level 
 - ``status.py``: ``MemoryStatus`` (``/memory status``, ``catcode memory status``) and its lines.
 - ``report.py``: text that names no front end's command: the pipeline report, the list, one memory in full, the
   questions before a delete, and what a flow did (``done_text``).
+- ``commands.py``: ``/memory`` (its dispatcher and the pipeline run now) and ``/dream``; ``slash_show.py``: the
+  subcommands that show (list, show, log, diff, status); ``slash_change.py``: those that change memories (forget,
+  edit, move, clear, revert).
 - ``slash_words.py``: the REPL's words around the flows' results (``/memory revert``, ``/memory list``);
   ``cli/memory_words.py`` is the shell's.
 - ``edit.py``: ``/memory edit`` and ``catcode memory edit`` — a memory in the person's editor, checked before saved.

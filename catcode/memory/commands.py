@@ -4,31 +4,21 @@ shared with ``catcode memory`` return data (``memory/flows.py``, ``memory/edit.p
 ``memory/revert_tool.py``), worded here with ``memory/slash_words.py`` and ``memory/report.py``.
 
 Subcommands are handlers in ``MemoryCommand.handlers``; another module adds one with
-``add_memory_subcommand(registry, name, help, handler)`` (its help and completion then appear too). Over the usual
-250 lines on purpose: one dispatcher and its ten subcommands, each a few lines around a shared flow."""
+``add_memory_subcommand(registry, name, help, handler)`` (its help and completion then appear too). Here: the
+dispatcher, the pipeline run and ``/dream``; the subcommands that show are in ``slash_show.py``, those that change
+memories in ``slash_change.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.errors import CatcodeError, one_line
-from catcode.memory.flows import ClearQuestion, EditRejected, ForgetQuestion, clear_memories, forget_memory, move_memory
-from catcode.memory.report import (
-    clear_question,
-    forget_question,
-    format_entry,
-    format_list,
-    format_report,
-    hidden_line,
-    sorted_by_scope,
-    unreadable_line,
-)
-from catcode.memory.revert_tool import NO_CHANGES, describe_revert, format_changes, memory_diff, memory_log
-from catcode.memory.slash_words import error_line, not_found, said
+from catcode.memory.report import format_report
+from catcode.memory.slash_change import ChangingSubcommands
+from catcode.memory.slash_show import ShowingSubcommands
+from catcode.memory.slash_words import error_line
 from catcode.memory.store.models import ConsolidationReport
 
 if TYPE_CHECKING:
@@ -38,10 +28,9 @@ Handler = Callable[[CommandContext, str], None]
 
 NOTHING_PENDING = "no new messages since the last run"
 BUSY = "another memory run is in progress — try again in a moment"
-DEFAULT_LOG = 10
 
 
-class MemoryCommand:
+class MemoryCommand(ShowingSubcommands, ChangingSubcommands):
     """Run the memory pipeline now over what is unprocessed, or manage memories: /memory [subcommand]."""
 
     def __init__(self, runtime: MemoryRuntime) -> None:
@@ -152,125 +141,6 @@ class MemoryCommand:
             service.last_dream = RunResult(why, error=message)
         ctx.console.print(f"{failed}: {message}", style="red", markup=False, highlight=False)
         return None
-
-    # -- subcommands ----------------------------------------------------------------------------------------------
-
-    def sub_list(self, ctx: CommandContext, args: str) -> None:
-        """``name - description (type, all projects)``, user scope first; then counts of skipped and hidden."""
-        store = self.runtime.store
-        ctx.console.print(format_list(sorted_by_scope(store.located())), markup=False, highlight=False)
-        hidden, problems = len(store.hidden()), len(store.problems())
-        if problems - hidden:
-            ctx.console.print(unreadable_line(problems - hidden), style="yellow", markup=False)
-        if hidden:
-            ctx.console.print(hidden_line(hidden), style="yellow", markup=False)
-
-    def sub_show(self, ctx: CommandContext, args: str) -> None:
-        """One memory in full, with its scope."""
-        if not args:
-            ctx.console.print("Usage: /memory show <name>", style="red", markup=False)
-            return
-        store = self.runtime.store
-        entry = store.get(args)
-        if entry is None:
-            ctx.console.print(not_found(args), style="red", markup=False)
-            return
-        ctx.console.print(format_entry(entry, store.scope_of(args)), markup=False, highlight=False)
-
-    def sub_forget(self, ctx: CommandContext, args: str) -> None:
-        """Delete one memory after asking; one git commit that /memory revert undoes."""
-        if not args:
-            ctx.console.print("Usage: /memory forget <name>", style="red", markup=False)
-            return
-        runtime = self.runtime
-
-        def confirm(question: ForgetQuestion) -> bool:
-            return ctx.confirm(forget_question(question))
-
-        result = forget_memory(runtime.store, args, runtime.git.available, confirm)
-        ctx.console.print(said(result), markup=False, highlight=False)
-
-    def sub_edit(self, ctx: CommandContext, args: str) -> None:
-        """Open one memory in $VISUAL/$EDITOR; saved only when it is a valid memory file."""
-        from catcode.memory.edit import edit_memory
-
-        if not args:
-            ctx.console.print("Usage: /memory edit <name>", style="red", markup=False)
-            return
-
-        def again(rejected: EditRejected) -> bool:
-            return ctx.confirm(f"{rejected.name} was not saved: {rejected.problem}. Edit it again?")
-
-        result = edit_memory(self.runtime.store, args, again=again)
-        ctx.console.print(said(result), markup=False, highlight=False)
-
-    def sub_move(self, ctx: CommandContext, args: str) -> None:
-        """Keep a memory for all projects (user) or for this project only (project)."""
-        name, _, where = args.partition(" ")
-        if not name or where.strip() not in ("user", "project"):
-            ctx.console.print("Usage: /memory move <name> user|project", style="red", markup=False)
-            return
-        result = move_memory(self.runtime.store, name, where)
-        ctx.console.print(said(result), markup=False, highlight=False)
-
-    def sub_clear(self, ctx: CommandContext, args: str) -> None:
-        """Delete every memory after asking (the question says which are for all projects); one git commit that
-        /memory revert undoes. Conversation said before the clear is never saved afterwards."""
-        from catcode.memory.pipeline.cursor import mark_cleared
-
-        runtime = self.runtime
-        projects = runtime.paths.project_memory.parent
-
-        def confirm(question: ClearQuestion) -> bool:
-            return ctx.confirm(clear_question(question))
-
-        result = clear_memories(runtime.store, runtime.git.available, confirm, mark=lambda: mark_cleared(projects))
-        ctx.console.print(said(result), markup=False)
-
-    def sub_log(self, ctx: CommandContext, args: str) -> None:
-        """Recent changes to memories (``--all``: journal entries too): id, when, why, and A/M/D per memory."""
-        words = args.split()
-        everything = "--all" in words
-        numbers = [w for w in words if w != "--all"]
-        if len(numbers) > 1 or (numbers and not numbers[0].isdigit()):
-            ctx.console.print("Usage: /memory log [N] [--all]", style="red", markup=False)
-            return
-        if self._versioning_off(ctx):
-            return
-        changes = memory_log(self.runtime.git, int(numbers[0]) if numbers else DEFAULT_LOG, everything=everything)
-        ctx.console.print(format_changes(changes), markup=False, highlight=False)
-
-    def sub_diff(self, ctx: CommandContext, args: str) -> None:
-        """The diff of a change (default: the last change to memories), coloured."""
-        if self._versioning_off(ctx):
-            return
-        from rich.syntax import Syntax  # pygments: only when a diff is shown
-
-        text = memory_diff(self.runtime.git, args or None)
-        if not text:
-            ctx.console.print(NO_CHANGES, markup=False)
-            return
-        ctx.console.print(Syntax(text.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
-
-    def sub_revert(self, ctx: CommandContext, args: str) -> None:
-        """Undo a change (default: the last change to memories) as a new change; a conflict changes nothing."""
-        if self._versioning_off(ctx):
-            return
-        runtime = self.runtime  # RevertConflict: one red line (``__call__``), nothing changed
-        line = describe_revert(runtime.revert(args or None))
-        ctx.console.print(line, markup=False, highlight=False)
-
-    def sub_status(self, ctx: CommandContext, args: str) -> None:
-        """Scopes and counts, cursor, unprocessed lines, last Dream, versioning, unreadable files."""
-        from catcode.memory.status import memory_status, status_lines
-
-        ctx.console.print(Text("\n".join(status_lines(memory_status(self.runtime)))))
-
-    def _versioning_off(self, ctx: CommandContext) -> bool:
-        git = self.runtime.git
-        if not git.available:
-            ctx.console.print(git.warning, style="yellow", markup=False)
-        return not git.available
 
 
 def register_memory_commands(registry: CommandRegistry, runtime: MemoryRuntime) -> MemoryCommand:
