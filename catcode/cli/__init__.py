@@ -12,7 +12,9 @@ the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode
   ``claude_flags.py``: Claude Code's flags as this run's settings; ``command_errors.py``: a subcommand's failure
   as one line.
 - ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints, in Claude Code's JSON shapes too).
-- Sub-apps: ``config_cli.py``, ``memory_cli.py`` (its words: ``memory_words.py``), ``memory_share_cli.py``,
+- Sub-apps: ``config_cli.py``, ``memory_cli.py`` (its commands: ``memory_show_cli.py``,
+  ``memory_change_cli.py``; what they share: ``memory_offline.py``; its words: ``memory_words.py``),
+  ``memory_share_cli.py``,
   ``memory_transfer_cli.py``, ``doctor_cli.py``, ``mcp_cli.py``, ``checkpoints_cli.py``.
 """
 

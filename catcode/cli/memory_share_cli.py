@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from catcode.cli.help_text import HelpGroup
-from catcode.cli.memory_cli import _errors, _runtime, _with_runtime
+from catcode.cli.memory_offline import memory_errors, offline_runtime, with_runtime
 from catcode.cli.values import whole_number
 
 if TYPE_CHECKING:
@@ -36,14 +36,14 @@ def remote_add(
     """Set the git remote that `catcode memory sync` fetches from and pushes to."""
     from catcode.memory.sync.engine import sync_for
 
-    _with_runtime(lambda runtime: typer.echo(sync_for(runtime).add_remote(url)))
+    with_runtime(lambda runtime: typer.echo(sync_for(runtime).add_remote(url)))
 
 
 def remote_show() -> None:
     """Show the memory remote, the last sync and what is waiting to be sent or merged."""
     from catcode.memory.sync.engine import sync_for
 
-    _with_runtime(lambda runtime: typer.echo("\n".join(sync_for(runtime).show())))
+    with_runtime(lambda runtime: typer.echo("\n".join(sync_for(runtime).show())))
 
 
 def sync() -> None:
@@ -58,7 +58,7 @@ def sync() -> None:
             )
         typer.echo("\n".join(sync_for(runtime).run().lines()))
 
-    _with_runtime(body)
+    with_runtime(body)
 
 
 def serve(
@@ -74,5 +74,5 @@ def serve(
     only, behind a token printed in its URL."""
     from catcode.web.server import serve_memory
 
-    with _errors():
-        serve_memory(_runtime(), host=host, port=port, open_browser=open_browser, say=typer.echo)
+    with memory_errors():
+        serve_memory(offline_runtime(), host=host, port=port, open_browser=open_browser, say=typer.echo)

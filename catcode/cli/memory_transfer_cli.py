@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from catcode.cli.memory_cli import _errors, _runtime
+from catcode.cli.memory_offline import memory_errors, offline_runtime
 from catcode.cli.memory_words import undo_hint
 
 if TYPE_CHECKING:
@@ -44,8 +44,8 @@ def import_memories(
     from catcode.errors import CatcodeError
     from catcode.memory.transfer.plan import apply_plan, clash_text, make_plan
 
-    with _errors():
-        runtime = _runtime()
+    with memory_errors():
+        runtime = offline_runtime()
         root = runtime.paths.project_root
         asks = not yes and not dry_run and sys.stdin.isatty()
         label, where, items, skipped = _gather(source, root, dict(os.environ), claude_md, interactive=asks)
@@ -169,10 +169,10 @@ def export_memories(
     from catcode.errors import CatcodeError
     from catcode.memory.transfer import export, locate
 
-    with _errors():
+    with memory_errors():
         if format_ not in FORMATS:
             raise CatcodeError(f"--format: unknown format {format_!r} (choose: {', '.join(FORMATS)})")
-        runtime = _runtime()
+        runtime = offline_runtime()
         entries = runtime.store.load_all()
         if not entries:
             typer.echo("No memories to export.")
