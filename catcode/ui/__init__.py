@@ -1,8 +1,8 @@
 """The terminal user interface. ``catcode`` with no arguments enters ``repl.run_interactive``.
 
-- ``repl.py``: ``start_interactive``/``run_interactive`` (draws the prompt first, the session is built behind it;
-  resumes a session when asked; a first message), ``Repl`` (the prompt loop, notices). ``front_ends.start`` sends piped
-  input to ``piped.py``.
+- ``repl.py``: ``start_interactive``/``run_interactive`` (draws the prompt first, the session is built behind it);
+  ``prompt_loop.py``: ``Repl`` (the header, resuming a session when asked, a first message, then the prompt loop and
+  its notices). ``front_ends.start`` sends piped input to ``piped.py``.
 - ``first_screen.py``: what the prompt needs before the session exists (model, mode, toolbar, paths).
 - ``session_start.py``: ``SessionStart`` (the session built in a background thread once the prompt is drawn, then
   the SDK warm-up; waited for by the first line sent) and ``build_conversation`` (session, registry, screen objects).

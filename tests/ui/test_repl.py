@@ -23,7 +23,7 @@ from catcode.conversation.messages import Role
 from catcode.errors import ProviderError
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.settings.config import Settings, resolve_paths
-from catcode.ui import keys, repl
+from catcode.ui import keys, prompt_loop, repl
 from catcode.ui.line_runner import is_command
 from catcode.ui.piped import run_piped
 
@@ -133,7 +133,7 @@ def test_empty_line_and_ctrl_c_never_reach_the_model(harness: Callable[..., Harn
     h.send("half typed\x03")  # clears the line
     h.wait_idle()
     h.send("\x03")  # empty line: a hint
-    h.wait_for(repl.EXIT_HINT)
+    h.wait_for(prompt_loop.EXIT_HINT)
     assert h.exit() == 0
     assert h.provider.requests == [] and "rror" not in h.text
 
