@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
-from catcode.session.agent import AgentEvents, TurnResult
+from catcode.session.agent_events import AgentEvents, TurnResult
 from catcode.session.loop_seams import Recalled
 from catcode.tools.base import ToolResult
 

@@ -22,7 +22,7 @@ from catcode.app.stdin_input import combine, cut_note, read_piped
 from catcode.app.warm import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
-from catcode.session.agent import TurnResult
+from catcode.session.agent_events import TurnResult
 
 if TYPE_CHECKING:
     from catcode.providers.base import LLMProvider

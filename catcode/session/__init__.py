@@ -3,7 +3,8 @@
 - ``session.py``: ``Session``, everything one session is made of (built by ``app.build_session``, the composition
   root); ``parts.py``: the seam through which each optional part attaches itself (``SessionPart``,
   ``SessionBuilder``); ``attached.py``: what the parts attach, typed from below (one small Protocol per feature).
-- ``agent.py``: the agent loop (``run_turn`` → ``query`` → ``execute_tools``); ``tool_round.py``: one round of tool
+- ``agent.py``: the agent loop (``run_turn`` → ``query`` → ``execute_tools``); ``agent_events.py``: its outward
+  types (``AgentEvents``, what it tells the UI; ``TurnResult``, how a turn ended); ``tool_round.py``: one round of tool
   calls (hooks, permission check, one result each); ``tool_batch.py``: overlapping tool calls on worker threads;
   ``history_repair.py``: keeping the history valid after an interrupt or a failed request; ``loop_seams.py``: the
   Protocols of the loop's optional helpers (compaction, per-turn recall).

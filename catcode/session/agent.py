@@ -4,15 +4,14 @@ The stored history is always valid for the API: every tool_use gets exactly one 
 ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
 
 One round of tool calls (each call's hooks, permission check and result, overlapping calls on worker threads) is
-``tool_round.py``'s; the loop here stores the rounds and repairs the history after an interrupt. ``AgentEvents``,
-the UI's side of the loop, lives here with the loop it describes."""
+``tool_round.py``'s; the loop here stores the rounds and repairs the history after an interrupt. What the loop
+tells the UI (``AgentEvents``) and how a turn ended (``TurnResult``) are ``agent_events.py``'s."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
@@ -21,12 +20,13 @@ from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.providers.tokens import TokenCounter
 from catcode.safety.permissions import Approver, PermissionPolicy
+from catcode.session.agent_events import AgentEvents, TurnResult
 from catcode.session.history_repair import interrupted_tail, join_user_message, undo_unanswered, user_message
-from catcode.session.loop_seams import Compactor, Recall, Recalled, recall_safely
+from catcode.session.loop_seams import Compactor, Recall, recall_safely
 from catcode.session.tool_batch import AgentThread
 from catcode.session.tool_round import execute_tools
 from catcode.session.turn_attachments import TurnAttachments
-from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
+from catcode.tools.base import ToolContext, ToolRegistry
 
 log = get_logger(__name__)
 
@@ -36,51 +36,6 @@ BLOCKED_REQUEST = "Not sent: a hook blocked the request"
 
 class RequestBlocked(CatcodeError):
     """A PRE_LLM_REQUEST hook answered ``Block``: the request was not sent; the message says why."""
-
-
-class AgentEvents:
-    """What the agent tells the UI. The default does nothing (print mode and tests override what they need)."""
-
-    def on_request(self) -> None:
-        """A request is about to be sent (start a spinner)."""
-
-    def on_text(self, text: str) -> None:
-        """A streamed text delta."""
-
-    def on_response(self, response: ChatResponse) -> None:
-        """A complete response arrived."""
-
-    def on_tool_start(self, call: ToolUseBlock) -> None:
-        """A tool is about to run (after approval)."""
-
-    def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
-        """A tool finished (or was refused)."""
-
-    def on_notice(self, text: str) -> None:
-        """A one-line notice for the person (compaction, limits)."""
-
-    def on_retry(self, text: str) -> None:
-        """A failed request is retried ("overloaded, retrying in 2 s (attempt 2/4)"); a notice by default."""
-        self.on_notice(text)
-
-    def on_tool_output(self, text: str) -> None:
-        """Live output of the running tool (called from the tool's reader thread)."""
-
-    def on_recall(self, recalled: Recalled) -> None:
-        """Per-turn recall attached memories to the person's message (``memory.auto_recall.Recalled``)."""
-
-
-@dataclass
-class TurnResult:
-    """How a turn ended."""
-
-    text: str = ""
-    rounds: int = 0
-    interrupted: bool = False
-    error: str | None = None
-    status: int | None = None  # the HTTP status of a provider failure (401: the API key was rejected)
-    usage: Usage = field(default_factory=Usage)
-    limit_reached: bool = False  # stopped by ``max_tool_rounds`` with tool calls still to answer
 
 
 class Agent:
