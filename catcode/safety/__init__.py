@@ -5,7 +5,7 @@
 - ``claude_rules.py``: Claude Code's rule spellings read as catcode's own.
 - ``shell_parse.py`` (bash's grammar), ``shell_static.py`` (what a static reading cannot resolve),
   ``shell_danger.py`` (options that make a read-only program write or run), ``shell_rules.py`` (``bash(...)``
-  rules matched against a command line).
+  allow rules matched against a command line, and the rules offered), ``shell_deny.py`` (deny rules).
 - ``project_trust.py``: what a project's settings may bring without consent, and asking for the rest;
   ``trusted_settings.py``: every settings layer read, checked and trusted (``load_settings``);
   ``settings_writer.py``: writing a settings file (``catcode config set``, "always allow"), validated first.

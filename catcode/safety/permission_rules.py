@@ -1,8 +1,9 @@
 """Permission rules: ``tool`` or ``tool(pattern)`` in the settings' ``permissions.allow`` / ``deny`` lists, the tools
 they may name, the argument they match, and the scoped rules an "always" answer offers.
 
-How ``bash(...)`` patterns match a command line is ``shell_rules.py``; how Claude Code's spellings (``Read``,
-``Bash(git status:*)``) are read is ``claude_rules.py``; what the rules decide is ``permissions.py``.
+How ``bash(...)`` patterns match a command line is ``shell_rules.py`` and ``shell_deny.py``; how Claude Code's
+spellings (``Read``, ``Bash(git status:*)``) are read is ``claude_rules.py``; what the rules
+decide is ``permissions.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then allow rules and
 "always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
-rules match a command line is ``shell_rules.py``.
+rules match a command line is ``shell_rules.py`` (allow) and ``shell_deny.py`` (deny).
 
 The rules themselves (syntax, the tools they may name, the argument they match) are ``permission_rules.py``."""
 
@@ -232,7 +232,7 @@ CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.REA
 
 
 def _deny_shell(rule: Rule, line: str | None) -> bool:
-    from catcode.safety.shell_rules import deny_matches
+    from catcode.safety.shell_deny import deny_matches
 
     return deny_matches(rule.pattern, line or "")
 
@@ -240,6 +240,6 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
 def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:
     if not patterns:
         return False
-    from catcode.safety.shell_rules import deny_unsure
+    from catcode.safety.shell_deny import deny_unsure
 
     return deny_unsure(patterns, line or "")
