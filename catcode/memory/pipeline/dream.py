@@ -7,6 +7,7 @@ backs off in memory after a failed or empty run (on top of the failure accountin
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from catcode.errors import one_line
@@ -21,7 +22,7 @@ log = get_logger(__name__)
 BACKOFF_START, BACKOFF_MAX = 60.0, 1800.0
 
 
-class BackgroundRuns:
+class BackgroundRuns(ABC):
     """Background runs of a ``MemoryService`` (its base class): the service provides the run and the counts."""
 
     config: MemoryConfig
@@ -36,15 +37,15 @@ class BackgroundRuns:
         self._next_dream = 0.0
         self.last_dream: RunResult | None = None
 
+    @abstractmethod
     def pending(self) -> int:
         """Unprocessed message lines (the service's)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def process_pending(
         self, *, why: str, wait: float = 0.0, respect_backoff: bool = False, minimum: int | None = None
     ) -> RunResult:
         """One run (the service's)."""
-        raise NotImplementedError
 
     def background_running(self) -> bool:
         """Whether a background run (Dream, recovery) is going on now."""
