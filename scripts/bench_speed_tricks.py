@@ -6,7 +6,7 @@ validated settings with a user ``settings.yaml``) and time to the first byte of 
 API server (memory off, so that the one queued answer is the chat's). Every variant starts Python with the same
 ``-c`` launcher; "off" changes only what the trick avoids:
 
-- typer bypassed (``cli.main``'s fast path, with its copy of ``SUBCOMMANDS``): off runs ``cli_app.run`` (typer);
+- typer bypassed (``cli.main``'s fast path): off runs ``typer_app.run`` (typer);
 - ``log.early_line`` (no structlog before the session is idle): off imports structlog first, which ``log.configure``
   then sets up at once, as it does whenever structlog is already in use;
 - the ``first_screen`` record of validated settings: off makes ``remembered`` find none, so settings are validated
@@ -15,14 +15,15 @@ API server (memory off, so that the one queued answer is the chat's). Every vari
   path imports anyway costs nothing extra then, which is the point): ``anthropic._constants``
   (``lean_client.ANTHROPIC_API_VERSION``), ``catcode.settings.config`` (``first_screen``'s copies of ``Settings()``'s
   defaults; ``DEFAULT_MODEL`` is no longer copied, it is declared once in ``catcode/settings/__init__.py``),
-  ``catcode.extensions.mcp.sources`` (``project_trust``'s name of Claude Code's MCP file) and
-  ``catcode.cli.typer_app`` (``cli.SUBCOMMANDS``).
+  ``catcode.extensions.mcp.sources`` (``project_trust``'s name of Claude Code's MCP file).
 
 Measured and removed (saved under 20 ms on every path it served; 13 paired rounds): the garbage collector paused
 during start-up imports (prompt -0.9 ms, ``-p`` +8.5 ms: the lean client carries requests, so the SDK is no longer
-imported on these paths) and ``first_screen``'s copy of ``consent.CONSENT_FILE`` (prompt +4.0 ms: importing
-``catcode.settings.consent`` costs next to nothing there). A trick keeps its code when it saves at least
-``THRESHOLD_MS`` on a path it serves (the median of its off-minus-on differences, paired within each round)."""
+imported on these paths), ``first_screen``'s copy of ``consent.CONSENT_FILE`` (prompt +4.0 ms: importing
+``catcode.settings.consent`` costs next to nothing there) and ``cli``'s copy of the typer app's ``SUBCOMMANDS``
+(prompt -2.0 ms, ``-p`` +11.6 ms: the names are now declared once in ``cli/subcommands.py``, which both
+import). A trick keeps its code when it saves at least ``THRESHOLD_MS`` on a path it serves (the median of its
+off-minus-on differences, paired within each round)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,6 @@ OFF = {
     "mirror ANTHROPIC_API_VERSION": ("import anthropic._constants", ON),
     "mirror DEFAULT_MODEL/defaults": ("import catcode.settings.config", ON),
     "mirror MCP file name": ("import catcode.extensions.mcp.sources", ON),
-    "mirror SUBCOMMANDS": ("import catcode.cli.typer_app", ON),
 }
 """Trick -> (what runs first, the entry point) with the trick off."""
 

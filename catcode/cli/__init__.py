@@ -4,7 +4,8 @@
 cases — the interactive prompt, ``catcode "first message"`` and ``catcode -p "question"`` (print mode with no other
 option: a script's first answer should not wait ~0.2 s for the argument parser's imports); everything else goes to
 the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode`` with no arguments and
-``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session. No module of the package is imported here.
+``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session. Nothing of the package is imported here
+but the subcommands' names (``subcommands.py``).
 
 - ``launch.py``: loading the settings of a run without typer; ``front_ends.py``: which front end runs the session
   (print mode, piped input, the REPL in ``catcode/ui/``).
@@ -24,9 +25,8 @@ import os
 import sys
 
 from catcode import __version__
+from catcode.cli.subcommands import SUBCOMMANDS
 
-# cli_app.SUBCOMMANDS, never a first message (a test keeps them equal)
-SUBCOMMANDS = ("memory", "config", "mcp", "doctor", "checkpoints", "rewind")
 COMPLETION_VARIABLE = "_CATCODE_COMPLETE"  # typer's shell completion: _{PROG_NAME}_COMPLETE
 PRINT_FLAGS = ("-p", "--print")
 

@@ -114,9 +114,8 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
-def register(app: typer.Typer, subcommands: set[str]) -> None:
-    """Add ``checkpoints`` and ``rewind`` to the root app (their names join ``subcommands``)."""
+def register(app: typer.Typer) -> None:
+    """Add ``checkpoints`` and ``rewind`` to the root app."""
     commands: list[tuple[str, Callable[..., None]]] = [("checkpoints", checkpoints), ("rewind", rewind)]
     for name, function in commands:
         app.command(name, options_metavar="[OPTIONS]")(function)
-        subcommands.add(name)

@@ -24,6 +24,7 @@ from catcode.cli.mcp_cli import mcp_app
 from catcode.cli.memory_cli import memory_app
 from catcode.cli.memory_share_cli import register as register_share_commands
 from catcode.cli.memory_transfer_cli import register as register_transfer_commands
+from catcode.cli.subcommands import SUBCOMMANDS
 from catcode.cli.values import one_of, whole_number
 from catcode.log import get_logger
 from catcode.sandbox import SANDBOX_MODES
@@ -32,7 +33,6 @@ from catcode.settings.config_errors import PERMISSION_MODES
 log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
-SUBCOMMANDS = {"memory", "config", "mcp", "doctor"}
 VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox", "--input-format", "--max-turns"}
 VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt"}
 VARIADIC_OPTIONS = {
@@ -69,7 +69,7 @@ app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTION
 app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.add_typer(mcp_app, name="mcp", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.command("doctor", options_metavar="[OPTIONS]")(doctor)
-register_checkpoint_commands(app, SUBCOMMANDS)  # checkpoints, rewind
+register_checkpoint_commands(app)  # checkpoints, rewind
 
 
 @app.callback(invoke_without_command=True)
