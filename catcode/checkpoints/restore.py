@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from catcode.checkpoints.shadow import Change
 from catcode.checkpoints.store import Checkpoint, CheckpointStore
+from catcode.text import visible
 
 
 @dataclass
@@ -34,9 +35,9 @@ class RestorePlan:
         marked = set(self.outside)
         note = "  (changed outside catcode since)"
         return [
-            f"  leave {c.path}  (not restored: {self.left[c.path]})"
+            visible(f"  leave {c.path}  (not restored: {self.left[c.path]})")
             if c.path in self.left
-            else f"  {shown.get(c.status, c.status)} {c.path}{note if c.path in marked else ''}"
+            else visible(f"  {shown.get(c.status, c.status)} {c.path}{note if c.path in marked else ''}")
             for c in self.changes
         ]
 
@@ -69,4 +70,5 @@ def changed_line(done: list[Change], left: Mapping[str, str] | None = None) -> s
     line = f"Restored {len(names)} file{'s' if len(names) != 1 else ''}: {', '.join(names[:10])}{more}"
     if not done:
         line = "No file needed restoring." if not left else "No file restored."
-    return "\n".join([line, *(f"  Left alone {path}: {why}" for path, why in sorted((left or {}).items()))])
+    said = "\n".join([line, *(f"  Left alone {path}: {why}" for path, why in sorted((left or {}).items()))])
+    return visible(said)  # a file's name may hold an escape sequence: shown, never obeyed
