@@ -16,14 +16,17 @@ a line break), the Unicode line and paragraph separators, the bidirectional over
 what is shown), and lone surrogates (undecodable bytes kept as they were)."""
 
 
-def visible(text: str, *, exact: bool = False) -> str:
+def visible(text: str, *, exact: bool = False, cr_ends_lines: bool = False) -> str:
     """``text`` with each ``HIDDEN`` character shown as a sign: a C0 control as its Unicode picture (ESC is ``␛``,
     CR ``␍``), DEL as ``␡``, the others as ``\\x85`` or ``\\u2028``. A CR just before a line feed is a plain line
-    end, unless ``exact`` (a command to approve, shown as bash will read it)."""
+    end, unless ``exact`` (a command to approve, shown as bash will read it); ``cr_ends_lines``: any CR is (a
+    command's output, where a progress bar redraws itself after a CR: each redraw is a line)."""
     if HIDDEN.search(text) is None:
         return text  # the common case, at the cost of one scan
     if not exact:
         text = text.replace("\r\n", "\n")
+    if cr_ends_lines:
+        text = text.replace("\r", "\n")
     return HIDDEN.sub(_sign, text)
 
 

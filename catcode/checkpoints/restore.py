@@ -69,6 +69,6 @@ def changed_line(done: list[Change], left: Mapping[str, str] | None = None) -> s
     more = f" and {len(names) - 10} more" if len(names) > 10 else ""
     line = f"Restored {len(names)} file{'s' if len(names) != 1 else ''}: {', '.join(names[:10])}{more}"
     if not done:
-        line = "No file needed restoring." if not left else "No file restored."
+        line = "No file restored." if left else "No file needed restoring."
     said = "\n".join([line, *(f"  Left alone {path}: {why}" for path, why in sorted((left or {}).items()))])
     return visible(said)  # a file's name may hold an escape sequence: shown, never obeyed

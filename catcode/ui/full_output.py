@@ -114,7 +114,7 @@ class FullOutput:
 
     def _keep(self, text: str) -> None:
         # Shown in a pager (which may pass escape sequences on, as ``less -R`` does): visible, a CR a line end.
-        text = visible(_redacted(text).replace("\r\n", "\n").replace("\r", "\n"))
+        text = visible(_redacted(text), cr_ends_lines=True)
         assert self._file is not None
         room = self.cap - self._written
         if room > 0:

@@ -77,7 +77,7 @@ class ToolProgress:
     def feed(self, text: str) -> None:
         """Output arrived (called from the tool's reader thread). A CR ends a line (a progress bar's redraws are
         lines of their own); any other control character is shown, not obeyed."""
-        text = visible(text.replace("\r\n", "\n").replace("\r", "\n"))
+        text = visible(text, cr_ends_lines=True)
         with self._lock:
             chunk = (self._partial + text).split("\n")
             self._partial = chunk.pop()
