@@ -153,20 +153,20 @@ def bench_terminal() -> dict[str, float]:
         walked_ms, unlinked_ms = _paired_ms(walked, unlinked)
     hostile = _answer(hostile=True)
     return {
-        "answer of 60 blocks drawn by catcode ms": drawn_ms,
-        "the same, plain console, nothing made visible ms": plain_ms,
+        "answer of 60 blocks, made visible ms": drawn_ms,
+        "answer, nothing made visible ms": plain_ms,
         "answer: visible / not": drawn_ms / plain_ms,
-        "1 MB of output: live tail + Ctrl+O file ms": output_ms,
-        "1 MB of output: the same, nothing made visible ms": unchecked_ms,
+        "1 MB output, tail + Ctrl+O file ms": output_ms,
+        "1 MB output, nothing made visible ms": unchecked_ms,
         "output: visible / not": output_ms / unchecked_ms,
-        "restore: 1,000 files made and deleted, walked ms": walked_ms,
-        "restore: 1,000 files made and deleted, unlink ms": unlinked_ms,
-        "deletions: walked / unlink": walked_ms / unlinked_ms,
-        "hostile answer: control chars on screen, catcode": _leaks(hostile),
-        "hostile answer: control chars on screen, unchecked": _unchecked_leaks(hostile),
+        "1,000 files made + deleted, walked ms": walked_ms,
+        "1,000 files made + deleted, unlink ms": unlinked_ms,
+        "deletes: walked / unlink": walked_ms / unlinked_ms,
+        "escapes in answer: controls on screen": _leaks(hostile),
+        "escapes in answer: same, unchecked": _unchecked_leaks(hostile),
     }
 
 
 if __name__ == "__main__":
     for key, value in bench_terminal().items():
-        print(f"{key:<50} {value:>10,.2f}")
+        print(f"{key:<42} {value:>10,.2f}")
