@@ -80,7 +80,7 @@ def rewind(
             plan.cancel()
             typer.echo("Nothing restored.")
             raise typer.Exit(1)
-        typer.echo(changed_line(plan.apply()))
+        typer.echo(changed_line(plan.apply(), plan.left))
         typer.echo(f"Undo with `catcode rewind {plan.before.id}`.")
 
 

@@ -10,10 +10,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from catcode.cli.launch import load, log_tightened, make_private, say_on_stderr, settle, state
 from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
+from catcode.text import is_terminal
 
 if TYPE_CHECKING:
     from catcode.settings.config import Settings
@@ -29,7 +30,7 @@ __all__ = ["consent_asker", "guarded", "start"]
 def consent_asker() -> Asker | None:
     """Who to ask about a project's settings, skills and servers: the person at the terminal, when catcode runs
     interactively in one; None (nobody) for piped input or output."""
-    if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
+    if not (is_terminal(sys.stdin) and is_terminal(sys.stdout)):
         return None
 
     def ask(project_root: Path, items: Sequence[ConsentItem]) -> bool:
@@ -69,7 +70,7 @@ def start(
         if run or model or permission_mode is not None:
             model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
-        if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
+        if not print_mode and is_terminal(sys.stdin) and is_terminal(sys.stdout):
             interactive = _interactive(
                 prompt, model, permission_mode, resume, ask, sandbox=sandbox, overrides=overrides
             )
@@ -84,7 +85,7 @@ def start(
         from catcode.app.stdin_input import read_piped
         from catcode.ui.piped import run_piped
 
-        text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
+        text, more = read_piped(sys.stdin) if not is_terminal(sys.stdin) else ("", False)
         return run_piped(settings, paths, text, prompt=prompt, more=more)
     except (MissingApiKeyError, ConfigError) as exc:
         sys.stderr.write(f"catcode: {exc}\n")
@@ -171,13 +172,6 @@ def _interactive(
 
     api_access(env)
     return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def _exit_now(code: int) -> NoReturn:

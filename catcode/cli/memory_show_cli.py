@@ -4,6 +4,7 @@ commit; registered on ``memory_app`` by ``memory_cli.py``."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import typer
@@ -12,6 +13,7 @@ from catcode.cli.launch import load
 from catcode.cli.memory_offline import memory_errors, with_runtime
 from catcode.cli.memory_words import not_found, path_summary
 from catcode.cli.values import whole_number
+from catcode.text import shown_on
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
@@ -23,7 +25,7 @@ def list_memories() -> None:
 
     def body(runtime: MemoryRuntime) -> None:
         store = runtime.store
-        typer.echo(format_list(sorted_by_scope(store.located())))
+        typer.echo(shown_on(sys.stdout, format_list(sorted_by_scope(store.located()))))
         hidden, problems = len(store.hidden()), len(store.problems())
         if problems - hidden:
             typer.echo(unreadable_line(problems - hidden), err=True)
@@ -42,7 +44,7 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
         entry = runtime.store.get(name.strip())
         if entry is None:
             raise CatcodeError(not_found(name))
-        typer.echo(format_entry(entry, runtime.store.scope_of(name.strip())))
+        typer.echo(shown_on(sys.stdout, format_entry(entry, runtime.store.scope_of(name.strip()))))
 
     with_runtime(body)
 
@@ -78,7 +80,7 @@ def search(
     def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
             if not as_json:
-                typer.echo(search_text(recall, " ".join(query), limit))
+                typer.echo(shown_on(sys.stdout, search_text(recall, " ".join(query), limit)))
             for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
                 typer.echo(line)
             # A memory file written by hand that is not a valid one is left out of the search: say so, as list
@@ -100,7 +102,7 @@ def recent(
 
     def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
-            typer.echo(recent_text(recall, count))
+            typer.echo(shown_on(sys.stdout, recent_text(recall, count)))
 
     with_runtime(body)
 

@@ -23,6 +23,7 @@ from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.session.agent_events import AgentEvents, TurnResult
 from catcode.session.loop_seams import Recalled
+from catcode.text import is_terminal, visible
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ class PrintEvents(AgentEvents):
         self.err = err or sys.stderr
         self.wrote = False
         self.stream = StreamWriter(self.out, enabled=output_format == "stream-json")
+        self._terminal = is_terminal(self.out)
         self.clock = RunClock()
         self.model = ""
         self.denied: list[tuple[str, dict[str, Any]]] = []  # refused by the approver, waiting for their call's id
@@ -102,10 +104,12 @@ class PrintEvents(AgentEvents):
         self.clock.request()
 
     def on_text(self, text: str) -> None:
-        """``text``: write each delta as it arrives (stream-json carries whole replies as ``assistant`` events)."""
+        """``text``: write each delta as it arrives (stream-json carries whole replies as ``assistant`` events);
+        to a terminal, made visible (an escape sequence in the reply is shown, not obeyed), to a file or a pipe as
+        the model wrote it."""
         self.wrote = True
         if self.format == "text":
-            self.out.write(text)
+            self.out.write(visible(text) if self._terminal else text)
             self.out.flush()
 
     def on_response(self, response: ChatResponse) -> None:
@@ -135,7 +139,7 @@ class PrintEvents(AgentEvents):
 
     def on_notice(self, text: str) -> None:
         """One line on stderr (and a ``system``/``notice`` event)."""
-        self.err.write(f"catcode: {text}\n")
+        self.err.write(f"catcode: {visible(text)}\n")
         self.err.flush()
         self.emit("system", "notice", text=text)
 

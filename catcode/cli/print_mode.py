@@ -23,6 +23,7 @@ from catcode.app.warm import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.session.agent_events import TurnResult
+from catcode.text import is_terminal, visible
 
 if TYPE_CHECKING:
     from catcode.providers.base import LLMProvider
@@ -37,7 +38,7 @@ class PrintApprover(NoTerminalApprover):
     """Refuses every ask (nobody is there) and tells ``events`` so the result lists the denial."""
 
     def __init__(self, events: PrintEvents) -> None:
-        super().__init__(report=lambda line: sys.stderr.write(f"catcode: {line}\n"))
+        super().__init__(report=lambda line: sys.stderr.write(f"catcode: {visible(line)}\n"))
         self.events = events
 
     def ask(self, request: ApprovalRequest) -> Decision:
@@ -49,7 +50,7 @@ class PrintApprover(NoTerminalApprover):
 def message_for(prompt: str | None, stdin: IO[str] | None) -> tuple[str, bool]:
     """The one message (prompt and/or piped stdin) and whether the piped part was cut."""
     piped, more = ("", False)
-    if stdin is not None and not _isatty(stdin):
+    if stdin is not None and not is_terminal(stdin):
         piped, more = read_piped(stdin)
     return combine(prompt, piped, more), more
 
@@ -152,8 +153,7 @@ def _resume(session: Session, how: str) -> bool:
     """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
     one), or an id; what happened is said on stderr. False when an id was asked for that cannot be taken up:
     answering it in a fresh conversation would go unnoticed in a script."""
-    from rich.console import Console
-
+    from catcode.screen import Screen
     from catcode.session.resuming import NO_HISTORY, Unresumed, resume_session, resumed_line
 
     by_id = how not in ("", "continue")
@@ -161,7 +161,7 @@ def _resume(session: Session, how: str) -> bool:
     if result.unresumed is Unresumed.UNKNOWN_ID:
         sys.stderr.write(f"catcode: no session {how!r} in this project (catcode --resume lists them)\n")
         return False
-    say = Console(stderr=True, highlight=False).print  # wrapped and styled as the REPL's lines
+    say = Screen(stderr=True, highlight=False).print  # wrapped and styled as the REPL's lines
     if result.taken:
         say(resumed_line(result), style="dim", markup=False)
     elif result.unresumed is Unresumed.NO_HISTORY:
@@ -185,17 +185,10 @@ def _finish(session: Session, events: PrintEvents, result: TurnResult) -> int:
         sys.stdout.write(json.dumps(whole, ensure_ascii=False) + "\n")
     events.emit("result", **summary)
     if error is not None:
-        sys.stderr.write(f"catcode: {error}\n")
+        sys.stderr.write(f"catcode: {visible(error)}\n")
     return code
 
 
 def _setup_problem(result: TurnResult) -> bool:
     """A rejected API key is a setup problem like a missing one (exit 2)."""
     return result.status == 401
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False

@@ -54,15 +54,19 @@ class GitRunner:
         env.update(
             GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
             GIT_EDITOR="true", GIT_PAGER="cat", LC_ALL="C", LANGUAGE="C",
+            GIT_LITERAL_PATHSPECS="1",  # a path is that path, never a pattern (a file named ":(glob)*" is one file)
         )  # fmt: skip
         return env
 
-    def run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
-        """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code."""
+    def run(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), patterns: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code. Paths are taken
+        literally unless ``patterns`` (catcode's own pathspecs with magic, such as ``:(exclude)``)."""
         removed: set[Path] = set()
         with self.run_lock() as fd:
             for _ in range(_LOCK_RETRIES + 1):
-                result = self.run_once(args, fd)
+                result = self.run_once(args, fd, patterns=patterns)
                 lock = self.stale_lock(result)
                 if lock is None or lock in removed:
                     break
@@ -100,15 +104,18 @@ class GitRunner:
         finally:
             os.close(fd)  # releases the lock unless a git we started is still running
 
-    def run_once(self, args: tuple[str, ...], lock_fd: int | None = None) -> subprocess.CompletedProcess[str]:
+    def run_once(
+        self, args: tuple[str, ...], lock_fd: int | None = None, *, patterns: bool = False
+    ) -> subprocess.CompletedProcess[str]:
         """Run git once; ``lock_fd`` (the run lock) is inherited by the git process so that it outlives us."""
         # An explicit git dir and work tree: git never searches upwards, even while .git is half made.
         pinned = (f"--git-dir={self.root / '.git'}", f"--work-tree={self.root}")
+        literal = ("--no-literal-pathspecs",) if patterns else ()
         try:
             return subprocess.run(
-                [self.binary, *_ISOLATION, *pinned, *args], cwd=self.root, env=self.env(), capture_output=True,
-                text=True, encoding="utf-8", errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
-                umask=GIT_UMASK,  # objects, index, refs: private whatever the person's umask
+                [self.binary, *_ISOLATION, *pinned, *literal, *args], cwd=self.root, env=self.env(),
+                capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=self.timeout,
+                stdin=subprocess.DEVNULL, umask=GIT_UMASK,  # objects, index, refs: private whatever the person's umask
                 pass_fds=() if lock_fd is None else (lock_fd,),
             )  # fmt: skip
         except subprocess.TimeoutExpired:

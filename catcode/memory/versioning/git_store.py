@@ -136,14 +136,15 @@ class GitStore:
 
     # -- reading ---------------------------------------------------------------------------------------------
 
-    def log(self, limit: int = 20, *, paths: Sequence[str] = ()) -> list[Change]:
-        """The last ``limit`` changes, newest first (only those touching ``paths``, git pathspecs relative to the
-        root, when given); empty before the first commit or when versioning is off."""
+    def log(self, limit: int = 20, *, paths: Sequence[str] = (), patterns: bool = False) -> list[Change]:
+        """The last ``limit`` changes, newest first (only those touching ``paths``, relative to the root, when
+        given; ``patterns``: they are catcode's own git pathspecs, magic included); empty before the first commit
+        or when versioning is off."""
         if not self.available or not self.initialized or not self._has_commits():
             return []
         out = self._run(
             "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
-            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths,
+            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths, patterns=patterns,
         ).stdout  # fmt: skip
         changes = []
         for record in out.split("\x1e")[1:]:
@@ -153,11 +154,13 @@ class GitStore:
             changes.append(Change(sha=sha, short_sha=short, date=when, message=body.strip(), files=files))
         return changes
 
-    def last_change(self, paths: Sequence[str] = ()) -> str | None:
-        """The sha of the newest commit touching ``paths`` (git pathspecs; any commit when empty), or None."""
+    def last_change(self, paths: Sequence[str] = (), *, patterns: bool = False) -> str | None:
+        """The sha of the newest commit touching ``paths`` (any commit when empty; ``patterns`` as for ``log``), or
+        None."""
         if not self.available or not self.initialized or not self._has_commits():
             return None
-        out = self._run("log", "-n1", "--format=%H", *(("--", *paths) if paths else ())).stdout.strip()
+        limit = ("--", *paths) if paths else ()
+        out = self._run("log", "-n1", "--format=%H", *limit, patterns=patterns).stdout.strip()
         return out or None
 
     def diff(self, commit: str | None = None) -> str:
@@ -240,6 +243,8 @@ class GitStore:
             raise MemoryStoreError(f"{path} is inside the memory repository's .git directory")
         return relative.as_posix()
 
-    def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
+    def _run(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), patterns: bool = False
+    ) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
-        return self._runner.run(*args, ok_codes=ok_codes)
+        return self._runner.run(*args, ok_codes=ok_codes, patterns=patterns)
