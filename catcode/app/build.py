@@ -144,7 +144,7 @@ def build_session(
     for part in session_parts(settings, todos, mcp_wait):
         part.attach(builder)
     system, rebuild_system = system_prompt(builder, cwd or Path.cwd(), announce=not instructions_shown)
-    overhead = estimate_request_overhead(system, builder.tools.specs())
+    overhead = estimate_request_overhead(system, builder.tools.specs(builder.policy.denies_whole))
     hooks, memory = builder.hooks, builder.memory
     compactor = Compactor(
         provider,

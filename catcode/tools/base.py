@@ -140,9 +140,10 @@ class ToolRegistry:
         """Registered names in order."""
         return list(self._tools)
 
-    def specs(self) -> list[dict[str, Any]]:
-        """API descriptions of all tools, in a stable order (prompt caching depends on it)."""
-        return [t.spec() for t in self._tools.values()]
+    def specs(self, hidden: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+        """API descriptions of the tools offered — all but those ``hidden`` names (a tool denied as a whole) — in a
+        stable order (prompt caching depends on it)."""
+        return [t.spec() for t in self._tools.values() if hidden is None or not hidden(t.name)]
 
     def execute(self, t: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
         """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates. A tool that
