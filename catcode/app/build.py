@@ -140,6 +140,7 @@ def build_session(
         session_id=uuid.uuid4().hex[:12],  # memory's id instead when memory is on (``MemoryPart``)
         slash_commands=[register_session_commands],  # /compact, /todos, /init, /resume
     )  # fmt: skip
+    builder.context.read_denied = builder.policy.read_denied  # what Read(.env) keeps out, grep leaves out too
     todos = TodoList()
     for part in session_parts(settings, todos, mcp_wait):
         part.attach(builder)

@@ -174,6 +174,17 @@ class PermissionPolicy:
         a tool is not offered to the model at all."""
         return any(rule.covers_tool(tool_name) and rule.whole_tool() for rule in self.deny)
 
+    def read_denied(self, path: Path) -> bool:
+        """Would a deny rule refuse ``read_file`` on ``path``? A search leaves such a file out (``ToolContext``), as
+        Claude Code applies its Read rules to Grep."""
+        rules = [rule for rule in self.deny if rule.covers_tool("read_file")]
+        if not rules:
+            return False
+        from catcode.safety.path_rules import target
+
+        places = (target(str(path), self.project_root, real=False), target(str(path), self.project_root, real=True))
+        return any(rule.matches_path("read_file", places) for rule in rules)
+
     def _places(self, tool: Tool, key: str | None) -> tuple[Target, Target] | None:
         """For a file tool: its path as given and where it really is (links followed); None for other tools."""
         if key is None or tool.key_arg != "path":

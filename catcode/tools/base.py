@@ -51,6 +51,8 @@ class ToolContext:
     before_change: Callable[[], None] | None = None
     bash_timeout: int = 120  # seconds: the bash tool's timeout when a call gives none (setting ``bash_timeout``)
     sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
+    # a file a deny rule keeps read_file from reading (``Read(.env)``): grep leaves it out too
+    read_denied: Callable[[Path], bool] | None = None
 
 
 ToolFunction = Callable[[Any, ToolContext], ToolResult]
