@@ -6,6 +6,7 @@ paths); Claude Code's ``:*`` denies; file rules match as gitignore does, on the 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,21 @@ def test_a_link_is_matched_where_it_leads(tmp_path: Path) -> None:
 def test_a_pattern_that_is_no_pattern_is_a_settings_error() -> None:
     with pytest.raises(ConfigError, match=r"Invalid permission rule 'Read\(\[z-a\]\)'"):
         Rule.parse("Read([z-a])")
+
+
+@given(st.text(alphabet="[]!^-\\az*?/.#~ ", max_size=8))
+def test_the_quick_check_refuses_exactly_what_the_matcher_cannot_compile(pattern: str) -> None:
+    """``path_rules.check`` runs at start-up without importing pathspec; it must agree with the compiled matcher."""
+    from catcode.safety import path_rules
+
+    try:
+        path_rules._compile(pattern)
+        refused = False
+    except (ValueError, re.error):
+        refused = True
+    try:
+        path_rules.check(pattern)
+        mine = False
+    except ConfigError:
+        mine = True
+    assert mine is refused, pattern
