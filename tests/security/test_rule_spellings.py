@@ -234,3 +234,17 @@ def test_the_quick_check_refuses_exactly_what_the_matcher_cannot_compile(pattern
     except ConfigError:
         mine = True
     assert mine is refused, pattern
+
+
+def test_reading_file_rules_leaves_pathspec_for_the_first_match() -> None:
+    """The library is imported when a file rule is first matched, not while settings are read before a request."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from catcode.safety.permissions import PermissionPolicy; "
+        "PermissionPolicy.from_strings('default', ['Edit(src/**)'], ['Read(**/.env)', 'Read([a-z]*.pem)']); "
+        "print('pathspec' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
