@@ -68,14 +68,16 @@ def test_claude_tool_without_a_catcode_equivalent_says_so(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("claude", "catcode"),
     [
-        ("Read(./.env)", "read_file(.env)"),
+        ("Read(./.env)", "read_file(./.env)"),  # at the project's root only
+        ("Read(/.env)", "read_file(./.env)"),  # Claude Code's leading / is the project's root
         ("Edit(/src/**)", "edit_file(src/**)"),
         ("Write(//etc/hosts)", "write_file(/etc/hosts)"),
         ("Edit(~/notes/**)", "edit_file(~/notes/**)"),
         ("Glob", "list_files"),
         ("LS", "list_files"),
         ("MultiEdit(docs/*.md)", "edit_file(docs/*.md)"),
-        ("Bash(git log:*)", "bash(git log:*)"),
+        ("Bash(git log:*)", "bash(git log *)"),
+        ("bash(rm:*)", "bash(rm *)"),
         ("Task", "task"),
         ("read_file(/abs/path)", "read_file(/abs/path)"),  # catcode's own spelling keeps its meaning
     ],

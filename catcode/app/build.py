@@ -140,11 +140,12 @@ def build_session(
         session_id=uuid.uuid4().hex[:12],  # memory's id instead when memory is on (``MemoryPart``)
         slash_commands=[register_session_commands],  # /compact, /todos, /init, /resume
     )  # fmt: skip
+    builder.context.read_denied = builder.policy.read_denied  # what Read(.env) keeps out, grep leaves out too
     todos = TodoList()
     for part in session_parts(settings, todos, mcp_wait):
         part.attach(builder)
     system, rebuild_system = system_prompt(builder, cwd or Path.cwd(), announce=not instructions_shown)
-    overhead = estimate_request_overhead(system, builder.tools.specs())
+    overhead = estimate_request_overhead(system, builder.tools.specs(builder.policy.denies_whole))
     hooks, memory = builder.hooks, builder.memory
     compactor = Compactor(
         provider,

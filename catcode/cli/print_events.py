@@ -178,7 +178,7 @@ def init_fields(session: Session, cwd: str, api_key_source: str) -> dict[str, An
     mode = session.policy.mode.value
     return {
         "cwd": cwd,
-        "tools": session.tools.names(),
+        "tools": [name for name in session.tools.names() if not session.policy.denies_whole(name)],
         "mcp_servers": [{"name": name, "status": "pending"} for name in servers],
         "model": session.provider.model,
         "permissionMode": CLAUDE_MODES.get(mode, mode),

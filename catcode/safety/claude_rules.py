@@ -3,10 +3,11 @@
 A rule in a settings file or a flag may name a tool the way Claude Code does: ``Read``, ``Edit``, ``Write``,
 ``MultiEdit``, ``Bash``, ``Grep``, ``Glob``, ``LS``, ``Task``, ``mcp__server__tool`` (or ``mcp__server`` for every
 tool of a server). Claude Code's ``Edit`` rules cover every tool that changes files, so ``Edit(src/**)`` covers
-``edit_file`` and ``write_file``. Bash patterns keep Claude Code's syntax: ``Bash(git status:*)`` is the prefix
-rule ``bash(git status*)`` (``shell_rules``), ``Bash(npm run test)`` the exact command. File patterns are made
-relative to the project: ``./src/**`` and ``/src/**`` (Claude Code: relative to the settings file's project) become
-``src/**``, ``//etc/**`` (an absolute path) becomes ``/etc/**``, ``~/x`` stays home-relative.
+``edit_file`` and ``write_file``. A bash pattern's trailing ``:*`` (Claude Code's prefix) is read as `` *`` in
+either spelling, for allow and deny rules alike: ``Bash(git status:*)`` is ``bash(git status *)``, the prefix rule
+(``shell_rules``), ``Bash(rm:*)`` denies every ``rm``; ``Bash(npm run test)`` is the exact command. File patterns
+follow gitignore (``path_rules``): Claude Code's ``//etc/**`` is absolute (``/etc/**``), its ``/x`` is at the
+project's root (``./x``), ``~/x`` is in the home folder, and the rest is read as written.
 
 Claude Code's tools that catcode does not have (``WebFetch``, ``WebSearch``, ``NotebookEdit``...) are an error that
 says so: a rule that silently never matched would be a deny rule denying nothing."""
@@ -26,23 +27,19 @@ CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
 UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread", "todowrite", "exitplanmode"})
 """Claude Code's tools with no catcode equivalent: named in the error so a person knows it is not a typo."""
 
-FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file", "list_files"})
-
 
 def claude_tools(name: str) -> tuple[str, ...] | None:
     """The catcode tools Claude Code's tool ``name`` (any case) covers; None for a name that is not an alias."""
     return CLAUDE_TOOLS.get(name.lower())
 
 
-def claude_path(pattern: str) -> str:
-    """A Claude Code file pattern (gitignore style) as catcode's: relative to the project unless absolute."""
+def shell_pattern(pattern: str) -> str:
+    """A bash pattern with Claude Code's trailing ``:*`` read as `` *`` (``git status:*`` → ``git status *``): the
+    one reading of a bash pattern, whichever side (allow or deny) and spelling it comes from."""
     text = pattern.strip()
-    if text.startswith("//"):
-        return text[1:]  # Claude Code's absolute path
-    if text.startswith("./"):
-        return text[2:]
-    if text.startswith("/"):
-        return text[1:]  # Claude Code: relative to the settings file's project
+    if text.endswith(":*"):
+        head = text[:-2].rstrip()
+        return f"{head} *" if head else "*"
     return text
 
 

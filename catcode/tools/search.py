@@ -188,12 +188,15 @@ def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
     target = _search_dir(args.path, ctx)
     hits: list[str] = []
     wanted = args.max_results + 1  # one more than shown, to know whether there are more
-    outside = 0
+    outside = denied = 0
     for path in _grep_targets(target, args.glob, ctx):
         if ctx.cancel.is_set() or len(hits) >= wanted:
             break
         if not readable(path, ctx):
             outside += 1
+            continue
+        if ctx.read_denied is not None and ctx.read_denied(path):
+            denied += 1
             continue
         text = _searchable_text(path)
         if text is None:
@@ -207,9 +210,10 @@ def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
                 if len(hits) >= wanted:
                     break
     where = display_path(target, ctx)
+    notes = _outside_note(outside) + (f"\n({denied} file(s) a deny rule keeps from reading left out)" if denied else "")
     if not hits:
-        return ToolResult(f"No matches for {args.pattern!r} under {where}{_outside_note(outside)}")
+        return ToolResult(f"No matches for {args.pattern!r} under {where}{notes}")
     if len(hits) > args.max_results:
         del hits[args.max_results :]
         hits.append(f"… stopped at {args.max_results} matches; narrow the pattern, path or glob to see the rest")
-    return ToolResult("\n".join(hits) + _outside_note(outside))
+    return ToolResult("\n".join(hits) + notes)
