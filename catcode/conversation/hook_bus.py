@@ -30,6 +30,8 @@ class HookEvent(StrEnum):
     SESSION_END = "session_end"
     USER_PROMPT_SUBMIT = "user_prompt_submit"  # before the person's text is stored; may add context or block it
     PRE_COMPACT = "pre_compact"  # before the conversation is compacted (``trigger``: auto or manual)
+    STOP = "stop"  # the model ended its answer (no tool call); ``Block`` makes it go on with the reason
+    NOTIFICATION = "notification"  # catcode waits for the person (``source``: permission_prompt or idle_prompt)
 
 
 @dataclass
@@ -44,6 +46,9 @@ class HookContext:
     response: Any = None  # a ChatResponse on POST_LLM_RESPONSE
     prompt: str = ""  # the person's text on USER_PROMPT_SUBMIT
     trigger: str = ""  # "auto" or "manual" on PRE_COMPACT
+    source: str = ""  # SESSION_START: startup, resume or clear; SESSION_END: exit or clear; NOTIFICATION: its type
+    message: str = ""  # NOTIFICATION: what catcode waits for; STOP: the model's last answer
+    stop_active: bool = False  # STOP: the model is already going on because a Stop hook blocked
 
 
 class Continue:
@@ -74,16 +79,51 @@ class Block:
     reason: str
 
 
-HookResult = Continue | AppendMessages | Block | None
+@dataclass(frozen=True)
+class Decide:
+    """PRE_TOOL_USE (Claude Code's ``permissionDecision``): ``allow`` runs the call without asking (a deny rule or a
+    read-only mode still refuses it), ``ask`` asks the person even where a rule or the mode would not; ``reason``
+    is shown to the person. ``updated_input`` replaces the call's input. A denial is a ``Block``."""
+
+    decision: str  # "allow" or "ask"
+    reason: str = ""
+    updated_input: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Halt:
+    """Any event (Claude Code's ``"continue": false``): stop the turn once this step is over; ``reason`` is shown to
+    the person, not the model."""
+
+    reason: str
+
+
+HookResult = Continue | AppendMessages | Block | Decide | Halt | tuple["HookResult", ...] | None
 HookHandler = Callable[[HookContext], HookResult]
 
 
 @dataclass
 class HookOutcome:
-    """All handlers' answers to one event, combined."""
+    """All handlers' answers to one event, combined: the first block, decision and halt win."""
 
     appended: list[Message] = field(default_factory=list)
     block: Block | None = None
+    decision: Decide | None = None
+    halt: Halt | None = None
+
+    def add(self, result: HookResult) -> None:
+        """Fold one handler's answer (a tuple holds several) into this outcome."""
+        if isinstance(result, tuple):
+            for part in result:
+                self.add(part)
+        elif isinstance(result, AppendMessages):
+            self.appended.extend(result.messages)
+        elif isinstance(result, Block) and self.block is None:
+            self.block = result
+        elif isinstance(result, Decide) and self.decision is None:
+            self.decision = result
+        elif isinstance(result, Halt) and self.halt is None:
+            self.halt = result
 
 
 class HookManager:
@@ -107,10 +147,7 @@ class HookManager:
             except Exception as exc:
                 log.warning("hook_failed", hook_event=context.event.value, handler=_name(handler), error=repr(exc))
                 continue
-            if isinstance(result, AppendMessages):
-                outcome.appended.extend(result.messages)
-            elif isinstance(result, Block) and outcome.block is None:
-                outcome.block = result
+            outcome.add(result)
         return outcome
 
 

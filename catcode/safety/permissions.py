@@ -73,6 +73,9 @@ class NoTerminalApprover:
     """Used when nobody can be asked (print mode, piped input): every ask is a no. ``report`` (e.g. a line on
     stderr) tells the person what was refused, since the model alone hears about it otherwise."""
 
+    asks_person = False
+    """Nobody is waiting to answer: no Notification hook runs for its questions."""
+
     def __init__(self, report: Callable[[str], object] | None = None) -> None:
         self.report = report
 
@@ -117,8 +120,10 @@ class PermissionPolicy:
             parsed_mode, [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], project_root=project_root
         )
 
-    def check(self, tool: Tool, tool_input: dict[str, Any]) -> tuple[Verdict, str]:
-        """The verdict for one call and, for a denial, the reason."""
+    def check(self, tool: Tool, tool_input: dict[str, Any], *, hook_allows: bool = False) -> tuple[Verdict, str]:
+        """The verdict for one call and, for a denial, the reason. ``hook_allows``: a PreToolUse hook answered
+        ``allow``, which counts as the bypass mode does — deny rules, read-only and plan mode, a command leaving the
+        sandbox and one a deny rule cannot be checked against still refuse or ask."""
         key = key_argument(tool, tool_input)
         shell = tool.key_arg == "command" and key is not None
         places = self._places(tool, key)
@@ -142,7 +147,7 @@ class PermissionPolicy:
             return self._outside(key or "")
         if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
-        if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
+        if self.mode is PermissionMode.BYPASS or hook_allows or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell, places):
             return Verdict.ALLOW, ""

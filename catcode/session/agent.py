@@ -32,6 +32,8 @@ log = get_logger(__name__)
 
 BLOCKED_PROMPT = "Not sent: a UserPromptSubmit hook blocked it"
 BLOCKED_REQUEST = "Not sent: a hook blocked the request"
+STOP_FEEDBACK = "Stop hook feedback:\n"
+"""How a Stop hook's reason reaches the model, as Claude Code words it."""
 
 
 class RequestBlocked(CatcodeError):
@@ -79,6 +81,7 @@ class Agent:
         self.attached = TurnAttachments()
         self._partial: list[str] = []
         self._streaming = False
+        self._halted: str | None = None
 
     # -- the loop ---------------------------------------------------------------------------------------------
 
@@ -100,7 +103,11 @@ class Agent:
             # reply) must stay cancelled.
             self.context.cancel = threading.Event()
         self._repair_after_interrupt()  # a second Ctrl+C can land while the previous repair ran
+        self._halted = None
         submitted = self.hooks.emit(HookContext(HookEvent.USER_PROMPT_SUBMIT, messages=self.messages, prompt=text))
+        if submitted.halt is not None:
+            result.stopped = submitted.halt.reason
+            return result
         if submitted.block is not None:
             result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
             return result
@@ -112,6 +119,7 @@ class Agent:
             at = len(self.messages[start].content) - added  # the person's text: the first block this turn added
             self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
             self.events.on_recall(recalled)
+        stop_active = False
         try:
             while result.rounds < self.max_tool_rounds:
                 result.rounds += 1
@@ -121,8 +129,16 @@ class Agent:
                 self._store(reply)
                 result.text = response.text
                 if not reply.tool_uses:
-                    return result
+                    feedback = self._stop_feedback(response.text, stop_active, result)
+                    if feedback is None:
+                        return result
+                    self._store(Message.user(STOP_FEEDBACK + feedback))
+                    stop_active = True
+                    continue
                 self._store(Message(role=Role.USER, content=list(self.execute_tools(reply.tool_uses))))
+                if self._halted is not None:
+                    result.stopped = self._halted
+                    return result
             result.limit_reached = True
             self.events.on_notice(f"Stopped after {self.max_tool_rounds} tool rounds (max_tool_rounds).")
         except KeyboardInterrupt:
@@ -166,6 +182,19 @@ class Agent:
         self.events.on_response(response)
         self.hooks.emit(HookContext(HookEvent.POST_LLM_RESPONSE, messages=self.messages, response=response))
         return response
+
+    def _stop_feedback(self, text: str, active: bool, result: TurnResult) -> str | None:
+        """What a Stop hook wants the model to do before it stops (it blocked, with this reason), or None."""
+        outcome = self.hooks.emit(HookContext(HookEvent.STOP, messages=self.messages, message=text, stop_active=active))
+        if outcome.halt is not None:
+            result.stopped = outcome.halt.reason
+            return None
+        return outcome.block.reason if outcome.block is not None else None
+
+    def halt(self, reason: str) -> None:
+        """Stop the turn once the current round of tool calls is over (a hook's ``"continue": false``)."""
+        if self._halted is None:
+            self._halted = reason
 
     def execute_tools(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
         """Run each call in order (``tool_round.py``); every call gets exactly one result, even when interrupted."""

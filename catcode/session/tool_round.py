@@ -52,6 +52,10 @@ class ToolHost(Protocol):
     thread: AgentThread
     messages: list[Message]
 
+    def halt(self, reason: str) -> None:
+        """A hook asked to stop the turn once this round is over (Claude Code's ``"continue": false``)."""
+        ...
+
     @property
     def events(self) -> ToolEvents:
         """Told when each call starts and ends."""
@@ -106,7 +110,7 @@ def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
     result = _decide_and_run(host, call)
     if not result.text:
         result = ToolResult("(no output)", result.is_error, result.images)
-    feedback = host.hooks.emit(
+    after = host.hooks.emit(
         HookContext(
             HookEvent.POST_TOOL_USE,
             messages=host.messages,
@@ -114,9 +118,14 @@ def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
             tool_input=call.input,
             tool_result=result,
         )
-    ).block
-    if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
-        result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error, result.images)
+    )
+    # The tool ran; a PostToolUse hook has something to tell the model about it.
+    told = [after.block.reason] if after.block is not None else []
+    told += [message.text for message in after.appended if message.text.strip()]
+    if told:
+        result = ToolResult("\n\n".join([result.text, *told]), result.is_error, result.images, result.total_lines)
+    if after.halt is not None:
+        host.halt(after.halt.reason)
     _tell(host, lambda: host.events.on_tool_end(call, result))
     return result
 
@@ -135,16 +144,30 @@ def _decide_and_run(host: ToolHost, call: ToolUseBlock) -> ToolResult:
         args = tool.parse(call.input)
     except ToolInputError as exc:
         return ToolResult(str(exc), True)
-    block = host.hooks.emit(
+    before = host.hooks.emit(
         HookContext(HookEvent.PRE_TOOL_USE, messages=host.messages, tool_name=call.name, tool_input=call.input)
-    ).block
-    if block is not None:
-        return ToolResult(f"Blocked: {block.reason}", True)
-    verdict, reason = host.policy.check(tool, call.input)
+    )
+    if before.halt is not None:
+        host.halt(before.halt.reason)
+        return ToolResult(f"Not run: a hook stopped the turn ({before.halt.reason})", True)
+    if before.block is not None:
+        return ToolResult(f"Blocked: {before.block.reason}", True)
+    hooked, tool_input = before.decision, call.input
+    if hooked is not None and hooked.updated_input is not None:
+        try:
+            args, tool_input = tool.parse(hooked.updated_input), hooked.updated_input
+        except ToolInputError as exc:
+            return ToolResult(f"A PreToolUse hook changed the input into one that is not valid: {exc}", True)
+    verdict, reason = host.policy.check(tool, tool_input, hook_allows=hooked is not None and hooked.decision == "allow")
     if verdict is Verdict.DENY:
         return ToolResult(f"Permission denied: {reason}.", True)
+    if verdict is Verdict.ALLOW and hooked is not None and hooked.decision == "ask":
+        verdict = Verdict.ASK
     if verdict is Verdict.ASK:
-        request = ApprovalRequest(tool, call.input, _preview(host, tool, args))
+        if getattr(host.approver, "asks_person", True):  # a Notification hook tells the person they are waited for
+            waiting = f"catcode needs your permission to use {call.name}"
+            host.hooks.emit(HookContext(HookEvent.NOTIFICATION, source="permission_prompt", message=waiting))
+        request = ApprovalRequest(tool, tool_input, _preview(host, tool, args))
         decision = host.thread.call(lambda: host.approver.ask(request), host.context.cancel)
         if not decision.allowed:
             why = f" Reason: {decision.reason}" if decision.reason else ""

@@ -14,20 +14,34 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # Any: hook settings are YAML data (Claude Code's shape too), read by a pydantic validator.
 
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+EVENTS = (
+    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
+    "Notification",
+)  # fmt: skip
+"""Claude Code's hook events that catcode runs (its other events are listed by ``catcode doctor`` as not run)."""
+SIMPLE_MATCHER = re.compile(r"^[A-Za-z0-9_|]+$")
+"""A matcher of plain names (``Bash``, ``Edit|Write``): compared whole, as Claude Code does; any other is a regular
+expression searched for."""
 
 
 class HookCommand(BaseModel):
     """One hook: a command, and for tool events which tools it applies to."""
 
-    model_config = ConfigDict(extra="forbid")
-
     matcher: str = ""
-    """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case, so Claude Code's
-    ``Bash`` matches ``bash`` ("" or "*": every tool)."""
+    """Which calls it applies to, as Claude Code matches: "" or "*" every one; plain names (``Bash``,
+    ``Edit|Write``, ``bash``) equal to the tool's name in either spelling (Claude Code's or catcode's); anything
+    else a regular expression searched for in either (``mcp__github__.*``, ``Notebook.*``). SessionStart matches
+    its source (``startup``, ``resume``, ``clear``, ``compact``), PreCompact its trigger (``manual``, ``auto``),
+    Notification its type (``permission_prompt``, ``idle_prompt``)."""
     command: str = Field(min_length=1)
     """The shell command (``sh -c``, in the project root); the event arrives as JSON on its stdin."""
     timeout: float = Field(60.0, gt=0, le=3600)
     """Seconds before the command and everything it started are killed (a failure, never a block)."""
+    if_: str | None = Field(None, alias="if")
+    """PreToolUse/PostToolUse (Claude Code's ``if``): a permission rule the call must match too, e.g.
+    ``Bash(rm *)``; None: every call the matcher selects."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     @field_validator("matcher")
     @classmethod
@@ -39,9 +53,15 @@ class HookCommand(BaseModel):
                 raise ValueError(f"not a valid regular expression ({exc})") from None
         return value
 
-    def matches(self, tool_name: str) -> bool:
-        """Does this hook apply to a call of ``tool_name``?"""
-        return self.matcher in ("", "*") or re.fullmatch(self.matcher, tool_name, re.IGNORECASE) is not None
+    def matches(self, *names: str) -> bool:
+        """Does this hook apply to something called ``names`` (a tool in each of its spellings, a source...)?"""
+        if self.matcher in ("", "*"):
+            return True
+        if SIMPLE_MATCHER.match(self.matcher):
+            wanted = {part.strip() for part in self.matcher.split("|")}
+            return any(name in wanted for name in names)
+        pattern = re.compile(self.matcher)
+        return any(pattern.search(name) for name in names)
 
 
 class HooksSettings(BaseModel):
@@ -61,6 +81,13 @@ class HooksSettings(BaseModel):
     """When the session ends (after memory capture)."""
     PreCompact: list[HookCommand] = Field(default_factory=list)
     """Before the conversation is compacted (automatically or by /compact)."""
+    Stop: list[HookCommand] = Field(default_factory=list)
+    """When the model has finished answering; exit 2 (or ``{"decision": "block", "reason": ...}``) makes it go on,
+    with the reason as its next instruction."""
+    SubagentStop: list[HookCommand] = Field(default_factory=list)
+    """When a subagent (the task tool) has finished; blocking makes it go on, like Stop."""
+    Notification: list[HookCommand] = Field(default_factory=list)
+    """When catcode asks for your permission, or has waited 60 seconds for your next message."""
 
     @model_validator(mode="before")
     @classmethod
@@ -87,7 +114,7 @@ def _flatten(items: list[Any]) -> list[Any]:
             for inner in item["hooks"]:
                 if isinstance(inner, dict) and inner.get("type", "command") == "command":
                     inner = {k: v for k, v in inner.items() if k != "type"}
-                    flat.append({"matcher": item.get("matcher", ""), **inner})
+                    flat.append({"matcher": item.get("matcher", "") or "", **inner})
                 else:
                     flat.append(inner)  # not a command hook: the model names what is wrong with it
         else:
@@ -106,7 +133,7 @@ class UserHook:
     @property
     def label(self) -> str:
         """``PreToolUse [bash]: ./check.sh`` for messages and the consent question."""
-        matcher = f" [{self.spec.matcher}]" if self.spec.matcher and self.event in TOOL_EVENTS else ""
+        matcher = f" [{self.spec.matcher}]" if self.spec.matcher not in ("", "*") else ""
         return f"{self.event}{matcher}: {self.spec.command}"
 
 

@@ -46,12 +46,12 @@ TOOLS: tuple[ToolFact, ...] = (
     ToolFact("write_file", WRITE, writes_project_files=True, claude=("Write",)),
     ToolFact("edit_file", WRITE, writes_project_files=True, claude=("Edit", "MultiEdit")),
     ToolFact("load_skill", READ),
-    ToolFact("task", READ, delegates=True),
+    ToolFact("task", READ, delegates=True, claude=("Task", "Agent")),
     ToolFact("memory_write", WRITE),
     ToolFact("memory_delete", WRITE),
     ToolFact("memory_revert", WRITE),
-    ToolFact("exit_plan_mode", READ),  # it changes no file; what it asks is the person's own decision
-    ToolFact("todo_write", READ),  # it changes no file: only what the person is shown
+    ToolFact("exit_plan_mode", READ, claude=("ExitPlanMode",)),  # it changes no file; the person decides
+    ToolFact("todo_write", READ, claude=("TodoWrite",)),  # it changes no file: only what the person is shown
 )
 """Every tool of catcode's own (MCP tools are the servers' and declare themselves)."""
 
@@ -62,6 +62,19 @@ PROJECT_FILE_TOOLS = frozenset(fact.name for fact in TOOLS if fact.writes_projec
 SUBAGENT_DEFAULT_TOOLS = tuple(fact.name for fact in TOOLS if fact.subagent_default)
 CLAUDE_NAMES = {claude: fact.name for fact in TOOLS for claude in fact.claude}
 """Claude Code's tool name → catcode's (``Edit`` → ``edit_file``)."""
+
+
+def claude_name(name: str) -> str:
+    """Claude Code's name for catcode's tool ``name`` (``bash`` → ``Bash``); any other name as it is."""
+    fact = BY_NAME.get(name)
+    return fact.claude[0] if fact and fact.claude else name
+
+
+def spellings(name: str) -> tuple[str, ...]:
+    """Every name a tool goes by, catcode's and Claude Code's (``edit_file`` → edit_file, Edit, MultiEdit; ``Bash``
+    → Bash, bash): what a hook's matcher is compared with."""
+    fact = BY_NAME.get(CLAUDE_NAMES.get(name, name))
+    return tuple(dict.fromkeys((name, fact.name, *fact.claude))) if fact else (name,)
 
 
 def permission_of(name: str) -> Permission | None:

@@ -1,6 +1,7 @@
 """The user's hooks and the project's allowed ones as a part of a session (``session.parts.SessionPart``), through
 the hook manager — after memory's and skills' handlers: the SessionStart context comes last in each request, for a
-stable cached prefix."""
+stable cached prefix. With any hook configured, the conversation is also kept as Claude Code keeps its transcripts
+(``transcript.py``), for hooks that read ``transcript_path``."""
 
 from __future__ import annotations
 
@@ -20,11 +21,18 @@ class UserHooksPart:
         self.hooks: UserHooks | None = None  # subagents' tool calls obey the same PreToolUse/PostToolUse hooks
 
     def attach(self, builder: SessionBuilder) -> None:
-        """Register a handler per configured event."""
+        """Register a handler per configured event; keep the transcript the hooks may read."""
         if not self.inventory.found.hooks:
             return
         from catcode.extensions.user_hooks.runner import UserHooks
+        from catcode.extensions.user_hooks.transcript import TranscriptLog
 
-        self.hooks = UserHooks(self.inventory.found.hooks, builder.paths.project_root, builder.session_id,
-                               builder.notify)  # fmt: skip
+        paths, policy = builder.paths, builder.policy
+        transcript = paths.home / "transcripts" / paths.project_key / f"{builder.session_id}.jsonl"
+        self.hooks = UserHooks(
+            self.inventory.found.hooks, paths.project_root, builder.session_id, builder.notify,
+            mode=lambda: policy.mode.value, transcript_path=str(transcript),
+        )  # fmt: skip
         self.hooks.register(builder.hooks)
+        log = TranscriptLog(transcript, builder.session_id, paths.project_root)
+        builder.when_built(lambda session: session.agent.listeners.append(log))
