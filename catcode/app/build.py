@@ -133,7 +133,7 @@ def build_session(
     rules = settings.permissions
     builder = SessionBuilder(
         settings=settings, paths=paths, provider=provider, env=env, approver=approver, events=events,
-        policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root),
+        policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root, rules.ask),
         context=_tool_context(settings, paths, events), ask_consent=ask_consent, notify=notify,
         interactive=interactive, defer_start_up=defer_start_up, hooks=HookManager(),
         tools=ToolRegistry(builtin_tools()), notices=notices,

@@ -1,7 +1,9 @@
 """Permission modes, allow/deny rules, the ``Approver`` seam and the decision for each tool call.
 
-Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then allow rules and
-"always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
+Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then ask rules (Claude Code's
+``ask``: they ask whatever the mode, bypass included), then allow rules and "always" answers from this session, then
+the mode's default (allow, or ask the ``Approver``). Deny and ask rules are read broadly — a command line anywhere
+in it, a path as given or where it really is — and allow rules strictly. How ``bash(...)``
 rules match a command line is ``shell_rules.py`` (allow) and ``shell_deny.py`` (deny).
 
 The rules themselves (syntax, the tools they may name, the argument they match) are ``permission_rules.py``."""
@@ -99,6 +101,7 @@ class PermissionPolicy:
     mode: PermissionMode = PermissionMode.DEFAULT
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
     session_allowed: set[str] = field(default_factory=set)
     session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
@@ -107,7 +110,12 @@ class PermissionPolicy:
 
     @classmethod
     def from_strings(
-        cls, mode: str, allow: list[str], deny: list[str], project_root: Path | None = None
+        cls,
+        mode: str,
+        allow: list[str],
+        deny: list[str],
+        project_root: Path | None = None,
+        ask: list[str] | None = None,
     ) -> PermissionPolicy:
         """Build from settings values (rules as text); raises ``ConfigError`` for a bad mode or rule."""
         try:
@@ -117,7 +125,11 @@ class PermissionPolicy:
 
             raise ConfigError(unknown_mode(mode)) from None
         return cls(
-            parsed_mode, [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], project_root=project_root
+            parsed_mode,
+            [Rule.parse(r) for r in allow],
+            [Rule.parse(r) for r in deny],
+            [Rule.parse(r) for r in ask or []],
+            project_root=project_root,
         )
 
     def check(self, tool: Tool, tool_input: dict[str, Any], *, hook_allows: bool = False) -> tuple[Verdict, str]:
@@ -130,6 +142,9 @@ class PermissionPolicy:
         for rule in self.deny:
             if rule.covers_tool(tool.name) and self._denies(rule, tool, key, shell, places):
                 return Verdict.DENY, f"denied by rule {rule}"
+        asked = any(rule.covers_tool(tool.name) and self._denies(rule, tool, key, shell, places) for rule in self.ask)
+        if tool.permission is Permission.READ and asked:
+            return Verdict.ASK, ""
         if tool.permission is Permission.READ:
             if self.mode in NO_WRITES and tool.name.startswith(MCP_TOOL_PREFIX):
                 # readOnlyHint is the server's word, not a guarantee: in a mode that promises no writes (read-only,
@@ -147,6 +162,8 @@ class PermissionPolicy:
             return self._outside(key or "")
         if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
+        if asked or (shell and _deny_unsure([r.pattern for r in self.ask if r.covers_tool(tool.name)], key)):
+            return Verdict.ASK, ""
         if self.mode is PermissionMode.BYPASS or hook_allows or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell, places):
@@ -239,6 +256,8 @@ class PermissionPolicy:
         lines = [f"mode: {self.mode.value}"]
         lines.append("allow: " + (", ".join(map(str, self.allow)) or "(none)"))
         lines.append("deny: " + (", ".join(map(str, self.deny)) or "(none)"))
+        if self.ask:
+            lines.append("ask: " + ", ".join(map(str, self.ask)))
         session = sorted(self.session_allowed) + [str(r) for r in self.session_rules]
         if session:
             lines.append("allowed this session: " + ", ".join(session))

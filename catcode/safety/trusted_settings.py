@@ -120,5 +120,11 @@ def load_settings(
     home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any], **consent: Any
 ) -> Settings:
     """Merge all layers and validate once; errors name the layer and key that caused them. ``consent`` takes
-    ``settings_layers``' keywords (``ask_consent``, ``notify``)."""
-    return validate_layers(settings_layers(home, project_root, env, overrides, **consent))
+    ``settings_layers``' keywords (``ask_consent``, ``notify``). A model named by its family (``opus``, as Claude
+    Code's settings and catcode's flags allow) is the newest of that family."""
+    settings = validate_layers(settings_layers(home, project_root, env, overrides, **consent))
+    if settings.model.strip().lower() in ("sonnet", "opus", "haiku"):
+        from catcode.providers.pricing import model_alias
+
+        settings.model = model_alias(settings.model)
+    return settings

@@ -18,7 +18,8 @@ have read from its own YAML, and says what it did not take and why. What maps:
 Every other key is left out and named in ``ClaudeFile.ignored`` (``catcode doctor`` and ``catcode config`` show
 them, one line per file); ``$schema`` needs no word. A file that is not valid JSON is left out whole, with one line
 saying why — never an error that stops the session: a hook or a value that would not validate is left out alone,
-named the same way."""
+named the same way. Importing this module stays cheap (the first screen reads ``claude_dir`` and
+``MANAGED_SETTINGS`` before pydantic is loaded)."""
 
 from __future__ import annotations
 
@@ -29,8 +30,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from catcode.settings.hook_settings import EVENTS
 
 # Any: settings files are JSON data, translated key by key into catcode's YAML-shaped layer.
 
@@ -172,6 +171,8 @@ def _permissions(value: Any, out: ClaudeFile, anchor: Path) -> None:
 
 
 def _hooks(value: Any, out: ClaudeFile, anchor: Path) -> None:
+    from catcode.settings.hook_settings import EVENTS
+
     if not isinstance(value, dict):
         out.ignored.append("hooks (expected an object of events)")
         return
