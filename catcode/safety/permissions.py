@@ -106,6 +106,7 @@ class PermissionPolicy:
     session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
     project_root: Path | None = None  # path arguments are matched relative to it
+    cycle: tuple[PermissionMode, ...] = ()  # what Shift+Tab steps through (default: ``CYCLE``)
     fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
 
     @classmethod
@@ -130,6 +131,7 @@ class PermissionPolicy:
             [Rule.parse(r) for r in deny],
             [Rule.parse(r) for r in ask or []],
             project_root=project_root,
+            cycle=(*CYCLE, PermissionMode.BYPASS) if parsed_mode is PermissionMode.BYPASS else CYCLE,
         )
 
     def check(self, tool: Tool, tool_input: dict[str, Any], *, hook_allows: bool = False) -> tuple[Verdict, str]:
@@ -264,8 +266,9 @@ class PermissionPolicy:
         return "\n".join(lines)
 
     def cycle_mode(self) -> PermissionMode:
-        """The next mode in ``CYCLE`` (Shift+Tab); bypass is only ever chosen explicitly."""
-        order = list(CYCLE)
+        """The next mode in ``CYCLE`` (Shift+Tab): plan mode on the second press, as in Claude Code; bypass only in a
+        session started in bypass mode (``--dangerously-skip-permissions``), read-only only by name."""
+        order = list(self.cycle or CYCLE)
         self.mode = order[(order.index(self.mode) + 1) % len(order)] if self.mode in order else order[0]
         return self.mode
 
@@ -273,8 +276,8 @@ class PermissionPolicy:
 NO_WRITES = frozenset({PermissionMode.READ_ONLY, PermissionMode.PLAN})
 """The modes that promise no writes: there an MCP tool's ``readOnlyHint`` is not enough to run it unasked."""
 
-CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.PLAN)
-"""The modes Shift+Tab steps through."""
+CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN)
+"""The modes Shift+Tab steps through, Claude Code's order (``read-only`` by ``/permissions read-only``)."""
 
 
 def _deny_shell(rule: Rule, line: str | None) -> bool:
