@@ -86,6 +86,9 @@ def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | No
         from catcode.checkpoints.part import CheckpointsPart
 
         parts.append(CheckpointsPart())
+    from catcode.extensions.custom_commands.part import CustomCommandsPart
+
+    parts.append(CustomCommandsPart(inventory))  # last: a slash command of catcode's own keeps its name
     return parts
 
 

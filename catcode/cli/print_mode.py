@@ -11,6 +11,7 @@ settings, nothing to send)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -103,16 +104,31 @@ def run_print(
 
 
 def _one_turn(session: Session, message: str) -> TurnResult:
+    """One message; a custom command (``/fixlint app.py``) is the turn it stands for, as in Claude Code's -p."""
     from catcode.conversation.images import ImageTooBig
+    from catcode.errors import CatcodeError
     from catcode.session.attachments import attach_all
 
+    commands = session.custom_commands
+    during: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
+    if commands is not None and message.startswith("/"):
+        try:
+            prepared = commands.prepare(message)
+        except CatcodeError as exc:
+            return TurnResult(error=str(exc))
+        if prepared is not None:
+            message, during = prepared.text, prepared.during()
     try:
         message, attached, images = attach_all(message, session.paths.project_root)
     except ImageTooBig as exc:  # one line, and nothing is sent
         return TurnResult(error=str(exc))
     for item in attached:
         sys.stderr.write(f"catcode: {item.describe()}\n")
-    return session.agent.run_turn(message, images)
+    with during:
+        result = session.agent.run_turn(message, images)
+    if result.stopped:
+        sys.stderr.write(f"catcode: a hook stopped the turn: {visible(result.stopped)}\n")
+    return result
 
 
 def _stream_messages(stdin: IO[str], prompt: str | None) -> Iterator[str]:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from catcode.conversation.messages import Message
     from catcode.providers.base import Usage
+    from catcode.session.attached import PendingTurn
     from catcode.session.session import Session
 
 
@@ -25,6 +26,8 @@ class ReplState:
     """The tokens of the latest agent turn (``/cost`` shows them)."""
     prefill: str = ""
     """Text to put at the next prompt (``/rewind`` gives back the message it rewound)."""
+    pending_turn: PendingTurn | None = None
+    """A turn to run once the command is done (a custom command, ``/review``), as if the person had typed it."""
 
 
 @dataclass

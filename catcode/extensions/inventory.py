@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from catcode.errors import ConfigError
+from catcode.extensions.custom_commands.definitions import CommandSet, discover_commands
+from catcode.extensions.custom_commands.definitions import combine as combine_commands
 from catcode.extensions.mcp.sources import ServerSources, ServerSpec, collect_servers
 from catcode.extensions.subagents.definitions import AgentDefinition, AgentSet, combine, discover_agents
 from catcode.safety.project_trust import shown_path
+from catcode.settings.claude_settings import claude_dir
 from catcode.settings.config import Paths
 from catcode.settings.consent import Asker, ConsentItem, ConsentStore, gate
 from catcode.settings.hook_settings import UserHook, hooks_from
@@ -36,6 +39,7 @@ class Extensions:
     servers: list[ServerSpec] = field(default_factory=list)
     hooks: list[UserHook] = field(default_factory=list)
     agents: AgentSet = field(default_factory=AgentSet)
+    commands: CommandSet = field(default_factory=CommandSet)
     refused_servers: list[str] = field(default_factory=list)  # names of project servers not allowed
     refused_agents: list[str] = field(default_factory=list)
 
@@ -86,7 +90,7 @@ def gather(
     servers: ServerSources = collect_servers(paths.home, paths.project_root, notify, env)
     user_hooks, project_hooks = collect_hooks(paths.home, paths.project_root, env)
     user_agents, project_agents, warnings = (
-        discover_agents(paths.home, paths.project_root) if subagents else ([], [], [])
+        discover_agents(paths.home, paths.project_root, claude_dir(env)) if subagents else ([], [], [])
     )
 
     def permission_of(name: str) -> Permission | None:
@@ -94,10 +98,14 @@ def gather(
         return tool.permission if tool is not None else None
 
     gated_agents = [a for a in project_agents if a.grants_more_than_read(permission_of)]
+    user_commands, project_commands, command_warnings = discover_commands(claude_dir(env), paths.project_root)
+    gated_commands = [c for c in project_commands if c.needs_consent()]
     items = [spec.consent_item() for spec in servers.project]
     items += [hook_item(hook, paths.project_root) for hook in project_hooks]
     items += [agent.consent_item() for agent in gated_agents]
+    items += [c.consent_item(shown_path(str(c.path), paths.project_root)) for c in gated_commands]
     allowed = {item.id for item in gate(ConsentStore(paths.home), paths.project_root, items, ask, notify)}
+    commands_allowed = {c.name for c in gated_commands if f"command:command {c.name}" in allowed}
 
     def agent_allowed(agent: AgentDefinition) -> bool:
         return agent not in gated_agents or agent.consent_item().id in allowed
@@ -106,6 +114,7 @@ def gather(
         servers=servers.effective(allowed),
         hooks=user_hooks + [hook for hook in project_hooks if hook_item(hook, paths.project_root).id in allowed],
         agents=combine(user_agents, project_agents, warnings, agent_allowed),
+        commands=combine_commands(user_commands, project_commands, command_warnings, commands_allowed),
         refused_servers=[s.name for s in servers.project if s.consent_item().id not in allowed],
         refused_agents=[a.name for a in gated_agents if not agent_allowed(a)],
     )

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 ENDING = "turn stopped; ending the session (catcode --continue takes it up again)."
-COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command
+COMMAND = re.compile(r"^/[\w:.-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command; /tools:greet is one
 
 
 def build_registry(session: Session) -> CommandRegistry:
@@ -92,7 +92,8 @@ class Conversation:
         return self.turn(text)
 
     def command(self, text: str) -> None:
-        """Dispatch a slash command; a failure is one red line."""
+        """Dispatch a slash command; a failure is one red line. A command that stands for a turn (a custom command,
+        ``/review``) has it run next, as if typed."""
         try:
             self.registry.dispatch(text, self.ctx)
         except CatcodeError as exc:
@@ -100,6 +101,10 @@ class Conversation:
         except Exception as exc:
             log.exception("command_failed", command=text.split()[0])
             self.errors.print(error_text(f"{text.split()[0]} failed: {exc} (details in the log)"))
+        pending, self.state.pending_turn = self.state.pending_turn, None
+        if pending is not None:
+            with pending.during():
+                self.turn(pending.text)
 
     def turn(self, text: str) -> TurnResult:
         """One agent turn (``@path`` attaches files); an interrupt or a failure is one line, the session goes on."""
@@ -130,6 +135,8 @@ class Conversation:
             self.progress.print(Text(f"Ctrl+D: {ENDING}", style="yellow"))
         elif result.interrupted:
             self.progress.print(Text("interrupted", style="yellow"))
+        elif result.stopped:
+            self.progress.print(Text(f"A hook stopped the turn: {result.stopped}", style="yellow"))
         elif result.error:
             self.errors.print(error_text(result.error))
         return result
