@@ -63,6 +63,8 @@ class FirstScreen:
     """``memory.user_id``."""
     project_key: str | None = None
     """The project's memory folder name when ``memory.project_key`` chose it (None: from the project's path)."""
+    memory_enabled: bool = True
+    """``memory.enabled``: the start-up line says memory is in use, and how much it holds."""
     sets_env: bool = False
     """The settings set environment variables (``env``): they must be set before the API key is looked for, so such
     settings are never taken as known valid (``remember`` keeps no record of them)."""
@@ -80,6 +82,7 @@ class FirstScreen:
             memory_dir=str(settings.memory.dir) if settings.memory.dir else None,
             user_id=settings.memory.user_id,
             project_key=None if paths.project_key == project_key(paths.project_root) else paths.project_key,
+            memory_enabled=settings.memory.enabled,
             sets_env=bool(settings.env),
         )
 
@@ -116,7 +119,8 @@ def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstS
         record = json.loads(_record_file(home, project_root).read_text(encoding="utf-8"))
         if not isinstance(record, dict) or inputs is None or record.get("inputs") != inputs:
             return None
-        values = {name: record[name] for name in ("model", "mode", "sandbox", "show_toolbar", "input_history")}
+        names = ("model", "mode", "sandbox", "show_toolbar", "input_history", "memory_enabled")
+        values = {name: record[name] for name in names}
         memory_dir, user_id, key = record["memory_dir"], record["user_id"], record.get("project_key")
     except (OSError, ValueError, KeyError):
         return None
@@ -139,6 +143,7 @@ def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str
         "sandbox": screen.sandbox,
         "show_toolbar": screen.show_toolbar,
         "input_history": screen.input_history,
+        "memory_enabled": screen.memory_enabled,
         "memory_dir": screen.memory_dir,
         "user_id": screen.user_id,
         "project_key": screen.project_key,

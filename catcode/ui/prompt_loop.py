@@ -49,16 +49,20 @@ def dim_line(console: Console | None, line: str) -> None:
     sys.stdout.flush()
 
 
-def instructions_line(paths: Paths) -> str | None:
-    """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
-    files, read before the prompt so that the line comes before the first message)."""
+def start_line(paths: Paths, memory_enabled: bool = True) -> str:
+    """``Instructions: ~/.claude/CLAUDE.md, CLAUDE.md · Memory: 12 memories, index 1.4 KB``: the instruction files
+    the session will read and what memory holds (a few small files and two folder listings, read before the prompt
+    so that the line comes before the first message)."""
+    from catcode.memory.store.glance import glance_line
     from catcode.session import instructions
 
+    memory = glance_line((paths.user_memory, paths.project_memory), memory_enabled)
     try:
         loaded = instructions.load(paths.home, paths.project_root, Path.cwd())
     except OSError:
-        return None
-    return instructions.loaded_line(loaded, paths.project_root, paths.home)
+        return memory
+    line = instructions.loaded_line(loaded, paths.project_root, paths.home)
+    return f"{line} · {memory}" if line else memory
 
 
 class Repl:
@@ -95,9 +99,8 @@ class Repl:
             f"catcode {__version__} · {screen.paths.project_root.name} · {screen.model}"
             "  (/help for commands, Ctrl+D to exit)",
         )
-        instructions = instructions_line(screen.paths)
-        if instructions:  # before anything is typed: the session (which reads them too) may come later
-            dim_line(self._given, instructions)
+        # before anything is typed: the session (which reads the instructions too) may come later
+        dim_line(self._given, start_line(screen.paths, screen.memory_enabled))
         conv: Conversation | None = None
         try:
             if resume is not None or first_message:
