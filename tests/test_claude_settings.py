@@ -165,14 +165,14 @@ def test_ask_rules_ask_whatever_the_mode_or_an_allow_rule_says(project: Path) ->
 
 
 def test_config_names_the_claude_code_file_each_value_came_from(home, claude_home, project, monkeypatch) -> None:
-    from catcode.cli.config_cli import effective_rows
+    from catcode.safety.settings_origin import effective_rows
 
     write(claude_home / "settings.json", {"permissions": {"allow": ["Read"]}, "outputStyle": "Explanatory"})
     write(project / ".claude" / "settings.local.json", {"model": "claude-local", "permissions": {"allow": ["Grep"]}})
     (project / ".git").mkdir()
     monkeypatch.chdir(project)
     notes: list[str] = []
-    rows = {key: (value, source) for key, value, source in effective_rows({}, notes)}
+    rows = {key: (value, source) for key, value, source in effective_rows(home, project, {}, notes)}
     assert rows["model"] == ('"claude-local"', "project local (.claude/settings.local.json)")
     assert rows["permissions.allow"] == (
         '["Read", "Grep"]',

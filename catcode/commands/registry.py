@@ -62,8 +62,8 @@ class Command:
 
     @property
     def summary(self) -> str:
-        """The first line of the help."""
-        return self.doc.splitlines()[0] if self.doc else ""
+        """The help's first paragraph, on one line: a whole sentence, whatever its length in the source."""
+        return " ".join(self.doc.split("\n\n", 1)[0].split()) if self.doc else ""
 
 
 class CommandRegistry:

@@ -49,6 +49,7 @@ class HookContext:
     source: str = ""  # SESSION_START: startup, resume or clear; SESSION_END: exit or clear; NOTIFICATION: its type
     message: str = ""  # NOTIFICATION: what catcode waits for; STOP: the model's last answer
     stop_active: bool = False  # STOP: the model is already going on because a Stop hook blocked
+    preview: bool = False  # PRE_LLM_REQUEST for a look only (``/context``): nothing may wait, run or change
 
 
 class Continue:
@@ -110,6 +111,8 @@ class HookOutcome:
     block: Block | None = None
     decision: Decide | None = None
     halt: Halt | None = None
+    sources: list[tuple[str, list[Message]]] = field(default_factory=list)
+    """Which handler (its qualified name) appended which messages: what ``/context`` counts each part by."""
 
     def add(self, result: HookResult) -> None:
         """Fold one handler's answer (a tuple holds several) into this outcome."""
@@ -147,7 +150,10 @@ class HookManager:
             except Exception as exc:
                 log.warning("hook_failed", hook_event=context.event.value, handler=_name(handler), error=repr(exc))
                 continue
+            before = len(outcome.appended)
             outcome.add(result)
+            if len(outcome.appended) > before:
+                outcome.sources.append((_name(handler), outcome.appended[before:]))
         return outcome
 
 

@@ -214,6 +214,21 @@ class Agent:
         self._notify(message)
         return created, len(message.content)
 
+    def add_local_command(self, command: str, output: str) -> None:
+        """A command the person ran themselves (``!cmd`` at the prompt): into the conversation as Claude Code puts
+        it, so that the next message can refer to it; it joins the person's next message."""
+        from catcode.conversation.messages import TextBlock
+
+        message = Message(
+            role=Role.USER,
+            content=[
+                TextBlock(text=f"<bash-input>{command}</bash-input>"),
+                TextBlock(text=f"<bash-stdout>{output}</bash-stdout><bash-stderr></bash-stderr>"),
+            ],
+        )
+        join_user_message(self.messages, message)
+        self._notify(message)
+
     def _repair_after_interrupt(self) -> None:
         tail = interrupted_tail(self.messages, self._streaming, self._partial)
         if tail is not None:

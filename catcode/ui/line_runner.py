@@ -89,7 +89,32 @@ class Conversation:
         if is_command(text) and "\n" not in text:
             self.command(text)
             return None
+        if text.startswith("!"):
+            self.local_command(text[1:].strip())
+            return None
         return self.turn(text)
+
+    def local_command(self, command: str) -> None:
+        """``!cmd``: run ``cmd`` here, inside the fence as the model's commands are (the person typed it: nothing is
+        asked), show its output as a tool's, and add both to the conversation, as Claude Code's bash mode does."""
+        from catcode.conversation.messages import ToolUseBlock
+
+        tool = self.session.tools.get("bash")
+        if not command or tool is None:
+            self.errors.print(error_text("! runs a shell command: !git status"))
+            return
+        call = ToolUseBlock(id="local-command", name="bash", input={"command": command})
+        self.events.on_tool_start(call)
+        context = self.session.context
+        try:
+            result = self.session.tools.execute(tool, tool.parse(call.input), context)
+        except KeyboardInterrupt:
+            self.events.end_turn()
+            self.progress.print(Text("interrupted", style="yellow"))
+            return
+        self.events.on_tool_end(call, result)
+        output = re.sub(r"\n?exit code: 0$", "", result.text)
+        self.session.agent.add_local_command(command, output)
 
     def command(self, text: str) -> None:
         """Dispatch a slash command; a failure is one red line. A command that stands for a turn (a custom command,

@@ -5,12 +5,15 @@ stable cached prefix. With any hook configured, the conversation is also kept as
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from catcode.extensions.inventory import InventoryPart
     from catcode.extensions.user_hooks.runner import UserHooks
     from catcode.session.parts import SessionBuilder
+
+
+# Any: a slash-command registration hands the registry to the command module it imports when called.
 
 
 class UserHooksPart:
@@ -21,8 +24,16 @@ class UserHooksPart:
         self.hooks: UserHooks | None = None  # subagents' tool calls obey the same PreToolUse/PostToolUse hooks
 
     def attach(self, builder: SessionBuilder) -> None:
-        """Register a handler per configured event; keep the transcript the hooks may read."""
-        if not self.inventory.found.hooks:
+        """Register a handler per configured event; keep the transcript the hooks may read; add ``/hooks``."""
+        found = self.inventory.found.hooks
+
+        def register(registry: Any) -> None:  # imported with the registry: print mode has none
+            from catcode.extensions.user_hooks.command import register_hooks
+
+            register_hooks(registry, found)
+
+        builder.slash_commands.append(register)
+        if not found:
             return
         from catcode.extensions.user_hooks.runner import UserHooks
         from catcode.extensions.user_hooks.transcript import TranscriptLog

@@ -32,7 +32,7 @@ class TranscriptLog:
 
         line = {
             "type": message.role.value,
-            "message": redact_json(message.to_api()),
+            "message": redact_json(message.to_api())[0],
             "sessionId": self.session_id,
             "cwd": self.cwd,
             "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),

@@ -1,5 +1,6 @@
-"""Memory at a glance, for the line a session starts with: how many memories this project sees and how large their
-indexes are — counted from the folders, without reading or parsing a memory (the line is drawn before the prompt)."""
+"""Memory at a glance, for the line a session starts with and ``/status``: how many memories this project sees and
+how large their indexes are — counted from the folders ``Paths`` names, without reading or parsing a memory (the
+line is drawn before the prompt, before any of the memory package is imported)."""
 
 from __future__ import annotations
 
