@@ -53,8 +53,8 @@ def start_line(paths: Paths, memory_enabled: bool = True) -> str:
     """``Instructions: ~/.claude/CLAUDE.md, CLAUDE.md · Memory: 12 memories, index 1.4 KB``: the instruction files
     the session will read and what memory holds (a few small files and two folder listings, read before the prompt
     so that the line comes before the first message)."""
-    from catcode.settings.memory_glance import glance_line
     from catcode.session import instructions
+    from catcode.settings.memory_glance import glance_line
 
     memory = glance_line((paths.user_memory, paths.project_memory), memory_enabled)
     try:
