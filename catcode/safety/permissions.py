@@ -82,16 +82,27 @@ class NoTerminalApprover:
         self.report = report
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """Refuse, telling the model how the user could allow it."""
-        example = suggested_rules(request.tool, request.input) or [f"{request.tool.name}(...)"]
+        """Refuse, telling the model (and the person, through ``report``) the flag that would allow it."""
+        hint = allow_hint(request.tool, request.input)
         if self.report is not None:
             key = key_argument(request.tool, request.input)
             shown = f"{request.tool.name}({key})" if key else request.tool.name
-            self.report(
-                f"refused {shown}: no terminal to ask for permission — allow it with a rule such as "
-                f"{example[0]} or --permission-mode"
-            )
-        return Decision(False, f"no terminal to ask for permission; allow it with a rule such as {example[0]}")
+            self.report(f"refused {shown}: no terminal to ask for permission — allow it with {hint}")
+        return Decision(False, f"no terminal to ask for permission; the user can allow it with {hint}")
+
+
+def allow_hint(tool: Tool, tool_input: dict[str, Any]) -> str:
+    """The flag that would let this call run unasked, as typed: ``--allowedTools "bash(git status *)"`` (the
+    narrowest rule), for a file write also ``--permission-mode acceptEdits``."""
+    rules = suggested_rules(tool, tool_input)
+    key = key_argument(tool, tool_input)
+    rule = rules[0] if rules else f"{tool.name}({key})" if key and tool.key_arg == "path" else tool.name
+    hint = f'--allowedTools "{rule}"'
+    from catcode.tools.facts import PROJECT_FILE_TOOLS
+
+    if tool.name in PROJECT_FILE_TOOLS:
+        hint += " or --permission-mode acceptEdits"
+    return hint
 
 
 @dataclass
