@@ -109,7 +109,9 @@ def _scan(folder: Path, source: str, warnings: list[str], inside: Path | None = 
         return []
     found = []
     try:
-        files = sorted(p for p in folder.rglob("*.md") if not any(part.startswith(".") for part in p.parts[-3:]))
+        files = sorted(
+            p for p in folder.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        )
     except OSError as exc:
         warnings.append(f"Skipped commands in {folder}: {exc.strerror or exc}")
         return []
