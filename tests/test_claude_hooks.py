@@ -118,8 +118,10 @@ def test_answers_read_as_the_hooks_reference_defines_them() -> None:
 
 def test_a_pre_tool_use_hook_sees_claude_codes_names_and_shapes(home: Path, project: Path, tmp_path: Path) -> None:
     seen = tmp_path / "seen.jsonl"
-    log = hook_script(tmp_path / "hooks", "log.py", f"open({str(seen)!r}, 'a').write(json.dumps(event) + '\\n')\n"
-                      "print(os.environ['CLAUDE_PROJECT_DIR'], file=open(" + repr(str(tmp_path / 'dir')) + ", 'w'))\n")  # fmt: skip
+    where = tmp_path / "dir"
+    body = f"open({str(seen)!r}, 'a').write(json.dumps(event) + '\\n')\n"
+    body += f"print(os.environ['CLAUDE_PROJECT_DIR'], file=open({str(where)!r}, 'w'))\n"
+    log = hook_script(tmp_path / "hooks", "log.py", body)
     claude_hooks({"PreToolUse": [group(log, "Edit|Write|Read")]})
     (project / "a.py").write_text("x = 1\n")
     provider = ScriptedProvider(
@@ -133,7 +135,7 @@ def test_a_pre_tool_use_hook_sees_claude_codes_names_and_shapes(home: Path, proj
     assert event["tool_input"] == {"file_path": str(project / "a.py"), "old_string": "1", "new_string": "2"}
     assert event["permission_mode"] == "default" and event["cwd"] == str(project)
     assert Path(event["transcript_path"]).parent.name == s.paths.project_key
-    assert (tmp_path / "dir").read_text().strip() == str(project)
+    assert where.read_text().strip() == str(project)
 
 
 def test_permission_decisions_allow_ask_and_update_the_input(home: Path, project: Path, tmp_path: Path) -> None:
