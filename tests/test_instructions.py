@@ -59,3 +59,47 @@ def test_a_cycle_of_imports_reads_each_file_once(tmp_path: Path) -> None:
     write(root / "b.md", "B @AGENTS.md")
     section = load(tmp_path / "home", root, root).section
     assert section.endswith("## AGENTS.md\n\nA B")
+
+
+def test_the_claude_md_family_in_claude_codes_order(tmp_path: Path) -> None:
+    """Issue 35 §4: ~/.claude/CLAUDE.md and its rules, then catcode's own, then per folder AGENTS.md, CLAUDE.md,
+    .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md; a rule with paths waits for a file it names."""
+    home, claude, root = tmp_path / "home" / ".cat-code", tmp_path / "home" / ".claude", tmp_path / "project"
+    write(claude / "CLAUDE.md", "Never force-push to main")
+    write(claude / "rules" / "tone.md", "user rule: be brief")
+    write(home / "AGENTS.md", "catcode user file")
+    write(root / "CLAUDE.md", "project claude")
+    write(root / ".claude" / "CLAUDE.md", "dot claude")
+    write(root / ".claude" / "rules" / "always.md", "always rule")
+    write(root / ".claude" / "rules" / "py.md", '---\npaths: ["src/**/*.py"]\n---\nconditional py rule')
+    write(root / "CLAUDE.local.md", "local notes")
+    result = load(home, root, root, claude)
+    order = ["Never force-push", "user rule", "catcode user file", "project claude", "dot claude", "always rule",
+             "local notes"]  # fmt: skip
+    positions = [result.section.index(text) for text in order]
+    assert positions == sorted(positions) and "conditional py rule" not in result.section
+    assert [rule.globs for rule in result.conditional] == [("src/**/*.py",)]
+
+
+def test_nested_instructions_and_path_rules_come_with_the_first_file_there(tmp_path: Path) -> None:
+    from catcode.conversation.hook_bus import HookContext, HookEvent
+    from catcode.session.nested_instructions import NestedInstructions
+
+    home, root = tmp_path / "home", tmp_path / "project"
+    write(root / "CLAUDE.md", "top")
+    write(root / "sub" / "CLAUDE.md", "nested sub claude")
+    write(root / "sub" / "x.txt", "x")
+    write(root / "src" / "a.py", "print(1)")
+    write(root / ".claude" / "rules" / "py.md", '---\npaths: ["src/**/*.py"]\n---\nconditional py rule')
+    loaded = load(home, root, root, tmp_path / "no-claude")
+    nested = NestedInstructions.after(loaded, home, root, root)
+
+    def after_read(path: str) -> str:
+        context = HookContext(HookEvent.POST_TOOL_USE, tool_name="read_file", tool_input={"path": path})
+        outcome = nested(context)
+        return outcome.messages[0].text if hasattr(outcome, "messages") else ""
+
+    assert after_read("sub/x.txt") == "Contents of sub/CLAUDE.md:\n\nnested sub claude"
+    assert after_read("sub/x.txt") == ""  # once a session
+    assert after_read("src/a.py") == "Contents of .claude/rules/py.md:\n\nconditional py rule"
+    assert after_read("CLAUDE.md") == ""  # read at start already

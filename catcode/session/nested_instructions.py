@@ -63,7 +63,7 @@ class NestedInstructions:
         import pathspec
 
         return [
-            rule for rule in self.rules if pathspec.PathSpec.from_lines("gitwildmatch", rule.globs).match_file(relative)
+            rule for rule in self.rules if pathspec.PathSpec.from_lines("gitignore", rule.globs).match_file(relative)
         ]
 
     def _text(self, path: Path, boundary: Path, *, rule: bool = False) -> str:
