@@ -75,8 +75,8 @@ def claude_home(home_dir: Path, **settings: Any) -> Path:
     claude = home_dir / ".claude"
     write(claude / "CLAUDE.md", "Never force-push to main.\n")
     write(claude / "rules" / "tone.md", "Answer in short sentences.\n")
-    write(claude / "skills" / "release-notes" / "SKILL.md",
-          "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nRead git log.\n")  # fmt: skip
+    skill = "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nRead git log.\n"
+    write(claude / "skills" / "release-notes" / "SKILL.md", skill)
     write(claude / "commands" / "greet.md", "---\ndescription: Greet someone\n---\nSay hello to $0.\n")
     for name, body in (("validator.py", VALIDATOR), ("format.py", FORMATTER), ("inject.py", INJECTOR),
                        ("stop_gate.py", STOP_GATE)):  # fmt: skip
@@ -140,7 +140,7 @@ def test_the_hooks_reference_collection_behaves_as_in_claude_code(
     proc = run(project, catcode_env, "-p", "tidy up", "--permission-mode", "acceptEdits")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("Ran make test: the tests pass.")  # the answer after the Stop gate
-    first, after_grep, after_write, after_stop = fake_server.requests()
+    first, after_grep, _after_write, after_stop = fake_server.requests()
     user = first.body["messages"][0]["content"]  # the injector's context rides on the message
     assert [b["text"] for b in user] == ["tidy up", "Current sprint: Q3-auth. Staging is frozen."]
     assert results(after_grep) == ["Blocked: • Use 'rg' (ripgrep) instead of 'grep' for better performance and "
