@@ -65,7 +65,12 @@ def register_builtins(registry: CommandRegistry) -> None:
     @registry.command("clear", takes_args=False)
     def cmd_clear(ctx: CommandContext, args: str) -> None:
         """Start a new conversation (memory and settings stay)."""
+        from catcode.conversation.hook_bus import HookContext, HookEvent
+
         ctx.session.agent.clear()
+        ctx.session.hooks.emit(
+            HookContext(HookEvent.SESSION_START, source="clear")
+        )  # SessionStart hooks, as Claude Code
         ctx.console.print("Started a new conversation.", style="dim", markup=False)
 
     @registry.command("cost", takes_args=False)

@@ -4,7 +4,7 @@ said it may and, by default, reaching no network.
 - ``probe.py``: can bubblewrap start here? Asked once per process.
 - ``fence.py``: ``Fence``: what one session's commands may write and reach, and the bwrap command line for it.
 - ``guards.py``: the project paths a command must not create or change (``.git/hooks``, ``.git/config``,
-  ``.cat-code/``), held read-only even when they do not exist yet.
+  ``.cat-code/``, ``.claude/``), held read-only even when they do not exist yet.
 - ``seccomp.py``: the filter that refuses Unix sockets when the network is off (the filesystem's sockets would
   otherwise reach the host's daemons).
 - ``loosening.py``: what a project's settings may not loosen without the person's consent.

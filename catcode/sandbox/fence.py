@@ -4,8 +4,9 @@ them to it.
 Inside the fence the whole filesystem is visible read-only; in ``workspace-write`` mode the project, the session's
 temp folder (``TMPDIR`` points at it; the shared ``/tmp`` stays read-only, so nothing is planted there for others),
 ``sandbox.writable`` and ``permissions.additional_dirs`` are writable, with ``guards.Guards`` holding ``.git/hooks``,
-``.git/config`` and ``.cat-code/`` read-only. The command gets new namespaces (PID, IPC, UTS, network unless it is
-on), a fresh ``/dev`` and ``/proc``, a new session (no typing into the person's terminal) and dies with catcode.
+``.git/config``, ``.cat-code/`` and ``.claude/`` read-only. The command gets new namespaces (PID, IPC, UTS, network
+unless it is on), a fresh ``/dev`` and ``/proc``, a new session (no typing into the person's terminal) and dies with
+catcode.
 The environment and working directory are the person's."""
 
 from __future__ import annotations

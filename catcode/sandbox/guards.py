@@ -1,6 +1,6 @@
-"""The project paths a fenced command must neither change nor create: ``.git/hooks``, ``.git/config`` and
-``.cat-code/``. A planted hook or setting would run later, outside the fence (the next ``git commit``, the next
-catcode start).
+"""The project paths a fenced command must neither change nor create: ``.git/hooks``, ``.git/config``,
+``.cat-code/`` and ``.claude/`` (Claude Code's settings, hooks and commands, which catcode reads too). A planted hook
+or setting would run later, outside the fence (the next ``git commit``, the next catcode start).
 
 Each is mounted read-only over itself (in a linked worktree or submodule, those of the repository its ``.git`` file
 names). ``.git`` is also mounted over itself (writable): a mount point cannot be
@@ -77,6 +77,7 @@ class Guards:
             for folder in linked_git_dirs(git):
                 self._repository(folder)
         self._read_only(project / ".cat-code", folder=True)
+        self._read_only(project / ".claude", folder=True)
 
     def _repository(self, folder: Path) -> None:
         # Mounted over itself: a mount point cannot be renamed away and replaced.

@@ -147,8 +147,8 @@ class UserHooks:
             done = self._result(name, hook, answer, context, results)
             if done:
                 break
-        if name == "SessionStart":
-            self.session_context.extend(context_lines)
+        if name == "SessionStart":  # a new conversation (/clear) gets the context its start gave, not both
+            self.session_context[:] = context_lines
         elif context_lines:
             results.append(AppendMessages([Message.system(text) for text in context_lines]))
         return tuple(results) if results else CONTINUE
