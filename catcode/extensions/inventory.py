@@ -1,9 +1,11 @@
-"""What a session may use beyond the built-in tools — MCP servers, user hooks, subagent definitions — from the
-user's own files and from the project's, the project's gated by one consent question (``catcode.settings.consent``).
+"""What a session may use beyond the built-in tools — MCP servers, user hooks, subagent definitions, custom
+commands — from the user's own files and from the project's, the project's gated by one consent question
+(``catcode.settings.consent``).
 
-Trusted: ``$CATCODE_HOME/settings.yaml`` and ``$CATCODE_HOME/agents/``. Not trusted: ``<project>/.mcp.json``,
-``mcp_servers`` and ``hooks`` in ``<project>/.cat-code/settings*.yaml`` (they run commands), and project subagent
-definitions that grant more than read-only tools. Those are asked about together, once per project and per
+Trusted: ``$CATCODE_HOME`` and ``~/.claude`` (settings, agents, commands), ``~/.claude.json``. Not trusted:
+``<project>/.mcp.json``, ``mcp_servers`` and ``hooks`` in the project's settings files (``.cat-code/settings*.yaml``,
+``.claude/settings*.json``: they run commands), project subagent definitions that grant more than read-only tools, and
+project commands that run ``!`` lines or pre-approve tools. Those are asked about together, once per project and per
 content; the answers live in the user's ``$CATCODE_HOME/consent.yaml``, never in the project. Without an asker
 (print mode, piped input) nothing unanswered is used, and one line says so."""
 
