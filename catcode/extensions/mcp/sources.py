@@ -124,20 +124,31 @@ def _from_claude_json(
         return []
     projects = data.get("projects")
     here = projects.get(str(project_root)) if isinstance(projects, dict) else None
-    found: dict[str, ServerSpec] = {}
+    found: dict[str, ServerSpec] = {}  # the local scope's server replaces the user scope's of the same name
     for servers in (data.get("mcpServers"), here.get("mcpServers") if isinstance(here, dict) else None):
-        for name, entry in (servers or {}).items() if isinstance(servers, dict) else ():
-            problem = _entry_problem(str(name), entry)
-            if problem is None:
-                try:
-                    settings = McpServerSettings.model_validate(claude_entry(_expand(entry, env)))
-                except (ValidationError, KeyError) as exc:
-                    problem = _first_error(exc)
-                else:
-                    found[str(name)] = ServerSpec(str(name), settings, path, True, _canonical(entry))
-                    continue
-            notify(f"Skipped MCP server {name} in {path}: {problem}")
+        if isinstance(servers, dict):
+            found.update((spec.name, spec) for spec in _claude_specs(servers, path, env, notify, trusted=True))
     return list(found.values())
+
+
+def _claude_specs(
+    servers: dict[str, Any], path: Path, env: Mapping[str, str], notify: Callable[[str], None], *, trusted: bool
+) -> list[ServerSpec]:
+    """The servers of a ``mcpServers`` object in Claude Code's shape; each broken entry is one line and skipped."""
+    specs = []
+    for name, entry in servers.items():
+        problem = _entry_problem(str(name), entry)
+        if problem is None:
+            try:
+                settings = McpServerSettings.model_validate(claude_entry(_expand(entry, env)))
+            except (ValidationError, KeyError) as exc:
+                problem = _first_error(exc)
+            else:
+                specs.append(ServerSpec(str(name), settings, path, trusted, _canonical(entry)))
+                continue
+        log.warning("mcp_entry_skipped", path=str(path), server=str(name), reason=problem)
+        notify(f"Skipped MCP server {name} in {path}: {problem}")
+    return specs
 
 
 def _from_settings(path: Path, notify: Callable[[str], None], *, trusted: bool) -> list[ServerSpec]:
@@ -168,20 +179,7 @@ def _from_mcp_json(path: Path, env: Mapping[str, str], notify: Callable[[str], N
     if not isinstance(servers, dict):
         notify(f'Skipped {path}: expected {{"mcpServers": {{NAME: {{...}}}}}}')
         return []
-    specs = []
-    for name, entry in servers.items():
-        problem = _entry_problem(str(name), entry)
-        if problem is None:
-            try:
-                settings = McpServerSettings.model_validate(claude_entry(_expand(entry, env)))
-            except (ValidationError, KeyError) as exc:
-                problem = _first_error(exc)
-            else:
-                specs.append(ServerSpec(str(name), settings, path, False, _canonical(entry)))
-                continue
-        log.warning("mcp_json_entry_skipped", path=str(path), server=str(name), reason=problem)
-        notify(f"Skipped MCP server {name} in {path}: {problem}")
-    return specs
+    return _claude_specs(servers, path, env, notify, trusted=False)
 
 
 def claude_servers(data: Any, env: Mapping[str, str], where: str) -> dict[str, McpServerSettings]:
