@@ -47,7 +47,6 @@ def register_builtins(registry: CommandRegistry) -> None:
                 ctx.console.print(hanging(rows, indent=2))
             return
         ctx.console.print(hanging([(f"/{cmd.name}", cmd.summary) for cmd in registry.all()]))
-        ctx.console.print(NOT_CLAUDES, style="dim", markup=False)
         ctx.console.print(
             "Type a message to talk to the agent. @path attaches a file (or an image); !cmd runs a shell command and "
             "adds its output to the conversation; \\ or Alt+Enter adds a line; Shift+Tab cycles the permission mode "
@@ -56,6 +55,7 @@ def register_builtins(registry: CommandRegistry) -> None:
             style="dim",
             markup=False,
         )
+        ctx.console.print(NOT_CLAUDES, style="dim", markup=False)
 
     @registry.command("exit", takes_args=False)
     def cmd_exit(ctx: CommandContext, args: str) -> None:
