@@ -11,6 +11,7 @@ from catcode.errors import ConfigError
 from catcode.safety.project_trust import anchor_memory_dir, check_rules, mode_of, trusted_layers
 from catcode.settings.config import ENV_VARS, Layer, Settings, has_key, read_settings_file, set_key, validate_layers
 from catcode.settings.consent import Asker
+from catcode.settings.providers import USER_ONLY
 
 # Any: settings layers are YAML data until pydantic validates them; consent keywords are passed through.
 
@@ -40,6 +41,12 @@ def settings_layers(
             if has_key(data, ("memory", key)):
                 raise ConfigError(
                     f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
+                )
+        for key in USER_ONLY:
+            if key in data:
+                raise ConfigError(
+                    f"{path}: {key} may only be set in {home / 'settings.yaml'} (a project must not choose where "
+                    "your requests and credentials go)"
                 )
         if "system_prompt" in data:  # the base prompt is the person's to replace, not a cloned repository's
             raise ConfigError(
