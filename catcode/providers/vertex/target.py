@@ -28,6 +28,7 @@ NO_CREDENTIALS = (
     "No Google Cloud credentials for Vertex AI ({cause}) — run gcloud auth application-default login, or set "
     "GOOGLE_APPLICATION_CREDENTIALS"
 )
+CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 NO_PROJECT = "No Google Cloud project for Vertex AI — set ANTHROPIC_VERTEX_PROJECT_ID (or vertex.project_id)"
 UNAUTHENTICATED = "catcode-unauthenticated"
 """Stands for an access token when auth is skipped: it keeps the SDK from loading credentials, and never leaves
@@ -98,10 +99,15 @@ class VertexTarget:
 
         kwargs = sdk_options(self._timeout)
         kwargs["region"] = region
-        if self.options.project_id:
-            kwargs["project_id"] = self.options.project_id
-        elif self.options.skip_auth:  # no credentials to take a project from
-            raise CredentialsFailure(NO_PROJECT)
+        kwargs["project_id"] = self.options.project_id
+        if not self.options.project_id:  # the credentials' project (the SDK wants one before it loads them)
+            if self.options.skip_auth:
+                raise CredentialsFailure(NO_PROJECT)
+            import google.auth
+
+            kwargs["credentials"], kwargs["project_id"] = google.auth.default(scopes=[CLOUD_PLATFORM])
+            if not kwargs["project_id"]:
+                raise CredentialsFailure(NO_PROJECT)
         if self.options.base_url:
             kwargs["base_url"] = self.options.base_url
         if self.options.skip_auth:
