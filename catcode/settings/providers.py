@@ -5,14 +5,15 @@ project's file must not choose where your requests and credentials go: ``safety/
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 ProviderName = Literal["anthropic", "bedrock", "vertex"]
 """The platforms of ``providers/registry.py`` (a test keeps the two equal)."""
-USER_ONLY = ("provider", "bedrock", "vertex")
-"""The keys only the person's own settings (user file, environment, flags) may set."""
+USER_ONLY = ("provider", *get_args(ProviderName))
+"""The keys only the person's own settings (user file, environment, flags) may set: the choice, and each provider's
+section."""
 
 
 class BedrockSettings(BaseModel):

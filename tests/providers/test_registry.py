@@ -138,3 +138,12 @@ def test_the_users_settings_choose_and_report_names_why(tmp_path: Path) -> None:
         "  region: europe-west4 (CLOUD_ML_REGION)",
     ]
     assert report(Settings(), {})[-1].startswith("  problem: No API key.")
+
+
+def test_config_set_refuses_to_write_the_provider_into_a_projects_file(tmp_path: Path) -> None:
+    from catcode.safety.settings_writer import checked_write
+
+    target = tmp_path / "repo" / ".cat-code" / "settings.yaml"
+    with pytest.raises(ConfigError, match="provider may only be set in"):
+        checked_write(target, {"provider": "vertex"}, home=tmp_path / "home", project_root=tmp_path / "repo", env={})
+    assert not target.exists()
