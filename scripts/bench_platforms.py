@@ -17,8 +17,8 @@ if __package__ in (None, "") and str(Path(__file__).resolve().parents[1]) not in
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from tests.fakes import FakeAnthropicServer, text
-from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer
-from tests.fakes.vertex_server import FakeVertexServer
+from tests.fakes.bedrock_server import FakeBedrockServer, aws_environment
+from tests.fakes.vertex_server import FakeVertexServer, google_environment
 
 CATCODE = str(Path(sys.executable).parent / "catcode")
 ANSWER = "The answer streams here."
@@ -51,11 +51,7 @@ def bench_platforms(runs: int = 5) -> dict[str, float]:
             HOME=str(root / "home"),
             CATCODE_HOME=str(root / "home" / ".cat-code"),
             CATCODE_MEMORY_ENABLED="false",
-            AWS_EC2_METADATA_DISABLED="true",
-            AWS_CONFIG_FILE=str(root / "aws-config"),
-            AWS_SHARED_CREDENTIALS_FILE=str(root / "aws-credentials"),
-            NO_GCE_CHECK="true",
-            CLOUDSDK_CONFIG=str(root / "gcloud"),
+            **google_environment(root),
         )
         with FakeAnthropicServer() as claude, FakeBedrockServer() as bedrock, FakeVertexServer() as vertex:
             platforms = {
@@ -69,8 +65,7 @@ def bench_platforms(runs: int = 5) -> dict[str, float]:
                     {
                         "CLAUDE_CODE_USE_BEDROCK": "1",
                         "AWS_REGION": "us-east-1",
-                        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-                        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+                        **aws_environment(root),
                         "ANTHROPIC_BEDROCK_BASE_URL": bedrock.base_url,
                     },
                 ),

@@ -15,8 +15,8 @@ import pytest
 
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import error_midstream, status, text
-from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer
-from tests.fakes.vertex_server import FakeVertexServer
+from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer, aws_environment
+from tests.fakes.vertex_server import FakeVertexServer, google_environment
 
 OWN = ("ANTHROPIC_", "CATCODE_", "CLAUDE_CODE_", "AWS_", "GOOGLE_", "GCLOUD_", "CLOUDSDK_", "CLOUD_ML_", "VERTEX_")
 
@@ -24,13 +24,7 @@ OWN = ("ANTHROPIC_", "CATCODE_", "CLAUDE_CODE_", "AWS_", "GOOGLE_", "GCLOUD_", "
 @pytest.fixture(params=["bedrock", "vertex"])
 def cloud(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[object, dict[str, str]]]:
     """A fake of the platform, and the variables a Claude Code user of it has set."""
-    isolated = {
-        "AWS_EC2_METADATA_DISABLED": "true",
-        "AWS_CONFIG_FILE": str(tmp_path / "aws-config"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "aws-credentials"),
-        "NO_GCE_CHECK": "true",
-        "CLOUDSDK_CONFIG": str(tmp_path / "gcloud"),
-    }
+    isolated = {**aws_environment(tmp_path), **google_environment(tmp_path)}
     if request.param == "bedrock":
         with FakeBedrockServer(regions=("eu-west-1",)) as bedrock:
             yield (
@@ -39,8 +33,6 @@ def cloud(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[obje
                     **isolated,
                     "CLAUDE_CODE_USE_BEDROCK": "1",
                     "AWS_REGION": "eu-west-1",
-                    "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-                    "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
                     "ANTHROPIC_BEDROCK_BASE_URL": bedrock.base_url,
                 },
             )
@@ -140,13 +132,9 @@ def test_an_interactive_session_on_bedrock_needs_no_anthropic_key(
     with FakeBedrockServer() as bedrock:
         bedrock.enqueue(text("Answered on Bedrock."))
         env = {
+            **aws_environment(tmp_path),
             "CLAUDE_CODE_USE_BEDROCK": "1",
             "AWS_REGION": "us-east-1",
-            "AWS_ACCESS_KEY_ID": ACCESS_KEY,
-            "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
-            "AWS_EC2_METADATA_DISABLED": "true",
-            "AWS_CONFIG_FILE": str(tmp_path / "aws-config"),
-            "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "aws-credentials"),
             "ANTHROPIC_BEDROCK_BASE_URL": bedrock.base_url,
         }
         app = spawn_catcode(env=env, unset=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"))

@@ -21,6 +21,7 @@ import json
 import re
 import struct
 import zlib
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -50,6 +51,18 @@ STREAM_EXCEPTIONS = {
     "api_error": "internalServerException",
 }
 """The Messages API error of a scripted ``error_midstream`` → the exception frame Bedrock sends for it."""
+
+
+def aws_environment(folder: Path) -> dict[str, str]:
+    """The variables of a machine whose only AWS credentials are the test keys: no profile files (they would be
+    ``folder``'s, which has none), no instance metadata lookups."""
+    return {
+        "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": SECRET_KEY,
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "AWS_CONFIG_FILE": str(folder / "aws-config"),
+        "AWS_SHARED_CREDENTIALS_FILE": str(folder / "aws-credentials"),
+    }
 
 
 def frame(headers: dict[str, str], payload: bytes) -> bytes:

@@ -17,7 +17,14 @@ import pytest
 from botocore.eventstream import ChecksumMismatch, EventStreamBuffer
 
 from tests.fakes import text
-from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer, chunk_frame, exception_frame
+from tests.fakes.bedrock_server import (
+    ACCESS_KEY,
+    SECRET_KEY,
+    FakeBedrockServer,
+    aws_environment,
+    chunk_frame,
+    exception_frame,
+)
 from tests.fakes.vertex_server import FakeVertexServer
 
 HI = [{"role": "user", "content": "hi"}]
@@ -28,11 +35,8 @@ def aws(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Test credentials in the environment, nothing else of AWS (no instance metadata lookups)."""
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "AWS_REGION", "AWS_DEFAULT_REGION"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "aws-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "aws-credentials"))
+    for name, value in aws_environment(tmp_path).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture

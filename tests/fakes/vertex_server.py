@@ -43,6 +43,12 @@ AUDIENCE = "https://oauth2.googleapis.com/token"
 """What a service account's assertion is addressed to, whichever ``token_uri`` it is posted to."""
 
 
+def google_environment(folder: Path) -> dict[str, str]:
+    """The variables of a machine with no Google credentials of its own: gcloud's configuration in ``folder``
+    (empty), no metadata server lookups."""
+    return {"NO_GCE_CHECK": "true", "CLOUDSDK_CONFIG": str(folder / "gcloud")}
+
+
 class FakeVertexServer(FakeAnthropicServer):
     """A scripted Vertex AI endpoint for Claude on 127.0.0.1, with an OAuth token endpoint of its own."""
 

@@ -18,8 +18,8 @@ from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.providers.pricing import cost_of
 from catcode.settings.config import Settings
 from tests.fakes import FakeAnthropicServer, Step, error_midstream, status, text
-from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer
-from tests.fakes.vertex_server import FakeVertexServer
+from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer, aws_environment
+from tests.fakes.vertex_server import FakeVertexServer, google_environment
 
 FAULTS = {
     "rate limited, then answered": [status(429), text("Recovered.")],
@@ -34,16 +34,11 @@ def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Test AWS keys in the environment and nothing else of either cloud: no profile, no instance metadata."""
     for name in (
         "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "AWS_REGION", "AWS_DEFAULT_REGION",
-        "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "CLOUDSDK_CONFIG",
+        "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT",
     ):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "aws-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "aws-credentials"))
-    monkeypatch.setenv("NO_GCE_CHECK", "true")
-    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
+    for name, value in {**aws_environment(tmp_path), **google_environment(tmp_path)}.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
