@@ -70,6 +70,7 @@ def bench_cli(runs: int = 11) -> dict[str, float]:
 SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
+    ("platforms: catcode -p on the Claude API, Bedrock and Vertex AI (fakes)", "bench_platforms", "bench_platforms"),
     ("print mode: catcode -p vs claude -p, the SDK floor; REPL at once vs warm", "bench_print_mode", "bench_all"),
     ("repl: first answer, message at once vs warm, with the prompt time", "bench_repl", "bench_repl"),
     ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),

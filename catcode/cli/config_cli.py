@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from catcode.settings.config import Settings
 
 # Any: settings files are YAML data.
 
@@ -60,8 +63,8 @@ def _lookup(data: dict[str, Any], dotted: str) -> bool:
     return True
 
 
-def effective_rows(env: dict[str, str]) -> list[tuple[str, str, str]]:
-    """``(key, value, layer)`` for every setting, in the order of the settings model."""
+def effective_rows(env: dict[str, str]) -> tuple[list[tuple[str, str, str]], Settings]:
+    """``(key, value, layer)`` for every setting, in the order of the settings model; and the settings."""
     from catcode.safety.trusted_settings import settings_layers
     from catcode.settings.config import ENV_VARS, validate_layers
 
@@ -77,7 +80,7 @@ def effective_rows(env: dict[str, str]) -> list[tuple[str, str, str]]:
                 source = f"environment ({by_path.get(key, '?')})" if name == "environment" else label(name, home, root)
                 break
         rows.append((key, json.dumps(value, ensure_ascii=False), source))
-    return rows
+    return rows, settings
 
 
 @config_app.callback()
@@ -86,14 +89,19 @@ def show(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from catcode.errors import ConfigError
+    from catcode.providers.registry import report
 
+    env = dict(os.environ)
     try:
-        rows = effective_rows(dict(os.environ))
+        rows, settings = effective_rows(env)
     except ConfigError as exc:
         _fail(str(exc))
     width = max(len(k) + len(v) for k, v, _ in rows) + 3
     for key, value, source in rows:
         typer.echo(f"{f'{key} = {value}':<{width}}  ({source})")
+    typer.echo("")  # then the provider these settings and Claude Code's variables choose, as catcode doctor says
+    for line in report(settings, env):
+        typer.echo(line)
 
 
 @config_app.command("set")

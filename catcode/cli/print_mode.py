@@ -88,7 +88,10 @@ def run_print(
         session.end()
         return 2
     events.model = session.provider.model
-    source_of_key = "ANTHROPIC_API_KEY" if (env or os.environ).get("ANTHROPIC_API_KEY") else "none"
+    from catcode.providers.registry import chosen
+
+    variables = os.environ if env is None else env
+    source_of_key = chosen(settings.provider, variables).key_source(variables)
     events.emit("system", "init", **init_fields(session, os.getcwd(), source_of_key))
     warm_now(session.provider)
     code = 0

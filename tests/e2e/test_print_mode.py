@@ -21,7 +21,7 @@ def run(
 ):
     """``catcode *args`` as a plain subprocess (no terminal); ``server=None`` runs with no API settings; ``prefix``
     runs it through another program (``run_with_peak``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "CLAUDE_CODE_"))}
     env.update(
         HOME=str(project.parent / "home"),
         CATCODE_HOME=str(project.parent / "home" / ".cat-code"),
