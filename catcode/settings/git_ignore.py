@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from catcode import programs
 from catcode.log import get_logger
 
 log = get_logger(__name__)
@@ -21,7 +22,11 @@ GIT_TIMEOUT = 10.0  # seconds; git answers these in milliseconds, a hung one mus
 def _git(project_root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
         return subprocess.run(
-            ["git", "-C", str(project_root), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+            [programs.require("git"), "-C", str(project_root), *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
