@@ -221,7 +221,10 @@ def test_yaml_switches_and_bad_values(tmp_path: Path) -> None:
     import yaml
 
     data = yaml.safe_load("mode: off\nnetwork: on\n")
-    assert SandboxSettings.model_validate(data).model_dump(include={"mode", "network"}) == {"mode": "off", "network": "on"}
+    assert SandboxSettings.model_validate(data).model_dump(include={"mode", "network"}) == {
+        "mode": "off",
+        "network": "on",
+    }
     defaults = {"mode": "workspace-write", "network": "off", "writable": [], "hidden": [], "readable": [], "env": []}
     assert SandboxSettings().model_dump() == defaults
     with pytest.raises(ValueError):

@@ -1,0 +1,214 @@
+"""A world for the fence's tests, lived in as root and as an unprivileged user: a home folder, a project (``fenced``
+runs a command through the bash tool inside the fence of a session there) and a folder outside; ``outside`` runs a
+command as the person would afterwards — their own git, unfenced. Everything in the world belongs to its user.
+
+As root, commands run in this process. As the unprivileged user (uid 65534, which needs no account: ``setpriv``
+switches to it), they run in a runner process started once per test session — this module, run as
+``python -m tests.security.fence_world``, reading one JSON request per line and answering each on a line of its
+own. When the test process is not root, the unprivileged world is this process and the root one is skipped."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+NOBODY = 65534
+REPO = Path(__file__).resolve().parents[2]
+REPLY = "@@reply "
+
+
+@contextlib.contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` is ``env`` for the block."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_fenced(request: dict[str, Any]) -> dict[str, Any]:
+    """One command through the bash tool inside a session's fence (what a request asks for)."""
+    from catcode.sandbox.fence import make_fence
+    from catcode.settings.sandbox import SandboxSettings
+    from catcode.tools.base import ToolContext
+    from catcode.tools.shell import BashInput, bash
+
+    project, home = Path(request["project"]), Path(request["env"]["CATCODE_HOME"])
+    with environment(request["env"]):
+        settings = SandboxSettings(**request.get("settings", {}))
+        fence = make_fence(settings, project, [], catcode_home=home, memory_root=home / "memory")
+        if not fence.active:
+            return {"error": f"the fence is down: {fence.unavailable}"}
+        try:
+            context = ToolContext(project_root=project, sandbox=fence)
+            return {"text": bash.function(BashInput(command=request["command"], timeout=60), context).text}
+        finally:
+            fence.close()
+
+
+def run_outside(request: dict[str, Any]) -> dict[str, Any]:
+    """One command unfenced, as the person runs it."""
+    done = subprocess.run(
+        ["/bin/bash", "-c", request["command"]], cwd=request["cwd"], env=request["env"], capture_output=True,
+        text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    return {"code": done.returncode, "text": done.stdout + done.stderr}
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to one request."""
+    return run_fenced(request) if request["op"] == "fenced" else run_outside(request)
+
+
+def serve() -> None:
+    """The runner: requests on stdin, replies on stdout (each on a line starting with ``REPLY``)."""
+    import structlog
+
+    structlog.configure(logger_factory=structlog.ReturnLoggerFactory())  # nothing but replies on stdout
+    for line in sys.stdin:
+        try:
+            reply = answer(json.loads(line))
+        except Exception as exc:  # the test hears about it; the runner lives on
+            reply = {"error": repr(exc)}
+        sys.stdout.write(REPLY + json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+class Runner:
+    """The runner process of the unprivileged user."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [*drop_to_nobody(), sys.executable, "-m", "tests.security.fence_world"], cwd=REPO, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": os.environ.get("PATH", os.defpath)},
+        )  # fmt: skip
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send one request and wait for its reply."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        for line in self.process.stdout:
+            if line.startswith(REPLY):
+                return dict(json.loads(line[len(REPLY) :]))
+        raise RuntimeError("the unprivileged runner ended")
+
+    def close(self) -> None:
+        """End the runner."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(30)
+
+
+def drop_to_nobody() -> list[str]:
+    """The command prefix that runs a program as uid and gid 65534, with no other group."""
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+
+
+def unprivileged_problem() -> str | None:
+    """Why the unprivileged world cannot be lived in here (None: it can)."""
+    if os.geteuid() != 0:
+        return None
+    if shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is needed to run the fence's tests as another user"
+    probe = [*drop_to_nobody(), sys.executable, "-c", "import catcode.sandbox.fence, tests.security.fence_world"]
+    done = subprocess.run(probe, cwd=REPO, capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")})
+    if done.returncode != 0:
+        return (
+            f"uid {NOBODY} cannot read this checkout ({REPO}) or its virtualenv: clone it where other users can "
+            "read it to run the fence's tests as an unprivileged user"
+        )
+    return None
+
+
+class World:
+    """A home, a project (a git repository with one commit) and a folder outside, all the user's."""
+
+    def __init__(self, user: str, runner: Runner | None) -> None:
+        self.user, self.runner = user, runner
+        self.root = Path(tempfile.mkdtemp(prefix="catcode-world-")).resolve()
+        self.home, self.project, self.outside_dir = self.root / "home", self.root / "project", self.root / "outside"
+        for folder in (self.home, self.project, self.outside_dir):
+            folder.mkdir()
+        self.own(self.root)
+        self.env = {
+            "PATH": os.environ.get("PATH", os.defpath), "HOME": str(self.home), "LANG": "C.UTF-8",
+            "CATCODE_HOME": str(self.home / ".cat-code"), "GIT_CONFIG_NOSYSTEM": "1", "OUTSIDE": str(self.outside_dir),
+            "GIT_AUTHOR_NAME": "n", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "n", "GIT_COMMITTER_EMAIL": "a@b",
+        }  # fmt: skip
+        self.run("git init -q . && echo hello > README.md && git add -A && git commit -qm first")
+
+    def own(self, path: Path) -> None:
+        """Give ``path`` (and all under it) to the world's user."""
+        if self.runner is None:
+            return
+        for folder, dirs, files in os.walk(path):
+            for name in [folder, *(os.path.join(folder, n) for n in dirs + files)]:
+                os.lchown(name, NOBODY, NOBODY)
+
+    def write(self, path: Path, text: str, mode: int = 0o644) -> Path:
+        """Write ``text`` to ``path`` (folders made as needed), as the world's user's file."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        path.chmod(mode)
+        self.own(self.root)
+        return path
+
+    def fenced(self, command: str, project: Path | None = None, **settings: Any) -> str:
+        """Run ``command`` through the bash tool inside the fence of a session in the project (or in ``project``);
+        its result. ``settings``: the ``sandbox:`` settings of that session."""
+        request = {"op": "fenced", "project": str(project or self.project), "command": command, "env": self.env}
+        reply = self._ask({**request, "settings": settings})
+        assert "error" not in reply, reply["error"]
+        return str(reply["text"])
+
+    def run(self, command: str, cwd: Path | None = None, **env: str) -> str:
+        """Run ``command`` outside the fence, as the world's user (in the project unless ``cwd``); its output. It
+        must succeed."""
+        code, text = self.outside(command, cwd, **env)
+        assert code == 0, f"{command}: exit {code}: {text}"
+        return text
+
+    def outside(self, command: str, cwd: Path | None = None, **env: str) -> tuple[int, str]:
+        """Run ``command`` outside the fence, as the world's user; its exit code and output."""
+        request = {"op": "outside", "cwd": str(cwd or self.project), "command": command, "env": {**self.env, **env}}
+        reply = self._ask(request)
+        assert "error" not in reply, reply["error"]
+        return int(reply["code"]), str(reply["text"])
+
+    def catcode(self, *args: str, **env: str) -> tuple[int, str]:
+        """Run the real ``catcode`` in the project as the world's user; its exit code and output. (Started straight
+        from here: where the virtualenv's interpreter is a link into a folder only root may enter, as with pyenv
+        under /root, the unprivileged user can run it only when ``setpriv`` starts it itself.)"""
+        script = Path(sys.executable).parent / "catcode"
+        argv = [str(script)] if script.exists() else [sys.executable, "-m", "catcode"]
+        prefix = drop_to_nobody() if self.runner is not None else []
+        done = subprocess.run(
+            [*prefix, *argv, *args], cwd=self.project, env={**self.env, **env}, capture_output=True, text=True,
+            timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        return done.returncode, done.stdout + done.stderr
+
+    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self.runner.ask(request) if self.runner is not None else answer(request)
+
+    def close(self) -> None:
+        """Remove the world."""
+        subprocess.run(["chmod", "-R", "u+rwX", str(self.root)], check=False, capture_output=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    serve()
