@@ -95,7 +95,13 @@ def _project(tmp_path: Path, text: str) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize(
     "text",
-    ["sandbox: {mode: off}", "sandbox:\n  network: on", "sandbox: {writable: [/]}"],
+    [
+        "sandbox: {mode: off}",
+        "sandbox:\n  network: on",
+        "sandbox: {writable: [/]}",
+        "sandbox: {readable: [~/.ssh]}",
+        "sandbox: {env: [GITHUB_TOKEN]}",
+    ],
 )
 def test_a_project_cannot_loosen_the_fence_without_consent(tmp_path: Path, text: str) -> None:
     home, root = _project(tmp_path, text)
@@ -108,10 +114,14 @@ def test_a_project_cannot_loosen_the_fence_without_consent(tmp_path: Path, text:
 
 
 def test_a_project_may_tighten_the_fence(tmp_path: Path) -> None:
-    home, root = _project(tmp_path, "sandbox: {mode: read-only}")
+    home, root = _project(tmp_path, "sandbox: {mode: read-only, hidden: [.env], readable: [], env: []}")
+    (home / "settings.yaml").write_text("sandbox: {hidden: [~/notes], readable: [~/.aws], env: [GH_TOKEN]}\n")
     lines: list[str] = []
-    assert load_settings(home, root, {}, {}, notify=lines.append).sandbox.mode == "read-only"
-    assert lines == []
+    settings = load_settings(home, root, {}, {}, notify=lines.append)
+    assert settings.sandbox.mode == "read-only" and lines == []
+    # Its lists add to the person's: an empty one takes nothing away.
+    assert settings.sandbox.hidden == ["~/notes", ".env"]
+    assert settings.sandbox.readable == ["~/.aws"] and settings.sandbox.env == ["GH_TOKEN"]
 
 
 def test_the_flag_wins_and_a_bad_mode_names_its_layer(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from catcode import programs
 from catcode.sandbox.fence import Fence
-from catcode.sandbox.hidden import CREDENTIAL_STORES
 
 
 def shown(path: Path) -> str:
@@ -18,17 +17,17 @@ def shown(path: Path) -> str:
 
 
 def hidden_lines(fence: Fence) -> list[str]:
-    """What commands cannot read, what is shown again inside it, and what else would be hidden if present."""
+    """What commands cannot read, what is shown again inside it, and what else would be hidden if it existed."""
     cover = fence.hidden()
-    now = [*cover.folders, *cover.files]
-    lines = [
-        "hidden now: " + (", ".join(shown(p) for p in sorted(now)) or "nothing"),
-    ]
+    named, _, readable = fence.hiding()
+    now = sorted([*cover.folders, *cover.files])
+    lines = ["hidden now: " + (", ".join(shown(p) for p in now) or "nothing")]
     if cover.shown:
         lines.append("shown again inside them: " + ", ".join(shown(p) for p in cover.shown))
-    absent = [name for name in CREDENTIAL_STORES if not os.path.lexists(Path.home() / name)]
-    if absent:
-        lines.append("hidden too when they exist: " + ", ".join(f"~/{name}" for name in absent))
+    given = [p.absolute() for p in readable]
+    later = [p for p in named if not os.path.lexists(p) and not any(p.absolute().is_relative_to(g) for g in given)]
+    if later:
+        lines.append("hidden too when they exist: " + ", ".join(shown(p) for p in later))
     return lines
 
 

@@ -115,13 +115,18 @@ class Fence:
                 self._temp = Path(tempfile.mkdtemp(prefix="catcode-sandbox-")).resolve()
             return self._temp
 
-    def hidden(self) -> Hidden:
-        """What a command cannot read now."""
+    def hiding(self) -> tuple[list[Path], list[Path], list[Path]]:
+        """What the defaults and the settings hide, what is shown inside it, what ``readable`` gives back: the paths
+        as named (``hidden`` covers those that exist, each time a command starts)."""
         project = self.project_root.resolve()
         defaults, shown = hidden.defaults(Path.home(), self.catcode_home, self.memory_root)
         extra = [hidden.expand(raw, project) for raw in self.settings.hidden]
-        readable = [hidden.expand(raw, project) for raw in self.settings.readable]
-        return hidden.plan([*defaults, *extra], shown, readable, [project, *self.writable_roots()])
+        return [*defaults, *extra], shown, [hidden.expand(raw, project) for raw in self.settings.readable]
+
+    def hidden(self) -> Hidden:
+        """What a command cannot read now."""
+        named, shown, readable = self.hiding()
+        return hidden.plan(named, shown, readable, [self.project_root.resolve(), *self.writable_roots()])
 
     def environment(self) -> dict[str, str]:
         """The environment a command gets: the person's, less what looks secret (``environment``)."""

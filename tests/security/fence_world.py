@@ -166,10 +166,14 @@ class World:
         self.own(self.root)
         return path
 
-    def fenced(self, command: str, project: Path | None = None, **settings: Any) -> str:
-        """Run ``command`` through the bash tool inside the fence of a session in the project (or in ``project``);
-        its result. ``settings``: the ``sandbox:`` settings of that session."""
-        request = {"op": "fenced", "project": str(project or self.project), "command": command, "env": self.env}
+    def fenced(
+        self, command: str, project: Path | None = None, variables: dict[str, str] | None = None, **settings: Any
+    ) -> str:
+        """Run ``command`` through the bash tool inside the fence of a session in the project (or in ``project``,
+        with more ``variables`` in the session's environment); its result. ``settings``: that session's
+        ``sandbox:``."""
+        request = {"op": "fenced", "project": str(project or self.project), "command": command}
+        request["env"] = {**self.env, **(variables or {})}
         reply = self._ask({**request, "settings": settings})
         assert "error" not in reply, reply["error"]
         return str(reply["text"])
