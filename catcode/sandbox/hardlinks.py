@@ -58,14 +58,22 @@ def linked_outside(root: Path) -> list[Path]:
 def fold(paths: list[Path], root: Path, budget: int = BUDGET) -> list[Path]:
     """At most ``budget`` paths covering ``paths``: the deepest are replaced by their folders, level by level,
     down to the project's top-level entries (which may then stay more than ``budget``)."""
-    items = set(paths)
+    items = _outermost(paths)
     while len(items) > budget:
-        depth = max(len(p.relative_to(root).parts) for p in items)
-        if depth <= 1:
+        depth = max(len(p.parts) for p in items)
+        if depth <= len(root.parts) + 1:
             break
-        items = {p.parent if len(p.relative_to(root).parts) == depth else p for p in items}
-        items = {p for p in items if not any(q != p and p.is_relative_to(q) for q in items)}
-    return sorted(items)
+        items = _outermost([p.parent if len(p.parts) == depth else p for p in items])
+    return items
+
+
+def _outermost(paths: list[Path]) -> list[Path]:
+    """``paths`` without those inside another one, sorted (a folder comes right before what is inside it)."""
+    kept: list[Path] = []
+    for path in sorted(set(paths), key=lambda p: p.parts):
+        if not kept or path.parts[: len(kept[-1].parts)] != kept[-1].parts:
+            kept.append(path)
+    return kept
 
 
 class LinkScan:

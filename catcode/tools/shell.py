@@ -130,7 +130,8 @@ def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and
     end. The command and everything it started is killed after the timeout. Commands usually run in a sandbox:
-    writes only inside the project and $TMPDIR (.git/hooks, .git/config and .cat-code/ read-only), no network. When
+    writes only inside the project and $TMPDIR (git's config and hooks, .cat-code/ and files hard-linked outside the
+    project read-only), no network, credential files (~/.ssh, ~/.aws...) and secret variables hidden. When
     a command fails only because of the sandbox, call again with outside_sandbox true and a reason (the person is
     asked)."""
     fence = ctx.sandbox
