@@ -1,8 +1,8 @@
-"""Issue 32 §1, §3 and §4, as root and as an unprivileged user: a fenced command holds no capability and cannot
-remount its way out; the start-up check and ``catcode doctor`` prove the fence by a trial from inside; the programs
-catcode runs for itself are never taken from the project's ``PATH`` entries (a planted ``git``, ``bwrap`` or
-``bash`` never runs); io_uring, which opens and connects sockets without the system calls the filter sees, is
-refused."""
+"""Issue 32 §1, §3 and §4, as root and as an unprivileged user: every shape aimed at the fence stays inside; a
+fenced command holds no capability and cannot remount its way out; the start-up check and ``catcode doctor`` prove
+the fence by a trial from inside; the programs catcode runs for itself are never taken from the project's ``PATH``
+entries (a planted ``git``, ``bwrap`` or ``bash`` never runs); io_uring, which opens and connects sockets without
+the system calls the filter sees, is refused."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from catcode.sandbox.proof import outside_folder, remove, run_trial, trial_argv
 from tests.fakes import FakeAnthropicServer
 from tests.fakes.anthropic_server import text, tool_use
 from tests.security.fence_world import World
+from tests.security.test_sandbox_corpus import FENCE_SHAPES, Listeners, protected, snapshot
 
 needs_bwrap = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
 
@@ -132,3 +133,21 @@ def test_io_uring_cannot_reach_a_unix_socket_outside(world: World, uring_program
         connection.close()
     finally:
         listener.close()
+
+
+def test_the_shapes_aimed_at_the_fence_stay_inside_as_root_and_as_an_unprivileged_user(world: World) -> None:
+    world.write(world.home / ".bashrc", "# the person's\n")
+    world.write(world.outside_dir / "notes.txt", "outside the project\n")
+    listeners = Listeners(world.outside_dir / "host.sock")
+    os.chmod(world.outside_dir / "host.sock", 0o777)
+    variables = {"PORT": str(listeners.port), "SOCK": str(world.outside_dir / "host.sock")}
+    before, held = snapshot(world.root, skip=world.project), protected(world.project)
+    try:
+        for name, command in FENCE_SHAPES:
+            result = world.fenced(command, variables=variables)
+            assert snapshot(world.root, skip=world.project) == before, f"{name}: {result}"
+            assert protected(world.project) == held, f"{name}: {result}"
+            assert (world.project / ".git").is_dir(), name
+        assert listeners.hits == 0
+    finally:
+        listeners.close()
