@@ -56,24 +56,14 @@ def linked_outside(root: Path) -> list[Path]:
 
 
 def fold(paths: list[Path], root: Path, budget: int = BUDGET) -> list[Path]:
-    """At most ``budget`` paths covering ``paths``: the deepest are replaced by their folders, level by level,
+    """At most ``budget`` paths covering ``paths`` (all under ``root``): cut to the deepest level at which they fit,
     down to the project's top-level entries (which may then stay more than ``budget``)."""
-    items = _outermost(paths)
-    while len(items) > budget:
-        depth = max(len(p.parts) for p in items)
-        if depth <= len(root.parts) + 1:
-            break
-        items = _outermost([p.parent if len(p.parts) == depth else p for p in items])
-    return items
-
-
-def _outermost(paths: list[Path]) -> list[Path]:
-    """``paths`` without those inside another one, sorted (a folder comes right before what is inside it)."""
-    kept: list[Path] = []
-    for path in sorted(set(paths), key=lambda p: p.parts):
-        if not kept or path.parts[: len(kept[-1].parts)] != kept[-1].parts:
-            kept.append(path)
-    return kept
+    parts = {path.relative_to(root).parts for path in paths}
+    level = max(map(len, parts), default=0)
+    while len(parts) > budget and level > 1:
+        level -= 1
+        parts = {p[:level] for p in parts}
+    return sorted(root.joinpath(*p) for p in parts)
 
 
 class LinkScan:

@@ -160,6 +160,7 @@ FENCE_SIGNS = (
     "Temporary failure in name resolution",
     "Could not resolve",
     "Operation not permitted",
+    "Device or resource busy",  # a mount point (the project, a held file) cannot be removed or renamed
 )
 """What a command's output says when the sandbox stopped it (a hint to leave it is added to the result)."""
 
