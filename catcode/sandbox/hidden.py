@@ -56,31 +56,35 @@ def defaults(home: Path, catcode_home: Path | None, memory_root: Path | None) ->
     return hidden, shown
 
 
-def _real(path: Path) -> Path | None:
-    try:
-        return path.resolve() if os.path.lexists(path) and os.path.exists(path) else None
-    except (OSError, RuntimeError):
-        return None
+def _real(path: Path) -> str | None:
+    real = os.path.realpath(path)
+    return real if os.path.exists(real) else None
+
+
+def _inside(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or inside it (both resolved)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def plan(hidden: list[Path], shown: list[Path], readable: list[Path], keep: list[Path]) -> Hidden:
     """What to cover for one command: ``hidden`` less what ``readable`` names or contains; inside what stays
-    hidden, ``shown``, ``readable`` and ``keep`` (the folders the command works in) are shown again."""
+    hidden, ``shown``, ``readable`` and ``keep`` (the folders the command works in) are shown again. Paths are
+    compared resolved, as strings (this runs before every command)."""
     given = [p for p in map(_real, readable) if p is not None]
-    covered: list[Path] = []
+    covered: list[str] = []
     for path in map(_real, hidden):
-        if path is None or path in covered or any(path == g or path.is_relative_to(g) for g in given):
+        if path is None or path in covered or any(_inside(path, g) for g in given):
             continue
         covered.append(path)
-    back = [p for p in map(_real, [*shown, *readable, *keep]) if p is not None]
-    back = sorted({p for p in back if any(p != c and p.is_relative_to(c) for c in covered)})
+    back = {p for p in map(_real, [*shown, *readable, *keep]) if p is not None}
+    back = {p for p in back if any(p != c and _inside(p, c) for c in covered)}
 
-    def needed(path: Path) -> bool:
+    def needed(path: str) -> bool:
         # Inside another hidden folder it is gone already, unless something shown again between them brings it back.
-        outer = [c for c in covered if c != path and path.is_relative_to(c)]
-        return all(any(s.is_relative_to(c) and path.is_relative_to(s) for s in back) for c in outer)
+        outer = [c for c in covered if c != path and _inside(path, c)]
+        return all(any(_inside(s, c) and _inside(path, s) for s in back) for c in outer)
 
-    result = Hidden(shown=back)
+    result = Hidden(shown=[Path(p) for p in sorted(back)])
     for path in filter(needed, covered):
-        (result.folders if path.is_dir() else result.files).append(path)
+        (result.folders if os.path.isdir(path) else result.files).append(Path(path))
     return result
