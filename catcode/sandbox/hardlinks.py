@@ -10,8 +10,8 @@ the other writable folders and each protected file are mounts of their own). A c
 running.
 
 Each read-only path is a mount, and bubblewrap's cost grows with the square of their number (about 1 s for 1,000),
-so past ``BUDGET`` files the deepest ones are replaced by their folders until it fits: in pnpm's layout, a few
-folders of ``node_modules/.pnpm``. Everything in such a folder is then read-only inside the fence; the project's
+so past ``BUDGET`` files the deepest ones are replaced by their folders until it fits: in pnpm's layout,
+``node_modules/.pnpm`` as a whole. Everything in such a folder is then read-only inside the fence; the project's
 top-level entries are never folded into the project itself."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 BUDGET = 24
-"""At most this many read-only mounts for linked files (about 4 ms of bubblewrap's time)."""
+"""At most this many read-only mounts for linked files (a few ms of bubblewrap's time)."""
 
 
 def linked_outside(root: Path) -> list[Path]:
