@@ -23,7 +23,7 @@ from tests.e2e.conftest import (  # noqa: F401  (fixtures)
     spawn_catcode,
     start_in_pty,
 )
-from tests.security.fence_world import Runner, World, unprivileged_problem
+from tests.security.fence_world import Nobody, Runner, World, nobody
 
 
 @pytest.fixture
@@ -52,9 +52,11 @@ class _Runners:
     def get(self) -> Runner:
         if not self.asked:
             self.asked = True
-            self.problem = unprivileged_problem()
-            if self.problem is None:
-                self.runner = Runner()
+            how = nobody()
+            if isinstance(how, Nobody):
+                self.runner = Runner(how)
+            else:
+                self.problem = how
         if self.runner is None:
             pytest.skip(self.problem or "no unprivileged runner")
         return self.runner

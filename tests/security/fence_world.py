@@ -3,9 +3,10 @@ runs a command through the bash tool inside the fence of a session there) and a 
 command as the person would afterwards — their own git, unfenced. Everything in the world belongs to its user.
 
 As root, commands run in this process. As the unprivileged user (uid 65534, which needs no account: ``setpriv``
-switches to it), they run in a runner process started once per test session — this module, run as
+switches to it; ``Nobody``), they run in a runner process started once per test session — this module, run as
 ``python -m tests.security.fence_world``, reading one JSON request per line and answering each on a line of its
-own. When the test process is not root, the unprivileged world is this process and the root one is skipped."""
+own — even from a clone in a folder only root may enter. When the test process is not root, the unprivileged world
+is this process and the root one is skipped."""
 
 from __future__ import annotations
 
@@ -86,14 +87,49 @@ def serve() -> None:
         sys.stdout.flush()
 
 
+class Nobody:
+    """How to start a program as uid 65534 (gid 65534, no other group): through ``setpriv``, which needs no account.
+    Where this checkout sits in a folder only root may enter (a clone under /root), in a mount namespace of its own
+    in which the checkout is also mounted at a folder anyone may enter — its files are readable, only a folder above
+    them was not."""
+
+    def __init__(self, view: Path | None = None) -> None:
+        self.view = view
+
+    def argv(self, argv: list[str], cwd: Path) -> list[str]:
+        """The command line running ``argv`` in ``cwd`` as uid 65534."""
+        drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+        if self.view is None:
+            return [*drop, *argv]
+        mounted = 'mount --bind "$1" "$2" && cd "$3" && shift 3 && exec "$@"'
+        start = ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", mounted, "sh"]
+        return [*start, str(REPO), str(self.view), str(self.seen(cwd)), *drop, *map(self.seen, argv)]
+
+    def seen(self, path: str | Path) -> str:
+        """``path`` as the program sees it (in the view, when it is in the checkout)."""
+        if self.view is None or not Path(path).is_absolute() or not Path(path).is_relative_to(REPO):
+            return str(path)
+        return str(self.view / Path(path).relative_to(REPO))
+
+    def env(self, env: dict[str, str]) -> dict[str, str]:
+        """``env`` with the checkout first on Python's path, in the view (its editable install names the other)."""
+        return env if self.view is None else {**env, "PYTHONPATH": str(self.view)}
+
+    def python(self, *args: str) -> list[str]:
+        """This interpreter with ``args``, as uid 65534, in the checkout."""
+        return self.argv([sys.executable, *args], REPO)
+
+
 class Runner:
     """The runner process of the unprivileged user."""
 
-    def __init__(self) -> None:
+    def __init__(self, nobody: Nobody) -> None:
+        env = nobody.env({"PATH": os.environ.get("PATH", os.defpath)})
         self.process = subprocess.Popen(
-            [*drop_to_nobody(), sys.executable, "-m", "tests.security.fence_world"], cwd=REPO, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={"PATH": os.environ.get("PATH", os.defpath)},
+            nobody.python("-m", "tests.security.fence_world"), cwd=REPO, text=True, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env=env,
         )  # fmt: skip
+        self.nobody = nobody
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request and wait for its reply."""
@@ -106,31 +142,32 @@ class Runner:
         raise RuntimeError("the unprivileged runner ended")
 
     def close(self) -> None:
-        """End the runner."""
+        """End the runner (and remove the empty folder the checkout was seen at, if any)."""
         if self.process.stdin is not None:
             self.process.stdin.close()
         self.process.wait(30)
+        if self.nobody.view is not None:
+            self.nobody.view.rmdir()
 
 
-def drop_to_nobody() -> list[str]:
-    """The command prefix that runs a program as uid and gid 65534, with no other group."""
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
-
-
-def unprivileged_problem() -> str | None:
-    """Why the unprivileged world cannot be lived in here (None: it can)."""
-    if os.geteuid() != 0:
-        return None
-    if shutil.which("setpriv") is None:
-        return "setpriv (util-linux) is needed to run the fence's tests as another user"
-    probe = [*drop_to_nobody(), sys.executable, "-c", "import catcode.sandbox.fence, tests.security.fence_world"]
-    done = subprocess.run(probe, cwd=REPO, capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "")})
-    if done.returncode != 0:
-        return (
-            f"uid {NOBODY} cannot read this checkout ({REPO}) or its virtualenv: clone it where other users can "
-            "read it to run the fence's tests as an unprivileged user"
-        )
-    return None
+def nobody() -> Nobody | str:
+    """How to run as the unprivileged user here, or why it cannot be done."""
+    for tool in ("setpriv", "unshare"):
+        if shutil.which(tool) is None:
+            return f"{tool} (util-linux) is needed to run the fence's tests as another user"
+    check = ["-c", "import catcode.sandbox.fence, tests.security.fence_world"]
+    env = {"PATH": os.environ.get("PATH", "")}
+    plain = Nobody()
+    if subprocess.run(plain.python(*check), cwd=REPO, capture_output=True, env=env).returncode == 0:
+        return plain
+    folder = Path(tempfile.mkdtemp(prefix="catcode-checkout-"))
+    folder.chmod(0o755)
+    view = Nobody(folder)
+    done = subprocess.run(view.python(*check), cwd=REPO, capture_output=True, text=True, env=view.env(env))
+    if done.returncode == 0:
+        return view
+    folder.rmdir()
+    return f"uid {NOBODY} cannot run this checkout's Python ({REPO}): {done.stderr.strip()[-300:]}"
 
 
 class World:
@@ -193,15 +230,16 @@ class World:
         return int(reply["code"]), str(reply["text"])
 
     def catcode(self, *args: str, **env: str) -> tuple[int, str]:
-        """Run the real ``catcode`` in the project as the world's user; its exit code and output. (Started straight
-        from here: where the virtualenv's interpreter is a link into a folder only root may enter, as with pyenv
-        under /root, the unprivileged user can run it only when ``setpriv`` starts it itself.)"""
-        script = Path(sys.executable).parent / "catcode"
-        argv = [str(script)] if script.exists() else [sys.executable, "-m", "catcode"]
-        prefix = drop_to_nobody() if self.runner is not None else []
+        """Run the real ``catcode`` (this interpreter's, ``python -m catcode``) in the project as the world's user;
+        its exit code and output. Started straight from here: where the virtualenv's interpreter is a link into a
+        folder only root may enter (pyenv under /root), the unprivileged user can run it only when ``setpriv`` starts
+        it itself, not from a shell of its own."""
+        argv, environment = [sys.executable, "-m", "catcode", *args], {**self.env, **env}
+        if self.runner is not None:
+            argv, environment = self.runner.nobody.argv(argv, self.project), self.runner.nobody.env(environment)
         done = subprocess.run(
-            [*prefix, *argv, *args], cwd=self.project, env={**self.env, **env}, capture_output=True, text=True,
-            timeout=120, stdin=subprocess.DEVNULL,
+            argv, cwd=self.project, env=environment, capture_output=True, text=True, timeout=120,
+            stdin=subprocess.DEVNULL,
         )  # fmt: skip
         return done.returncode, done.stdout + done.stderr
 
