@@ -197,7 +197,8 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 
 ACCUMULATED = (
     ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"),
-    ("permissions", "additional_directories"), ("sandbox", "writable"),
+    ("permissions", "additional_directories"), ("sandbox", "writable"), ("sandbox", "hidden"),
+    ("sandbox", "readable"), ("sandbox", "env"),
 )  # fmt: skip
 """Lists that every layer adds to instead of replacing."""
 
