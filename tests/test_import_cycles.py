@@ -166,8 +166,8 @@ def package_graph(graph: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
 
 
 PACKAGE_LAYERS = [
-    ("catcode", "catcode.errors", "catcode.log", "catcode.fsutil", "catcode.confined", "catcode.file_modes",
-     "catcode.text", "catcode.names", "catcode.front_matter", "catcode.redact"),
+    ("catcode", "catcode.errors", "catcode.log", "catcode.fsutil", "catcode.confined", "catcode.boundary",
+     "catcode.file_modes", "catcode.text", "catcode.names", "catcode.front_matter", "catcode.redact"),
     ("catcode.settings",),
     ("catcode.conversation",),
     ("catcode.providers", "catcode.sandbox"),

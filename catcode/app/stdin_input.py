@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import IO
 
+from catcode.boundary import wrap
+
 MAX_CHARS = 200_000
 """Piped characters sent at most (about 50k tokens); the rest is dropped with a note."""
 
@@ -25,11 +27,12 @@ def cut_note() -> str:
 
 
 def combine(prompt: str | None, piped: str, more: bool) -> str:
-    """The one message: the prompt, then the piped text (fenced as ``<stdin>``), then the cut note."""
+    """The one message: the prompt, then the piped text (in a ``<stdin>`` block it cannot close), then the cut
+    note."""
     note = f"\n{cut_note()}" if more else ""
     body = piped.rstrip("\n")
     if not prompt:
         return body + note
     if not body:
         return prompt
-    return f"{prompt}\n\n<stdin>\n{body}\n</stdin>{note}"
+    return f"{prompt}\n\n{wrap('stdin', body)}{note}"

@@ -16,8 +16,9 @@ inside ``$CATCODE_HOME``) and it is a regular file: ``AGENTS.md -> /proc/self/en
 is skipped with one line. A link loop is skipped with one line. No more than ``MAX_FILE_BYTES`` + 1 bytes of a
 file are ever read (a 1 GiB sparse file costs nothing).
 
-The text is read once per session and sits in the cached system prompt: byte-identical while the files are
-unchanged.
+Each file's text sits in an ``<instructions source="…">`` block it cannot close (``boundary.wrap``): a cloned
+project's file cannot end its block and go on as catcode's own prompt. The text is read once per session and sits
+in the cached system prompt: byte-identical while the files are unchanged.
 
 Precedence against memory: instructions are written by people, memory by the agent; when they disagree, the
 instructions win (the system prompt says so)."""
@@ -28,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catcode.boundary import wrap
 from catcode.confined import Refused, read_inside
 from catcode.log import get_logger
 
@@ -96,7 +98,8 @@ def load(home: Path, project_root: Path, cwd: Path) -> Instructions:
             continue
         total += len(text)
         result.files.append(path)
-        parts.append(f"## {shown(path, project_root, home)}\n\n{text.strip()}")
+        name = shown(path, project_root, home)
+        parts.append(f"## {name}\n\n{wrap('instructions', text.strip(), source=name)}")
     if parts:
         result.section = HEADER + "\n\n" + "\n\n".join(parts)
     return result
