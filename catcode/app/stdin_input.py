@@ -21,9 +21,10 @@ def read_piped(stream: IO[bytes] | IO[str], limit: int = MAX_CHARS) -> tuple[str
     return text[:limit], more
 
 
-def cut_note() -> str:
-    """The note for the model (and, on stderr, for the person) when piped input was cut."""
-    return f"[piped input cut at {MAX_CHARS:,} characters; the rest was not sent]"
+def cut_note(what: str = "piped input") -> str:
+    """The note for the model (and, on stderr, for the person) when piped input (or a stream-json message) was
+    cut."""
+    return f"[{what} cut at {MAX_CHARS:,} characters; the rest was not sent]"
 
 
 def combine(prompt: str | None, piped: str, more: bool) -> str:
