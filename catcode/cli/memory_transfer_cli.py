@@ -80,10 +80,8 @@ def import_memories(
                 f"{len(unresolved)} name(s) are taken by memories with another text ({', '.join(unresolved)}); run it "
                 "on a terminal to merge or rename each, or pass --yes (keeps both, renaming the imported ones)"
             )
-        if not dry_run:
-            held = consent.settle(plan, _policy(runtime), _ask_all_projects if sys.stdin.isatty() else None)
-        else:
-            held = []
+        ask = _ask_all_projects if sys.stdin.isatty() else None
+        held = [] if dry_run else consent.settle(plan, _policy(runtime), ask)
         typer.echo(f"From {label} ({where}):")
         typer.echo("\n".join(plan.lines()) or "(nothing found)")
         if dry_run and plan.for_all_projects():
