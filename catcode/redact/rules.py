@@ -164,6 +164,10 @@ RULES: tuple[Rule, ...] = (
     _rule("github_token", r"gh(?<![\w-]gh)[pousr]_[A-Za-z0-9]{30,255}"),
     _rule("github_token", r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9_]{22,255}"),
     _rule("gitlab_token", r"glpat-(?<![\w-]glpat-)[A-Za-z0-9_-]{20,}"),
+    _rule(  # Doppler: dp.st.…, and a service token may carry its environment: dp.st.prd.…
+        "doppler_token",
+        r"dp\.(?<![\w.-]dp\.)(?:st|pt|ct|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])",
+    ),
     _rule("slack_token", r"x(?<![\w-]x)(?:ox[abeoprs](?:\.xox[bp])?-[A-Za-z0-9-]{10,}|app-\d-[A-Za-z0-9-]{10,})"),
     _rule(
         "webhook",  # whoever has the URL can post as you: Slack, Discord and Teams incoming webhooks

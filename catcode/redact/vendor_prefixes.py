@@ -50,7 +50,6 @@ _TOKENS: tuple[tuple[str, str, str], ...] = (
     ("hvs.", "vault_token", r"[\w-]{24,120}"),  # a dev server's root token is hvs. and 24 characters
     ("hvb.", "vault_token", r"[\w-]{100,300}"),
     ("hvr.", "vault_token", r"[\w-]{24,120}"),
-    *((f"dp.{p}.", "doppler_token", r"[A-Za-z0-9]{40,44}") for p in ("st", "pt", "ct", "sa", "scim", "audit")),
     ("ATATT3", "atlassian_token", r"[\w=-]{50,300}"),
     ("ATCTT3", "atlassian_token", r"[\w=-]{50,300}"),
     ("glc_", "grafana_token", r"[A-Za-z0-9+/]{32,400}={0,3}"),
