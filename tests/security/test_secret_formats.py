@@ -33,7 +33,8 @@ ISSUE = [  # what issue 33 found stored unredacted under CATCODE_HOME
     ("DOPPLER_TOKEN=dp.st.dev.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6",
      "dp.st.dev.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6"),
     ("doppler: dp.st.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6", "dp.st.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6"),
-    ("Use dp.st.prd.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6 here", "dp.st.prd.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6"),
+    ("Use dp.st.prd.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6 here",
+     "dp.st.prd.Q7mK2xR9vT4wL8nB3cF6hJ1pS5dG0aZyE2rT4yU6"),
 ]  # fmt: skip
 
 
