@@ -82,7 +82,11 @@ SECTIONS = [
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
     ("trust: git commit per write", "bench_trust", "bench_commit"),
     ("trust: redactor per KB", "bench_trust", "bench_redact"),
-    ("redaction: generic rule, unseen vendor formats and look-alikes", "bench_redaction", "bench_redaction"),
+    (
+        "redaction: recall on unseen formats, precision on look-alikes, time per MB vs the previous redactor",
+        "bench_redaction",
+        "bench_redaction",
+    ),
     ("trust: concurrent writers, apply with git", "bench_concurrency", "bench_concurrency"),
     ("history: append and startup recovery check", "bench_history", "bench_history"),
     ("compaction: 200 turns without the LLM, long session tokens", "bench_compaction", "bench_compaction"),
