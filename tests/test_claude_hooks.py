@@ -199,8 +199,12 @@ def test_continue_false_stops_the_turn_and_context_is_added(home: Path, project:
     result = s.agent.run_turn("deploy")
     assert result.stopped == "CI is red" and len(provider.requests) == 1  # no request after the halt
     user = provider.requests[0].messages[0]
-    assert [b.text for b in user.content if isinstance(b, TextBlock)] == ["deploy", "Remember: staging is frozen."]
-    assert s.agent.messages[-1].tool_results[0].content.endswith("Remember: staging is frozen.")
+    assert [b.text for b in user.content if isinstance(b, TextBlock)] == [
+        "deploy",
+        '<hook-context event="UserPromptSubmit">\nRemember: staging is frozen.\n</hook-context>',
+    ]  # in a block it cannot close, as every hook's context
+    result_text = s.agent.messages[-1].tool_results[0].content
+    assert result_text.endswith('<hook-context event="PostToolUse">\nRemember: staging is frozen.\n</hook-context>')
 
 
 def test_notification_and_if_conditions(home: Path, project: Path, tmp_path: Path) -> None:

@@ -172,7 +172,7 @@ def test_config_names_the_claude_code_file_each_value_came_from(home, claude_hom
     (project / ".git").mkdir()
     monkeypatch.chdir(project)
     notes: list[str] = []
-    rows = {key: (value, source) for key, value, source in effective_rows(home, project, {}, notes)}
+    rows = {key: (value, source) for key, value, source in effective_rows(home, project, {}, notes)[1]}
     assert rows["model"] == ('"claude-local"', "project local (.claude/settings.local.json)")
     assert rows["permissions.allow"] == (
         '["Read", "Grep"]',

@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from catcode.settings.config import Settings
 
 # Any: settings files are YAML data.
 
@@ -34,12 +38,14 @@ def show(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from catcode.errors import ConfigError
+    from catcode.providers.registry import report
     from catcode.safety.settings_origin import effective_rows
 
+    env = dict(os.environ)
     notes: list[str] = []
     home, root = _where()
     try:
-        rows = effective_rows(home, root, dict(os.environ), notes)
+        settings, rows = effective_rows(home, root, env, notes)
     except ConfigError as exc:
         _fail(str(exc))
     width = max(len(k) + len(v) for k, v, _ in rows) + 3
@@ -47,6 +53,30 @@ def show(ctx: typer.Context) -> None:
         typer.echo(f"{f'{key} = {value}':<{width}}  ({source})")
     for note in notes:
         typer.echo(f"Claude Code settings: {note}")
+    typer.echo("")  # then the provider these settings and Claude Code's variables choose, as catcode doctor says
+    for line in report(settings, env):
+        typer.echo(line)
+    typer.echo("")
+    for line in _fence_lines(settings):
+        typer.echo(line)
+
+
+def _fence_lines(settings: Settings) -> list[str]:
+    """What bash commands cannot read or get inside the sandbox, and how to change it."""
+    from catcode.cli.fence_report import hidden_lines, withheld_line
+    from catcode.sandbox.fence import Fence
+    from catcode.sandbox.probe import Availability
+    from catcode.settings.config import resolve_paths
+
+    home, root = _where()
+    paths = resolve_paths(settings, home, root)
+    added = [root / folder for folder in settings.permissions.additional_dirs]
+    fence = Fence(settings.sandbox, root, added, Availability(None, "not probed"), paths.home, paths.memory_root)
+    intro = "Inside the sandbox (docs/sandbox.md): sandbox.hidden hides more, sandbox.readable gives a path back, "
+    return [
+        intro + "sandbox.env passes a variable",
+        *(f"  {line}" for line in [*hidden_lines(fence), withheld_line(fence)]),
+    ]
 
 
 @config_app.command("set")

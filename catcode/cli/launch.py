@@ -68,6 +68,7 @@ def settle(
         overrides["sandbox"] = {"mode": sandbox}
     settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
     apply_env(settings.env)
+    distrust_fenced_folders(settings, root)
     return settings, resolve_paths(settings, home, root)
 
 
@@ -75,6 +76,15 @@ def apply_env(variables: dict[str, str]) -> None:
     """The settings' ``env`` (Claude Code's): set for this process, so that the API client, bash commands, hooks and
     MCP servers all see them, over the shell's values as in Claude Code."""
     os.environ.update(variables)
+
+
+def distrust_fenced_folders(settings: Settings, root: Path) -> None:
+    """Never take catcode's own programs (git, bubblewrap, the shell) from a folder a fenced command may write."""
+    from catcode import programs
+
+    folders = [*settings.permissions.additional_dirs, *settings.permissions.additional_directories]
+    added = [Path(folder).expanduser().resolve() for folder in folders]
+    programs.distrust(*settings.sandbox.writable_folders(root, added))
 
 
 def log_tightened(count: int, paths: Paths) -> None:

@@ -89,7 +89,10 @@ def run_print(
         session.end()
         return 2
     events.model = session.provider.model
-    source_of_key = "ANTHROPIC_API_KEY" if (env or os.environ).get("ANTHROPIC_API_KEY") else "none"
+    from catcode.providers.registry import chosen
+
+    variables = os.environ if env is None else env
+    source_of_key = chosen(settings.provider, variables).key_source(variables)
     events.emit("system", "init", **init_fields(session, os.getcwd(), source_of_key))
     warm_now(session.provider)
     code = 0
@@ -132,37 +135,23 @@ def _one_turn(session: Session, message: str) -> TurnResult:
 
 
 def _stream_messages(stdin: IO[str], prompt: str | None) -> Iterator[str]:
-    """The user messages of ``--input-format stream-json`` (the PROMPT, if given, first); a line that is not one is
-    reported on stderr and skipped."""
+    """The user messages of ``--input-format stream-json`` (the PROMPT, if given, first), each cut at the cap piped
+    text has (one line on stderr says so); a line that is not one is reported on stderr and skipped."""
+    from catcode.app.stream_input import read_lines, user_text
+
     if prompt and prompt.strip():
         yield prompt
-    for number, line in enumerate(stdin, start=1):
-        if not line.strip():
+    for line in read_lines(stdin):
+        found = user_text(line.data)
+        if found is None:
+            sys.stderr.write(f"catcode: stdin line {line.number}: not a user message in stream-json, skipped\n")
             continue
-        text = user_text(line)
-        if text is None:
-            sys.stderr.write(f"catcode: stdin line {number}: not a user message in stream-json, skipped\n")
-            continue
+        text, cut = found
+        if cut or line.cut:
+            note = cut_note(f"stdin line {line.number}")
+            sys.stderr.write(f"catcode: {note}\n")
+            text = f"{text}\n{note}"
         yield text
-
-
-def user_text(line: str) -> str | None:
-    """The text of one stream-json input line (``{"type": "user", "message": {"role": "user", "content": ...}}``,
-    content a string or text blocks); None when it is not a user message with text."""
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("type") != "user" or not isinstance(data.get("message"), dict):
-        return None
-    content = data["message"].get("content")
-    if isinstance(content, str):
-        return content if content.strip() else None
-    if isinstance(content, list):
-        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        joined = "\n".join(t for t in texts if isinstance(t, str))
-        return joined if joined.strip() else None
-    return None
 
 
 def _resume(session: Session, how: str) -> bool:

@@ -57,7 +57,7 @@ def register_session_info(registry: CommandRegistry) -> None:
         paths = ctx.session.paths
         notes: list[str] = []
         try:
-            rows = effective_rows(paths.home, paths.project_root, dict(os.environ), notes)
+            _, rows = effective_rows(paths.home, paths.project_root, dict(os.environ), notes)
         except ConfigError as exc:
             ctx.console.print(f"The settings files cannot be read now: {exc}", style="red", markup=False)
             return

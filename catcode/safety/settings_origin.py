@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from catcode.settings.config import Settings
 
 # Any: settings layers are YAML-shaped data.
 
@@ -43,9 +46,10 @@ def _lookup(data: dict[str, Any], dotted: str) -> bool:
 
 def effective_rows(
     home: Path, root: Path, env: dict[str, str], notes: list[str] | None = None
-) -> list[tuple[str, str, str]]:
-    """``(key, value, layer)`` for every setting, in the order of the settings model; a list that adds up across
-    layers names every layer that added to it. What Claude Code's files hold that is not used goes to ``notes``."""
+) -> tuple[Settings, list[tuple[str, str, str]]]:
+    """The settings, and ``(key, value, layer)`` for every one of them, in the order of the settings model; a list
+    that adds up across layers names every layer that added to it. What Claude Code's files hold that is not used
+    goes to ``notes``."""
     from catcode.safety.trusted_settings import settings_layers
     from catcode.settings.config import ACCUMULATED, ENV_VARS, validate_layers
 
@@ -64,4 +68,4 @@ def effective_rows(
                 if key not in added_up:
                     break
         rows.append((key, json.dumps(value, ensure_ascii=False), ", ".join(reversed(sources)) or "default"))
-    return rows
+    return settings, rows

@@ -2,7 +2,8 @@
 edit) touches a path, the instruction files of the folders between the working directory and that path
 (``CLAUDE.md``, ``.claude/CLAUDE.md``, ``CLAUDE.local.md``, ``AGENTS.md``), and the rule files whose ``paths`` name
 it (``.claude/rules/*.md`` with front matter ``paths: [src/**/*.py]``), are added to that tool's result — each one
-once a session, with the same confinement as the files read at start (``instructions.py``).
+once a session, with the same confinement as the files read at start (``instructions.py``), each in an
+``<instructions source="…">`` block it cannot close.
 
 A POST_TOOL_USE handler: what it answers goes after the tool's result for the model (``tool_round``)."""
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catcode.boundary import wrap
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
 from catcode.session import instructions
@@ -80,4 +82,5 @@ class NestedInstructions:
             text = instructions.rule_text(text)[0]
         if not text or not text.strip():
             return ""
-        return f"Contents of {instructions.shown(path, self.project_root, self.home)}:\n\n{text.strip()}"
+        name = instructions.shown(path, self.project_root, self.home)
+        return f"Contents of {name}:\n\n{wrap('instructions', text.strip(), source=name)}"

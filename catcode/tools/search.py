@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from catcode import programs
 from catcode.errors import ToolError
 from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
@@ -79,7 +80,7 @@ def _git_files(directory: Path) -> list[str] | None:
     """What git sees under ``directory``, or None when it is not in a work tree (or git is missing)."""
     try:
         proc = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            [programs.require("git"), "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
             cwd=directory,
             capture_output=True,
             stdin=subprocess.DEVNULL,

@@ -68,6 +68,8 @@ class FirstScreen:
     sets_env: bool = False
     """The settings set environment variables (``env``): they must be set before the API key is looked for, so such
     settings are never taken as known valid (``remember`` keeps no record of them)."""
+    provider: str | None = None
+    """``provider``: which platform's access is checked before the prompt (None: Claude Code's variables choose)."""
 
     @classmethod
     def of(cls, settings: Settings, paths: Paths) -> FirstScreen:
@@ -84,6 +86,7 @@ class FirstScreen:
             project_key=None if paths.project_key == project_key(paths.project_root) else paths.project_key,
             memory_enabled=settings.memory.enabled,
             sets_env=bool(settings.env),
+            provider=settings.provider,
         )
 
 
@@ -125,7 +128,10 @@ def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstS
     except (OSError, ValueError, KeyError):
         return None
     paths = make_paths(home, project_root, memory_dir=memory_dir, user_id=user_id, project_key=key)
-    return FirstScreen(paths=paths, memory_dir=memory_dir, user_id=user_id, project_key=key, **values)
+    provider = record.get("provider")
+    return FirstScreen(
+        paths=paths, memory_dir=memory_dir, user_id=user_id, project_key=key, provider=provider, **values
+    )
 
 
 def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str | None, screen: FirstScreen) -> None:
@@ -147,6 +153,7 @@ def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str
         "memory_dir": screen.memory_dir,
         "user_id": screen.user_id,
         "project_key": screen.project_key,
+        "provider": screen.provider,
     }
     try:
         atomic_write_text(_record_file(home, project_root), json.dumps(values, sort_keys=True) + "\n")

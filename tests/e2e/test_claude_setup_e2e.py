@@ -142,7 +142,10 @@ def test_the_hooks_reference_collection_behaves_as_in_claude_code(
     assert proc.stdout.strip().endswith("Ran make test: the tests pass.")  # the answer after the Stop gate
     first, after_grep, _after_write, after_stop = fake_server.requests()
     user = first.body["messages"][0]["content"]  # the injector's context rides on the message
-    assert [b["text"] for b in user] == ["tidy up", "Current sprint: Q3-auth. Staging is frozen."]
+    assert [b["text"] for b in user] == [
+        "tidy up",
+        '<hook-context event="UserPromptSubmit">\nCurrent sprint: Q3-auth. Staging is frozen.\n</hook-context>',
+    ]
     assert results(after_grep) == ["Blocked: • Use 'rg' (ripgrep) instead of 'grep' for better performance and "
                                    "features"]  # fmt: skip
     assert (project / "fmt.py").read_text() == "x = 1\ny = 2\n"  # formatted after the write
@@ -176,7 +179,8 @@ def test_settings_rules_env_model_and_the_claude_md_family(
     assert results(rest[0])[0].startswith("from-a-rule")  # allowed by ~/.claude/settings.json, not asked
     assert results(rest[1])[0].startswith("blue")  # env from the settings reaches the commands
     assert results(rest[2]) == ["Permission denied: denied by rule read_file(./.env)."]  # the project's deny rule
-    assert "Contents of sub/CLAUDE.md:\n\nThe sub package is generated: never edit it." in results(rest[3])[0]
+    assert "Contents of sub/CLAUDE.md:\n\n" in results(rest[3])[0]
+    assert "The sub package is generated: never edit it." in results(rest[3])[0]
     assert "hook PreToolUse [Bash]" in proc.stderr and "not using" in proc.stderr.lower()  # project hook: no consent
     assert not (project / "audit.log").exists()
 

@@ -13,12 +13,15 @@ Each command runs with ``sh -c`` in the project root, in its own process group, 
 ``tool_use_id``/``tool_response`` (in Claude Code's names and shapes: ``shapes.py``), ``prompt``, ``source``,
 ``reason``, ``trigger``, ``message``, ``stop_hook_active``, ``last_assistant_message``.
 
-What a hook's exit code and stdout mean is ``answers.py``: exit 2 blocks (PreToolUse: the tool does not run and
-stderr is the model's reason; PostToolUse: stderr goes to the model with the result; UserPromptSubmit: the message is
-not sent; Stop and SubagentStop: the model carries on, with stderr as its next instruction; the other events show
-stderr to the person); JSON on stdout decides, adds context or stops the turn. Any other exit, a command that cannot
-start, or one that outlives its ``timeout`` (its whole tree is killed) is logged and shown once per hook; the session
-carries on. Each output is read at most to ``process.OUTPUT_CAP``.
+What a hook adds as context for the model (its plain stdout on UserPromptSubmit and SessionStart, any
+``additionalContext``) goes in a ``<hook-context event="…">`` block it cannot close (``boundary.wrap``): a branch
+name or a file a hook prints cannot speak as the person. What a hook's exit code and stdout mean is ``answers.py``:
+exit 2 blocks (PreToolUse: the tool does not run and stderr is the model's reason; PostToolUse: stderr goes to the
+model with the result; UserPromptSubmit: the message is not sent; Stop and SubagentStop: the model carries on, with
+stderr as its next instruction; the other events show stderr to the person); JSON on stdout decides, adds context or
+stops the turn. Any other exit, a command that cannot start, or one that outlives its ``timeout`` (its whole tree is
+killed) is logged and shown once per hook; the session carries on. Each output is read at most to
+``process.OUTPUT_CAP``.
 
 Matchers: ``hook_settings.HookCommand.matches`` over every spelling of the tool's name (``tools.facts``), so
 ``Bash`` and ``bash`` select the same calls. Hooks of one event run in order, an identical command once; the first
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catcode.boundary import wrap
 from catcode.conversation.hook_bus import (
     CONTINUE,
     AppendMessages,
@@ -143,7 +147,7 @@ class UserHooks:
                 continue
             if answer.message:
                 self.notify(f"{name} hook: {answer.message}")
-            context_lines += answer.context
+            context_lines += [wrap("hook-context", text, event=name) for text in answer.context]
             done = self._result(name, hook, answer, context, results)
             if done:
                 break
