@@ -113,6 +113,11 @@ SECTIONS = [
     ("terminal: escapes made visible vs not, rewind's checked deletes vs unlink", "bench_terminal", "bench_terminal"),
     ("rules: file rule check per call, gitignore vs the fnmatch reading, shapes refused", "bench_rules", "bench_rules"),
     ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
+    (
+        "claude setup: settings with Claude Code's files vs without, -p with a whole setup (and hooks) vs bare",
+        "bench_claude_setup",
+        "bench_claude_setup",
+    ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
     ("layout: prompt and -p before vs after the package floors", "bench_layout", "bench_layout"),
 ]

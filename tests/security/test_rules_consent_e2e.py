@@ -140,9 +140,10 @@ def test_the_rule_offered_is_the_narrowest_that_covers_the_command(
     fake_server.enqueue(*[tool_use("bash", {"command": c}) for c in lines], text("Done."))
     proc = run(project, fake_server, "-p", "look")
     assert proc.returncode == 0, proc.stderr
-    assert "refused bash(git -C sub status): " in proc.stderr and "such as bash(git -C sub status*)" in proc.stderr
-    assert "refused bash(git --no-pager log): " in proc.stderr and "such as bash(git log*)" in proc.stderr
-    assert "such as bash(git status*)" in proc.stderr
+    assert "refused bash(git -C sub status): " in proc.stderr
+    assert '--allowedTools "bash(git -C sub status*)"' in proc.stderr  # the flag that allows it, as typed
+    assert "refused bash(git --no-pager log): " in proc.stderr and '--allowedTools "bash(git log*)"' in proc.stderr
+    assert '--allowedTools "bash(git status*)"' in proc.stderr
     assert "bash(git*)" not in proc.stderr
 
 
