@@ -1,5 +1,6 @@
 """``catcode doctor``: is this machine ready for catcode? Today: whether the sandbox around bash can start here
-(bubblewrap found, user namespaces on), and with which fence; how many checkpoints this project has and their size.
+(bubblewrap found, user namespaces on), and with which fence; how many checkpoints this project has, their size, and
+what is wrong with them (a lock left by a killed session, torn records, a damaged checkpoint repository).
 Memory has its own: ``catcode memory doctor``.
 Exit 1 when a check fails."""
 
@@ -10,7 +11,8 @@ import typer
 
 def doctor() -> None:
     """Check that the sandbox around bash commands can start here (and the fence it puts up), and report this
-    project's checkpoints (count and size). Exit 1 if the sandbox cannot start."""
+    project's checkpoints (count, size, and any damage with its fix). Exit 1 if the sandbox cannot start or the
+    checkpoints are damaged."""
     from catcode.cli.launch import fail, settle
     from catcode.errors import ConfigError
     from catcode.sandbox.fence import make_fence
@@ -27,11 +29,14 @@ def doctor() -> None:
         fence.close()
     from catcode.cli.checkpoints_cli import doctor_lines
 
+    damaged = False
     try:
-        for line in doctor_lines(settings, paths):
+        lines, damaged = doctor_lines(settings, paths)
+        for line in lines:
             typer.echo(line)
     except Exception as exc:  # a report line, not a crash: the other checks still count
         typer.echo(f"checkpoints: could not be read: {exc}")
+        damaged = True
     typer.echo("memory: run catcode memory doctor to check memory files, indexes and history")
-    if fence.unavailable:
+    if fence.unavailable or damaged:
         raise typer.Exit(1)
