@@ -5,6 +5,7 @@ and for ``catcode memory`` (offline: no provider). The objects themselves constr
 from __future__ import annotations
 
 import queue
+import sys
 import uuid
 from collections.abc import Callable
 from datetime import date
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.fsutil import ensure_private_dir
+from catcode.memory.report import unversioned_line
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.scopes import Placement
 from catcode.memory.store.store import MemoryStore
@@ -32,8 +34,10 @@ def build_memory_runtime(
     *,
     provider: LLMProvider | None = None,
     notices: queue.SimpleQueue[str] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> MemoryRuntime:
-    """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline."""
+    """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline.
+    ``notify`` (default: a line on stderr) says at once when memory changes stop being recorded in history."""
     for folder in (paths.memory_root, paths.memory_root / "users", paths.memory_root / "projects"):
         ensure_private_dir(folder).chmod(0o700)
     git = GitStore(paths.memory_root)
@@ -46,12 +50,18 @@ def build_memory_runtime(
         placement=Placement(paths.project_root),  # a correction naming this project's files stays with it
         scan_record=paths.memory_cache,
     )
+    store.on_unversioned(lambda reason: (notify or _on_stderr)(unversioned_line(reason)))
     notices = notices or queue.SimpleQueue()
     session_id = uuid.uuid4().hex[:12]
     runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices)
     if provider is not None:
         _add_pipeline(runtime, provider)
     return runtime
+
+
+def _on_stderr(line: str) -> None:
+    """``catcode memory ...`` (no session): a line on stderr, beside the command's own output."""
+    sys.stderr.write(f"catcode: {line}\n")
 
 
 def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider) -> None:

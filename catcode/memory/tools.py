@@ -110,6 +110,8 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
         redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
+        if counts.unversioned:
+            return ToolResult(unversioned(f"Memory written: {entry.name}{redacted}", counts.unversioned), is_error=True)
         if replaced is None:
             return ToolResult(f"Memory saved: {entry.name}{redacted}")
         old, scope = replaced
@@ -136,9 +138,21 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
             deleted = manager.delete_entry(validate_name(name), why="tool")
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
-        return ToolResult(f"Memory deleted: {name}") if deleted else ToolResult(not_found(name), is_error=True)
+        if not deleted:
+            return ToolResult(not_found(name), is_error=True)
+        if store.unversioned:
+            return ToolResult(unversioned(f"Memory deleted: {name}", store.unversioned), is_error=True)
+        return ToolResult(f"Memory deleted: {name}")
 
     return [memory_read, memory_write, memory_delete]
+
+
+def unversioned(done: str, reason: str) -> str:
+    """A write whose files are on disk but whose commit failed: never called saved, and the way out said."""
+    return (
+        f"{done}, but NOT recorded in memory's history: {reason}. The file is on disk and in use; it cannot be "
+        "listed or undone until `catcode memory doctor --fix` repairs the memory repository."
+    )
 
 
 def memory_page(store: MemoryStore, page: int) -> str:

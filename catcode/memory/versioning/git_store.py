@@ -35,6 +35,7 @@ from catcode.memory.versioning.changes import (
     parse_name_status,
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
+from catcode.memory.versioning.repair import Damage, examine, repair
 from catcode.memory.versioning.repository import commit_staged, ensure_repository, has_commits, is_initialized
 
 log = get_logger(__name__)
@@ -96,7 +97,21 @@ class GitStore:
             self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
         if missing:
             self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
-        return self._commit_staged(message)
+        sha = self._commit_staged(message)
+        self._verify(sha, present + missing)
+        return sha
+
+    def _verify(self, sha: str | None, staged: list[str]) -> None:
+        """Raise unless the commit happened: every staged path now matches the branch's last commit, and a new
+        commit's change can be listed (a damaged repository can take a commit that ``log`` and ``revert`` cannot
+        read, or none at all while git says nothing to commit)."""
+        if staged:
+            left = self._run("status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *staged)
+            unrecorded = [entry[3:] for entry in left.stdout.split("\x00") if len(entry) > 3]
+            if unrecorded:
+                raise MemoryStoreError(f"git commit did not record {', '.join(unrecorded[:3])} in {self.root}")
+        if sha is not None:
+            self._run("diff-tree", "--root", "-r", "--no-commit-id", "--name-only", sha)
 
     def uncommitted(self, folders: list[Path]) -> list[Path]:
         """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
@@ -169,9 +184,21 @@ class GitStore:
 
     def fsck(self) -> bool:
         """True when the repository is intact (or does not exist yet / versioning is off)."""
-        if not self.available or not self.initialized:
-            return True
-        return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
+        return not self.damage()
+
+    def damage(self) -> list[Damage]:
+        """What is wrong with the repository itself (``repair.examine``); empty when it is intact, does not exist
+        yet, or versioning is off."""
+        if self._runner is None:
+            return []
+        return examine(self._runner)
+
+    def repair(self) -> list[str]:
+        """Mend the repository (``repair.repair``: HEAD, the branch, the index), the memory files untouched; what was
+        done. The caller holds the memory lock and then records the files again (``MemoryStore.reconcile``)."""
+        if self._runner is None:
+            return []
+        return repair(self._runner)
 
     def ensure_repository(self) -> None:
         """Create the repository now, with its setup commit (a sync needs one before the first memory change)."""
