@@ -72,8 +72,13 @@ class FactsIndex:
                         raise FactsIndexError(f"cannot open the fact index {self.db_path}: {exc}") from exc
                     problem = f"corrupt: {exc}"
                 if problem == "empty":
-                    conn.executescript(SCHEMA)
-                    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                    try:  # one transaction (see ``SCHEMA``): another process may be creating the tables too
+                        conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+                    except sqlite3.DatabaseError as exc:
+                        if conn.in_transaction:
+                            conn.execute("ROLLBACK")
+                        conn.close()
+                        raise FactsIndexError(f"cannot create the fact index {self.db_path}: {exc}") from exc
                 if problem in (None, "empty"):
                     self._conn = conn
                 else:

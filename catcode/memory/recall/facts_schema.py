@@ -45,20 +45,24 @@ KINDS = frozenset({"memory", "daily", "weekly", "longterm", "compacted", "turn"}
 WORD_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 
 SCHEMA = f"""
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE sources(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, date TEXT NOT NULL,
-                     scope TEXT NOT NULL, label TEXT NOT NULL, session TEXT NOT NULL, hash TEXT NOT NULL);
-CREATE INDEX sources_by_session ON sources(session);
-CREATE TABLE facts(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, text TEXT NOT NULL, words TEXT);
-CREATE INDEX facts_by_source ON facts(source_id);
-CREATE VIRTUAL TABLE facts_word USING fts5(words, content='', tokenize="{WORD_TOKENIZER}");
-CREATE VIRTUAL TABLE facts_tri USING fts5(text, content='facts', content_rowid='id', tokenize='trigram');
-CREATE VIRTUAL TABLE docs_word USING fts5(title, body, context, tokenize="{WORD_TOKENIZER}");
-CREATE TABLE turns(seq INTEGER PRIMARY KEY, session TEXT NOT NULL, n INTEGER NOT NULL, date TEXT NOT NULL,
-                   text TEXT NOT NULL);
-CREATE INDEX turns_by_session ON turns(session, n);
-CREATE INDEX turns_by_date ON turns(date);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+                     date TEXT NOT NULL, scope TEXT NOT NULL, label TEXT NOT NULL, session TEXT NOT NULL,
+                     hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sources_by_session ON sources(session);
+CREATE TABLE IF NOT EXISTS facts(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, text TEXT NOT NULL, words TEXT);
+CREATE INDEX IF NOT EXISTS facts_by_source ON facts(source_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_word USING fts5(words, content='', tokenize="{WORD_TOKENIZER}");
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_tri USING fts5(text, content='facts', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_word USING fts5(title, body, context, tokenize="{WORD_TOKENIZER}");
+CREATE TABLE IF NOT EXISTS turns(seq INTEGER PRIMARY KEY, session TEXT NOT NULL, n INTEGER NOT NULL,
+                   date TEXT NOT NULL, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session, n);
+CREATE INDEX IF NOT EXISTS turns_by_date ON turns(date);
+INSERT OR IGNORE INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');
 """
+"""The tables, created in one transaction (``FactsIndex.open``): processes that start together on a new facts.db
+each run it; the first creates them, the others find them there, and none ever sees them half made."""
 
 
 class FactsIndexError(CatcodeError):
