@@ -37,7 +37,8 @@ def build_memory_runtime(
     notify: Callable[[str], None] | None = None,
 ) -> MemoryRuntime:
     """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline.
-    ``notify`` (default: a line on stderr) says at once when memory changes stop being recorded in history."""
+    ``notify`` (default: a line on stderr) says at once what the person must hear: memory changes no longer
+    recorded in history, history.jsonl no longer written."""
     for folder in (paths.memory_root, paths.memory_root / "users", paths.memory_root / "projects"):
         ensure_private_dir(folder).chmod(0o700)
     git = GitStore(paths.memory_root)
@@ -50,12 +51,13 @@ def build_memory_runtime(
         placement=Placement(paths.project_root),  # a correction naming this project's files stays with it
         scan_record=paths.memory_cache,
     )
-    store.on_unversioned(lambda reason: (notify or _on_stderr)(unversioned_line(reason)))
+    say = notify or _on_stderr
+    store.on_unversioned(lambda reason: say(unversioned_line(reason)))
     notices = notices or queue.SimpleQueue()
     session_id = uuid.uuid4().hex[:12]
     runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices)
     if provider is not None:
-        _add_pipeline(runtime, provider)
+        _add_pipeline(runtime, provider, say)
     return runtime
 
 
@@ -64,7 +66,7 @@ def _on_stderr(line: str) -> None:
     sys.stderr.write(f"catcode: {line}\n")
 
 
-def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider) -> None:
+def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider, say: Callable[[str], None]) -> None:
     """The manager (and the one of background runs, with their own output bound), history log, cursor and service."""
     from catcode.memory.pipeline.consolidator import MemoryConsolidator
     from catcode.memory.pipeline.cursor import DreamCursor
@@ -100,6 +102,7 @@ def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider) -> None:
         run_lock=paths.project_memory / ".dream.lock",
         summarize=llm_summarizer(provider),
         notify=runtime.notices.put,
+        warn=say,
         background_manager=manager_for(config.model_copy(update={"extract_max_tokens": config.dream_max_tokens})),
     )
     runtime.provider, runtime.manager, runtime.service = provider, manager, service

@@ -87,9 +87,14 @@ class MemoryRuntime:
         interactive session, once its first request has been answered or its prompt sits idle; default: now."""
         if self.service is None or self.history is None:
             return
+        from catcode.memory.pipeline.history import HistoryError
+
         begin = start or (lambda work: work())
         session.agent.listeners.append(self.service.record)
-        self.history.append_event("session_start")
+        try:
+            self.history.append_event("session_start")
+        except HistoryError:  # a full disk: the session goes on; its first message says so if it still is
+            log.warning("history_session_start_failed", exc_info=True)
         if self.git.warning:
             self.notices.put(self.git.warning)
         # Reading every memory file takes a while in a large store: do it in the background (the injection reads

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.pipeline.manager import MemoryManager
-from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope
+from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope, unversioned_fix
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
@@ -151,7 +151,7 @@ def unversioned(done: str, reason: str) -> str:
     """A write whose files are on disk but whose commit failed: never called saved, and the way out said."""
     return (
         f"{done}, but NOT recorded in memory's history: {reason}. The file is on disk and in use; it cannot be "
-        "listed or undone until `catcode memory doctor --fix` repairs the memory repository."
+        f"listed or undone until then: {unversioned_fix(reason)}."
     )
 
 

@@ -31,7 +31,7 @@ from catcode.memory.pipeline.cursor import (
     unprocessed_count,
 )
 from catcode.memory.pipeline.dream import BackgroundRuns
-from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
@@ -60,8 +60,13 @@ class MemoryService(BackgroundRuns):
         clock: Callable[[], float] = time.monotonic,
         background_manager: MemoryManager | None = None,
         attempts: Attempts | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
+        """``notify``: a quiet line about a background run; ``warn`` (default ``notify``): a line the person must
+        see at once (history.jsonl cannot be written)."""
         self.manager, self.history, self.cursor = manager, history, cursor
+        self._warn = warn or notify
+        self._unrecorded: list[Message] = []  # messages history.jsonl could not take yet (a full disk), in order
         # Dream and recovery runs use their own output bound (memory.dream_max_tokens).
         self.background_manager = background_manager or manager
         self.config, self.history_config = config, history_config
@@ -75,9 +80,31 @@ class MemoryService(BackgroundRuns):
     # -- recording --------------------------------------------------------------------------------------------
 
     def record(self, message: Message) -> None:
-        """Append a stored message to history.jsonl, then start a Dream if enough is unprocessed."""
-        self.history.append(message)
+        """Append a stored message to history.jsonl, then start a Dream if enough is unprocessed. A message that
+        cannot be written (a full disk) never fails the turn: it is held here and written, in order, with the next
+        one once there is room; the first failure (and the recovery) is one line."""
+        held = bool(self._unrecorded)
+        self._unrecorded.append(message)
+        try:
+            while self._unrecorded:
+                self.history.append(self._unrecorded[0])
+                self._unrecorded.pop(0)
+        except HistoryError as exc:
+            log.warning("history_append_failed", held=len(self._unrecorded), error=str(exc))
+            if not held:
+                self._warn(
+                    f"{exc}. This session's messages are held in memory and written once there is room (they are "
+                    "lost if the session ends first)."
+                )
+            return
+        if held:
+            self._warn(f"{self.history.path.name} can be written again: the messages held back are saved.")
         self.maybe_dream()
+
+    @property
+    def unrecorded(self) -> int:
+        """Messages held back because history.jsonl could not take them."""
+        return len(self._unrecorded)
 
     def pending(self) -> int:
         """Unprocessed message lines."""

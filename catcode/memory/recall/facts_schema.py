@@ -19,6 +19,7 @@ rebuilt when later turns of its session arrive. Schema version 2 added ``docs_wo
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 import sqlite3
@@ -38,6 +39,7 @@ __all__ = [
     "Hit",
     "SyncResult",
     "is_corruption",
+    "is_unwritable",
 ]
 
 SCHEMA_VERSION = "2"
@@ -163,6 +165,21 @@ class SyncResult:
     added: int = 0
     changed: int = 0
     removed: int = 0
+
+
+def is_unwritable(exc: BaseException) -> bool:
+    """The fact index cannot be written where it is (a full disk, a read-only or failing file system), as opposed
+    to corruption or a lock: ``exc`` or what caused it is SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY or
+    SQLITE_CANTOPEN, or an ``OSError`` of that kind."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        code = getattr(seen, "sqlite_errorcode", None)
+        if code is not None and code & 0xFF in (8, 10, 13, 14):
+            return True
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO):
+            return True
+        seen = seen.__cause__
+    return False
 
 
 def is_corruption(exc: sqlite3.DatabaseError) -> bool:
