@@ -102,6 +102,7 @@ SECTIONS = [
     ("recall: per-turn auto recall on vs off, in context, chars, latency", "bench_auto_recall", "bench_auto_recall"),
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
+    ("web: requests per second and p95 under 50 clients, vs one at a time", "bench_web_load", "bench_web_load"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
     ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),

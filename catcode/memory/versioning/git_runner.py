@@ -53,6 +53,16 @@ class GitRunner:
         reason = first_error_line(result.stderr) or f"exit code {result.returncode}"
         raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
 
+    def read(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
+        """Run a git command that only reads (``log``, ``show``, ``rev-parse``...) without the run lock, so that
+        reads run side by side: with optional locks off, such a git creates no lock file, so none it could leave
+        is ever mistaken for a dead one's."""
+        result = self.run_once(args)
+        if ok_codes is None or result.returncode in ok_codes:
+            return result
+        reason = first_error_line(result.stderr) or f"exit code {result.returncode}"
+        raise MemoryStoreError(f"git {args[0]} failed in {self.root}: {reason}")
+
     @contextmanager
     def run_lock(self) -> Iterator[int]:
         """Hold the repository's run lock (waiting at most ``timeout`` for the git of a killed process to end);

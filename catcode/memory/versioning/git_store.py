@@ -36,7 +36,7 @@ from catcode.memory.versioning.changes import (
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 from catcode.memory.versioning.repair import Damage, examine, repair
-from catcode.memory.versioning.repository import commit_staged, ensure_repository, has_commits, is_initialized
+from catcode.memory.versioning.repository import commit_staged, ensure_repository, is_initialized
 
 log = get_logger(__name__)
 
@@ -44,7 +44,8 @@ _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 
 
 class GitStore:
-    """Versions the memory directory ``root`` with the git CLI. Not thread-safe: callers hold the memory lock."""
+    """Versions the memory directory ``root`` with the git CLI. Writes are not thread-safe (callers hold the memory
+    lock); reads (``log``, ``last_change``, ``diff``) may run side by side, with each other and with a write."""
 
     def __init__(self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0) -> None:
         self.root = Path(root).absolute()
@@ -156,7 +157,7 @@ class GitStore:
         root, when given); empty before the first commit or when versioning is off."""
         if not self.available or not self.initialized or not self._has_commits():
             return []
-        out = self._run(
+        out = self._read(
             "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
             "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths,
         ).stdout  # fmt: skip
@@ -172,7 +173,7 @@ class GitStore:
         """The sha of the newest commit touching ``paths`` (git pathspecs; any commit when empty), or None."""
         if not self.available or not self.initialized or not self._has_commits():
             return None
-        out = self._run("log", "-n1", "--format=%H", *(("--", *paths) if paths else ())).stdout.strip()
+        out = self._read("log", "-n1", "--format=%H", *(("--", *paths) if paths else ())).stdout.strip()
         return out or None
 
     def diff(self, commit: str | None = None) -> str:
@@ -180,7 +181,7 @@ class GitStore:
         if not self.available or not self.initialized or not self._has_commits():
             return ""
         sha = self._resolve(commit or "HEAD")
-        return self._run("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
+        return self._read("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
 
     def fsck(self) -> bool:
         """True when the repository is intact (or does not exist yet / versioning is off)."""
@@ -234,7 +235,7 @@ class GitStore:
         bad = UnknownChange(commit)
         if not _REVISION.fullmatch(commit):
             raise bad
-        sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
+        sha = self._read("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
         if not sha.strip():
             raise bad
         return sha.strip()
@@ -246,8 +247,7 @@ class GitStore:
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
 
     def _has_commits(self) -> bool:
-        assert self._runner is not None
-        return has_commits(self._runner)
+        return bool(self._read("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
 
     def _files(self, sha: str) -> list[FileChange]:
         out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
@@ -270,3 +270,8 @@ class GitStore:
     def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
         return self._runner.run(*args, ok_codes=ok_codes)
+
+    def _read(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
+        """A command that only reads: without the run lock, so that reads (the web view's) run side by side."""
+        assert self._runner is not None
+        return self._runner.read(*args, ok_codes=ok_codes)
