@@ -38,7 +38,8 @@ def build_memory_runtime(
 ) -> MemoryRuntime:
     """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline.
     ``notify`` (default: a line on stderr) says at once what the person must hear: memory changes no longer
-    recorded in history, history.jsonl no longer written."""
+    recorded in history, history.jsonl no longer written; given, it also carries what background runs did (else
+    those lines wait in ``notices``)."""
     for folder in (paths.memory_root, paths.memory_root / "users", paths.memory_root / "projects"):
         ensure_private_dir(folder).chmod(0o700)
     git = GitStore(paths.memory_root)
@@ -55,9 +56,9 @@ def build_memory_runtime(
     store.on_unversioned(lambda reason: say(unversioned_line(reason)))
     notices = notices or queue.SimpleQueue()
     session_id = uuid.uuid4().hex[:12]
-    runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices)
+    runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices, say=say)
     if provider is not None:
-        _add_pipeline(runtime, provider, say)
+        _add_pipeline(runtime, provider, say, notify or notices.put)
     return runtime
 
 
@@ -66,7 +67,9 @@ def _on_stderr(line: str) -> None:
     sys.stderr.write(f"catcode: {line}\n")
 
 
-def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider, say: Callable[[str], None]) -> None:
+def _add_pipeline(
+    runtime: MemoryRuntime, provider: LLMProvider, say: Callable[[str], None], quiet: Callable[[str], None]
+) -> None:
     """The manager (and the one of background runs, with their own output bound), history log, cursor and service."""
     from catcode.memory.pipeline.consolidator import MemoryConsolidator
     from catcode.memory.pipeline.cursor import DreamCursor
@@ -101,7 +104,7 @@ def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider, say: Callable[[
         history_config=settings.history,
         run_lock=paths.project_memory / ".dream.lock",
         summarize=llm_summarizer(provider),
-        notify=runtime.notices.put,
+        notify=quiet,  # print mode: on stderr, as nothing reads the notices there
         warn=say,
         background_manager=manager_for(config.model_copy(update={"extract_max_tokens": config.dream_max_tokens})),
     )

@@ -58,8 +58,11 @@ class MemoryRuntime:
         service: MemoryService | None = None,
         history: HistoryLog | None = None,
         cursor: DreamCursor | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
+        """``say``: one line the person sees at once (default: queued with the ``notices``)."""
         self.settings, self.paths, self.config = settings, paths, settings.memory
+        self.say = say or notices.put
         self.store, self.git, self.session_id, self.notices = store, git, session_id, notices
         self.provider, self.manager, self.service = provider, manager, service
         self.history, self.cursor = history, cursor
@@ -101,6 +104,10 @@ class MemoryRuntime:
         # what the first request needs itself). It also records what was left uncommitted (a hand edit, a killed
         # session): valid memory files only, redacted.
         begin(self._start_check)
+        if not interactive:
+            # No capture at exit here: a Dream still going is finished within the exit budget, or left whole for
+            # the next start — said either way.
+            session.hooks.on(HookEvent.SESSION_END, lambda context: self._finish_background())
         if interactive:
             session.exit_steps.append(lambda say: self.wait_started(self.start_up_wait()))
             session.exit_steps.append(partial(capture_at_exit, self))
@@ -111,6 +118,12 @@ class MemoryRuntime:
                     service.start_background("recovery")
 
                 begin(recover)
+
+    def _finish_background(self) -> None:
+        assert self.service is not None
+        line = self.service.finish_background(self.config.exit_timeout)
+        if line:
+            self.say(line)
 
     def start_up_wait(self) -> float:
         """Seconds the exit gives start-up work still running (started late: the session's first quiet moment came
