@@ -36,7 +36,7 @@ from catcode.memory.versioning.changes import (
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 from catcode.memory.versioning.repair import Damage, examine, repair
-from catcode.memory.versioning.repository import commit_staged, ensure_repository, is_initialized
+from catcode.memory.versioning.repository import commit_index, commit_staged, ensure_repository, is_initialized
 
 log = get_logger(__name__)
 
@@ -98,21 +98,26 @@ class GitStore:
             self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
         if missing:
             self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
-        sha = self._commit_staged(message)
-        self._verify(sha, present + missing)
-        return sha
+        assert self._runner is not None
+        committed = commit_index(self._runner, message)
+        head = self._recorded(present + missing)
+        return head if committed else None
 
-    def _verify(self, sha: str | None, staged: list[str]) -> None:
-        """Raise unless the commit happened: every staged path now matches the branch's last commit, and a new
-        commit's change can be listed (a damaged repository can take a commit that ``log`` and ``revert`` cannot
-        read, or none at all while git says nothing to commit)."""
-        if staged:
-            left = self._run("status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *staged)
-            unrecorded = [entry[3:] for entry in left.stdout.split("\x00") if len(entry) > 3]
-            if unrecorded:
-                raise MemoryStoreError(f"git commit did not record {', '.join(unrecorded[:3])} in {self.root}")
-        if sha is not None:
-            self._run("diff-tree", "--root", "-r", "--no-commit-id", "--name-only", sha)
+    def _recorded(self, staged: list[str]) -> str:
+        """The branch's last commit, once checked that the commit happened: every staged path matches it now (a
+        damaged repository can fail to record a file, or take nothing while git says there was nothing to commit).
+        One ``git status``, which also names HEAD. Raises ``MemoryStoreError`` when a path is not recorded."""
+        if not staged:
+            return self._run("rev-parse", "HEAD").stdout.strip()
+        status = self._run(
+            "status", "--porcelain=v2", "--branch", "-z", "--no-renames", "--untracked-files=all", "--", *staged
+        ).stdout.split("\x00")
+        head = next((e.removeprefix("# branch.oid ") for e in status if e.startswith("# branch.oid ")), "")
+        unrecorded = [entry.rsplit(" ", 1)[-1] for entry in status if entry and not entry.startswith("#")]
+        if unrecorded or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", head):
+            what = ", ".join(unrecorded[:3]) or "anything (the branch has no commit)"
+            raise MemoryStoreError(f"git commit did not record {what} in {self.root}")
+        return head
 
     def uncommitted(self, folders: list[Path]) -> list[Path]:
         """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
