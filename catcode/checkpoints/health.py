@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 from catcode.checkpoints.shadow import CheckpointError
 from catcode.checkpoints.store import CheckpointStore
@@ -46,20 +47,59 @@ def check(store: CheckpointStore) -> list[Problem]:
                 repaired_by_itself=True,
             )
         )
-    damage = _damage(store)
-    if damage:
-        broken = _unrestorable(store)
-        named = ", ".join(broken[:SHOWN]) + (f" and {len(broken) - SHOWN} more" if len(broken) > SHOWN else "")
-        lost = f"; {len(broken)} checkpoint(s) cannot be restored: {named}" if broken else ""
-        index = shlex.quote(str(repo.git_dir / "index"))
+    gone = _not_in_repository(store)
+    if gone:
         found.append(
             Problem(
-                f"the checkpoint repository {repo.git_dir} is damaged ({damage}){lost}",
-                f"rm {index}: the next checkpoint then stores every file afresh, which also mends the checkpoints "
-                "whose missing files are still the same on disk (the others cannot be restored either way)",
+                f"{len(gone)} checkpoint(s) recorded in {store.records_file.name} are not in the repository (it was "
+                f"replaced or cleaned by hand): {_named(gone)}; they cannot be restored",
+                "nothing: they are dropped with the old ones (checkpoints.retention_days)",
+                repaired_by_itself=True,
+            )
+        )
+    damage, missing = _damage(store)
+    if damage:
+        broken = [c for c in _unrestorable(store) if c not in gone]
+        lost = f"; {len(broken)} checkpoint(s) cannot be restored: {_named(broken)}" if broken else ""
+        found.append(
+            Problem(
+                f"the checkpoint repository {repo.git_dir} is damaged ({damage}){lost}", _fix(repo.git_dir, missing)
             )
         )
     return found
+
+
+def _named(ids: list[str]) -> str:
+    return ", ".join(ids[:SHOWN]) + (f" and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
+
+
+def _not_in_repository(store: CheckpointStore) -> list[str]:
+    """The checkpoints whose snapshot commit the repository does not hold at all."""
+    every = store.all()
+    if not every:
+        return []
+    try:
+        result = store.repo.run(
+            "cat-file", "--batch-check=%(objectname)", stdin="".join(f"{c.commit}\n" for c in every)
+        )
+    except CheckpointError:
+        return []
+    answers = result.stdout.splitlines()
+    return [c.id for c, line in zip(every, answers, strict=False) if line.endswith(" missing")]
+
+
+def _fix(git_dir: Path, missing: bool) -> str:
+    if missing:
+        return (
+            f"rm {shlex.quote(str(git_dir / 'index'))}: the next checkpoint then stores every file afresh, which also "
+            "mends the checkpoints whose missing files are still the same on disk (the others cannot be restored "
+            "either way)"
+        )
+    aside = shlex.quote(str(git_dir.with_name(git_dir.name + ".damaged")))
+    return (
+        f"mv {shlex.quote(str(git_dir))} {aside}: the next checkpoint starts a new repository (the checkpoints of the "
+        "damaged one cannot be restored)"
+    )
 
 
 def _unreadable_records(store: CheckpointStore) -> int:
@@ -78,21 +118,22 @@ def _unreadable_records(store: CheckpointStore) -> int:
     return count
 
 
-def _damage(store: CheckpointStore) -> str:
-    """What ``git fsck`` finds wrong with the objects the checkpoints reach ("" when nothing): every commit, tree and
-    blob they reference is there and can be read (the blobs' content is not re-hashed: that would read the whole
-    project's history)."""
+def _damage(store: CheckpointStore) -> tuple[str, bool]:
+    """What ``git fsck`` finds wrong with the objects the checkpoints reach ("" when nothing), and whether it is only
+    objects missing: every commit, tree and blob they reference must be there and readable (the blobs' content is
+    not re-hashed: that would read the whole project's history)."""
     try:
         result = store.repo.run("fsck", "--connectivity-only", "--no-dangling", "--no-progress")
     except CheckpointError as exc:
-        return str(exc)
+        return str(exc), False
     if result.returncode == 0:
-        return ""
+        return "", False
     lines = [line.strip() for line in (result.stdout + result.stderr).splitlines() if line.strip()]
     missing = [line for line in lines if line.startswith("missing ")]
     if missing:
-        return f"{len(missing)} object(s) missing, e.g. {missing[0].removeprefix('missing ')}"
-    return next((line.removeprefix("error: ").removeprefix("fatal: ") for line in lines), "git fsck failed")
+        return f"{len(missing)} object(s) missing, e.g. {missing[0].removeprefix('missing ')}", True
+    first = next((line for line in lines if not line.startswith("notice:")), "git fsck failed")
+    return first.removeprefix("error: ").removeprefix("fatal: "), False
 
 
 def _unrestorable(store: CheckpointStore) -> list[str]:

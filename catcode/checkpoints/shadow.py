@@ -30,6 +30,7 @@ _ISOLATION = (
     "-c", "advice.addEmbeddedRepo=false", "-c", "advice.addIgnoredFile=false", "-c", "core.safecrlf=false",
 )  # fmt: skip
 _SCRUBBED_ENV = re.compile(r"GIT_\w+")
+_HEAD = re.compile(r"ref: refs/\S+|[0-9a-f]{40}(?:[0-9a-f]{24})?")
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
 MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
 
@@ -150,7 +151,10 @@ class ShadowRepo:
     # -- internals ---------------------------------------------------------------------------------------------
 
     def _ensure(self) -> None:
-        if (self.git_dir / "HEAD").exists():
+        head = _read(self.git_dir / "HEAD")
+        if head:
+            if not _HEAD.fullmatch(head):  # damaged; no snapshot uses it (each has a ref of its own): set it right
+                _write(self.git_dir / "HEAD", "ref: refs/heads/main\n")
             return
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")

@@ -89,8 +89,8 @@ def test_a_failed_checkpoint_is_said_before_the_tool_changes_anything(
     spawn_catcode: Spawn, fake_server: FakeAnthropicServer, project: Path, home_dir: Path
 ) -> None:
     shadow = _shadow(home_dir, project) / "git"
-    shadow.mkdir(parents=True)
-    (shadow / "HEAD").write_text("not a reference\n")  # a damaged checkpoint repository: every snapshot fails
+    shadow.parent.mkdir(parents=True)
+    shadow.write_text("not a repository\n")  # a file where the checkpoint repository should be: every snapshot fails
     # The command waits for the test to have seen the notice: what it then writes comes after it on screen.
     command = "while [ ! -e go ]; do sleep 0.05; done; echo changed > out.txt; echo wrote-it"
     fake_server.enqueue(tool_use("bash", {"command": command}), text("Done."))
@@ -153,3 +153,39 @@ def test_a_damaged_checkpoint_repository_is_reported_with_what_it_cannot_restore
     restored = _run(project, catcode_env, "rewind", listed[0]["id"], "--yes")
     assert restored.returncode == 0, restored.stderr
     assert (project / "a.txt").read_text() == "one\n" and (project / "b.txt").read_text() == "kept\n"
+
+
+def test_a_corrupt_checkpoint_repository_is_reported_and_a_bad_head_mends_itself(
+    fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
+) -> None:
+    (project / "a.txt").write_text("one\n")
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
+    assert _run(project, catcode_env, "--permission-mode", "bypass", "-p", "first").returncode == 0
+    git = _shadow(home_dir, project) / "git"
+    (git / "HEAD").write_text("garbage\n")  # no snapshot needs it: the next one sets it right
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "two", "three")), text("Edited."))
+    second = _run(project, catcode_env, "--permission-mode", "bypass", "-p", "second")
+    assert second.returncode == 0 and "No checkpoint" not in second.stderr, second.stderr
+    listed = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)
+    assert [c["message"] for c in listed] == ["first", "second"]
+
+    tree = subprocess.run(["git", f"--git-dir={git}", "rev-parse", f"{listed[0]['commit']}^{{tree}}"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    damaged = git / "objects" / tree[:2] / tree[2:]
+    damaged.chmod(0o600)
+    damaged.write_bytes(b"this is not a git object")
+    doctor = _run(project, catcode_env, "doctor")
+    assert doctor.returncode == 1
+    assert f"the checkpoint repository {git} is damaged" in doctor.stdout, doctor.stdout
+    assert f"{listed[0]['id']}" in doctor.stdout and f"fix: mv {git} {git}.damaged" in doctor.stdout
+
+    git.rename(git.with_name("git.damaged"))  # the fix it gives
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "three", "four")), text("Edited."))
+    third = _run(project, catcode_env, "--permission-mode", "bypass", "-p", "third")
+    assert third.returncode == 0 and "No checkpoint" not in third.stderr, third.stderr
+    newest = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)[-1]
+    assert _run(project, catcode_env, "rewind", newest["id"], "--yes").returncode == 0
+    assert (project / "a.txt").read_text() == "three\n"
+    doctor = _run(project, catcode_env, "doctor")
+    assert "2 checkpoint(s) recorded in checkpoints.jsonl are not in the repository" in doctor.stdout, doctor.stdout
+    assert "damaged" not in doctor.stdout.split("checkpoints:", 1)[1]
