@@ -45,6 +45,23 @@ def _edit(path: str, old: str, new: str) -> dict[str, str]:
     return {"path": path, "old_string": old, "new_string": new}
 
 
+def _turn(server: FakeAnthropicServer, project: Path, env: dict[str, str], old: str, new: str, message: str):
+    """One ``catcode -p`` turn whose model edits a.txt from ``old`` to ``new`` (nothing asks)."""
+    server.enqueue(tool_use("edit_file", _edit("a.txt", old, new)), text("Edited."))
+    return _run(project, env, "--permission-mode", "bypass", "-p", message)
+
+
+def _listed(project: Path, env: dict[str, str]) -> list[dict]:
+    return json.loads(_run(project, env, "checkpoints", "--json").stdout)
+
+
+def _object(git: Path, revision: str) -> Path:
+    """The loose object file of ``revision`` in the repository ``git``."""
+    sha = subprocess.run(["git", f"--git-dir={git}", "rev-parse", revision], capture_output=True, text=True,
+                         check=True).stdout.strip()  # fmt: skip
+    return git / "objects" / sha[:2] / sha[2:]
+
+
 def test_a_snapshot_killed_in_git_add_leaves_a_lock_the_next_session_clears(
     fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
 ) -> None:
@@ -75,12 +92,11 @@ def test_a_snapshot_killed_in_git_add_leaves_a_lock_the_next_session_clears(
     assert "index.lock was left by a git that was killed" in doctor.stdout, doctor.stdout
     assert "the next checkpoint removes it" in doctor.stdout
 
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
-    second = _run(project, catcode_env, "--permission-mode", "bypass", "-p", "change a.txt")
+    second = _turn(fake_server, project, catcode_env, "one", "two", "change a.txt")
     assert second.returncode == 0, second.stderr
     assert "No checkpoint" not in second.stderr
     assert not (shadow / "git" / "index.lock").exists()
-    listed = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)
+    listed = _listed(project, catcode_env)
     assert [(c["turn"], c["files"]) for c in listed] == [(1, ["M a.txt"])]
     assert "was left by a git" not in _run(project, catcode_env, "doctor").stdout
 
@@ -110,14 +126,12 @@ def test_a_torn_last_record_does_not_swallow_the_next_checkpoint(
     fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
 ) -> None:
     (project / "a.txt").write_text("one\n")
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
-    assert _run(project, catcode_env, "--permission-mode", "bypass", "-p", "first").returncode == 0
+    assert _turn(fake_server, project, catcode_env, "one", "two", "first").returncode == 0
     records = _shadow(home_dir, project) / "checkpoints.jsonl"
     with records.open("a") as handle:
         handle.write('{"id": "deadbeef", "session": "killed", "tu')  # a write cut short
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "two", "three")), text("Edited."))
-    assert _run(project, catcode_env, "--permission-mode", "bypass", "-p", "second").returncode == 0
-    listed = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)
+    assert _turn(fake_server, project, catcode_env, "two", "three", "second").returncode == 0
+    listed = _listed(project, catcode_env)
     assert [c["message"] for c in listed] == ["first", "second"]
     rewind = _run(project, catcode_env, "rewind", listed[1]["id"], "--yes")
     assert rewind.returncode == 0, rewind.stderr
@@ -131,13 +145,10 @@ def test_a_damaged_checkpoint_repository_is_reported_with_what_it_cannot_restore
 ) -> None:
     (project / "a.txt").write_text("one\n")
     (project / "b.txt").write_text("kept\n")
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
-    assert _run(project, catcode_env, "--permission-mode", "bypass", "-p", "first").returncode == 0
+    assert _turn(fake_server, project, catcode_env, "one", "two", "first").returncode == 0
     git = _shadow(home_dir, project) / "git"
-    listed = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)
-    blob = subprocess.run(["git", f"--git-dir={git}", "rev-parse", f"{listed[0]['commit']}:b.txt"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    (git / "objects" / blob[:2] / blob[2:]).unlink()
+    listed = _listed(project, catcode_env)
+    _object(git, f"{listed[0]['commit']}:b.txt").unlink()
     doctor = _run(project, catcode_env, "doctor")
     assert doctor.returncode == 1
     assert "is damaged (1 object(s) missing" in doctor.stdout, doctor.stdout
@@ -146,8 +157,7 @@ def test_a_damaged_checkpoint_repository_is_reported_with_what_it_cannot_restore
     assert f"fix: rm {index}" in doctor.stdout
 
     index.unlink()  # the fix it gives: the next checkpoint stores every file afresh
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "two", "three")), text("Edited."))
-    assert _run(project, catcode_env, "--permission-mode", "bypass", "-p", "second").returncode == 0
+    assert _turn(fake_server, project, catcode_env, "two", "three", "second").returncode == 0
     doctor = _run(project, catcode_env, "doctor")
     assert "checkpoints: problem" not in doctor.stdout  # b.txt is on disk as it was: storing it again mended it
     restored = _run(project, catcode_env, "rewind", listed[0]["id"], "--yes")
@@ -159,19 +169,15 @@ def test_a_corrupt_checkpoint_repository_is_reported_and_a_bad_head_mends_itself
     fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
 ) -> None:
     (project / "a.txt").write_text("one\n")
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
-    assert _run(project, catcode_env, "--permission-mode", "bypass", "-p", "first").returncode == 0
+    assert _turn(fake_server, project, catcode_env, "one", "two", "first").returncode == 0
     git = _shadow(home_dir, project) / "git"
     (git / "HEAD").write_text("garbage\n")  # no snapshot needs it: the next one sets it right
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "two", "three")), text("Edited."))
-    second = _run(project, catcode_env, "--permission-mode", "bypass", "-p", "second")
+    second = _turn(fake_server, project, catcode_env, "two", "three", "second")
     assert second.returncode == 0 and "No checkpoint" not in second.stderr, second.stderr
-    listed = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)
+    listed = _listed(project, catcode_env)
     assert [c["message"] for c in listed] == ["first", "second"]
 
-    tree = subprocess.run(["git", f"--git-dir={git}", "rev-parse", f"{listed[0]['commit']}^{{tree}}"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    damaged = git / "objects" / tree[:2] / tree[2:]
+    damaged = _object(git, f"{listed[0]['commit']}^{{tree}}")
     damaged.chmod(0o600)
     damaged.write_bytes(b"this is not a git object")
     doctor = _run(project, catcode_env, "doctor")
@@ -180,10 +186,9 @@ def test_a_corrupt_checkpoint_repository_is_reported_and_a_bad_head_mends_itself
     assert f"{listed[0]['id']}" in doctor.stdout and f"fix: mv {git} {git}.damaged" in doctor.stdout
 
     git.rename(git.with_name("git.damaged"))  # the fix it gives
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "three", "four")), text("Edited."))
-    third = _run(project, catcode_env, "--permission-mode", "bypass", "-p", "third")
+    third = _turn(fake_server, project, catcode_env, "three", "four", "third")
     assert third.returncode == 0 and "No checkpoint" not in third.stderr, third.stderr
-    newest = json.loads(_run(project, catcode_env, "checkpoints", "--json").stdout)[-1]
+    newest = _listed(project, catcode_env)[-1]
     assert _run(project, catcode_env, "rewind", newest["id"], "--yes").returncode == 0
     assert (project / "a.txt").read_text() == "three\n"
     doctor = _run(project, catcode_env, "doctor")

@@ -5,7 +5,6 @@ on one new file, which makes the race far more likely than process start-up does
 
 from __future__ import annotations
 
-import os
 import subprocess
 import threading
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 from catcode.memory.recall.facts import FactsIndex
 from catcode.memory.recall.facts_schema import FactSource
 from tests.e2e.conftest import catcode_argv
+from tests.faults.helpers import isolated_env
 
 PROCESSES = 6
 THREADS = 16
@@ -22,8 +22,7 @@ ROUNDS = 10  # each round a new file: the race is likely in one, near certain in
 def test_processes_started_together_all_search(tmp_path: Path) -> None:
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
-    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), GIT_CONFIG_GLOBAL="/dev/null")
+    env = isolated_env(home)
     argv = [*catcode_argv(), "memory", "search", "vim"]
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
     procs = [subprocess.Popen(argv, cwd=project, env=env, **pipes) for _ in range(PROCESSES)]

@@ -8,15 +8,14 @@ needs root: without it the test is skipped, saying so."""
 from __future__ import annotations
 
 import errno
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.faults.helpers import run_catcode
 
 SIZE = "8m"
 VIM = {"name": "user-prefers-vim", "type": "user", "description": "Edits with vim", "content": "Uses vim daily."}
@@ -58,15 +57,6 @@ def _fill(disk: Path) -> Path:
     return filler
 
 
-def _catcode(project: Path, home: Path, server: FakeAnthropicServer | None, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "GIT_"))}
-    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), CATCODE_MEMORY_ENABLED="true",
-               GIT_CONFIG_GLOBAL="/dev/null", CATCODE_MAX_RETRIES="1")  # fmt: skip
-    if server is not None:
-        env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=120)
-
-
 def _quiet(stderr: str) -> None:
     assert "Traceback" not in stderr and "Logging error" not in stderr, stderr
     assert len(stderr.splitlines()) <= 3, stderr
@@ -80,19 +70,19 @@ def test_a_full_disk_is_one_line_reads_keep_working_and_nothing_is_lost(small_di
     with FakeAnthropicServer() as server:
         server.responder = lambda body: text("[]") if "You are a memory extractor" in str(body) else None
         server.enqueue(tool_use("memory_write", VIM), text("Saved."))
-        assert _catcode(project, home, server, "-p", "remember vim").returncode == 0
-        assert _catcode(project, home, None, "memory", "search", "vim").returncode == 0  # facts.db made
+        assert run_catcode(project, home, server, "-p", "remember vim").returncode == 0
+        assert run_catcode(project, home, None, "memory", "search", "vim").returncode == 0  # facts.db made
 
         filler = _fill(home)
         server.enqueue(text("Here is my answer."))
-        turn = _catcode(project, home, server, "-p", LONG)
+        turn = run_catcode(project, home, server, "-p", LONG)
         assert turn.returncode == 0, turn.stderr
         assert turn.stdout.strip() == "Here is my answer."
         _quiet(turn.stderr)
         assert "history.jsonl: No space left on device" in turn.stderr
         assert "held in memory and written once there is room" in turn.stderr
 
-        search = _catcode(project, home, None, "memory", "search", "vim")
+        search = run_catcode(project, home, None, "memory", "search", "vim")
         assert search.returncode == 0, search.stderr
         assert "user-prefers-vim" in search.stdout and "Uses vim daily" in search.stdout
         _quiet(search.stderr)
@@ -102,9 +92,9 @@ def test_a_full_disk_is_one_line_reads_keep_working_and_nothing_is_lost(small_di
         for extra in home.glob("filler-*"):
             extra.unlink()
         server.enqueue(text("Second answer."))
-        again = _catcode(project, home, server, "-p", "and now?")
+        again = run_catcode(project, home, server, "-p", "and now?")
         assert again.returncode == 0 and again.stderr == "", again.stderr
-    search = _catcode(project, home, None, "memory", "search", "now")
+    search = run_catcode(project, home, None, "memory", "search", "now")
     assert search.returncode == 0 and search.stderr == "", search.stderr
     assert "and now?" in search.stdout  # the new turn is indexed, and the index saved again
     root = home / ".cat-code" / "memory"

@@ -6,7 +6,6 @@ written, no temp file, the cursor where it was — said in one line, and the nex
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import threading
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 from tests.e2e.conftest import catcode_argv
 from tests.e2e.test_memory_e2e import VIM, MemoryModel, adds, candidates, of_kind
 from tests.fakes import FakeAnthropicServer, text
+from tests.faults.helpers import isolated_env
 
 WAIT = 60.0
 
@@ -25,10 +25,7 @@ def _setup(tmp_path: Path, exit_timeout: float) -> tuple[Path, Path, dict[str, s
     settings = home / ".cat-code" / "settings.yaml"
     settings.write_text(f"memory:\n  dream_min_lines: 2\n  extract_min_messages: 1\n  exit_timeout: {exit_timeout}\n")
     settings.chmod(0o600)  # private already: no line about making it so
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "GIT_"))}
-    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), CATCODE_MEMORY_ENABLED="true",
-               GIT_CONFIG_GLOBAL="/dev/null", CATCODE_MAX_RETRIES="1")  # fmt: skip
-    return project, home, env
+    return project, home, isolated_env(home)
 
 
 def _start(project: Path, env: dict[str, str], server: FakeAnthropicServer, prompt: str) -> subprocess.Popen[str]:

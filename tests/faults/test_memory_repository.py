@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.faults.helpers import run_catcode
 
 FIRST = {"name": "user-prefers-vim", "type": "user", "description": "Edits with vim", "content": "Uses vim daily."}
 SECOND = {"name": "user-likes-tabs", "type": "user", "description": "Indents with tabs", "content": "Tabs, width 4."}
@@ -66,18 +66,9 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (home / ".cat-code" / "settings.yaml").write_text("permissions:\n  allow:\n    - memory_write\n")
     with FakeAnthropicServer() as server:
         server.enqueue(tool_use("memory_write", FIRST), text("Saved."))
-        done = _catcode(project, home, server, "-p", "remember that I use vim")
+        done = run_catcode(project, home, server, "-p", "remember that I use vim")
     assert done.returncode == 0 and "Memory saved" in _results(server)[-1], done.stderr
     return project, home
-
-
-def _catcode(project: Path, home: Path, server: FakeAnthropicServer | None, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "GIT_"))}
-    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), CATCODE_MEMORY_ENABLED="true",
-               GIT_CONFIG_GLOBAL="/dev/null", CATCODE_MAX_RETRIES="1")  # fmt: skip
-    if server is not None:
-        env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=120)
 
 
 def _results(server: FakeAnthropicServer) -> list[str]:
@@ -102,7 +93,7 @@ def test_a_damaged_memory_repository_is_said_found_and_repaired(
 
     with FakeAnthropicServer() as server:
         server.enqueue(tool_use("memory_write", SECOND), text("Noted."))
-        session = _catcode(project, home, server, "-p", "remember that I use tabs")
+        session = run_catcode(project, home, server, "-p", "remember that I use tabs")
         result = _results(server)[-1]
     assert session.returncode == 0, session.stderr
     assert "Memory saved" not in result  # nothing that failed is called saved
@@ -112,19 +103,19 @@ def test_a_damaged_memory_repository_is_said_found_and_repaired(
     files = _memory_files(root)
     assert any(SECOND["content"] in text.decode() for text in files.values())  # written, in use
 
-    found = _catcode(project, home, None, "memory", "doctor")
+    found = run_catcode(project, home, None, "memory", "doctor")
     assert found.returncode == 1 and "memory repository:" in found.stdout, found.stdout
     assert "Memory is healthy" not in found.stdout
 
-    fixed = _catcode(project, home, None, "memory", "doctor", "--fix")
+    fixed = run_catcode(project, home, None, "memory", "doctor", "--fix")
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     assert "Memory is healthy now." in fixed.stdout
     assert _memory_files(root) == files  # every memory file kept as it was
     assert _git(root, "status", "--porcelain") == ""  # and recorded again
-    assert _catcode(project, home, None, "memory", "doctor").returncode == 0
+    assert run_catcode(project, home, None, "memory", "doctor").returncode == 0
 
-    log = _catcode(project, home, None, "memory", "log")
+    log = run_catcode(project, home, None, "memory", "log")
     assert log.returncode == 0 and "user-likes-tabs" in log.stdout, log.stdout + log.stderr
-    undone = _catcode(project, home, None, "memory", "revert")
+    undone = run_catcode(project, home, None, "memory", "revert")
     assert undone.returncode == 0, undone.stdout + undone.stderr
-    assert SECOND["name"] not in _catcode(project, home, None, "memory", "list").stdout
+    assert SECOND["name"] not in run_catcode(project, home, None, "memory", "list").stdout
