@@ -103,11 +103,6 @@ class MemoryService(BackgroundRuns):
             self._warn(f"{self.history.path.name} can be written again: the messages held back are saved.")
         self.maybe_dream()
 
-    @property
-    def unrecorded(self) -> int:
-        """Messages held back because history.jsonl could not take them."""
-        return len(self._unrecorded)
-
     def pending(self) -> int:
         """Unprocessed message lines."""
         return unprocessed_count(self.history, self.cursor, MESSAGE_KINDS)

@@ -132,8 +132,8 @@ class Recall:
             raise exc
         log.warning("facts_index_in_memory", path=str(self.paths.facts_db), error=repr(exc))
         self.unsaved = (
-            f"the search index cannot be saved ({one_line(exc)}): searching a copy in memory; free some disk "
-            "space and it is saved again"
+            f"the search index cannot be saved ({one_line(exc)}): searching a copy in memory; it is saved again once "
+            "facts.db can be written (a full disk has room)"
         )
         self._synced = None
         return FactsIndex(self.paths.facts_db, in_memory=True)
