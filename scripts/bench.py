@@ -105,6 +105,7 @@ SECTIONS = [
     ("web: requests per second and p95 under 50 clients, vs one at a time", "bench_web_load", "bench_web_load"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
     ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
+    ("checkpoints: a turn after a killed snapshot's index.lock, vs before", "bench_faults", "bench_stale_lock"),
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
