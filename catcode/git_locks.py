@@ -24,7 +24,7 @@ from pathlib import Path
 from catcode.fsutil import LockTimeout
 from catcode.log import get_logger
 
-__all__ = ["left_behind", "run_lock", "run_recovering", "stale_lock"]
+__all__ = ["left_behind", "run_lock", "run_recovering"]
 
 log = get_logger(__name__)
 
@@ -55,7 +55,7 @@ def run_lock(path: Path, timeout: float) -> Iterator[int]:
         os.close(fd)  # releases the lock unless a git we started is still running
 
 
-def stale_lock(result: subprocess.CompletedProcess[str], git_dir: Path) -> Path | None:
+def _stale_lock(result: subprocess.CompletedProcess[str], git_dir: Path) -> Path | None:
     """The lock file git could not create because it exists, when it is one of ``git_dir``'s."""
     found = _STALE_LOCK.search(result.stderr) if result.returncode else None
     lock = Path(found.group(1)) if found else None
@@ -70,7 +70,7 @@ def run_recovering(
     removed: set[Path] = set()
     for _ in range(_LOCK_RETRIES + 1):
         result = run_once()
-        lock = stale_lock(result, git_dir)
+        lock = _stale_lock(result, git_dir)
         if lock is None or lock in removed:
             break
         log.warning("stale_git_lock_removed", lock=str(lock))

@@ -76,10 +76,6 @@ class GitRunner:
         except OSError as err:
             raise MemoryStoreError(f"Could not open {path}: {err.strerror or err}") from None
 
-    def left_locks(self) -> list[Path]:
-        """The git lock files a git that died left in the repository (``git_locks.left_behind``)."""
-        return git_locks.left_behind(self.root / ".git", self.root / _RUN_LOCK)
-
     def run_once(self, args: tuple[str, ...], lock_fd: int | None = None) -> subprocess.CompletedProcess[str]:
         """Run git once; ``lock_fd`` (the run lock) is inherited by the git process so that it outlives us."""
         # An explicit git dir and work tree: git never searches upwards, even while .git is half made.
