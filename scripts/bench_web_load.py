@@ -50,9 +50,9 @@ def _baseline_package(into: Path) -> Path | None:
     return into
 
 
-def _paths(change_id: str) -> list[str]:
-    """One client's mix of requests."""
-    query = QUERIES[hash(change_id) % len(QUERIES)].replace(" ", "+")
+def _paths(change_id: str, number: int) -> list[str]:
+    """Client ``number``'s mix of requests."""
+    query = QUERIES[number % len(QUERIES)].replace(" ", "+")
     return [
         "/api/scopes",
         "/api/memory",
@@ -98,7 +98,7 @@ def _round(server: Server, changes: list[str]) -> tuple[float, list[float], int]
     start_line = threading.Barrier(CLIENTS + 1)
 
     def client(number: int) -> None:
-        mix = _paths(changes[number % len(changes)])
+        mix = _paths(changes[number % len(changes)], number)
         connection = server.connect()
         mine, failed = [], 0
         start_line.wait()
@@ -129,7 +129,7 @@ def _round(server: Server, changes: list[str]) -> tuple[float, list[float], int]
 
 def _answers(server: Server, changes: list[str]) -> list[tuple[int, bytes]]:
     connection = server.connect()
-    paths = [path for change in changes[:3] for path in _paths(change)]
+    paths = [path for number, change in enumerate(changes[:3]) for path in _paths(change, number)]
     found = [server.get(connection, path) for path in paths]
     connection.close()
     return found
