@@ -2,9 +2,10 @@
 Google Vertex AI: where requests go, how they are authenticated, the model id sent); whether the sandbox around
 bash can start here (bubblewrap found, user namespaces on), with which fence, and whether it holds — proved by a
 trial run inside it —, what it hides; where the programs catcode runs for itself were found; how many checkpoints this
-project has and their size. Memory has its own: ``catcode memory doctor``.
-Exit 1 when the sandbox cannot start or does not hold; what the provider lacks (a key, a library) is a ``problem:``
-line."""
+project has, their size, and what is wrong with them (a lock left by a killed session, torn records, a damaged
+checkpoint repository). Memory has its own: ``catcode memory doctor``.
+Exit 1 when the sandbox cannot start or does not hold, or the checkpoints are damaged; what the provider lacks (a key,
+a library) is a ``problem:`` line."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ if TYPE_CHECKING:
 
 def doctor() -> None:
     """Check that the sandbox around bash commands can start here and holds (a trial from inside), show the fence
-    it puts up and what it hides, where catcode's own programs come from, this project's checkpoints (count and
-    size), and name the provider in use and what it lacks. Exit 1 if the sandbox cannot start or does not hold."""
+    it puts up and what it hides, where catcode's own programs come from, this project's checkpoints (count, size,
+    and any damage with its fix), and name the provider in use and what it lacks. Exit 1 if the sandbox cannot start
+    or does not hold, or the checkpoints are damaged."""
     from catcode.cli.launch import fail, settle
     from catcode.errors import ConfigError
     from catcode.providers.registry import report
@@ -48,15 +50,18 @@ def doctor() -> None:
         typer.echo(f"  {line}")
     from catcode.cli.checkpoints_cli import doctor_lines
 
+    damaged = False
     try:
-        for line in doctor_lines(settings, paths):
+        lines, damaged = doctor_lines(settings, paths)
+        for line in lines:
             typer.echo(line)
     except Exception as exc:  # a report line, not a crash: the other checks still count
         typer.echo(f"checkpoints: could not be read: {exc}")
+        damaged = True
     for line in report(settings, dict(os.environ)):
         typer.echo(line)
     typer.echo("memory: run catcode memory doctor to check memory files, indexes and history")
-    if failed:
+    if failed or damaged:
         raise typer.Exit(1)
 
 
