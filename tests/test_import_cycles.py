@@ -168,7 +168,7 @@ def package_graph(graph: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
 PACKAGE_LAYERS = [
     ("catcode", "catcode.errors", "catcode.log", "catcode.fsutil", "catcode.confined", "catcode.boundary",
      "catcode.file_modes", "catcode.text", "catcode.screen", "catcode.names", "catcode.front_matter", "catcode.redact",
-     "catcode.programs"),
+     "catcode.programs", "catcode.git_locks"),
     ("catcode.settings",),
     ("catcode.conversation",),
     ("catcode.providers", "catcode.sandbox"),

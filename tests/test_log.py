@@ -116,3 +116,18 @@ def test_a_logger_used_before_structlog_takes_any_field_name(tmp_path: Any) -> N
         "m",
         1,
     )
+
+
+def test_a_log_that_cannot_be_written_is_one_line_not_tracebacks(capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(logsetup.QuietFileHandler, "said", False)
+    handler = logsetup.QuietFileHandler("/dev/full", encoding="utf-8")  # every write: No space left on device
+    logger = logging.getLogger("catcode.test.full")
+    logger.addHandler(handler)
+    try:
+        for number in range(20):
+            logger.warning("line %d", number)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    err = capsys.readouterr().err
+    assert err == "catcode: cannot write the log /dev/full (No space left on device); log lines are dropped\n"

@@ -16,16 +16,15 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from catcode import programs
+from catcode import git_locks, programs
 from catcode.checkpoints import inside
 from catcode.errors import CatcodeError
 from catcode.file_modes import GIT_UMASK, PRIVATE_FILE, private_dir
-from catcode.fsutil import locked
+from catcode.fsutil import LockTimeout, locked
 
 _ISOLATION = (
     "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "user.name=catcode",
@@ -34,10 +33,10 @@ _ISOLATION = (
     "-c", "advice.addEmbeddedRepo=false", "-c", "advice.addIgnoredFile=false", "-c", "core.safecrlf=false",
 )  # fmt: skip
 _SCRUBBED_ENV = re.compile(r"GIT_\w+")
+_HEAD = re.compile(r"ref: refs/\S+|[0-9a-f]{40}(?:[0-9a-f]{24})?")
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
 MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
 LINK = "120000"  # git's mode of a symbolic link
-LOCK_RETRIES, LOCK_POLL_S = 50, 0.1  # how long a locked shadow index is waited for: 5 s
 
 
 class CheckpointError(CatcodeError):
@@ -179,7 +178,10 @@ class ShadowRepo:
     # -- internals ---------------------------------------------------------------------------------------------
 
     def _ensure(self) -> None:
-        if (self.git_dir / "HEAD").exists():
+        head = _read(self.git_dir / "HEAD")
+        if head:
+            if not _HEAD.fullmatch(head):  # damaged; no snapshot uses it (each has a ref of its own): set it right
+                _write(self.git_dir / "HEAD", "ref: refs/heads/main\n")
             return
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")
@@ -220,6 +222,16 @@ class ShadowRepo:
     def git(self, *args: str, ok: tuple[int, ...] | None = (0,), stdin: str | None = None, literal: bool = True) -> str:
         """Run git on the shadow repository; its stdout. ``ok=None`` accepts any exit code. Paths given to git are
         taken literally (``literal``), never as patterns."""
+        result = self.run(*args, stdin=stdin, literal=literal)
+        if ok is not None and result.returncode not in ok:
+            first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
+            raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
+        return result.stdout
+
+    def run(self, *args: str, stdin: str | None = None, literal: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run git on the shadow repository, whatever its exit code. Every command holds the repository's run lock,
+        which its git inherits (``catcode.git_locks``): a git of an ended session (its start-up warm-up) is waited
+        for, and a lock file a killed one left behind is removed."""
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")
         env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
@@ -227,26 +239,36 @@ class ShadowRepo:
         env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0",
                    GIT_LITERAL_PATHSPECS="1" if literal else "0")  # fmt: skip
         argv = [self.binary, *_ISOLATION, f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}", *args]
-        for _ in range(LOCK_RETRIES):
+
+        def once(fd: int) -> subprocess.CompletedProcess[str]:
             try:
-                result = subprocess.run(
+                return subprocess.run(
                     argv, cwd=self.work_tree, env=env, capture_output=True, input=stdin, text=True, encoding="utf-8",
-                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK,
+                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK, pass_fds=(fd,),
                     stdin=None if stdin is not None else subprocess.DEVNULL,
                 )  # fmt: skip
             except subprocess.TimeoutExpired:
                 raise CheckpointError(f"git {args[0]} took longer than {self.timeout:.0f}s for a checkpoint") from None
             except OSError as err:
                 raise CheckpointError(f"Could not run git for a checkpoint: {err.strerror or err}") from None
-            # The index is locked by the git of a session that ended while it ran (its start-up warm-up): it
-            # finishes on its own, shortly.
-            if result.returncode == 0 or "index.lock" not in result.stderr:
-                break
-            time.sleep(LOCK_POLL_S)
-        if ok is not None and result.returncode not in ok:
-            first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
-            raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
-        return result.stdout
+
+        try:
+            with git_locks.run_lock(self.run_lock_path, self.timeout) as fd:
+                result = git_locks.run_recovering(lambda: once(fd), self.git_dir)
+        except LockTimeout as exc:
+            raise CheckpointError(str(exc)) from None
+        except OSError as err:
+            raise CheckpointError(f"Could not lock the checkpoint repository: {err.strerror or err}") from None
+        return result
+
+    @property
+    def run_lock_path(self) -> Path:
+        """The run lock every git command holds (``catcode.git_locks``), beside the repository."""
+        return self.git_dir.parent / f"{self.git_dir.name}-run.lock"
+
+    def left_locks(self) -> list[Path]:
+        """The git lock files a git that died left in the repository (``git_locks.left_behind``)."""
+        return git_locks.left_behind(self.git_dir, self.run_lock_path)
 
 
 def _escape(path: str) -> str:

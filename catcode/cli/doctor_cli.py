@@ -2,10 +2,11 @@
 Google Vertex AI: where requests go, how they are authenticated, the model id sent); whether the sandbox around
 bash can start here (bubblewrap found, user namespaces on), with which fence, and whether it holds — proved by a
 trial run inside it —, what it hides; where the programs catcode runs for itself were found; how many checkpoints this
-project has and their size; what of a Claude Code setup here is read, and a line for each part that is not
+project has, their size, and what is wrong with them (a lock left by a killed session, torn records, a damaged
+checkpoint repository); what of a Claude Code setup here is read, and a line for each part that is not
 (``claude_survey``). Memory has its own: ``catcode memory doctor``.
-Exit 1 when the sandbox cannot start or does not hold; what the provider lacks (a key, a library) is a ``problem:``
-line."""
+Exit 1 when the sandbox cannot start or does not hold, or the checkpoints are damaged; what the provider lacks (a key,
+a library) is a ``problem:`` line."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
 
 def doctor() -> None:
     """Check that the sandbox around bash commands can start here and holds (a trial from inside), show the fence
-    it puts up and what it hides, where catcode's own programs come from, this project's checkpoints (count and
-    size), name the provider in use and what it lacks, and say what of a Claude Code setup catcode reads here and what
-    it does not. Exit 1 if the sandbox cannot start or does not hold."""
+    it puts up and what it hides, where catcode's own programs come from, this project's checkpoints (count, size,
+    and any damage with its fix), name the provider in use and what it lacks, and say what of a Claude Code setup
+    catcode reads here and what it does not. Exit 1 if the sandbox cannot start or does not hold, or the checkpoints
+    are damaged."""
     from catcode.cli.launch import fail, settle
     from catcode.errors import ConfigError
     from catcode.providers.registry import report
@@ -53,11 +55,14 @@ def doctor() -> None:
         typer.echo(f"  {line}")
     from catcode.cli.checkpoints_cli import doctor_lines
 
+    damaged = False
     try:
-        for line in doctor_lines(settings, paths):
+        lines, damaged = doctor_lines(settings, paths)
+        for line in lines:
             typer.echo(line)
     except Exception as exc:  # a report line, not a crash: the other checks still count
         typer.echo(f"checkpoints: could not be read: {exc}")
+        damaged = True
     for line in report(settings, dict(os.environ)):
         typer.echo(line)
     typer.echo("memory: run catcode memory doctor to check memory files, indexes and history")
@@ -65,7 +70,7 @@ def doctor() -> None:
 
     for line in claude_setup_lines(paths.home, paths.project_root, dict(os.environ)):
         typer.echo(line)
-    if failed:
+    if failed or damaged:
         raise typer.Exit(1)
 
 

@@ -87,8 +87,11 @@ def search(
             # does. Counted before facts.db closes: closing it changes the project folder, and a rescan costs a
             # stat per memory file.
             unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
+            unsaved = recall.unsaved
         if unreadable:
             typer.echo(unreadable_line(unreadable), err=True)
+        if unsaved:
+            typer.echo(f"catcode: {unsaved}", err=True)
 
     with_runtime(body)
 

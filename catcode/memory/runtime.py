@@ -58,8 +58,11 @@ class MemoryRuntime:
         service: MemoryService | None = None,
         history: HistoryLog | None = None,
         cursor: DreamCursor | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
+        """``say``: one line the person sees at once (default: queued with the ``notices``)."""
         self.settings, self.paths, self.config = settings, paths, settings.memory
+        self.say = say or notices.put
         self.store, self.git, self.session_id, self.notices = store, git, session_id, notices
         self.provider, self.manager, self.service = provider, manager, service
         self.history, self.cursor = history, cursor
@@ -87,15 +90,24 @@ class MemoryRuntime:
         interactive session, once its first request has been answered or its prompt sits idle; default: now."""
         if self.service is None or self.history is None:
             return
+        from catcode.memory.pipeline.history import HistoryError
+
         begin = start or (lambda work: work())
         session.agent.listeners.append(self.service.record)
-        self.history.append_event("session_start")
+        try:
+            self.history.append_event("session_start")
+        except HistoryError:  # a full disk: the session goes on; its first message says so if it still is
+            log.warning("history_session_start_failed", exc_info=True)
         if self.git.warning:
             self.notices.put(self.git.warning)
         # Reading every memory file takes a while in a large store: do it in the background (the injection reads
         # what the first request needs itself). It also records what was left uncommitted (a hand edit, a killed
         # session): valid memory files only, redacted.
         begin(self._start_check)
+        if not interactive:
+            # No capture at exit here: a Dream still going is finished within the exit budget, or left whole for
+            # the next start — said either way.
+            session.hooks.on(HookEvent.SESSION_END, lambda context: self._finish_background())
         if interactive:
             session.exit_steps.append(lambda say: self.wait_started(self.start_up_wait()))
             session.exit_steps.append(partial(capture_at_exit, self))
@@ -106,6 +118,12 @@ class MemoryRuntime:
                     service.start_background("recovery")
 
                 begin(recover)
+
+    def _finish_background(self) -> None:
+        assert self.service is not None
+        line = self.service.finish_background(self.config.exit_timeout)
+        if line:
+            self.say(line)
 
     def start_up_wait(self) -> float:
         """Seconds the exit gives start-up work still running (started late: the session's first quiet moment came

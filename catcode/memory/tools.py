@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.pipeline.manager import MemoryManager
-from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope
+from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope, unversioned_fix
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
@@ -112,6 +112,8 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
         redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
+        if counts.unversioned:
+            return ToolResult(unversioned(f"Memory written: {entry.name}{redacted}", counts.unversioned), is_error=True)
         if replaced is None:
             return ToolResult(f"Memory saved: {entry.name}{redacted}")
         old, scope = replaced
@@ -138,7 +140,11 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
             deleted = manager.delete_entry(validate_name(name), why="tool")
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
-        return ToolResult(f"Memory deleted: {name}") if deleted else ToolResult(not_found(name), is_error=True)
+        if not deleted:
+            return ToolResult(not_found(name), is_error=True)
+        if store.unversioned:
+            return ToolResult(unversioned(f"Memory deleted: {name}", store.unversioned), is_error=True)
+        return ToolResult(f"Memory deleted: {name}")
 
     return [memory_read, memory_write, memory_delete]
 
@@ -152,6 +158,14 @@ def write_probe() -> Tool:
         raise AssertionError("the consent probe is never run")
 
     return tool(WRITE_TOOL, key_arg=WRITE_KEY)(never)
+
+
+def unversioned(done: str, reason: str) -> str:
+    """A write whose files are on disk but whose commit failed: never called saved, and the way out said."""
+    return (
+        f"{done}, but NOT recorded in memory's history: {reason}. The file is on disk and in use; it cannot be "
+        f"listed or undone until then: {unversioned_fix(reason)}."
+    )
 
 
 def memory_page(store: MemoryStore, page: int) -> str:

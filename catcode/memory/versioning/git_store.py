@@ -35,7 +35,8 @@ from catcode.memory.versioning.changes import (
     parse_name_status,
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.memory.versioning.repository import commit_staged, ensure_repository, has_commits, is_initialized
+from catcode.memory.versioning.repair import Damage, examine, repair
+from catcode.memory.versioning.repository import commit_index, commit_staged, ensure_repository, is_initialized
 
 log = get_logger(__name__)
 
@@ -43,7 +44,8 @@ _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 
 
 class GitStore:
-    """Versions the memory directory ``root`` with the git CLI. Not thread-safe: callers hold the memory lock."""
+    """Versions the memory directory ``root`` with the git CLI. Writes are not thread-safe (callers hold the memory
+    lock); reads (``log``, ``last_change``, ``diff``) may run side by side, with each other and with a write."""
 
     def __init__(self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0) -> None:
         self.root = Path(root).absolute()
@@ -96,7 +98,26 @@ class GitStore:
             self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
         if missing:
             self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
-        return self._commit_staged(message)
+        assert self._runner is not None
+        committed = commit_index(self._runner, message)
+        head = self._recorded(present + missing)
+        return head if committed else None
+
+    def _recorded(self, staged: list[str]) -> str:
+        """The branch's last commit, once checked that the commit happened: every staged path matches it now (a
+        damaged repository can fail to record a file, or take nothing while git says there was nothing to commit).
+        One ``git status``, which also names HEAD. Raises ``MemoryStoreError`` when a path is not recorded."""
+        if not staged:
+            return self._run("rev-parse", "HEAD").stdout.strip()
+        status = self._run(
+            "status", "--porcelain=v2", "--branch", "-z", "--no-renames", "--untracked-files=all", "--", *staged
+        ).stdout.split("\x00")
+        head = next((e.removeprefix("# branch.oid ") for e in status if e.startswith("# branch.oid ")), "")
+        unrecorded = [entry.rsplit(" ", 1)[-1] for entry in status if entry and not entry.startswith("#")]
+        if unrecorded or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", head):
+            what = ", ".join(unrecorded[:3]) or "anything (the branch has no commit)"
+            raise MemoryStoreError(f"git commit did not record {what} in {self.root}")
+        return head
 
     def uncommitted(self, folders: list[Path]) -> list[Path]:
         """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
@@ -142,7 +163,7 @@ class GitStore:
         or when versioning is off."""
         if not self.available or not self.initialized or not self._has_commits():
             return []
-        out = self._run(
+        out = self._read(
             "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
             "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths, patterns=patterns,
         ).stdout  # fmt: skip
@@ -160,7 +181,7 @@ class GitStore:
         if not self.available or not self.initialized or not self._has_commits():
             return None
         limit = ("--", *paths) if paths else ()
-        out = self._run("log", "-n1", "--format=%H", *limit, patterns=patterns).stdout.strip()
+        out = self._read("log", "-n1", "--format=%H", *limit, patterns=patterns).stdout.strip()
         return out or None
 
     def diff(self, commit: str | None = None) -> str:
@@ -168,13 +189,25 @@ class GitStore:
         if not self.available or not self.initialized or not self._has_commits():
             return ""
         sha = self._resolve(commit or "HEAD")
-        return self._run("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
+        return self._read("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
 
     def fsck(self) -> bool:
         """True when the repository is intact (or does not exist yet / versioning is off)."""
-        if not self.available or not self.initialized:
-            return True
-        return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
+        return not self.damage()
+
+    def damage(self) -> list[Damage]:
+        """What is wrong with the repository itself (``repair.examine``); empty when it is intact, does not exist
+        yet, or versioning is off."""
+        if self._runner is None:
+            return []
+        return examine(self._runner)
+
+    def repair(self) -> list[str]:
+        """Mend the repository (``repair.repair``: HEAD, the branch, the index), the memory files untouched; what was
+        done. The caller holds the memory lock and then records the files again (``MemoryStore.reconcile``)."""
+        if self._runner is None:
+            return []
+        return repair(self._runner)
 
     def ensure_repository(self) -> None:
         """Create the repository now, with its setup commit (a sync needs one before the first memory change)."""
@@ -210,7 +243,7 @@ class GitStore:
         bad = UnknownChange(commit)
         if not _REVISION.fullmatch(commit):
             raise bad
-        sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
+        sha = self._read("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
         if not sha.strip():
             raise bad
         return sha.strip()
@@ -222,8 +255,7 @@ class GitStore:
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
 
     def _has_commits(self) -> bool:
-        assert self._runner is not None
-        return has_commits(self._runner)
+        return bool(self._read("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
 
     def _files(self, sha: str) -> list[FileChange]:
         out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
@@ -248,3 +280,10 @@ class GitStore:
     ) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
         return self._runner.run(*args, ok_codes=ok_codes, patterns=patterns)
+
+    def _read(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), patterns: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """A command that only reads: without the run lock, so that reads (the web view's) run side by side."""
+        assert self._runner is not None
+        return self._runner.read(*args, ok_codes=ok_codes, patterns=patterns)
