@@ -147,7 +147,8 @@ def read_codex(folder: Path, project_root: Path) -> Found:
                 skipped.append(Skipped(origin, "an index of MEMORY.md, whose notes are imported themselves"))
             elif body:
                 kind = kinds.get(title.lower()) or infer_type(body, project_root)
-                items.append(ImportItem(f"codex-{_title_name(title) or 'summary'}", describe(body) or title, kind, body, origin))
+                name = f"codex-{_title_name(title) or 'summary'}"
+                items.append(ImportItem(name, describe(body) or title, kind, body, origin))
     return items, skipped
 
 
