@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 # Any: as_dict gives JSON for print mode's events and the web view.
 
-__all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
+__all__ = ["AutoRecall", "Recalled", "RecalledItem", "only_a_question", "recalled_text"]
 
 log = get_logger(__name__)
 
@@ -194,7 +194,7 @@ class AutoRecall:
                 entry = self.store.get(hit.source_id)  # None: deleted since the index last synced
                 if entry is not None:
                     picked.append((hit, entry.name, f"{flatten(entry.description)}\n{entry.content.strip()}"))
-            elif hit.source_id in turn_texts:
+            elif hit.source_id in turn_texts and not only_a_question(turn_texts[hit.source_id]):
                 picked.append((hit, hit.label, turn_texts[hit.source_id].strip()))
         return picked
 
@@ -223,6 +223,16 @@ class AutoRecall:
         if found.items:
             found.text = "\n".join([*parts, CLOSE])
         return found
+
+
+def only_a_question(text: str) -> bool:
+    """True for a past turn that is one question and nothing else ("When did the idempotency change ship?"): it
+    answers nothing, and the turn that answers it (indexed with it as context) is found in its place. A person who
+    asks the same thing in every fresh ``catcode -p`` would otherwise get their own earlier question back."""
+    from catcode.memory.recall.fts_query import split_facts
+
+    facts = split_facts(text)
+    return len(facts) == 1 and facts[0].endswith(("?", "？"))
 
 
 def fair_shares(lengths: list[int], total: int) -> list[int]:

@@ -20,7 +20,7 @@ from rich.console import Console
 from catcode.app.build import build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
-from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares
+from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares, only_a_question
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
@@ -453,3 +453,23 @@ def test_print_mode_reports_a_recall_that_found_nothing(tmp_path: Path) -> None:
     PrintEvents("stream-json", out=out, err=io.StringIO()).on_recall(found)
     event = json.loads(out.getvalue())
     assert (event["items"], event["skipped"], event["reason"]) == ([], False, "nothing matched")
+
+
+def test_a_past_question_alone_is_not_recalled_but_its_answer_is(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text_response("It answers 422 for floats: send integer cents."), text_response("ok"))
+    session = session_with(tmp_path, provider, VIM, *FILLER)
+    session.agent.run_turn(ASK_BILLING)
+    session.end()
+    later = session_with(tmp_path, provider, auto_recall_min_score=0.5)  # the first session is the past now
+    later.recall.wait_synced(30)
+    found = later.auto_recall.find("what does the billing API answer for float amounts?")
+    assert [item.text for item in found.items] == ["It answers 422 for floats: send integer cents."]
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [("When did the idempotency change ship?", True), ("It shipped on Tuesday. Why do you ask?", False),
+     ("什么时候发布的？", True), ("Ship it.", False)],
+)  # fmt: skip
+def test_only_a_question(text: str, question: bool) -> None:
+    assert only_a_question(text) is question
