@@ -43,6 +43,7 @@ from tests.recall_bench import Corpus, Question, Turn, load_corpus, split
 CATCODE = str(Path(sys.executable).parent / "catcode")
 SIZES = (500, 10_000, 100_000)
 OFF = "memory:\n  auto_recall: off\n"
+EXTRACTOR = "You are a memory extractor"
 
 
 class Project:
@@ -90,7 +91,7 @@ class Project:
         from tests.fakes import text
 
         seen = len(server.requests())
-        server.enqueue(text("An answer."))
+        server.enqueue(text("An answer."), text("An answer."))  # the second for a capture at exit, if any
         env = {**self.env, "ANTHROPIC_BASE_URL": server.base_url}
         started = time.perf_counter()
         proc = subprocess.Popen([CATCODE, "-p", question], cwd=self.root, env=env, stdout=subprocess.PIPE,
@@ -101,7 +102,7 @@ class Project:
         _, err = proc.communicate(timeout=600)
         if proc.returncode != 0 or not first:
             raise RuntimeError(f"catcode -p failed ({proc.returncode}): {err.decode()[-500:]}")
-        request = server.requests()[seen]
+        (request,) = [r for r in server.requests()[seen:] if EXTRACTOR not in r.system_text][:1]
         return first_ms, b"recall skipped" not in err, json.dumps(request.body, ensure_ascii=False)
 
 

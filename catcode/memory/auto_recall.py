@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -95,14 +96,14 @@ class Recalled:
 class _Search:
     """One search on a worker thread, from the moment its message was known."""
 
-    def __init__(self, message: str, find: Any) -> None:
+    def __init__(self, message: str, find: Callable[[str], list[Candidate]]) -> None:
         self.message, self.began = message, time.perf_counter()
         self.found: list[Candidate] | None = None
         self.error: Exception | None = None
         self.thread = threading.Thread(target=self._run, args=(find,), name="auto-recall", daemon=True)
         self.thread.start()
 
-    def _run(self, find: Any) -> None:
+    def _run(self, find: Callable[[str], list[Candidate]]) -> None:
         try:
             self.found = find(self.message)
         except Exception as exc:  # a broken index must not cost the turn
@@ -179,22 +180,23 @@ class AutoRecall:
         ``auto_recall_min_score``, with its text (a memory read from the store again: one deleted since the index
         last synced is left out)."""
         config = self.config
-        hits = [h for h in self.recall.search(message, SEARCH_LIMIT, turns=False) if h.kind in ("memory", "turn")]
-        if not config.search_past_sessions:
-            hits = [h for h in hits if h.kind == "memory"]
-        if not hits or self.recall.index.coverage(message, hits[0].source_id) < config.auto_recall_min_coverage:
-            return []
+        kinds = ("memory", "turn") if config.search_past_sessions else ("memory",)
+        hits = [h for h in self.recall.search(message, SEARCH_LIMIT, turns=False) if h.kind in kinds]
         turns = [h.source_id for h in hits if h.kind == "turn"]
         turn_texts = self.recall.index.turn_texts(turns) if turns else {}
+        turn_texts = {sid: text for sid, text in turn_texts.items() if not only_a_question(text)}
+        hits = [h for h in hits if h.kind == "memory" or h.source_id in turn_texts]
+        if not hits or self.recall.index.coverage(message, hits[0].source_id) < config.auto_recall_min_coverage:
+            return []
         picked: list[Candidate] = []
         for hit in hits:
             if hit.score < config.auto_recall_min_score:
-                continue  # the substring tiers come after the words, with scores of their own scale
+                continue  # found as a substring only: a score of another scale, and a weak match
             if hit.kind == "memory":
                 entry = self.store.get(hit.source_id)  # None: deleted since the index last synced
                 if entry is not None:
                     picked.append((hit, entry.name, f"{flatten(entry.description)}\n{entry.content.strip()}"))
-            elif hit.source_id in turn_texts and not only_a_question(turn_texts[hit.source_id]):
+            else:
                 picked.append((hit, hit.label, turn_texts[hit.source_id].strip()))
         return picked
 
