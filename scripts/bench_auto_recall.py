@@ -1,10 +1,11 @@
 """Per-turn recall (catcode/memory/auto_recall.py) against ``memory.auto_recall: off``, in the same process.
 
-Quality, on the recall corpus (tests/data/recall_bench): the first conversations, about 500 turns, become one
-project's memories, one memory per turn (name = the turn id, description = the turn's first words, as an outside
-tester wrote them; content = "speaker: text"). Each question is sent as the first message of a conversation
-through a whole session (``app.build_session``, a ``ScriptedProvider`` answering "ok"), once with recall on and
-once off, and the first request the provider records is read:
+Quality, on the tuning half of the recall corpus (tests/data/recall_bench; ``recall_bench.split``: the defaults are
+chosen on it, and bench_recall_fresh.py reports them on the other half in fresh processes): its first
+conversations, about 500 turns, become one project's memories, one memory per turn (name = the turn id,
+description = the turn's first words, as an outside tester wrote them; content = "speaker: text"). Each question is
+sent as the first message of a conversation through a whole session (``app.build_session``, a ``ScriptedProvider``
+answering "ok"), once with recall on and once off, and the first request the provider records is read:
 
 - **in context**: the share of questions whose answering memory's text (any gold turn) is in that request — the
   memory index lists names and descriptions only, so in practice: attached by recall;
@@ -38,7 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.recall_bench import Corpus, Question, Turn, load_corpus  # after the path insert above
+from tests.recall_bench import Corpus, Question, Turn, load_corpus, split  # after the path insert above
 
 TARGET_MEMORIES = 500
 EVERYDAY = [
@@ -51,7 +52,7 @@ EVERYDAY = [
     "format the code",
     "explain the diff",
 ]
-SWEEP = (0.0, 0.1, 0.15, 0.22, 0.3, 0.4)
+SWEEP = (0.0, 0.1, 0.15, 0.2, 0.3)
 
 
 def memory_text(turn: Turn, name: str | None = None) -> str:
@@ -118,10 +119,13 @@ def _in(text: str, question: Question, corpus: Corpus) -> bool:
 
 
 def _pick(corpus: Corpus, kind: str) -> tuple[list[str], list[Turn]]:
-    """Conversations up to about ``TARGET_MEMORIES`` turns: ``coding`` — the developer-and-agent ones (what a
-    coding agent's project memory holds); ``mixed`` — developer and casual chats alternately."""
-    dev = [cid for cid in corpus.conversations if cid.startswith("dev")]
-    chat = [cid for cid in corpus.conversations if not cid.startswith("dev")]
+    """Conversations of the tuning half (``recall_bench.split``: the settings are chosen here, and reported on the
+    held-out half by bench_recall_fresh.py) up to about ``TARGET_MEMORIES`` turns: ``coding`` — the
+    developer-and-agent ones (what a coding agent's project memory holds); ``mixed`` — developer and casual chats
+    alternately."""
+    tuning, _ = split(corpus)
+    dev = [cid for cid in tuning if cid.startswith("dev")]
+    chat = [cid for cid in tuning if not cid.startswith("dev")]
     order = dev if kind == "coding" else [cid for pair in zip(dev, chat, strict=False) for cid in pair]
     chosen: list[str] = []
     turns: list[Turn] = []

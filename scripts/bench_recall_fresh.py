@@ -43,7 +43,6 @@ from tests.recall_bench import Corpus, Question, Turn, load_corpus, split
 CATCODE = str(Path(sys.executable).parent / "catcode")
 SIZES = (500, 10_000, 100_000)
 OFF = "memory:\n  auto_recall: off\n"
-EXTRACTOR = "You are a memory extractor"
 
 
 class Project:
@@ -102,8 +101,17 @@ class Project:
         _, err = proc.communicate(timeout=600)
         if proc.returncode != 0 or not first:
             raise RuntimeError(f"catcode -p failed ({proc.returncode}): {err.decode()[-500:]}")
-        (request,) = [r for r in server.requests()[seen:] if EXTRACTOR not in r.system_text][:1]
+        (request,) = [r for r in server.requests()[seen:] if _asks(r.body, question)][:1]
         return first_ms, b"recall skipped" not in err, json.dumps(request.body, ensure_ascii=False)
+
+
+def _asks(body: dict[str, Any], question: str) -> bool:
+    """The request is the conversation's first, asking ``question`` (not a capture or summary request of this or of
+    an earlier process, which may still be finishing in the background)."""
+    messages = body.get("messages") or []
+    content = messages[0].get("content") if messages else None
+    blocks = content if isinstance(content, list) else [{"text": content or ""}]
+    return len(messages) == 1 and str(blocks[-1].get("text", "")) == question
 
 
 def _filler(count: int) -> dict[str, str]:
@@ -185,7 +193,8 @@ def bench_recall_precision(answerable_every: int = 2, unanswerable_every: int = 
             unanswerable = _unanswerable(corpus, chosen, unanswerable_every)
             hits = {True: 0, False: 0}
             wrong = 0
-            added: list[int] = []
+            added: list[int] = []  # the first request with recall on minus with it off, in characters of JSON
+            attached: list[int] = []  # the characters of the block recall attached
             times: dict[bool, list[float]] = {True: [], False: []}
             for question in [*answerable, *unanswerable]:
                 text = question.question if isinstance(question, Question) else question
@@ -197,6 +206,8 @@ def bench_recall_precision(answerable_every: int = 2, unanswerable_every: int = 
                     if isinstance(question, Question):
                         hits[recall_on] += _hit(body, question, corpus.turns)
                 added.append(len(results[True]) - len(results[False]))
+                block = json.loads(results[True])["messages"][0]["content"][0]["text"]
+                attached.append(len(block) if block.startswith(OPEN) else 0)
                 if not isinstance(question, Question):
                     wrong += OPEN in results[True]
             label = f"held-out {kind} ({len(memories)} memories)"
@@ -207,6 +218,7 @@ def bench_recall_precision(answerable_every: int = 2, unanswerable_every: int = 
             figures[f"{label}: false attach, recall on"] = wrong / len(unanswerable)
             figures[f"{label}: added chars per request, mean"] = statistics.mean(added)
             figures[f"{label}: added chars per request, max"] = max(added)
+            figures[f"{label}: attached block chars, mean"] = statistics.mean(attached)
             figures[f"{label}: first byte off, ms"] = statistics.median(times[False])
             figures[f"{label}: first byte on / off"] = statistics.median(times[True]) / statistics.median(times[False])
     return figures
