@@ -175,17 +175,21 @@ def _hit(body: str, question: Question, turns: dict[str, Turn]) -> bool:
     return any(json.dumps(turns[g].text, ensure_ascii=False)[1:-1] in body for g in question.gold)
 
 
-def bench_recall_precision(answerable_every: int = 2, unanswerable_every: int = 6) -> dict[str, float]:
-    """Hit rate, false-attach rate, added characters and first-byte time on the held-out half, recall on vs off."""
+def bench_recall_precision(
+    answerable_every: int = 2, unanswerable_every: int = 6, half: str = "held-out"
+) -> dict[str, float]:
+    """Hit rate, false-attach rate, added characters and first-byte time on the held-out half (``half="tuning"``:
+    the other, where settings are chosen), recall on vs off."""
     from catcode.memory.auto_recall import OPEN
     from tests.fakes import FakeAnthropicServer
 
     corpus = load_corpus()
-    _, held_out = split(corpus)
+    tuning, held_out = split(corpus)
+    chosen_half = tuning if half == "tuning" else held_out
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer() as server:
         for kind, prefix in (("coding", "dev"), ("chat", "chat")):
-            chosen = [cid for cid in held_out if cid.startswith(prefix)]
+            chosen = [cid for cid in chosen_half if cid.startswith(prefix)]
             memories = {t.id.lower(): memory_text(t) for cid in chosen for t in corpus.conversations[cid].turns}
             on, off = Project(Path(tmp), f"{kind}-on", memories), Project(Path(tmp), f"{kind}-off", memories)
             off.recall(False)
@@ -210,7 +214,7 @@ def bench_recall_precision(answerable_every: int = 2, unanswerable_every: int = 
                 attached.append(len(block) if block.startswith(OPEN) else 0)
                 if not isinstance(question, Question):
                     wrong += OPEN in results[True]
-            label = f"held-out {kind} ({len(memories)} memories)"
+            label = f"{half} {kind} ({len(memories)} memories)"
             figures[f"{label}: answerable questions"] = len(answerable)
             figures[f"{label}: unanswerable questions"] = len(unanswerable)
             figures[f"{label}: hit, recall off"] = hits[False] / len(answerable)

@@ -228,13 +228,13 @@ class AutoRecall:
 
 
 def only_a_question(text: str) -> bool:
-    """True for a past turn that is one question and nothing else ("When did the idempotency change ship?"): it
+    """True for a past turn that asks and says nothing else ("When did the idempotency change ship? And why?"): it
     answers nothing, and the turn that answers it (indexed with it as context) is found in its place. A person who
     asks the same thing in every fresh ``catcode -p`` would otherwise get their own earlier question back."""
     from catcode.memory.recall.fts_query import split_facts
 
     facts = split_facts(text)
-    return len(facts) == 1 and facts[0].endswith(("?", "？"))
+    return bool(facts) and all(fact.endswith(("?", "？")) for fact in facts)
 
 
 def fair_shares(lengths: list[int], total: int) -> list[int]:

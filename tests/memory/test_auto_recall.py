@@ -469,6 +469,7 @@ def test_a_past_question_alone_is_not_recalled_but_its_answer_is(tmp_path: Path)
 @pytest.mark.parametrize(
     ("text", "question"),
     [("When did the idempotency change ship?", True), ("It shipped on Tuesday. Why do you ask?", False),
+     ("Which retry policy did we pick? And why?", True),
      ("什么时候发布的？", True), ("Ship it.", False)],
 )  # fmt: skip
 def test_only_a_question(text: str, question: bool) -> None:
