@@ -178,7 +178,11 @@ class AutoRecall:
         """What may be attached to ``message``, best first: nothing unless the best match holds at least
         ``auto_recall_min_coverage`` of the message (``recall.coverage``); then each match whose score reaches
         ``auto_recall_min_score``, with its text (a memory read from the store again: one deleted since the index
-        last synced is left out)."""
+        last synced is left out). The gate is measured on the best match that holds some of the message in its own
+        words: a past turn ranked by its neighbours alone ("yes, last Tuesday") may ride along, never open it. A
+        past turn that only asks is left out."""
+        from catcode.memory.recall.query import parse_query
+
         config = self.config
         kinds = ("memory", "turn") if config.search_past_sessions else ("memory",)
         hits = [h for h in self.recall.search(message, SEARCH_LIMIT, turns=False) if h.kind in kinds]
@@ -186,7 +190,9 @@ class AutoRecall:
         turn_texts = self.recall.index.turn_texts(turns) if turns else {}
         turn_texts = {sid: text for sid, text in turn_texts.items() if not only_a_question(text)}
         hits = [h for h in hits if h.kind == "memory" or h.source_id in turn_texts]
-        if not hits or self.recall.index.coverage(message, hits[0].source_id) < config.auto_recall_min_coverage:
+        parsed = parse_query(message)  # the gate: the best match that holds some of the message in its own words
+        best = next((h for h in hits if h.kind == "memory" or parsed.fact_score(turn_texts[h.source_id])[0]), None)
+        if best is None or self.recall.index.coverage(message, best.source_id) < config.auto_recall_min_coverage:
             return []
         picked: list[Candidate] = []
         for hit in hits:

@@ -29,12 +29,14 @@ getting something (a name memory has never heard of is what such questions have)
 
 _COUNT_SQL = "SELECT count(*) FROM (SELECT 1 FROM docs_word WHERE docs_word MATCH ? LIMIT ?)"
 _HOLDS_SQL = "SELECT 1 FROM docs_word WHERE docs_word MATCH ? AND rowid = ?"
+_OWN_WORDS = "{title body} : "
+"""A document's own words: its name and text, not the turns around a past turn (what is attached is its text)."""
 _TOTAL_SQL = "SELECT count(*) FROM sources"
 
 
 def coverage(conn: sqlite3.Connection, parsed: ParsedQuery, doc: int) -> float:
-    """The IDF-weighted share (0 to 1) of ``parsed``'s terms that document ``doc`` (a ``sources.id``) holds; 0.0
-    for a query without terms."""
+    """The IDF-weighted share (0 to 1) of ``parsed``'s terms that document ``doc`` (a ``sources.id``) holds in its
+    own words (a past turn's neighbours, which rank it, are not what is attached); 0.0 for a query without terms."""
     terms = parsed.quoted_terms
     if not terms:
         return 0.0
@@ -44,5 +46,7 @@ def coverage(conn: sqlite3.Connection, parsed: ParsedQuery, doc: int) -> float:
         found = conn.execute(_COUNT_SQL, (term, COUNT_CAP)).fetchone()[0]
         idf = math.log(1 + (max(total - found, 0) + 0.5) / (found + 0.5))
         weights[term] = idf * (UNKNOWN_WEIGHT if found == 0 else 1.0)
-    held = sum(weight for term, weight in weights.items() if conn.execute(_HOLDS_SQL, (term, doc)).fetchone())
+    held = sum(
+        weight for term, weight in weights.items() if conn.execute(_HOLDS_SQL, (_OWN_WORDS + term, doc)).fetchone()
+    )
     return held / (sum(weights.values()) or 1.0)
