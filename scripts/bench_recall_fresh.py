@@ -124,7 +124,7 @@ def _coding(corpus: Corpus, conversations: list[str] | None = None) -> list[str]
     return conversations or [cid for cid in corpus.conversations if cid.startswith("dev")]
 
 
-def bench_fresh_recall(sizes: tuple[int, ...] = SIZES, questions: int = 8) -> dict[str, float]:
+def bench_fresh_recall(sizes: tuple[int, ...] = SIZES, questions: int = 6) -> dict[str, float]:
     """Share of messages whose recall ran, and the first answer byte on vs off, cold and warm, at each size."""
     from tests.fakes import FakeAnthropicServer
 

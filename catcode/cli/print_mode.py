@@ -106,7 +106,7 @@ def _one_turn(session: Session, message: str) -> TurnResult:
     from catcode.conversation.images import ImageTooBig
     from catcode.session.attachments import attach_all
 
-    if session.auto_recall is not None:  # the first message's began while the session was built
+    if session.auto_recall is not None:  # the first message's search began while the session was built: kept
         session.auto_recall.begin(message)
     try:
         message, attached, images = attach_all(message, session.paths.project_root)

@@ -11,8 +11,9 @@ else shown or sent. A memory is looked up in the store before it is attached: on
 synced is never recalled.
 
 When: the search starts as soon as the message is known (``begin``: at launch in print mode, while the session is
-built; when Enter is pressed in the REPL) and runs on a worker thread; the first request waits for it until
-``auto_recall_timeout_ms`` after that moment, no longer. Slower, failing, or still busy with an earlier message, the
+built; when Enter is pressed in the REPL) and runs on a worker thread, so the time the first request waits anyway
+(building the session, attachments, hooks) is its time too; once the request is ready it waits at most
+``auto_recall_timeout_ms`` more. Slower, failing, or still busy with an earlier message, the
 message is sent without it and the outcome says why (``Recalled.skipped``: the dim line, print mode's ``recall``
 event). What was attached to recent messages is kept for ``/memory recalled`` (``recalled_text``)."""
 
@@ -137,8 +138,9 @@ class AutoRecall:
 
     def __call__(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled | None:
         """What to attach to ``message`` (``Recalled.skipped`` says why when nothing could be looked for); None for
-        an empty message. Never raises; waits at most until ``auto_recall_timeout_ms`` after the message was known
-        (``begin``; now, when it was not begun). ``attached``: names already attached to earlier messages of the
+        an empty message. Never raises. The search has run since the message was known (``begin``; now, when it was
+        not begun): what the request waited for anyway was its time; the request waits at most
+        ``auto_recall_timeout_ms`` more. ``attached``: names already attached to earlier messages of the
         conversation (the model has them: not sent twice)."""
         if not message.strip():
             return None
@@ -149,10 +151,10 @@ class AutoRecall:
                 if search is not None and search.thread.is_alive():
                     return self._skip(message, "busy: the recall of an earlier message is still running", 0.0)
                 search = self._search = _Search(message, self.candidates)
-        search.thread.join(max(0.0, search.began + timeout / 1000 - time.perf_counter()))
+        search.thread.join(timeout / 1000)
         elapsed = (time.perf_counter() - search.began) * 1000
         if search.thread.is_alive():
-            return self._skip(message, f"slow: not ready within {timeout:,} ms of the message", elapsed)
+            return self._skip(message, f"slow: not ready {elapsed:,.0f} ms after the message", elapsed)
         with self._lock:
             if self._search is search:
                 self._search = None  # answered: the next message searches again

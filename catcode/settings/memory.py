@@ -65,9 +65,9 @@ class MemoryConfig(BaseModel):
     auto_recall_max_chars: int = Field(default=4000, ge=200, le=100_000)
     """Character budget of everything attached to one message (each item is cut to fit)."""
     auto_recall_timeout_ms: int = Field(default=1000, ge=1, le=10_000)
-    """Recall starts as soon as your message is known (at launch in ``-p``, on Enter in a session) and the first
-    request waits for it until this long after that moment, no longer; slower, the message is sent without it and
-    the dim line (or print mode's ``recall`` event) says so."""
+    """Recall starts as soon as your message is known (at launch in ``-p``, on Enter in a session), so it has the
+    time the first request waits anyway; once the request is ready it waits at most this much longer for recall.
+    Slower, the message is sent without it and the dim line (or print mode's ``recall`` event) says so."""
     auto_recall_subagents: bool = False
     """Also recall for the task tool's subagents (by default only the conversation with you gets recall)."""
     search_past_sessions: bool = True
