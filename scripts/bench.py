@@ -105,6 +105,16 @@ SECTIONS = [
         "bench_recall_quality",
     ),
     ("recall: per-turn auto recall on vs off, in context, chars, latency", "bench_auto_recall", "bench_auto_recall"),
+    (
+        "recall: fresh catcode -p at 500, 10,000, 100,000 memories, cold and warm: recall ran, first byte on vs off",
+        "bench_recall_fresh",
+        "bench_fresh_recall",
+    ),
+    (
+        "recall: fresh catcode -p on the held-out corpus: hit, false attach, characters, first byte on vs off",
+        "bench_recall_fresh",
+        "bench_recall_precision",
+    ),
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("web: requests per second and p95 under 50 clients, vs one at a time", "bench_web_load", "bench_web_load"),

@@ -144,8 +144,12 @@ class PrintEvents(AgentEvents):
         self.emit("system", "notice", text=text)
 
     def on_recall(self, recalled: Recalled) -> None:
-        """A ``system``/``recall`` event: what per-turn recall attached to the message (``recall_fields``)."""
+        """A ``system``/``recall`` event for each message: what per-turn recall attached, or why it was skipped
+        (``recall_fields``); with the other formats a skip is one line on stderr."""
         self.emit("system", "recall", **recall_fields(recalled))
+        if recalled.skipped and self.format != "stream-json":
+            self.err.write(f"catcode: {recalled.line}\n")
+            self.err.flush()
 
     def refused(self, tool_name: str, tool_input: dict[str, Any]) -> None:
         """The approver refused a call (nobody to ask): reported in the result's ``permission_denials``."""
@@ -154,11 +158,16 @@ class PrintEvents(AgentEvents):
 
 def recall_fields(recalled: Recalled) -> dict[str, Any]:
     """The fields of the ``system``/``recall`` event (``memory.auto_recall.Recalled``): each item's name, kind
-    (memory or turn), scope, score and the (redacted) text sent; the characters attached; the milliseconds taken."""
+    (memory or turn), scope, score and the (redacted) text sent; the characters attached; the milliseconds from the
+    message to the answer; ``skipped`` and, when nothing was attached, ``reason`` ("slow: …", "failed: …",
+    "busy: …", or "nothing matched")."""
+    reason = recalled.skipped or (None if recalled.items else "nothing matched")
     return {
         "items": [item.as_dict() for item in recalled.items],
         "chars": len(recalled.text),
         "elapsed_ms": round(recalled.elapsed_ms, 1),
+        "skipped": bool(recalled.skipped),
+        "reason": reason,
     }
 
 

@@ -81,8 +81,9 @@ def run_print(
         sys.stderr.write(f"catcode: {cut_note()}\n")
     events = PrintEvents(output_format)
     session = build_session(
-        settings, paths, approver=PrintApprover(events), events=events, interactive=False, provider=provider, env=env
-    )
+        settings, paths, approver=PrintApprover(events), events=events, interactive=False, provider=provider, env=env,
+        message=message,
+    )  # fmt: skip
     events.stream.session_id = session.session_id
     if resume is not None and not _resume(session, resume):
         session.end()
@@ -109,6 +110,8 @@ def _one_turn(session: Session, message: str) -> TurnResult:
     from catcode.conversation.images import ImageTooBig
     from catcode.session.attachments import attach_all
 
+    if session.auto_recall is not None:  # the first message's search began while the session was built: kept
+        session.auto_recall.begin(message)
     try:
         message, attached, images = attach_all(message, session.paths.project_root)
     except ImageTooBig as exc:  # one line, and nothing is sent

@@ -45,7 +45,8 @@ class AgentEvents:
         """Live output of the running tool (called from the tool's reader thread)."""
 
     def on_recall(self, recalled: Recalled) -> None:
-        """Per-turn recall attached memories to the person's message (``memory.auto_recall.Recalled``)."""
+        """What per-turn recall did for the person's message (``memory.auto_recall.Recalled``): the memories it
+        attached, none, or why it was skipped."""
 
 
 @dataclass

@@ -110,9 +110,12 @@ class ReplEvents(AgentEvents):
         self.progress.print(shown)
 
     def on_recall(self, recalled: Recalled) -> None:
-        """The dim ``recalled: a, b`` line; Ctrl+O then pages what was attached (``/memory recalled`` too)."""
-        self.last_output = (recalled.line, recalled.text)
-        self.progress.print(Text(recalled.line, style="dim"))
+        """The dim ``recalled: a, b`` line (Ctrl+O then pages what was attached, ``/memory recalled`` too), or
+        ``recall skipped: why``; nothing when nothing matched."""
+        if recalled.text:
+            self.last_output = (recalled.line, recalled.text)
+        if recalled.text or recalled.skipped:
+            self.progress.print(Text(recalled.line, style="dim"))
 
     def on_notice(self, text: str) -> None:
         """A dim line (compaction, limits, retries)."""
