@@ -56,7 +56,7 @@ def test_every_part_that_is_on_fills_its_field_and_brings_its_commands(tmp_path:
     listing = run(session, "/help")
     for command in FEATURE_COMMANDS + CORE_COMMANDS:
         assert f"\n{command} " in "\n" + listing, command
-    assert session.tools.get("task") is not None and session.tools.get("memory_search") is not None
+    assert session.tools.get("Task") is not None and session.tools.get("memory_search") is not None
 
 
 def test_a_part_that_is_off_leaves_its_field_empty_and_its_commands_out(tmp_path: Path) -> None:

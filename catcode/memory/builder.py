@@ -32,6 +32,7 @@ def build_memory_runtime(
     *,
     provider: LLMProvider | None = None,
     notices: queue.SimpleQueue[str] | None = None,
+    session_id: str | None = None,
 ) -> MemoryRuntime:
     """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline."""
     for folder in (paths.memory_root, paths.memory_root / "users", paths.memory_root / "projects"):
@@ -47,7 +48,7 @@ def build_memory_runtime(
         scan_record=paths.memory_cache,
     )
     notices = notices or queue.SimpleQueue()
-    session_id = uuid.uuid4().hex[:12]
+    session_id = session_id or str(uuid.uuid4())  # the session's (a UUID, as Claude Code's are)
     runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices)
     if provider is not None:
         _add_pipeline(runtime, provider)

@@ -33,7 +33,9 @@ class MemoryPart:
         from catcode.memory.builder import build_memory_runtime
 
         settings, paths = builder.settings, builder.paths
-        memory = build_memory_runtime(settings, paths, provider=builder.provider, notices=builder.notices)
+        memory = build_memory_runtime(
+            settings, paths, provider=builder.provider, notices=builder.notices, session_id=builder.session_id
+        )
         self.runtime = memory
         memory.register(builder.hooks, builder.tools)
         builder.memory, builder.history, builder.session_id = memory, memory.history, memory.session_id

@@ -1,12 +1,13 @@
-"""Claude Code's permission-rule spellings, read as catcode's own (see ``docs/claude-code.md``).
+"""Claude Code's permission-rule spellings (see ``docs/claude-code.md``).
 
-A rule in a settings file or a flag may name a tool the way Claude Code does: ``Read``, ``Edit``, ``Write``,
-``MultiEdit``, ``Bash``, ``Grep``, ``Glob``, ``LS``, ``Task``, ``mcp__server__tool`` (or ``mcp__server`` for every
-tool of a server). Claude Code's ``Edit`` rules cover every tool that changes files, so ``Edit(src/**)`` covers
-``edit_file`` and ``write_file``. Bash patterns keep Claude Code's syntax: ``Bash(git status:*)`` is the prefix
-rule ``bash(git status*)`` (``shell_rules``), ``Bash(npm run test)`` the exact command. File patterns are made
-relative to the project: ``./src/**`` and ``/src/**`` (Claude Code: relative to the settings file's project) become
-``src/**``, ``//etc/**`` (an absolute path) becomes ``/etc/**``, ``~/x`` stays home-relative.
+catcode's tools carry Claude Code's names (``tools/facts.py``), so ``Read``, ``Bash(git status:*)``, ``Grep``,
+``Task`` and ``mcp__server__tool`` (or ``mcp__server`` for every tool of a server) name them as they are. Two things
+of Claude Code's reading are kept here: its ``Edit`` rules cover every tool that changes files, so ``Edit(src/**)``
+covers ``Edit`` and ``Write``; and its file patterns are made relative to the project: ``./src/**`` and ``/src/**``
+(Claude Code: relative to the settings file's project) become ``src/**``, ``//etc/**`` (an absolute path) becomes
+``/etc/**``, ``~/x`` stays home-relative. catcode's earlier spellings (``read_file(/abs/path)``) keep their own
+meaning: an absolute path stays absolute. Bash patterns keep Claude Code's syntax: ``Bash(git status:*)`` is the
+prefix rule ``Bash(git status*)`` (``shell_rules``), ``Bash(npm run test)`` the exact command.
 
 Claude Code's tools that catcode does not have (``WebFetch``, ``WebSearch``, ``NotebookEdit``...) are an error that
 says so: a rule that silently never matched would be a deny rule denying nothing."""
@@ -14,23 +15,22 @@ says so: a rule that silently never matched would be a deny rule denying nothing
 from __future__ import annotations
 
 CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
-    "read": ("read_file",),
-    "edit": ("edit_file", "write_file"),
-    "multiedit": ("edit_file",),
-    "write": ("write_file",),
-    "glob": ("list_files",),
-    "ls": ("list_files",),
+    "read": ("Read",),
+    "edit": ("Edit", "Write"),
+    "multiedit": ("Edit",),
+    "write": ("Write",),
+    "glob": ("Glob",),
+    "ls": ("Glob",),
 }
-"""Claude Code's tool names (lower case) → the catcode tools a rule naming them covers (the first is its name)."""
+"""Claude Code's file-tool names (lower case) → the tools a rule naming them covers (the first is its name); their
+patterns are read as Claude Code reads them (``claude_path``)."""
 
-UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread", "todowrite", "exitplanmode"})
+UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread"})
 """Claude Code's tools with no catcode equivalent: named in the error so a person knows it is not a typo."""
-
-FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file", "list_files"})
 
 
 def claude_tools(name: str) -> tuple[str, ...] | None:
-    """The catcode tools Claude Code's tool ``name`` (any case) covers; None for a name that is not an alias."""
+    """The tools Claude Code's file-tool name ``name`` (any case) covers; None for any other name."""
     return CLAUDE_TOOLS.get(name.lower())
 
 

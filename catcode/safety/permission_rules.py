@@ -34,8 +34,9 @@ OUTSIDE = "bash_outside"
 @dataclass(frozen=True)
 class Rule:
     """``tool`` or ``tool(pattern)``; the pattern is a glob matched against the tool's key argument. catcode's own
-    tool names are matched whatever their case, and Claude Code's spellings are read as catcode's (``claude_rules``:
-    ``Read``, ``Edit(src/**)``, ``Bash(git status:*)``, ``mcp__server``)."""
+    tools are named by any of their names, whatever the case (``Read``, ``read_file``: ``tools/facts.py``), and
+    Claude Code's file rules are read as Claude Code reads them (``claude_rules``: ``Edit(src/**)`` covers ``Write``
+    too, ``Read(/src/**)`` is relative to the project)."""
 
     tool: str
     pattern: str | None = None
@@ -45,10 +46,10 @@ class Rule:
 
     @classmethod
     def parse(cls, text: str) -> Rule:
-        """Parse ``bash(git status*)``; raises ``ConfigError`` on anything else."""
+        """Parse ``Bash(git status*)``; raises ``ConfigError`` on anything else."""
         match = cls._SYNTAX.match(text)
         if not match:
-            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. bash(git *)")
+            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. Bash(git *)")
         tool, pattern = match.group(1), match.group(2)
         if tool.startswith(MCP_TOOL_PREFIX):
             return cls(tool, pattern)
@@ -56,7 +57,7 @@ class Rule:
 
         covered = claude_tools(tool)
         if covered is None:
-            return cls(tool.lower(), pattern)
+            return cls(facts.canonical(tool) or tool.lower(), pattern)
         return cls(covered[0], None if pattern is None else claude_path(pattern), covered[1:])
 
     def check_tool(self, text: str) -> None:
@@ -67,7 +68,7 @@ class Rule:
             why = unsupported_reason(text.split("(")[0].strip()) or f"there is no tool {self.tool!r}"
             raise ConfigError(
                 f"Invalid permission rule {text!r}: {why} (tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) "
-                "or mcp__<server>__<tool>; Claude Code's names work too)"
+                "or mcp__<server>__<tool>; catcode's earlier names work too)"
             )
 
     def covers_tool(self, tool_name: str) -> bool:
@@ -100,7 +101,7 @@ def _glob(pattern: str, value: str) -> bool:
 
 
 def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
-    """The scoped rules an "always" answer offers: ``bash(<prefix>*)`` per command for shell calls; none for
+    """The scoped rules an "always" answer offers: ``Bash(<prefix>*)`` per command for shell calls; none for
     other tools (their "always" covers the tool for the session)."""
     if tool.key_arg != "command":
         return []

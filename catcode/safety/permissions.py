@@ -47,6 +47,7 @@ class ApprovalRequest:
     tool: Tool
     input: dict[str, Any]
     preview: str | None = None  # a unified diff for file writes, when the tool can compute one
+    call_id: str = ""  # the tool_use id (an SDK's ``can_use_tool`` names the call by it)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ class Decision:
     allowed: bool
     reason: str = ""  # why not, passed back to the model
     always: bool = False  # allow this for the rest of the session: ``rules`` when given, else the whole tool
-    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``bash(git status*)``
+    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``Bash(git status*)``
+    updated_input: dict[str, Any] | None = None  # run the call with this input instead (an SDK's ``can_use_tool``)
 
 
 class Approver(Protocol):
@@ -133,7 +135,7 @@ class PermissionPolicy:
         if self.mode is PermissionMode.PLAN:
             return Verdict.DENY, (
                 f"plan mode: {tool.name} does not run until the person approves a plan; only read-only tools run. "
-                "Finish researching, then call exit_plan_mode with the plan"
+                "Finish researching, then call ExitPlanMode with the plan"
             )
         if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
@@ -168,7 +170,7 @@ class PermissionPolicy:
 
     def _match_key(self, tool: Tool, tool_input: dict[str, Any]) -> str | None:
         key = key_argument(tool, tool_input)
-        if key is not None and tool.key_arg == "path":
+        if key is not None and tool.key_arg in ("file_path", "path"):
             return self._relative(key)
         return key
 

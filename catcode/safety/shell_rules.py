@@ -103,7 +103,7 @@ def _prefix(pattern: str) -> str | None:
 
 
 def suggest_rules(line: str) -> list[str]:
-    """The scoped rules offered when the person answers "always" to ``line``: one ``bash(<prefix>*)`` per
+    """The scoped rules offered when the person answers "always" to ``line``: one ``Bash(<prefix>*)`` per
     simple command (``git status*`` for ``git status --short``). Empty when the line cannot be covered by rules
     at all (substitutions, redirections, expansions)."""
     parsed = parse(line)
@@ -116,7 +116,7 @@ def suggest_rules(line: str) -> list[str]:
         head = " ".join(words[:keep])
         if any(ch in head for ch in "*?[]()"):
             return []
-        rule = f"bash({head}*)"
+        rule = f"Bash({head}*)"
         if rule not in rules:
             rules.append(rule)
     return rules
