@@ -251,27 +251,3 @@ def merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
             merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
         )
     return merged
-
-
-def print_options(headless: dict[str, Any], sdk_servers: list[str]) -> Any:
-    """``print_mode.PrintOptions`` of the headless flags (JSON values parsed, ``--tools`` split)."""
-    from catcode.cli.print_mode import PrintOptions
-
-    options = PrintOptions(sdk_servers=sdk_servers)
-    for key in ("verbose", "partial", "prompt_tool", "session_id", "fork", "max_budget_usd"):
-        if key in headless:
-            setattr(options, key, headless[key])
-    if headless.get("json_schema"):
-        schema = json_value("--json-schema", str(headless["json_schema"]))
-        if not isinstance(schema, dict):
-            raise ConfigError("--json-schema: expected a JSON schema object")
-        options.json_schema = schema
-    if headless.get("agents"):
-        agents = json_value("--agents", str(headless["agents"]))
-        if not isinstance(agents, dict):
-            raise ConfigError('--agents: expected {"name": {"description": ..., "prompt": ...}}')
-        options.agents = agents
-    tools = headless.get("tools")
-    if tools is not None and tools.strip() != "default":
-        options.tools = split_rules([tools])
-    return options

@@ -80,8 +80,7 @@ def start(
             return _exit_now(interactive)
         settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
-            from catcode.cli.claude_flags import print_options
-            from catcode.cli.print_mode import run_print
+            from catcode.cli.print_mode import print_options, run_print
 
             options = print_options(headless or {}, sdk_servers)
             return run_print(

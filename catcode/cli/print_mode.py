@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 from catcode.app.stdin_input import combine, cut_note, read_piped
 from catcode.app.warm import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
+from catcode.errors import ConfigError
 from catcode.safety.permissions import Approver, NoTerminalApprover
 from catcode.session.agent_events import TurnResult
 from catcode.text import is_terminal, visible
@@ -53,6 +54,30 @@ class PrintOptions:
     agents: dict[str, Any] | None = None  # --agents JSON
     tools: list[str] | None = None  # --tools: the built-in tools offered (None: all)
     sdk_servers: list[str] = field(default_factory=list)  # --mcp-config servers of type "sdk"
+
+
+def print_options(headless: dict[str, Any], sdk_servers: list[str]) -> PrintOptions:
+    """The ``PrintOptions`` of the headless flags (JSON values parsed, ``--tools`` split)."""
+    from catcode.cli.claude_flags import json_value, split_rules
+
+    options = PrintOptions(sdk_servers=sdk_servers)
+    for key in ("verbose", "partial", "prompt_tool", "session_id", "fork", "max_budget_usd"):
+        if key in headless:
+            setattr(options, key, headless[key])
+    if headless.get("json_schema"):
+        schema = json_value("--json-schema", str(headless["json_schema"]))
+        if not isinstance(schema, dict):
+            raise ConfigError("--json-schema: expected a JSON schema object")
+        options.json_schema = schema
+    if headless.get("agents"):
+        agents = json_value("--agents", str(headless["agents"]))
+        if not isinstance(agents, dict):
+            raise ConfigError('--agents: expected {"name": {"description": ..., "prompt": ...}}')
+        options.agents = agents
+    tools = headless.get("tools")
+    if tools is not None and tools.strip() != "default":
+        options.tools = split_rules([tools])
+    return options
 
 
 def message_for(prompt: str | None, stdin: IO[str] | None) -> tuple[str, bool]:
@@ -208,18 +233,21 @@ class Runner:
 
     def turn(self, message: str, *, structured_retry: bool = True) -> int:
         """One turn: ``system``/``init``, the events, the ``result``; its exit code."""
-        self.events.emit("system", "init", **init_fields(self.session, os.getcwd(), self.key_source, self.sdk_servers))
-        if self.turns == 0:
-            warm_now(self.session.provider)
-        self.turns += 1
-        self.events.model = self.session.provider.model
         self.events.turn_started()
+        self.events.emit("system", "init", **init_fields(self.session, os.getcwd(), self.key_source, self.sdk_servers))
         text = message
         if self.options.json_schema is not None:
             from catcode.cli.structured import ask_for
 
             text = ask_for(message, self.options.json_schema)
-        result = _one_turn(self.session, text)
+        try:
+            if self.turns == 0:
+                warm_now(self.session.provider)
+            self.turns += 1
+            self.events.model = self.session.provider.model
+            result = _one_turn(self.session, text)
+        except KeyboardInterrupt:  # the SDK's interrupt before the loop took the message
+            result = TurnResult(interrupted=True)
         structured = None
         if self.options.json_schema is not None and result.error is None and not result.limit_reached:
             from catcode.cli.structured import parsed
@@ -306,13 +334,14 @@ def _one_turn(session: Session, message: str) -> TurnResult:
         return TurnResult(interrupted=True)
 
 
-def _resume(session: Session, how: str, by_id: bool) -> bool:
+def _resume(session: Session, how: str, by_id: bool | None = None) -> bool:
     """Take up an earlier session: ``how`` is ``"continue"`` or ``""`` (the last one; there is nobody to pick
     one), or an id; what happened is said on stderr. False when an id was asked for that cannot be taken up:
     answering it in a fresh conversation would go unnoticed in a script."""
     from catcode.screen import Screen
     from catcode.session.resuming import NO_HISTORY, Unresumed, resume_session, resumed_line
 
+    by_id = how not in ("", "continue") if by_id is None else by_id
     result = resume_session(session, how if by_id else "")
     if result.unresumed is Unresumed.UNKNOWN_ID:
         sys.stderr.write(f"catcode: no session {how!r} in this project (catcode --resume lists them)\n")

@@ -131,6 +131,7 @@ class SubagentScope:
         self.parent: Agent | None = None  # set once the session's agent exists: usage and its thread
         self.recall: Recall | None = None  # per-turn recall for subagents: only with memory.auto_recall_subagents
         self.cancelled = threading.Event()
+        self.reoffer: Callable[[], None] = lambda: None  # offers the Task tool again (its listing of the agents)
         self._slots = threading.BoundedSemaphore(settings.max_parallel)
         self._usage_lock = threading.Lock()
 
@@ -165,10 +166,8 @@ class SubagentScope:
 
     def add_agent(self, definition: AgentDefinition) -> None:
         """Offer one more subagent (the Agent SDK's or ``--agents``'): the Task tool is offered again with it listed."""
-        from catcode.extensions.subagents.task_tool import task_tool
-
         self.agents.agents[definition.name] = definition
-        self.tools.register(task_tool(self, self.agents))
+        self.reoffer()
 
     def agent_names(self) -> list[str]:
         """The subagents the Task tool offers."""
