@@ -205,7 +205,9 @@ def earlier_session(settings: Settings, paths: Paths, wanted: str, *, exact: boo
 
 
 def _shape(session: Session, options: PrintOptions) -> None:
-    """``--tools`` (only those built-in tools), ``--agents`` and ``--max-budget-usd`` on the built session."""
+    """``--tools`` (only those built-in tools), ``--agents`` and ``--max-budget-usd`` on the built session; inside
+    the fence, a command line proven read-only runs without a rule (``safety/shell_reads.py``)."""
+    session.policy.fenced_reads = True
     if options.tools is not None:
         from catcode.tools.facts import TOOL_NAMES, canonical
 

@@ -101,6 +101,7 @@ class PermissionPolicy:
 
     project_root: Path | None = None  # path arguments are matched relative to it
     fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
+    fenced_reads: bool = False  # print mode: inside the fence, a line proven read-only runs unasked (``shell_reads``)
 
     @classmethod
     def from_strings(
@@ -142,6 +143,8 @@ class PermissionPolicy:
         if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
+            return Verdict.ALLOW, ""
+        if shell and self.fenced_reads and self._fenced() and _reads_only(key or "", self.project_root):
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell):
             return Verdict.ALLOW, ""
@@ -237,6 +240,12 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
     from catcode.safety.shell_deny import deny_matches
 
     return deny_matches(rule.pattern, line or "")
+
+
+def _reads_only(line: str, project_root: Path | None) -> bool:
+    from catcode.safety.shell_reads import proves_read_only
+
+    return proves_read_only(line, project_root)
 
 
 def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:
