@@ -151,17 +151,29 @@ class PrintEvents(AgentEvents):
             self._partial({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
 
     def on_response(self, response: ChatResponse) -> None:
-        """One ``assistant`` event per content block of the reply (text, tool_use), as the API returned them."""
+        """One ``assistant`` event per content block of the reply (text, tool_use), as the API returned them; with
+        ``--include-partial-messages`` each block's streaming events around it, in Claude Code's order."""
         self.clock.response()
         self.model = response.model or self.model
         self.stop_reason = response.stop_reason
-        blocks = [block.model_dump() for block in response.content]
         message_id = f"msg_{uuid.uuid4().hex[:24]}"
-        if self.partial:
-            self._partial_tail(blocks, response)
-        for block in blocks:
+        if self.partial and not self._streaming:
+            self._partial({"type": "message_start", "message": self._message([], None, Usage())})
+        for index, block in enumerate(block.model_dump() for block in response.content):
+            if self.partial and block.get("type") == "tool_use":
+                start = {**block, "input": {}}
+                self._partial({"type": "content_block_start", "index": index, "content_block": start})
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}
+                self._partial({"type": "content_block_delta", "index": index, "delta": delta})
             message = self._message([block], response.stop_reason, response.usage, message_id)
             self.emit("assistant", message=message, parent_tool_use_id=None, timestamp=now())
+            if self.partial:
+                self._partial({"type": "content_block_stop", "index": index})
+        if self.partial:
+            usage = {"output_tokens": response.usage.output_tokens}
+            self._partial({"type": "message_delta", "delta": {"stop_reason": response.stop_reason}, "usage": usage})
+            self._partial({"type": "message_stop"})
+            self._streaming = False
 
     def _message(
         self, content: list[dict[str, Any]], stop_reason: str | None, usage: Usage, message_id: str | None = None
@@ -179,25 +191,6 @@ class PrintEvents(AgentEvents):
 
     def _partial(self, event: dict[str, Any]) -> None:
         self.emit("stream_event", event=event, parent_tool_use_id=None)
-
-    def _partial_tail(self, blocks: list[dict[str, Any]], response: ChatResponse) -> None:
-        """The rest of a reply's streaming events: its tool_use blocks (their input as one delta) and its end."""
-        if not self._streaming:
-            self._partial({"type": "message_start", "message": self._message([], None, Usage())})
-        first_tool = 1 if self._streaming else 0
-        if self._streaming:
-            self._partial({"type": "content_block_stop", "index": 0})
-        for index, block in enumerate((b for b in blocks if b.get("type") == "tool_use"), start=first_tool):
-            start = {**block, "input": {}}
-            self._partial({"type": "content_block_start", "index": index, "content_block": start})
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}
-            self._partial({"type": "content_block_delta", "index": index, "delta": delta})
-            self._partial({"type": "content_block_stop", "index": index})
-        usage = {"output_tokens": response.usage.output_tokens}
-        delta_event = {"type": "message_delta", "delta": {"stop_reason": response.stop_reason}, "usage": usage}
-        self._partial(delta_event)
-        self._partial({"type": "message_stop"})
-        self._streaming = False
 
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
         """A ``user`` event carrying the tool_result block, and what the tool returned (``tool_use_result``)."""
@@ -321,13 +314,15 @@ def result_fields(
     total, unknown = cost_of(usage_by_model)
     cost = None if total is None else round(total, 6)
     terminal = TERMINAL_REASONS.get(subtype, "aborted" if result.interrupted else "error")
+    # with --json-schema the answer is the structured value, as compact JSON (Claude Code's ``result``)
+    answer = result.text if structured is None else json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
     fields: dict[str, Any] = {
         "subtype": subtype,
         "is_error": subtype != "success",
         "duration_ms": int((time.monotonic() - events.clock.started) * 1000),
         "duration_api_ms": int(events.clock.api_seconds * 1000),
         "num_turns": result.rounds + 1 if limit_hit else result.rounds,
-        "result": None if limit_hit else result.text if error is None else error,
+        "result": None if limit_hit else answer if error is None else error,
         "stop_reason": events.stop_reason,
         "session_id": session.session_id,
         "total_cost_usd": cost,
@@ -341,7 +336,9 @@ def result_fields(
     }
     if structured is not None:
         fields["structured_output"] = structured
-    if error is not None and not limit_hit:
+    if limit_hit:
+        fields["errors"] = [f"Reached maximum number of turns ({result.rounds})"]
+    elif error is not None:
         fields["errors"] = [error]
     return {
         **fields,
