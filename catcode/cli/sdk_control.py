@@ -159,6 +159,8 @@ class SdkServers:
 
     def connect(self, session: Session) -> None:
         """The handshake and the tool list of each server (a server that fails is ``failed`` in ``mcp_status``)."""
+        if not self.names:
+            return  # nothing to import: the mcp package costs seconds
         from mcp.types import Tool as Listed
 
         from catcode.extensions.mcp.tools import mcp_tool
