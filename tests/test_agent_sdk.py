@@ -177,3 +177,30 @@ def test_interrupt_mid_turn_ends_the_turn(tmp_path: Path) -> None:
         serve(server, text("one two three four", hold=hold))
         messages = asyncio.run(run(options(server, tmp_path)))
     assert result_of(messages).is_error and result_of(messages).subtype == "error_during_execution"
+
+
+def test_session_start_prompt_post_tool_and_stop_hooks_fire_with_claude_codes_inputs(tmp_path: Path) -> None:
+    fired: list[tuple[str, str]] = []
+
+    async def record(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> Any:
+        event = hook_input["hook_event_name"]
+        fired.append((event, str(hook_input.get("tool_name") or hook_input.get("prompt") or "")))
+        if event == "SessionStart":
+            return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": "The build uses make."}}
+        if event == "Stop" and not hook_input["stop_hook_active"]:
+            return {"decision": "block", "reason": "Also say goodbye."}
+        return {}
+
+    hooks = {name: [sdk.HookMatcher(hooks=[record])] for name in ("SessionStart", "UserPromptSubmit", "Stop")}
+    hooks["PostToolUse"] = [sdk.HookMatcher(matcher="Read", hooks=[record])]
+    with FakeAnthropicServer() as server:
+        (tmp_path / "project").mkdir()
+        (tmp_path / "project" / "a.txt").write_text("alpha\n")
+        serve(server, tool_use("Read", {"file_path": "a.txt"}), text("Read it."), text("Goodbye."))
+        messages = collect("read a.txt", options(server, tmp_path, hooks=hooks))
+        first, *_, last = [r for r in server.requests() if r.body.get("tools")]
+    assert fired[:3] == [("SessionStart", ""), ("UserPromptSubmit", "The build uses make.\n\nread a.txt"),
+                         ("PostToolUse", "Read")]  # fmt: skip
+    assert ("Stop", "") in fired and "The build uses make." in first.all_text
+    assert "Also say goodbye." in last.all_text
+    assert [m.result for m in messages if isinstance(m, sdk.ResultMessage)] == ["Goodbye."]  # one turn, continued

@@ -29,6 +29,7 @@ from catcode.text import is_terminal, visible
 
 if TYPE_CHECKING:
     from catcode.cli.sdk_channel import SdkChannel
+    from catcode.cli.sdk_control import SdkControl
     from catcode.providers.base import LLMProvider
     from catcode.session.session import Session
     from catcode.settings.config import Settings
@@ -232,6 +233,7 @@ class Runner:
         self.session, self.events, self.options, self.key_source = session, events, options, key_source
         self.sdk_servers: list[dict[str, Any]] = []
         self.turns = 0
+        self.control: SdkControl | None = None  # the SDK's session (``--input-format stream-json``)
 
     def turn(self, message: str, *, structured_retry: bool = True) -> int:
         """One turn: ``system``/``init``, the events, the ``result``; its exit code."""
@@ -248,6 +250,7 @@ class Runner:
             self.turns += 1
             self.events.model = self.session.provider.model
             result = _one_turn(self.session, text)
+            result = self._stop_hooks(result)
         except KeyboardInterrupt:  # the SDK's interrupt before the loop took the message
             result = TurnResult(interrupted=True)
         structured = None
@@ -266,6 +269,7 @@ class Runner:
         sdk.session = self.session
         control = SdkControl(self.session, channel, sdk, servers, self.hook_base)
         control.install()
+        self.control = control
         channel.start()
         code, connected = 0, False
         while True:
@@ -279,10 +283,10 @@ class Runner:
                 connected = True
                 servers.connect(self.session)
                 self.sdk_servers = list(servers.status.values())
+                item.text = self._session_start(control) + item.text
             control.turn_running.set()
             try:
                 code = max(code, self.turn(item.text))
-                code = max(code, self._stop_hooks(control))
             except KeyboardInterrupt:  # an interrupt that came as the turn ended
                 pass
             finally:
@@ -290,19 +294,36 @@ class Runner:
                 self.session.context.cancel.clear()
         return code
 
-    def _stop_hooks(self, control: Any) -> int:
-        """``Stop`` callbacks after a turn: one that blocks sends its reason as the next message (bounded)."""
+    def _session_start(self, control: Any) -> str:
+        """``SessionStart`` callbacks, once, before the first turn: the context they add goes before its message."""
+        from catcode.conversation.hook_bus import AppendMessages
+
+        if control.hooks is None or "SessionStart" not in control.hooks.events():
+            return ""
+        said = control.hooks.fire("SessionStart", {"source": "startup"})
+        if isinstance(said, AppendMessages):
+            return "".join(f"{message.text}\n\n" for message in said.messages)
+        return ""
+
+    def _stop_hooks(self, result: TurnResult) -> TurnResult:
+        """``Stop`` callbacks as the turn is about to end: one that blocks sends its reason to the model and the turn
+        goes on (bounded), one result for all of it, as Claude Code does."""
         from catcode.conversation.hook_bus import Block
 
-        code = 0
-        for _ in range(MAX_STOP_CONTINUES):
-            if control.hooks is None or "Stop" not in control.hooks.events():
-                return code
-            said = control.hooks.fire("Stop", {"stop_hook_active": _ > 0})
+        hooks = self.control.hooks if self.control is not None else None
+        for again in range(MAX_STOP_CONTINUES):
+            if hooks is None or "Stop" not in hooks.events() or result.error is not None or result.interrupted:
+                break
+            said = hooks.fire("Stop", {"stop_hook_active": again > 0, "last_assistant_message": result.text})
             if not isinstance(said, Block):
-                return code
-            code = max(code, self.turn(said.reason))
-        return code
+                break
+            more = _one_turn(self.session, said.reason)
+            more.rounds += result.rounds
+            usage = result.usage
+            usage.add(more.usage)
+            more.usage = usage
+            result = more
+        return result
 
     def hook_base(self) -> dict[str, Any]:
         """The fields every hook input carries."""
