@@ -66,7 +66,7 @@ def test_ctrl_c_while_a_tool_runs_keeps_its_call_and_output_on_screen(
     cat.prompt()
     screen = cat.screen()
     header = next(line for line in screen.splitlines() if "interrupted after" in line)
-    assert header.startswith("⏺ bash(echo first-part;")
+    assert header.startswith("⏺ Bash(echo first-part;")
     after = screen.split(header, 1)[1]
     assert "│ first-part" in after and "│ second-part" in after
     assert cat.exit() == 0
@@ -196,7 +196,7 @@ def test_a_saved_always_allow_rule_is_kept_out_of_git(
     cat.say("say hi")
     cat.expect_text("Allow Bash?")
     cat.say("s")
-    cat.expect_text("Saved bash(echo*) to .cat-code/settings.local.yaml (git ignores it: added to .git/info/exclude)")
+    cat.expect_text("Saved Bash(echo*) to .cat-code/settings.local.yaml (git ignores it: added to .git/info/exclude)")
     cat.expect_text("Done.")
     cat.prompt()
     assert cat.exit() == 0
@@ -219,7 +219,7 @@ def test_a_rule_saved_where_gitignore_already_covers_it_changes_nothing_else(
     cat.say("say hi")
     cat.expect_text("Allow Bash?")
     cat.say("s")
-    cat.expect_text("Saved bash(echo*) to .cat-code/settings.local.yaml (git ignores it)")
+    cat.expect_text("Saved Bash(echo*) to .cat-code/settings.local.yaml (git ignores it)")
     cat.prompt()
     assert cat.exit() == 0
     assert (exclude.read_text() if exclude.exists() else None) == before

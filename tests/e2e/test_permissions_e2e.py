@@ -29,7 +29,7 @@ def test_always_allow_is_scoped_and_can_be_saved(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("look around")
-    cat.expect_text("a: always allow bash(ls*), bash(git status*) this session")
+    cat.expect_text("a: always allow Bash(ls*), Bash(git status*) this session")
     cat.expect_text("Allow Bash? [y/n/a/s, Enter = no]")
     cat.say("a")
     cat.expect_text("(git status)\r\n")  # covered by the scoped rule: it ran with no question
@@ -43,14 +43,14 @@ def test_always_allow_is_scoped_and_can_be_saved(
     cat.say("echo something")
     cat.expect_text("Allow Bash?")
     cat.say("s")
-    cat.expect_text("Saved bash(echo*) to .cat-code/settings.local.yaml")
+    cat.expect_text("Saved Bash(echo*) to .cat-code/settings.local.yaml")
     cat.expect_text("Done.")
     cat.prompt()
     saved = yaml.safe_load((project / ".cat-code" / "settings.local.yaml").read_text())
     assert saved == {"permissions": {"allow": ["Bash(echo*)"]}}
     consent = yaml.safe_load((home_dir / ".cat-code" / "consent.yaml").read_text())
     answers = consent["projects"][str(project)]
-    assert answers["settings:permissions.allow bash(echo*)"]["allowed"] is True
+    assert answers["settings:permissions.allow Bash(echo*)"]["allowed"] is True
 
     cat.send("\x1b[Z")  # Shift+Tab
     cat.expect_text("Permission mode: accept-edits")

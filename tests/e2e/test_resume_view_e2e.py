@@ -54,7 +54,7 @@ def assert_replayed(screen: str) -> None:
     assert "❯ third question" in screen and "Answer number three." in screen  # Markdown drawn, not raw
     assert "**three**" not in screen
     assert "❯ run the check" in screen
-    assert "⏺ bash(echo check-passed)" in screen and "⎿ check-passed" in screen
+    assert "⏺ Bash(echo check-passed)" in screen and "⎿ check-passed" in screen
     assert "The check passed." in screen
     assert "❯ last question" in screen and "Answer number five." in screen
     order = [screen.index(s) for s in ("not shown", "❯ third", "❯ run the check", "⏺ bash", "❯ last", "Resumed")]

@@ -112,6 +112,6 @@ def test_through_the_binary_nothing_is_written(project: Path, fake_server: FakeA
     proc = run(project, fake_server, "-p", "sort it")
     assert proc.returncode == 0, proc.stderr
     assert not any((project / f"out{n}").exists() for n in (1, 2, 3))
-    assert proc.stderr.count("refused bash(") == 3
+    assert proc.stderr.count("refused Bash(") == 3
     last = fake_server.requests()[-1].messages[-1]["content"][0]
     assert not last.get("is_error") and "a\nb" in last["content"]

@@ -95,12 +95,12 @@ def test_the_item_shapes_other_parts_record(dirs) -> None:
         project,
         [
             ConsentItem(kind="settings", key="permissions.mode", summary="anything", content="bypass"),
-            ConsentItem(kind="settings", key="permissions.allow bash(npm test)", summary="x", content="Bash(npm test)"),
+            ConsentItem(kind="settings", key="permissions.allow bash(npm test)", summary="x", content="bash(npm test)"),
         ],
         True,
     )
     settings = load(dirs)
-    assert settings.permissions.mode == "bypass" and settings.permissions.allow == ["Bash(npm test)"]
+    assert settings.permissions.mode == "bypass" and settings.permissions.allow == ["bash(npm test)"]
 
 
 @pytest.mark.parametrize(
@@ -140,8 +140,8 @@ def test_unconsented_rules_and_dirs_are_dropped_and_confined_ones_kept(dirs) -> 
     )
     lines: list[str] = []
     settings = load(dirs, lines=lines)
-    assert settings.permissions.allow == ["Bash(git status*)", "write_file(docs/**)"]
-    assert settings.permissions.deny == ["Bash(rm *)"]  # a project's empty list does not drop the user's
+    assert settings.permissions.allow == ["bash(git status*)", "write_file(docs/**)"]
+    assert settings.permissions.deny == ["bash(rm *)"]  # a project's empty list does not drop the user's
     assert settings.permissions.additional_dirs == []
     assert len(lines) == 1 and "allow rule bash(curl *)" in lines[0]
 

@@ -133,5 +133,5 @@ def test_bypass_shapes_through_the_binary(project: Path, fake_server: FakeAnthro
     assert (project / "d").is_dir()
     results = [r.messages[-1]["content"][0] for r in fake_server.requests()[1:]]
     assert all(r["is_error"] for r in results), results
-    assert sum("denied by rule bash(rm -rf *)" in r["content"] for r in results) == 5  # eval of a visible rm too
-    assert proc.stderr.count("refused bash(") == 2
+    assert sum("denied by rule Bash(rm -rf *)" in r["content"] for r in results) == 5  # eval of a visible rm too
+    assert proc.stderr.count("refused Bash(") == 2
