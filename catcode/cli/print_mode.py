@@ -217,9 +217,13 @@ def _shape(session: Session, options: PrintOptions) -> None:
             if name in TOOL_NAMES and name not in kept:
                 session.tools.remove(name)
     if options.agents:
+        from catcode.cli.sdk_channel import ControlError
         from catcode.cli.sdk_control import add_agents
 
-        add_agents(session, options.agents)
+        try:
+            add_agents(session, options.agents)
+        except ControlError as exc:
+            raise ConfigError(f"--agents: {exc}") from None
     if options.max_budget_usd is not None:
         from catcode.cli.budget import BudgetGuard
 

@@ -88,10 +88,12 @@ class SdkChannel:
                 raise ChannelClosed("stdin is closed: the SDK cannot answer")
             self._pending[request_id] = pending
         request = {"subtype": subtype, **fields}
-        self.writer.write({"type": "control_request", "request_id": request_id, "request": request})
-        pending.done.wait()
-        with self._lock:
-            self._pending.pop(request_id, None)
+        try:
+            self.writer.write({"type": "control_request", "request_id": request_id, "request": request})
+            pending.done.wait()
+        finally:  # an interrupt (Ctrl+C, the SDK's) abandons the request
+            with self._lock:
+                self._pending.pop(request_id, None)
         if pending.error is not None or pending.answer is None:
             raise ChannelClosed(pending.error or "no answer")
         return pending.answer
