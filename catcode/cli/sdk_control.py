@@ -37,7 +37,7 @@ class SdkApprover:
     """Asks the SDK's ``can_use_tool`` callback whenever catcode would ask the person (after rules and modes), and
     its ``PermissionRequest`` hooks first. No answer (stdin closed, an error) is a refusal."""
 
-    def __init__(self, channel: SdkChannel, on_refused: Callable[[ApprovalRequest], None] | None = None) -> None:
+    def __init__(self, channel: SdkChannel) -> None:
         self.channel = channel
         self.hooks: SdkHooks | None = None
         self.session: Session | None = None

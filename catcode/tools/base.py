@@ -93,7 +93,7 @@ class Tool:
     def spec(self) -> dict[str, Any]:
         """The Messages API description of this tool (built once: it is sent with every request)."""
         if self._spec is None:
-            schema = dict(self.schema) if self.schema is not None else self.input_model.model_json_schema()
+            schema = dict(self.schema) if self.schema is not None else _untitled(self.input_model.model_json_schema())
             schema.pop("title", None)
             self._spec = {"name": self.name, "description": self.description, "input_schema": schema}
         return self._spec
@@ -105,6 +105,18 @@ class Tool:
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
             raise ToolInputError(f"Invalid input for {self.name}: {problems}") from None
+
+
+def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's JSON schema without the ``title`` pydantic gives each property (sent with every request, read by
+    nobody: the property's name says it)."""
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema = {**schema, "properties": {
+            name: {k: v for k, v in spec.items() if k != "title"} if isinstance(spec, dict) else spec
+            for name, spec in properties.items()
+        }}  # fmt: skip
+    return schema
 
 
 class ToolInputError(CatcodeError):

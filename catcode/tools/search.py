@@ -158,21 +158,13 @@ class GrepInput(BaseModel):
     pattern: str = Field(description="Python regular expression searched for in each line.")
     path: str = Field(".", description="File or directory to search, relative to the project root or absolute.")
     glob: str | None = Field(None, description='Only files matching this glob, e.g. "*.py" (any depth) or "src/**".')
-    type: str | None = Field(None, description='Only files of this type, e.g. "py", "js", "rust".')
+    type: str | None = Field(None, description='File type, e.g. "py", "js".')
     output_mode: Literal["files_with_matches", "content", "count"] = Field(
-        "files_with_matches",
-        description='"files_with_matches" (the files, default), "content" (each matching line as path:line: text) '
-        'or "count" (matches per file).',
+        "files_with_matches", description="The files, each matching line (path:line: text), or counts per file."
     )
-    ignore_case: bool = Field(
-        False, validation_alias=AliasChoices("-i", "ignore_case"), description="Match case-insensitively."
-    )
+    ignore_case: bool = Field(False, validation_alias=AliasChoices("-i", "ignore_case"), description="Ignore case.")
     head_limit: int | None = Field(
-        None,
-        ge=1,
-        le=2000,
-        validation_alias=AliasChoices("head_limit", "max_results"),
-        description="Show at most this many lines or files.",
+        None, ge=1, le=2000, validation_alias=AliasChoices("head_limit", "max_results"), description="At most N."
     )
 
 
@@ -208,9 +200,8 @@ def _searchable_text(path: Path) -> str | None:
 
 @tool("Grep", key_arg="pattern", legacy=_grep_legacy)
 def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
-    """Search file contents with a Python regular expression. output_mode "files_with_matches" (default) lists
-    the files that match, "content" prints "path:line: text" for each matching line, "count" the matches per file.
-    Skips binary files, .git and files ignored by git; narrow with path, glob or type."""
+    """Search file contents with a Python regular expression (output_mode: the matching files by default, or
+    "content" for the lines). Skips binary files, .git and files ignored by git; narrow with path, glob or type."""
     try:
         regex = re.compile(args.pattern, re.IGNORECASE if args.ignore_case else 0)
     except re.error as exc:

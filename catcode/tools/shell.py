@@ -101,13 +101,8 @@ class BashInput(BaseModel):
     """Input of ``Bash`` (Claude Code's shape: ``timeout`` in milliseconds)."""
 
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
-    timeout: int | None = Field(
-        None,
-        ge=1,
-        le=600_000,
-        description="Milliseconds before the command is killed (max 600000; default: the user's setting).",
-    )
-    description: str | None = Field(None, description="What the command does, in 5-10 words, shown to the person.")
+    timeout: int | None = Field(None, ge=1, le=600_000, description="Milliseconds before it is killed (max 600000).")
+    description: str | None = Field(None, description="What it does, in 5-10 words.")
     outside_sandbox: bool = Field(
         False,
         description="Run outside the sandbox. Only after this command failed because of the sandbox (a write "

@@ -47,7 +47,7 @@ def test_config_set_validates_before_writing(project: Path, catcode_env: dict, h
     shared = run(project, catcode_env, "config", "set", "permissions.allow", "[bash(make*)]", "--project")
     assert shared.returncode == 0, shared.stderr
     assert yaml.safe_load((project / ".cat-code" / "settings.yaml").read_text()) == {
-        "permissions": {"allow": ["Bash(make*)"]}
+        "permissions": {"allow": ["bash(make*)"]}
     }
     refused = run(project, catcode_env, "config", "set", "memory.dir", "/tmp/elsewhere", "--project")
     assert refused.returncode == 2 and "memory.dir may only be set in" in refused.stderr
@@ -56,7 +56,7 @@ def test_config_set_validates_before_writing(project: Path, catcode_env: dict, h
 def test_config_trust_lists_and_resets(project: Path, catcode_env: dict, home_dir: Path) -> None:
     (project / ".cat-code").mkdir()
     (project / ".cat-code" / "settings.local.yaml").write_text("permissions:\n  allow:\n    - bash(make*)\n")
-    ConsentStore(home_dir / ".cat-code").record(project, [rule_consent("Bash(make*)")], True)
+    ConsentStore(home_dir / ".cat-code").record(project, [rule_consent("bash(make*)")], True)
     shown = run(project, catcode_env, "config", "trust")
     assert shown.returncode == 0, shown.stderr
     assert "allow rule bash(make*) (.cat-code/settings.local.yaml)" in shown.stdout
