@@ -70,6 +70,7 @@ def bench_cli(runs: int = 11) -> dict[str, float]:
 SECTIONS = [
     ("cli: --version and -p first byte", "bench", "bench_cli"),
     ("provider: first streamed delta in-process", "bench_provider", "bench_first_byte"),
+    ("platforms: catcode -p on the Claude API, Bedrock and Vertex AI (fakes)", "bench_platforms", "bench_platforms"),
     ("print mode: catcode -p vs claude -p, the SDK floor; REPL at once vs warm", "bench_print_mode", "bench_all"),
     ("repl: first answer, message at once vs warm, with the prompt time", "bench_repl", "bench_repl"),
     ("startup: interactive prompt vs the previous approach and python -c input()", "bench_startup", "bench_startup"),
@@ -81,7 +82,11 @@ SECTIONS = [
     ("memory: apply 100 operations into 10,000 memories", "bench_memory", "bench_apply"),
     ("trust: git commit per write", "bench_trust", "bench_commit"),
     ("trust: redactor per KB", "bench_trust", "bench_redact"),
-    ("redaction: generic rule, unseen vendor formats and look-alikes", "bench_redaction", "bench_redaction"),
+    (
+        "redaction: recall on unseen formats, precision on look-alikes, time per MB vs the previous redactor",
+        "bench_redaction",
+        "bench_redaction",
+    ),
     ("trust: concurrent writers, apply with git", "bench_concurrency", "bench_concurrency"),
     ("history: append and startup recovery check", "bench_history", "bench_history"),
     ("compaction: 200 turns without the LLM, long session tokens", "bench_compaction", "bench_compaction"),
@@ -106,6 +111,7 @@ SECTIONS = [
     ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("terminal: escapes made visible vs not, rewind's checked deletes vs unlink", "bench_terminal", "bench_terminal"),
+    ("rules: file rule check per call, gitignore vs the fnmatch reading, shapes refused", "bench_rules", "bench_rules"),
     (
         "claude code: -p json/stream-json vs text, SDK query vs -p, import 300 vs list",
         "bench_claude_compat",

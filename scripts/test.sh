@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Run the whole test suite from a fresh clone: creates its own virtualenv, installs catcode with its dev and web
-# extras, checks lint and types, then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs
-# Debian's chromium, installed here when running as root with apt (as CI does), else that test says it is skipped;
-# the sandbox tests need bubblewrap (bwrap), installed the same way, else they say they are skipped.
+# Run the whole test suite from a fresh clone: creates its own virtualenv, installs catcode with its dev, web,
+# bedrock and vertex extras (Bedrock and Vertex AI are tested against local fakes of them), checks lint and types,
+# then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs Debian's chromium,
+# installed here when running as root with apt (as CI does), else that test says it is skipped; the sandbox tests
+# need bubblewrap (bwrap), installed the same way, else they say they are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${CATCODE_TEST_VENV:-.venv-test}"
@@ -10,7 +11,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev,web]"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[dev,web,bedrock,vertex]"
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "Installing Debian's chromium for the browser test (once)..." >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \

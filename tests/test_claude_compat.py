@@ -68,14 +68,16 @@ def test_claude_tool_without_a_catcode_equivalent_says_so(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("claude", "catcode"),
     [
-        ("Read(./.env)", "Read(.env)"),
+        ("Read(./.env)", "Read(./.env)"),  # at the project's root only
+        ("Read(/.env)", "Read(./.env)"),  # Claude Code's leading / is the project's root
         ("Edit(/src/**)", "Edit(src/**)"),
         ("Write(//etc/hosts)", "Write(/etc/hosts)"),
         ("Edit(~/notes/**)", "Edit(~/notes/**)"),
         ("Glob", "Glob"),
         ("LS", "Glob"),
         ("MultiEdit(docs/*.md)", "Edit(docs/*.md)"),
-        ("Bash(git log:*)", "Bash(git log:*)"),
+        ("Bash(git log:*)", "Bash(git log *)"),
+        ("bash(rm:*)", "Bash(rm *)"),
         ("Task", "Task"),
         ("read_file(/abs/path)", "Read(/abs/path)"),  # catcode's earlier spelling keeps its meaning
     ],
@@ -161,6 +163,22 @@ def test_variadic_flags_take_their_values_and_leave_the_prompt(tmp_path: Path) -
     assert variadic("--allowedTools", ["Bash(git log:*)", "Read", "summarise the log"]) == ["Bash(git log:*)", "Read"]
     assert variadic("--allowedTools", ["Read", "-p"]) == ["Read"]
     assert variadic("--mcp-config", ['{"mcpServers": {}}', "hello"]) == ['{"mcpServers": {}}']
+
+
+def test_the_last_word_and_a_json_text_after_the_first_value_are_the_prompt(tmp_path: Path) -> None:
+    """Issue 33 §4: ``catcode -p --allowedTools Read "$TEXT"`` never makes the text a rule or a server."""
+    config = tmp_path / "servers.json"
+    config.write_text('{"mcpServers": {}}')
+    (tmp_path / "a").mkdir()
+    assert variadic("--allowedTools", ["Read", "Bash"]) == ["Read"]
+    assert variadic("--allowedTools", ["Bash"]) == ["Bash"]  # the flag's own value, even last
+    assert variadic("--allowedTools", ["Read", "Bash", "--model", "x"]) == ["Read", "Bash"]
+    assert variadic("--allowedTools", ["Read", "--", "Bash"]) == ["Read"]
+    assert variadic("--add-dir", [str(tmp_path), str(tmp_path / "a")]) == [str(tmp_path)]
+    text = '{"mcpServers": {"x": {"command": "touch", "args": ["/tmp/owned"]}}}'
+    assert variadic("--mcp-config", [str(config), text]) == [str(config)]
+    assert variadic("--mcp-config", [str(config), text, "-p"]) == [str(config)]
+    assert variadic("--mcp-config", [str(config), str(config), "hello"]) == [str(config), str(config)]
 
 
 def test_run_overrides_check_rules_and_name_the_flag(tmp_path: Path) -> None:

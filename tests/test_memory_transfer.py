@@ -52,6 +52,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+@pytest.fixture
+def all_projects_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memories for all projects imported without a terminal: the person's mode lets writes through."""
+    monkeypatch.setenv("CATCODE_PERMISSION_MODE", "accept-edits")
+
+
 def runtime(project: Path) -> MemoryRuntime:
     home = catcode_home()
     settings = load_settings(home, project, dict(os.environ), {})
@@ -104,8 +110,18 @@ def git_log(project: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
-def test_claude_auto_memory_imports_as_one_commit_redacted_and_revertible(project: Path) -> None:
+def test_claude_auto_memory_imports_as_one_commit_redacted_and_revertible(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     claude_memory(project)
+    held = cli("import", "claude", "--yes")  # no terminal: the memory for all projects waits for consent
+    assert held.exit_code == 0, held.output
+    assert "- prefers-pnpm (feedback, all projects) — held back: saving a memory for all projects asks" in held.stdout
+    assert "Held back 1 memories for all projects (prefers-pnpm)" in held.stderr
+    assert "memory_write(prefers-pnpm) in permissions.allow of" in held.stderr
+    assert "Imported 3 memories from claude." in held.stdout and "prefers-pnpm" not in memories(project)
+    assert cli("revert").exit_code == 0
+    monkeypatch.setenv("CATCODE_PERMISSION_MODE", "accept-edits")
     result = cli("import", "claude", "--yes")
     assert result.exit_code == 0, result.output
     assert "+ prefers-pnpm (feedback, all projects) — use pnpm, not npm" in result.stdout
@@ -138,7 +154,7 @@ def test_claude_config_dir_and_auto_memory_directory_are_honoured(
     assert f"From claude ({elsewhere}):" in result.stdout and "+ only (user, all projects)" in result.stdout
 
 
-def test_claude_md_sections_are_imported_only_when_chosen(project: Path) -> None:
+def test_claude_md_sections_are_imported_only_when_chosen(project: Path, all_projects_allowed: None) -> None:
     write(Path(os.environ["HOME"]) / ".claude" / "CLAUDE.md", "# Me\n\n## Style\nShort answers, British spelling.\n")
     project_md = "# shop-api\n\n## Commands\nmake test runs everything.\n\n## Layout\nsrc/ and tests/\n"
     write(project / "CLAUDE.md", project_md)
@@ -186,7 +202,9 @@ Backend developer who likes small diffs and asks for tests first.
 """
 
 
-def test_codex_memories_follow_codex_home(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_memories_follow_codex_home(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, all_projects_allowed: None
+) -> None:
     codex = tmp_path / "codex-home"
     monkeypatch.setenv("CODEX_HOME", str(codex))
     write(codex / "memories" / "MEMORY.md", CODEX_HANDBOOK.format(project=project.resolve()))
@@ -217,7 +235,7 @@ def test_codex_free_form_handbook_is_one_memory_per_bullet(
 
 
 def test_gemini_added_memories_follow_gemini_cli_home(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, all_projects_allowed: None
 ) -> None:
     gemini = tmp_path / "gemini-home"
     monkeypatch.setenv("GEMINI_CLI_HOME", str(gemini))
@@ -238,7 +256,7 @@ def test_gemini_added_memories_follow_gemini_cli_home(
     assert len(found) == 2
 
 
-def test_clashes_are_shown_and_never_silently_replaced(project: Path) -> None:
+def test_clashes_are_shown_and_never_silently_replaced(project: Path, all_projects_allowed: None) -> None:
     memory = runtime(project)
     mine = MemoryEntry(name="prefers-pnpm", description="pnpm", type=MemoryType.FEEDBACK, content="Use pnpm 9.")
     same = MemoryEntry(
@@ -323,7 +341,7 @@ def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> No
 
 @pytest.mark.parametrize("format_", ["claude", "agents-md"])
 def test_export_then_import_into_a_fresh_home_gives_the_same_memories(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, format_: str
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, format_: str, all_projects_allowed: None
 ) -> None:
     before = seed(project)
     out = tmp_path / ("exported" if format_ == "claude" else "AGENTS.md")

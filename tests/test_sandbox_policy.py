@@ -4,6 +4,7 @@ the prompt names the fence it leaves; a project's settings cannot loosen the fen
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,13 @@ def _project(tmp_path: Path, text: str) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize(
     "text",
-    ["sandbox: {mode: off}", "sandbox:\n  network: on", "sandbox: {writable: [/]}"],
+    [
+        "sandbox: {mode: off}",
+        "sandbox:\n  network: on",
+        "sandbox: {writable: [/]}",
+        "sandbox: {readable: [~/.ssh]}",
+        "sandbox: {env: [GITHUB_TOKEN]}",
+    ],
 )
 def test_a_project_cannot_loosen_the_fence_without_consent(tmp_path: Path, text: str) -> None:
     home, root = _project(tmp_path, text)
@@ -107,10 +114,14 @@ def test_a_project_cannot_loosen_the_fence_without_consent(tmp_path: Path, text:
 
 
 def test_a_project_may_tighten_the_fence(tmp_path: Path) -> None:
-    home, root = _project(tmp_path, "sandbox: {mode: read-only}")
+    home, root = _project(tmp_path, "sandbox: {mode: read-only, hidden: [.env], readable: [], env: []}")
+    (home / "settings.yaml").write_text("sandbox: {hidden: [~/notes], readable: [~/.aws], env: [GH_TOKEN]}\n")
     lines: list[str] = []
-    assert load_settings(home, root, {}, {}, notify=lines.append).sandbox.mode == "read-only"
-    assert lines == []
+    settings = load_settings(home, root, {}, {}, notify=lines.append)
+    assert settings.sandbox.mode == "read-only" and lines == []
+    # Its lists add to the person's: an empty one takes nothing away.
+    assert settings.sandbox.hidden == ["~/notes", ".env"]
+    assert settings.sandbox.readable == ["~/.aws"] and settings.sandbox.env == ["GH_TOKEN"]
 
 
 def test_the_flag_wins_and_a_bad_mode_names_its_layer(tmp_path: Path) -> None:
@@ -127,10 +138,39 @@ def test_a_projects_rule_to_leave_the_fence_needs_consent() -> None:
     assert rule_needs_consent("bash_outside(npm install*)") and rule_needs_consent("bash_outside")
 
 
-def test_the_unix_socket_filter_is_known_where_it_is_right() -> None:
-    from catcode.sandbox.seccomp import unix_socket_filter
+def _decide(program: bytes, arch: int, nr: int, arg0: int = 0) -> str:
+    """Run the classic BPF subset the filter uses on one system call: "allow" or "refuse"."""
+    data = struct.pack("<IIQQ", nr, arch, 0, arg0)
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = struct.unpack_from("=HBBI", program, pc * 8)
+        pc += 1
+        if code == 0x20:
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif code == 0x54:
+            acc &= k
+        elif code in (0x15, 0x35, 0x25):
+            taken = {0x15: acc == k, 0x35: acc >= k, 0x25: acc > k}[code]
+            pc += jt if taken else jf
+        else:
+            assert code == 0x06
+            return "allow" if k == 0x7FFF0000 else "refuse"
 
-    for machine in ("x86_64", "aarch64"):
-        program = unix_socket_filter(machine) or b""
-        assert len(program) == 11 * 8  # eleven classic BPF instructions of 8 bytes
-    assert unix_socket_filter("riscv64") is None
+
+@given(st.integers(0, 500), st.booleans(), st.sampled_from(["x86_64", "aarch64"]))
+def test_the_syscall_filter_refuses_io_uring_always_and_unix_sockets_without_network(
+    nr: int, x32: bool, machine: str
+) -> None:
+    from catcode.sandbox.seccomp import IO_URING, NATIVE, syscall_filter
+
+    arch, socket_nr = NATIVE[machine]
+    off, on = syscall_filter(network=False, machine=machine), syscall_filter(network=True, machine=machine)
+    assert off is not None and on is not None
+    number = nr | (0x40000000 if x32 else 0)
+    io_uring = IO_URING[0] <= nr <= IO_URING[1]
+    assert _decide(on, arch, number) == ("refuse" if io_uring else "allow")
+    assert _decide(on, 0x40000003, number) == ("refuse" if io_uring else "allow")  # i386, with the network on
+    assert _decide(off, 0x40000003, number) == "refuse"  # another ABI: its socket number differs
+    assert _decide(off, arch, number) == ("refuse" if io_uring or x32 else "allow")  # socket(AF_UNSPEC) included
+    assert _decide(off, arch, socket_nr, 1) == "refuse" and _decide(off, arch, socket_nr, 2) == "allow"  # AF_INET
+    assert syscall_filter(network=False, machine="riscv64") is None

@@ -32,23 +32,12 @@ if TYPE_CHECKING:
 def make_provider(
     settings: Settings, env: dict[str, str], on_retry: Callable[[str], None] | None = None
 ) -> LLMProvider:
-    """The Anthropic provider for these settings; raises ``MissingApiKeyError`` when nothing can be reached.
-    ``on_retry`` hears each retry of a conversation request ("overloaded, retrying in 2 s (attempt 2/4)")."""
-    from catcode.providers.access import api_access
+    """The provider of the platform these settings and ``env`` choose (``providers/registry.py``); raises
+    ``MissingApiKeyError`` when nothing can be reached. ``on_retry`` hears each retry of a conversation request
+    ("overloaded, retrying in 2 s (attempt 2/4)")."""
+    from catcode.providers.registry import chosen
 
-    api_key, base_url = api_access(env)
-    from catcode.providers.anthropic import AnthropicProvider
-
-    return AnthropicProvider(
-        settings.model,
-        api_key=api_key,
-        base_url=base_url,
-        max_retries=settings.max_retries,
-        timeout=settings.request_timeout,
-        memory_model=settings.memory.model,
-        on_retry=on_retry,
-        api_client=settings.api_client,
-    )
+    return chosen(settings.provider, env).build(settings, env, on_retry)
 
 
 def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | None = None) -> list[SessionPart]:
@@ -142,11 +131,12 @@ def build_session(
         session_id=session_id or str(uuid.uuid4()),  # memory's runtime takes the same id (``MemoryPart``)
         slash_commands=[register_session_commands],  # /compact, /todos, /init, /resume
     )  # fmt: skip
+    builder.context.read_denied = builder.policy.read_denied  # what Read(.env) keeps out, grep leaves out too
     todos = TodoList()
     for part in session_parts(settings, todos, mcp_wait):
         part.attach(builder)
     system, rebuild_system = system_prompt(builder, cwd or Path.cwd(), announce=not instructions_shown)
-    overhead = estimate_request_overhead(system, builder.tools.specs())
+    overhead = estimate_request_overhead(system, builder.tools.specs(builder.policy.denies_whole))
     hooks, memory = builder.hooks, builder.memory
     compactor = Compactor(
         provider,

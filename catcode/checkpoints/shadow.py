@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catcode import programs
 from catcode.checkpoints import inside
 from catcode.errors import CatcodeError
 from catcode.file_modes import GIT_UMASK, PRIVATE_FILE, private_dir
@@ -63,7 +63,7 @@ class ShadowRepo:
     def __init__(self, git_dir: Path, work_tree: Path, *, max_file_bytes: int, timeout: float = 300.0) -> None:
         self.git_dir, self.work_tree = Path(git_dir), Path(work_tree)
         self.max_file_bytes, self.timeout = max_file_bytes, timeout
-        self.binary = shutil.which("git")
+        self.binary = programs.find("git")
 
     @property
     def available(self) -> bool:

@@ -21,7 +21,8 @@ but the subcommands' names (``subcommands.py``).
 - Sub-apps: ``config_cli.py``, ``memory_cli.py`` (its commands: ``memory_show_cli.py``,
   ``memory_change_cli.py``; what they share: ``memory_offline.py``; its words: ``memory_words.py``),
   ``memory_share_cli.py``,
-  ``memory_transfer_cli.py``, ``doctor_cli.py``, ``mcp_cli.py``, ``checkpoints_cli.py``.
+  ``memory_transfer_cli.py``, ``doctor_cli.py``, ``mcp_cli.py``, ``checkpoints_cli.py``; ``fence_report.py``:
+  how ``doctor`` and ``config`` word what the sandbox hides and where catcode's own programs come from.
 """
 
 from __future__ import annotations

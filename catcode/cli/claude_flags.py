@@ -9,10 +9,18 @@ prompt; ``--model sonnet|opus|haiku`` is the newest model of that family in ``ca
 ``--mcp-config FILE|JSON`` adds MCP servers in Claude Code's ``.mcp.json`` shape for this run (``mcp.sources``).
 
 ``--allowedTools``, ``--disallowedTools``, ``--add-dir`` and ``--mcp-config`` take several values (``--add-dir
-../a ../b``, ``--allowedTools "Bash(git log:*)" Read``); ``variadic`` says how many of the words after one are its:
-the first always, each following one while it clearly is one — a rule naming a known tool, an existing folder, a
-JSON text or an existing file — so the PROMPT after them (``catcode -p --add-dir ../lib "fix it"``) stays the
-prompt."""
+../a ../b``, ``--allowedTools "Bash(git log:*)" Read``); ``variadic`` says how many of the words after one are its.
+Claude Code's parser takes every word up to the next option, the PROMPT too; catcode keeps the prompt a prompt, so
+that a script's ``catcode -p --allowedTools Read "$TEXT"`` can never turn the text into a rule or a server:
+
+- the first word is always the flag's own value (``--flag=value`` is that one value, as in Claude Code);
+- each following word is one more value only while it clearly is one — a rule naming a known tool, an existing
+  folder, an existing file (a JSON text is a config only as the flag's own value) — and never when it is the last
+  word of the command line: that is the prompt (``catcode -p --allowedTools Read "Bash"`` asks "Bash");
+- ``--`` ends the options: everything after it is the prompt.
+
+So several values before a prompt are given joined (``--allowedTools Read,Grep``), or with the flag repeated, or
+with ``--`` before the prompt (docs/claude-code.md)."""
 
 from __future__ import annotations
 
@@ -149,23 +157,25 @@ RULE_FLAGS = {"--allowedTools", "--allowed-tools", "--disallowedTools", "--disal
 
 
 def variadic(flag: str, following: list[str]) -> list[str]:
-    """The values of ``flag`` among ``following`` (the words after it)."""
+    """The values of ``flag`` among ``following`` (every word after it on the command line; see the module
+    docstring)."""
     taken: list[str] = []
-    for word in following:
+    for index, word in enumerate(following):
         if word == "--" or (word.startswith("-") and word != "-"):
             break
-        if taken and not _fits(flag, word):
-            break
+        if taken and (index == len(following) - 1 or not _fits(flag, word)):
+            break  # the last word of the command line is the prompt, whatever it looks like
         taken.append(word)
     return taken
 
 
 def _fits(flag: str, word: str) -> bool:
+    """Is ``word``, after the flag's own value, clearly one more value of ``flag``?"""
     if flag in RULE_FLAGS:
         return _is_rules(word)
     if flag == "--add-dir":
         return Path(word).expanduser().is_dir()
-    return word.lstrip().startswith("{") or Path(word).expanduser().is_file()
+    return not word.lstrip().startswith("{") and Path(word).expanduser().is_file()
 
 
 def _is_rules(word: str) -> bool:

@@ -155,9 +155,10 @@ def _interactive(
     """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
     validated first, with consent asked for what the project's settings want — unless they are known valid without
     pydantic (``first_screen``: nothing to validate, or exactly what was validated before): they are then loaded
-    behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
+    behind the prompt. A missing API key (or whatever the chosen platform needs) is one line and exit 2, before any
+    prompt either way."""
     from catcode import log as logsetup
-    from catcode.providers.access import api_access
+    from catcode.providers.registry import chosen
     from catcode.settings.paths import catcode_home, find_project_root, make_paths
     from catcode.ui.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
     from catcode.ui.repl import start_interactive
@@ -187,7 +188,7 @@ def _interactive(
             log_tightened(make_private(paths, notify), paths)
             return settings, paths
 
-    api_access(env)
+    chosen(screen.provider, env).check(env)
     return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
 
 

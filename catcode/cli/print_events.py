@@ -277,7 +277,7 @@ def init_fields(
     agents = getattr(getattr(session, "subagents", None), "agents", None)
     return {
         "cwd": cwd,
-        "tools": session.tools.names(),
+        "tools": [name for name in session.tools.names() if not session.policy.denies_whole(name)],
         "mcp_servers": [{"name": name, "status": "pending"} for name in servers] + list(sdk_servers or []),
         "model": session.provider.model,
         "permissionMode": CLAUDE_MODES.get(mode, mode),

@@ -133,7 +133,7 @@ def run_print(
         _shape(session, options)
         if hasattr(approver, "session"):  # the SDK's approver and a prompt tool act on the session
             approver.session = session
-        runner = Runner(session, events, options, source_of_key(env))
+        runner = Runner(session, events, options, source_of_key(settings, env))
         if channel is None:
             return runner.turn(message)
         return runner.streamed(channel, approver)
@@ -141,9 +141,12 @@ def run_print(
         session.end()
 
 
-def source_of_key(env: dict[str, str] | None) -> str:
-    """``apiKeySource`` of the init message."""
-    return "ANTHROPIC_API_KEY" if (env or os.environ).get("ANTHROPIC_API_KEY") else "none"
+def source_of_key(settings: Settings, env: dict[str, str] | None) -> str:
+    """``apiKeySource`` of the init message: where the chosen provider's key comes from."""
+    from catcode.providers.registry import chosen
+
+    variables = os.environ if env is None else env
+    return chosen(settings.provider, variables).key_source(variables)
 
 
 def _approver(events: PrintEvents, channel: Any, options: PrintOptions) -> Approver:

@@ -12,7 +12,6 @@ and whoever asked — a permission, a hook — refuses rather than runs unchecke
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import uuid
@@ -20,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from catcode.app.stdin_input import cut_note
+from catcode.app.stream_input import StreamLine, read_lines, user_text
 from catcode.cli.print_events import StreamWriter
 from catcode.log import get_logger
 
@@ -27,7 +28,6 @@ from catcode.log import get_logger
 
 log = get_logger(__name__)
 
-MAX_LINE = 16 * 1024 * 1024  # one stdin line: a message with a pasted file is large, an endless line is not a message
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 """Answers one control request from the SDK: its ``response`` object, or raises ``ControlError``."""
 
@@ -45,7 +45,7 @@ class UserMessage:
     """One ``user`` line: its text (text blocks joined) and the images it carries as API blocks."""
 
     text: str
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: Any = None
 
 
 @dataclass
@@ -100,9 +100,8 @@ class SdkChannel:
 
     def _read(self) -> None:
         try:
-            for number, line in enumerate(self.stdin, start=1):
-                if line.strip():
-                    self._route(number, line)
+            for line in read_lines(self.stdin):  # each line bounded as piped text is (``app/stream_input.py``)
+                self._route(line)
         except (OSError, ValueError) as exc:  # stdin closed under the reader
             log.info("sdk_channel_read_ended", error=str(exc))
         finally:
@@ -114,26 +113,27 @@ class SdkChannel:
                 item.done.set()
             self.messages.put(None)
 
-    def _route(self, number: int, line: str) -> None:
-        try:
-            data = json.loads(line) if len(line) <= MAX_LINE else None
-        except ValueError:
-            data = None
+    def _route(self, line: StreamLine) -> None:
+        data = line.data
         kind = data.get("type") if isinstance(data, dict) else None
-        if kind == "user" and isinstance(data, dict):
-            message = user_message(data)
-            if message is not None:
-                self.messages.put(message)
-                return
-        elif kind == "control_request" and isinstance(data, dict):
+        if kind == "control_request":
             self._answer(data)
+        elif kind == "control_response":
+            self._deliver(as_object(data.get("response")))
+        elif kind not in ("control_cancel_request", "keep_alive"):
+            self._user(line)
+
+    def _user(self, line: StreamLine) -> None:
+        found = user_text(line.data)
+        if found is None:
+            self.bad_lines.append(f"stdin line {line.number}: not a user message in stream-json, skipped")
             return
-        elif kind == "control_response" and isinstance(data, dict):
-            self._deliver(data.get("response") or {})
-            return
-        elif kind in ("control_cancel_request", "keep_alive"):
-            return
-        self.bad_lines.append(f"stdin line {number}: not a user message or a control frame in stream-json, skipped")
+        text, cut = found
+        if cut or line.cut:
+            note = cut_note(f"stdin line {line.number}")
+            self.bad_lines.append(note)
+            text = f"{text}\n{note}"
+        self.messages.put(UserMessage(text, line.data))
 
     def _answer(self, frame: dict[str, Any]) -> None:
         request_id = frame.get("request_id")
@@ -168,17 +168,3 @@ class SdkChannel:
 def as_object(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else an empty one."""
     return value if isinstance(value, dict) else {}
-
-
-def user_message(data: dict[str, Any]) -> UserMessage | None:
-    """The text of one ``user`` line (``{"type": "user", "message": {"role": "user", "content": ...}}``, content a
-    string or blocks); None when it carries no text."""
-    message = data.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return UserMessage(content, data) if content.strip() else None
-    if isinstance(content, list):
-        texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        joined = "\n".join(t for t in texts if isinstance(t, str))
-        return UserMessage(joined, data) if joined.strip() else None
-    return None

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from catcode.boundary import wrap
 from catcode.log import get_logger
 from catcode.text import flatten
 
@@ -40,7 +41,8 @@ SEARCH_LIMIT = 20
 """Hits asked of the search: room for those the index lists or that fall below the threshold."""
 KEPT = 20
 """Messages whose recall ``/memory recalled`` can show."""
-OPEN, CLOSE = "<recalled-memory>", "</recalled-memory>"
+TAG = "recalled-memory"
+OPEN, CLOSE = f"<{TAG}>", f"</{TAG}>"
 INTRO = (
     "Automatic recall: saved memories (and past conversation turns) that matched this message, found by search. "
     "They may be out of date or unrelated; use what helps. Not written by the person."
@@ -169,10 +171,10 @@ class AutoRecall:
         from catcode.redact import redact  # on first use: its rules stay off the way to the first request
 
         heads = [f"## {name} ({_origin(hit)})" for hit, name, _ in picked]
-        bodies = [_defuse(redact(text)[0]) for _, _, text in picked]
+        bodies = [redact(text)[0] for _, _, text in picked]
         frame = len(OPEN) + len(INTRO) + len(CLOSE) + 4 + sum(len(h) + 3 for h in heads)
         shares = fair_shares([len(b) for b in bodies], max(0, self.config.auto_recall_max_chars - frame))
-        parts = [OPEN, INTRO]
+        parts = [INTRO]
         for (hit, name, _), head, body, share in zip(picked, heads, bodies, shares, strict=True):
             if share < min(len(body), 40):
                 continue  # no room left worth sending
@@ -181,8 +183,8 @@ class AutoRecall:
             found.items.append(
                 RecalledItem(name, "turn" if hit.kind == "turn" else "memory", hit.scope, hit.score, text)
             )
-        if found.items:
-            found.text = "\n".join([*parts, CLOSE])
+        if found.items:  # every text in it is the store's or a past turn's: none may close the block
+            found.text = wrap(TAG, "\n".join(parts))
         return found
 
 
@@ -218,11 +220,6 @@ def recalled_text(auto: AutoRecall | None, count: int = 1) -> str:
 
 def _origin(hit: Hit) -> str:
     return "past conversation" if hit.kind == "turn" else f"{hit.scope} memory"
-
-
-def _defuse(text: str) -> str:
-    """No memory can close the block early or open a forged one."""
-    return text.replace(OPEN[:-1], "(recalled-memory").replace(CLOSE[:-1], "(/recalled-memory")
 
 
 def _one_line(message: str, width: int = 60) -> str:

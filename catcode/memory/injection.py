@@ -7,12 +7,15 @@ says how many of each scope and how to list them (``memory_read`` without a name
 
 The text is byte-identical between requests while memory is unchanged (prompt caching depends on it)
 and is rebuilt only when ``store.fingerprint()`` changes, which also catches files written by another
-process. Descriptions are put on one line so no memory can forge a heading of the block."""
+process. Descriptions are put on one line so no memory can forge a heading of the block, and defused
+(``boundary.defuse``) so none can carry a tag that closes or opens one of catcode's blocks. The block itself keeps
+the seed's format: it holds nothing but names and those lines."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from catcode.boundary import defuse
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.conversation.messages import Message
 from catcode.memory.store.models import MemoryEntry, Scope
@@ -39,7 +42,7 @@ def _index(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> tup
     shown = listed_entries(items, max_injected)
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
-        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in shown[scope]]
+        blocks += [f"## {e.name}\n{defuse(flatten(e.description))}" for e in shown[scope]]
         left_out[scope] = sum(1 for _, s in items if s is scope) - len(shown[scope])
     hidden = sum(left_out.values())
     if hidden:

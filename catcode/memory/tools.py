@@ -36,6 +36,8 @@ Never save secrets (API keys, tokens, passwords, private keys), anything derivab
 state of the task at hand."""
 
 NAME_REQUIRED = "Error: name is required"
+WRITE_TOOL, WRITE_KEY = "memory_write", "name"
+"""The model's write tool and the argument its permission rules match (``memory_write(user-*)``)."""
 PAGE_SIZE = 50
 """Memories per page of ``memory_read`` without a name: names and descriptions only, full text by name."""
 DESCRIPTION_CHARS = 200
@@ -95,7 +97,7 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         entry = _entry(args, store)
         return None if isinstance(entry, ToolResult) else _write_preview(store, entry)
 
-    @tool("memory_write", key_arg="name", preview=preview_write)
+    @tool(WRITE_TOOL, key_arg=WRITE_KEY, preview=preview_write)
     def memory_write(args: MemoryWriteInput, ctx: ToolContext) -> ToolResult:
         """Save a memory that persists across sessions (writing an existing name updates it).
 
@@ -139,6 +141,17 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         return ToolResult(f"Memory deleted: {name}") if deleted else ToolResult(not_found(name), is_error=True)
 
     return [memory_read, memory_write, memory_delete]
+
+
+def write_probe() -> Tool:
+    """``memory_write`` as the permission policy sees it (its name, permission class and key argument), for memory
+    written outside a session (``catcode memory import``): the person's rules and mode decide it the same way. It
+    never runs."""
+
+    def never(args: MemoryWriteInput, ctx: ToolContext) -> ToolResult:
+        raise AssertionError("the consent probe is never run")
+
+    return tool(WRITE_TOOL, key_arg=WRITE_KEY)(never)
 
 
 def memory_page(store: MemoryStore, page: int) -> str:

@@ -2,7 +2,8 @@
 
 - ``permissions.py``: permission modes, the ``Approver`` seam, the decision per tool call; ``permission_rules.py``: the
   allow/deny rules (syntax, the tools they may name, the argument they match, what an "always" answer offers).
-- ``claude_rules.py``: how Claude Code reads its file rules (``Edit`` covers ``Write``, ``/src`` is the project's).
+- ``claude_rules.py``: how Claude Code reads its rules (``Edit`` covers ``Write``, ``:*`` is a prefix);
+  ``path_rules.py``: file rules matched against a path as gitignore does, on the real path.
 - ``shell_parse.py`` (bash's grammar), ``shell_static.py`` (what a static reading cannot resolve),
   ``shell_danger.py`` (options that make a read-only program write or run), ``shell_rules.py`` (``Bash(...)``
   allow rules matched against a command line, and the rules offered), ``shell_deny.py`` (deny rules),

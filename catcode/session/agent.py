@@ -155,7 +155,7 @@ class Agent:
         response = self.provider.chat(
             [*self.attached.for_request(self.messages), *outcome.appended],
             self.system_prompt,
-            self.tools.specs(),
+            self.tools.specs(self.policy.denies_whole),  # a tool denied as a whole is not offered at all
             self.options,
             on_text=self._on_text,
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from catcode import programs
 from catcode.log import get_logger
 
 log = get_logger(__name__)
@@ -24,9 +25,12 @@ def _git(project_root: Path, *args: str, literal: bool = True) -> subprocess.Com
     flag = "--literal-pathspecs" if literal else "--no-literal-pathspecs"
     try:
         return subprocess.run(
-            ["git", "-C", str(project_root), flag, *args], capture_output=True, text=True, timeout=GIT_TIMEOUT,
+            [programs.require("git"), "-C", str(project_root), flag, *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
             check=False,
-        )  # fmt: skip
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
 

@@ -51,6 +51,8 @@ class ToolContext:
     before_change: Callable[[], None] | None = None
     bash_timeout: int = 120  # seconds: the bash tool's timeout when a call gives none (setting ``bash_timeout``)
     sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
+    # a file a deny rule keeps read_file from reading (``Read(.env)``): grep leaves it out too
+    read_denied: Callable[[Path], bool] | None = None
 
 
 ToolFunction = Callable[[Any, ToolContext], ToolResult]
@@ -178,9 +180,10 @@ class ToolRegistry:
         """Registered names in order."""
         return list(self._tools)
 
-    def specs(self) -> list[dict[str, Any]]:
-        """API descriptions of all tools, in a stable order (prompt caching depends on it)."""
-        return [t.spec() for t in self._tools.values()]
+    def specs(self, hidden: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+        """API descriptions of the tools offered — all but those ``hidden`` names (a tool denied as a whole) — in a
+        stable order (prompt caching depends on it)."""
+        return [t.spec() for t in self._tools.values() if hidden is None or not hidden(t.name)]
 
     def execute(self, t: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
         """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates. A tool that

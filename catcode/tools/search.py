@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field
 
+from catcode import programs
 from catcode.errors import ToolError
 from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
@@ -82,7 +83,7 @@ def _git_files(directory: Path) -> list[str] | None:
     """What git sees under ``directory``, or None when it is not in a work tree (or git is missing)."""
     try:
         proc = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            [programs.require("git"), "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
             cwd=directory,
             capture_output=True,
             stdin=subprocess.DEVNULL,
@@ -212,12 +213,15 @@ def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
     glob = args.glob or (FILE_TYPES.get(args.type, f"*.{args.type}") if args.type else None)
     hits: list[str] = []
     wanted = limit + 1  # one more than shown, to know whether there are more
-    outside = 0
+    outside = denied = 0
     for path in _grep_targets(target, glob, ctx):
         if ctx.cancel.is_set() or len(hits) >= wanted:
             break
         if not readable(path, ctx):
             outside += 1
+            continue
+        if ctx.read_denied is not None and ctx.read_denied(path):
+            denied += 1
             continue
         text = _searchable_text(path)
         if text is None:
@@ -237,9 +241,10 @@ def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
         if matched and not content:
             hits.append(shown if args.output_mode == "files_with_matches" else f"{shown}:{matched}")
     where = display_path(target, ctx)
+    notes = _outside_note(outside) + (f"\n({denied} file(s) a deny rule keeps from reading left out)" if denied else "")
     if not hits:
-        return ToolResult(f"No matches for {args.pattern!r} under {where}{_outside_note(outside)}")
+        return ToolResult(f"No matches for {args.pattern!r} under {where}{notes}")
     if len(hits) > limit:
         del hits[limit:]
         hits.append(f"… stopped at {limit}; narrow the pattern, path or glob to see the rest")
-    return ToolResult("\n".join(hits) + _outside_note(outside))
+    return ToolResult("\n".join(hits) + notes)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import os
 import select
-import shutil
 import signal
 import subprocess
 import threading
@@ -20,6 +19,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, Field
 
+from catcode import programs
 from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
 
@@ -78,8 +78,7 @@ def _drain(stream: IO[bytes], sink: CappedOutput, live: Callable[[str], None] | 
 
 
 def _shell_argv(command: str) -> list[str]:
-    bash = shutil.which("bash")
-    return [bash, "-c", command] if bash else ["/bin/sh", "-c", command]
+    return [programs.shell(), "-c", command]
 
 
 def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
@@ -138,16 +137,20 @@ def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and
     end. The command and everything it started is killed after the timeout. Commands usually run in a sandbox:
-    writes only inside the project and $TMPDIR (.git/hooks, .git/config and .cat-code/ read-only), no network. When
+    writes only inside the project and $TMPDIR (git's config and hooks, .cat-code/ and files hard-linked outside the
+    project read-only), no network, credential files (~/.ssh, ~/.aws...) and secret variables hidden. When
     a command fails only because of the sandbox, call again with outside_sandbox true and a reason (the person is
     asked)."""
     fence = ctx.sandbox
     argv = _shell_argv(args.command)
     if fence is None or not fence.active or args.outside_sandbox:
-        return _run(argv, args, ctx)
+        result = _run(argv, args, ctx)
+        if fence is not None:
+            fence.rescan()  # it may have linked files outside the project (a pnpm install)
+        return result
     try:
         with fence.launch(argv, ctx.project_root) as launch:
-            result = _run(launch.argv, args, ctx, launch.pass_fds)
+            result = _run(launch.argv, args, ctx, launch.pass_fds, launch.env)
     except OSError as exc:
         return ToolResult(f"The sandbox could not be set up: {exc}", is_error=True)
     if not result.is_error and not result.text.endswith("exit code: 0") and fenced_failure(result.text):
@@ -164,6 +167,7 @@ FENCE_SIGNS = (
     "Temporary failure in name resolution",
     "Could not resolve",
     "Operation not permitted",
+    "Device or resource busy",  # a mount point (the project, a held file) cannot be removed or renamed
 )
 """What a command's output says when the sandbox stopped it (a hint to leave it is added to the result)."""
 
@@ -201,9 +205,15 @@ class _ExitWaiter:
             self.pidfd = None
 
 
-def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int, ...] = ()) -> ToolResult:
+def _run(
+    argv: list[str],
+    args: BashInput,
+    ctx: ToolContext,
+    pass_fds: tuple[int, ...] = (),
+    env: dict[str, str] | None = None,
+) -> ToolResult:
     # Pagers would wait on a terminal that is not there.
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+    env = {**(os.environ if env is None else env), "PAGER": "cat", "GIT_PAGER": "cat"}
     try:
         proc = subprocess.Popen(
             argv,

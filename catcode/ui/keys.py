@@ -153,13 +153,15 @@ def _page_file(path: Path) -> bool:
     """Run the pager on ``path``; False when there is no pager to run."""
     import os
     import shlex
-    import shutil
     import subprocess
 
+    from catcode import programs
+
     argv = shlex.split(os.environ.get("PAGER") or "less")
-    if not argv or shutil.which(argv[0]) is None:
+    pager = programs.find(argv[0]) if argv else None  # never one planted in the project
+    if pager is None:
         return False
-    subprocess.run([*argv, str(path)], check=False)
+    subprocess.run([pager, *argv[1:], str(path)], check=False)
     return True
 
 

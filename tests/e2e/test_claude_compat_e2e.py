@@ -231,7 +231,7 @@ def test_disallowed_tools_refuse(project: Path, catcode_env: dict, fake_server) 
     proc = run(project, catcode_env, "-p", "read", "--disallowed-tools", "Read(./secret.txt)", "--verbose")
     assert proc.returncode == 0, proc.stderr
     result = fake_server.requests()[1].messages[-1]["content"][0]
-    assert result["is_error"] and "denied by rule Read(secret.txt)" in result["content"]
+    assert result["is_error"] and "denied by rule Read(./secret.txt)" in result["content"]
 
 
 def test_add_dir_lets_file_tools_use_another_folder(

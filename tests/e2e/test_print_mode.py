@@ -18,10 +18,11 @@ def run(
     *args: str,
     extra_env: dict | None = None,
     prefix: tuple[str, ...] = (),
+    stdin: str | None = None,
 ):
     """``catcode *args`` as a plain subprocess (no terminal); ``server=None`` runs with no API settings; ``prefix``
-    runs it through another program (``run_with_peak``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    runs it through another program (``run_with_peak``); ``stdin`` is piped in."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "CLAUDE_CODE_"))}
     env.update(
         HOME=str(project.parent / "home"),
         CATCODE_HOME=str(project.parent / "home" / ".cat-code"),
@@ -31,7 +32,7 @@ def run(
         env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
     env.update(extra_env or {})
     argv = [*prefix, *catcode_argv(), *args]
-    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60, input=stdin)
 
 
 _PEAK_WRAPPER = (
@@ -42,10 +43,12 @@ _PEAK_WRAPPER = (
 )
 
 
-def run_with_peak(project: Path, server: FakeAnthropicServer | None, *args: str) -> tuple[Any, int]:
+def run_with_peak(
+    project: Path, server: FakeAnthropicServer | None, *args: str, stdin: str | None = None
+) -> tuple[Any, int]:
     """``run``, and the peak memory in KiB of catcode and everything it started and waited for — measured by a
     process of its own, so that no other test's child counts."""
-    proc = run(project, server, *args, prefix=(sys.executable, "-c", _PEAK_WRAPPER))
+    proc = run(project, server, *args, prefix=(sys.executable, "-c", _PEAK_WRAPPER), stdin=stdin)
     head, _, peak = proc.stderr.rpartition("\npeak-kib ")
     proc.stderr = head
     return proc, int(peak)

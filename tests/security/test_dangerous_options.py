@@ -22,12 +22,20 @@ def use(row: Danger) -> str:
     """A command line that uses the row's option."""
     if row.option in PROGRAMS:
         return PROGRAMS[row.option]
-    head = SUBCOMMAND.get(row.program, row.program)
     if row.option.startswith("--"):
-        return f"{head} {row.option}=/tmp/x arg"
+        return spelled(row, f"{row.option}=/tmp/x", "arg")
     if len(row.option) == 2:
-        return f"{head} {row.option} /tmp/x arg"
-    return f"{head} . {row.option} /tmp/x"
+        return spelled(row, row.option, "/tmp/x arg")
+    return spelled(row, f". {row.option}", "/tmp/x")
+
+
+def spelled(row: Danger, option: str, rest: str) -> str:
+    """``option`` in a command line of the row's program: a global option before the subcommand, any other after."""
+    head = SUBCOMMAND.get(row.program, row.program)
+    if row.global_only:
+        program, _, subcommand = head.partition(" ")
+        return f"{program} {option} {subcommand or 'status'} {rest}"
+    return f"{head} {option} {rest}"
 
 
 def verdict(command: str, allow: list[str] = (), deny: list[str] = ()) -> Verdict:  # type: ignore[assignment]
@@ -44,18 +52,16 @@ def test_a_prefix_rule_never_covers_the_option(row: Danger) -> None:
 
 @pytest.mark.parametrize("row", [r for r in TABLE if r.option.startswith("--") and len(r.option) > 5], ids=str)
 def test_a_gnu_abbreviation_is_the_option_on_both_sides(row: Danger) -> None:
-    head = SUBCOMMAND.get(row.program, row.program)
     short = row.option[: max(4, len(row.option) - 3)]
-    abbreviated = f"{head} {short}=/tmp/x arg"
+    abbreviated = spelled(row, f"{short}=/tmp/x", "arg")
     assert verdict(abbreviated, allow=[f"Bash({row.program}*)"]) is Verdict.ASK
     assert verdict(abbreviated, deny=[f"Bash({row.program} {row.option}*)"]) is Verdict.DENY
 
 
 @pytest.mark.parametrize("row", [r for r in TABLE if len(r.option) == 2], ids=str)
 def test_a_short_option_in_a_cluster_or_with_its_value_attached(row: Danger) -> None:
-    head = SUBCOMMAND.get(row.program, row.program)
-    for spelled in (f"{head} {row.option}/tmp/x arg", f"{head} -q{row.option[1]} /tmp/x arg"):
-        assert verdict(spelled, allow=[f"Bash({row.program}*)"]) is Verdict.ASK, spelled
+    for line in (spelled(row, f"{row.option}/tmp/x", "arg"), spelled(row, f"-q{row.option[1]}", "/tmp/x arg")):
+        assert verdict(line, allow=[f"Bash({row.program}*)"]) is Verdict.ASK, line
 
 
 @pytest.mark.parametrize("row", [r for r in TABLE if r.option not in PROGRAMS], ids=str)

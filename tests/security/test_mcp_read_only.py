@@ -1,6 +1,6 @@
-"""Issue 22 §5: in read-only mode an MCP tool runs unasked only when a rule allows that tool by name — a server's
-``readOnlyHint`` is its own word. The real ``catcode -p`` with the demo MCP server (whose ``echo`` says
-``readOnlyHint: true``)."""
+"""Issue 22 §5 and issue 33 §2: in every mode that promises no writes (read-only, plan) an MCP tool runs unasked
+only when a rule of the person's allows that tool by name — a server's ``readOnlyHint`` is its own word. The real
+``catcode -p`` with the demo MCP server (whose ``echo`` says ``readOnlyHint: true``)."""
 
 from __future__ import annotations
 
@@ -19,12 +19,15 @@ CASES = [
     ("read-only", [], False),
     ("read-only", ["mcp__demo__echo"], True),
     ("read-only", ["mcp__demo__other"], False),
+    ("plan", [], False),
+    ("plan", ["mcp__demo__echo"], True),
+    ("plan", ["mcp__demo"], True),
     ("default", [], True),  # outside read-only mode the hint still counts
 ]
 
 
 @pytest.mark.parametrize(("mode", "allow", "runs"), CASES)
-def test_a_read_only_hint_is_not_enough_in_read_only_mode(
+def test_a_read_only_hint_is_not_enough_in_a_mode_without_writes(
     fake_server: FakeAnthropicServer, project: Path, home_dir: Path, catcode_env: dict[str, str],
     mode: str, allow: list[str], runs: bool,
 ) -> None:  # fmt: skip

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from catcode.sandbox.fence import make_fence
+from catcode.sandbox.git_files import GIT_FILES
 from catcode.sandbox.probe import availability
 from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext
@@ -88,6 +89,13 @@ FENCE_SHAPES = [
     ("unix socket of the host", "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('$SOCK')\""),
     ("escape the process group", "setsid sh -c 'echo pwned > $OUTSIDE/later' &"),
     ("new user namespace", "unshare -r sh -c 'echo pwned > $OUTSIDE/notes.txt'"),
+    ("remount writable", "mount -o remount,rw,bind / ; mount -o remount,rw $OUTSIDE; echo pwned > $OUTSIDE/notes.txt"),
+    ("point commondir elsewhere", "echo $OUTSIDE > .git/commondir"),
+    ("plant attributes", "echo '* filter=lfs diff=evil' > .git/info/attributes"),
+    ("borrow objects", "echo $OUTSIDE > .git/objects/info/alternates"),
+    ("plant a worktree", "mkdir -p .git/worktrees/x && echo $OUTSIDE > .git/worktrees/x/commondir"),
+    ("plant a submodule repository", "mkdir -p .git/modules/x && git init -q --bare .git/modules/x"),
+    ("worktree config", "printf '[core]\\n\\tfsmonitor = touch $OUTSIDE/ran\\n' > .git/config.worktree"),
 ]
 
 
@@ -176,11 +184,9 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
 
 
 def protected(project: Path) -> dict[str, str]:
-    return {
-        k: v
-        for k, v in snapshot(project).items()
-        if k.startswith((str(project / ".git" / "hooks"), str(project / ".git" / "config"), str(project / ".cat-code")))
-    }
+    """Every path of the table of git files (``GIT_FILES``) and of ``.cat-code/``, with what it holds."""
+    held = (*(str(project / ".git" / row.path) for row in GIT_FILES), str(project / ".cat-code"))
+    return {k: v for k, v in snapshot(project).items() if k.startswith(held)}
 
 
 def _check(world: dict, command: str) -> None:

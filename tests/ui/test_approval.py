@@ -124,3 +124,18 @@ def test_yes_no_question(answer: str, expected: bool) -> None:
 
 def test_yes_no_question_ctrl_c_is_no() -> None:
     assert ask_yes_no(Answers(KeyboardInterrupt()), "Sure?") is False
+
+
+@pytest.mark.parametrize(
+    ("command", "offered"),
+    [
+        ("git -C sub status", "Bash(git -C sub status*)"),
+        ("git --no-pager log", "Bash(git log*)"),
+        ("git status --short", "Bash(git status*)"),
+    ],
+)
+def test_always_offers_and_takes_the_narrowest_rule(command: str, offered: str) -> None:
+    """Issue 33: "always" to ``git -C sub status`` or ``git --no-pager log`` never offers ``bash(git*)``."""
+    ask, _, out = approver("a")
+    assert ask.ask(bash_request(command)) == Decision(True, always=True, rules=(offered,))
+    assert f"a: always allow {offered} this session" in out.getvalue()

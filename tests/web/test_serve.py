@@ -111,10 +111,12 @@ def test_the_base_commands_never_import_the_web_stack() -> None:
     assert result.stdout.strip() == "[]"
 
 
-def test_open_hands_the_browser_a_one_time_code_never_the_token(
+def test_open_hands_the_browser_a_private_page_never_the_token_or_the_code(
     runtime: MemoryRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import re
     import urllib.error
+    import urllib.parse
     import urllib.request
 
     opened = tmp_path / "opened.txt"
@@ -128,7 +130,12 @@ def test_open_hands_the_browser_a_one_time_code_never_the_token(
         while not (opened.exists() and opened.read_text()):
             assert time.monotonic() < deadline, "the browser was never asked to open the page"
             time.sleep(0.05)
-        url = opened.read_text()  # what stood on the browser's command line
+        on_command_line = opened.read_text()  # what stood on the browser's command line: a private file's path
+        assert on_command_line.startswith("file://") and "code=" not in on_command_line
+        assert served.token not in on_command_line
+        page = Path(urllib.parse.unquote(urllib.parse.urlparse(on_command_line).path))
+        assert page.stat().st_mode & 0o777 == 0o600 and page.parent.stat().st_mode & 0o777 == 0o700
+        url = re.search(r"url=([^\"]+)\"", page.read_text()).group(1).replace("&amp;", "&")
         assert served.token not in url and url.startswith(f"http://127.0.0.1:{served.port}/?code=")
 
         class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -153,3 +160,4 @@ def test_open_hands_the_browser_a_one_time_code_never_the_token(
         assert forged.value.code == 401
     finally:
         stop_server(served)
+    assert not page.exists()  # removed when the server stops

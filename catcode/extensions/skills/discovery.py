@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from catcode.boundary import defuse
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
 from catcode.extensions.skills.model import SKILL_FILE, Skill, SkillError, SkillSet, read_skill
@@ -102,7 +103,7 @@ def skills_index(skill_set: SkillSet) -> str:
     name_only: list[str] = []
     used = len(INDEX_HEADER)
     for skill in skill_set.skills:
-        line = f"{skill.name}: {skill.description}"
+        line = f"{skill.name}: {defuse(skill.description)}"  # a project's skill: no tag of catcode's in it
         if name_only or used + len(line) + 1 > INDEX_BUDGET_CHARS:
             name_only.append(skill.name)
             continue

@@ -199,6 +199,7 @@ class SubagentScope:
             before_change=self.context.before_change,  # a subagent's changes belong to the parent's turn
             bash_timeout=self.context.bash_timeout,
             sandbox=self.context.sandbox,
+            read_denied=self.context.read_denied,
         )
         events = _Events(line, cancel, registry)
         agent = Agent(

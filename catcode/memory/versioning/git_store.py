@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from catcode import programs
 from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
 from catcode.memory.versioning import tracked
@@ -48,7 +48,7 @@ class GitStore:
     def __init__(self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0) -> None:
         self.root = Path(root).absolute()
         self.timeout = timeout
-        self._git = shutil.which(git_binary or "git")
+        self._git = programs.find(git_binary or "git")
         self._runner = GitRunner(self.root, self._git, timeout) if self._git else None
         self._warning = ""
         if self._git is None:
