@@ -124,7 +124,11 @@ SECTIONS = [
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("terminal: escapes made visible vs not, rewind's checked deletes vs unlink", "bench_terminal", "bench_terminal"),
     ("rules: file rule check per call, gitignore vs the fnmatch reading, shapes refused", "bench_rules", "bench_rules"),
-    ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
+    (
+        "claude code: -p json/stream-json vs text, SDK query vs -p, import 300 vs list",
+        "bench_claude_compat",
+        "bench_claude_compat",
+    ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
     ("layout: prompt and -p before vs after the package floors", "bench_layout", "bench_layout"),
 ]

@@ -34,7 +34,12 @@ class MemoryPart:
 
         settings, paths = builder.settings, builder.paths
         memory = build_memory_runtime(
-            settings, paths, provider=builder.provider, notices=builder.notices, notify=builder.notify
+            settings,
+            paths,
+            provider=builder.provider,
+            notices=builder.notices,
+            notify=builder.notify,
+            session_id=builder.session_id,
         )
         self.runtime = memory
         memory.register(builder.hooks, builder.tools)

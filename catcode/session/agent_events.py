@@ -34,6 +34,9 @@ class AgentEvents:
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
         """A tool finished (or was refused)."""
 
+    def on_denied(self, call: ToolUseBlock, reason: str) -> None:
+        """A call was refused before it ran: by a rule, the mode, a hook or the person (``permission_denials``)."""
+
     def on_notice(self, text: str) -> None:
         """A one-line notice for the person (compaction, limits)."""
 
