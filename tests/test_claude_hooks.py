@@ -21,6 +21,7 @@ from catcode.safety.trusted_settings import load_settings
 from catcode.session.session import Session
 from catcode.settings.config import resolve_paths
 from catcode.settings.hook_settings import HookCommand
+from catcode.tools.facts import matcher_covers, matcher_matches
 
 
 @pytest.fixture
@@ -80,24 +81,25 @@ def results(provider: ScriptedProvider, request: int) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("matcher", "names", "hit"),
+    ("matcher", "tool", "hit"),
     [
-        ("Bash", ("bash", "Bash"), True),
-        ("bash", ("bash", "Bash"), True),
-        ("Edit|Write", ("write_file", "Write"), True),
-        ("Edit", ("write_file", "Write"), False),
-        ("Edit", ("edit_file", "Edit", "MultiEdit"), True),
-        ("Bas", ("bash", "Bash"), False),  # a plain name is compared whole
-        ("mcp__github__.*", ("mcp__github__search",), True),
-        ("mcp__github", ("mcp__github__search",), False),  # as Claude Code: a plain name, compared whole
-        ("Notebook.*", ("bash", "Bash"), False),
-        ("*", ("anything",), True),
-        ("", ("anything",), True),
-        ("^read", ("read_file", "Read"), True),  # a regular expression is searched for
+        ("Bash", "Bash", True),
+        ("bash", "Bash", True),  # catcode's earlier name for it
+        ("Edit|Write", "Write", True),
+        ("Edit", "Write", False),
+        ("MultiEdit", "Edit", True),
+        ("Bas", "Bash", False),  # a plain name is compared whole
+        ("mcp__github__.*", "mcp__github__search", True),
+        ("mcp__github", "mcp__github__search", False),  # as Claude Code: a plain name, compared whole
+        ("Notebook.*", "Bash", False),
+        ("*", "anything", True),
+        ("", "anything", True),
+        ("^read", "Read", True),  # a regular expression is searched for, in every name (read_file)
     ],
 )
-def test_matchers_as_claude_code_compares_them(matcher: str, names: tuple[str, ...], hit: bool) -> None:
-    assert HookCommand(matcher=matcher, command="x").matches(*names) is hit
+def test_matchers_as_claude_code_compares_them(matcher: str, tool: str, hit: bool) -> None:
+    assert matcher_covers(HookCommand(matcher=matcher, command="x").matcher, tool) is hit
+    assert matcher_matches(matcher, ("startup",)) is (matcher in ("", "*"))  # a source is matched the same way
 
 
 def test_answers_read_as_the_hooks_reference_defines_them() -> None:
@@ -132,7 +134,7 @@ def test_a_pre_tool_use_hook_sees_claude_codes_names_and_shapes(home: Path, proj
     s.agent.run_turn("bump")
     [event] = [json.loads(line) for line in seen.read_text().splitlines()]
     assert event["tool_name"] == "Edit" and event["hook_event_name"] == "PreToolUse"
-    assert event["tool_input"] == {"file_path": str(project / "a.py"), "old_string": "1", "new_string": "2"}
+    assert event["tool_input"] == {"file_path": "a.py", "old_string": "1", "new_string": "2"}  # the tool's own shape
     assert event["permission_mode"] == "default" and event["cwd"] == str(project)
     assert Path(event["transcript_path"]).parent.name == s.paths.project_key
     assert where.read_text().strip() == str(project)
@@ -162,7 +164,7 @@ print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", **out}})
     s = session(home, project, provider, approver)
     s.agent.run_turn("go")
     assert results(provider, 1)[0].startswith("hello world")  # ran unasked, with the hook's input
-    assert approver.asked == ["bash"]  # "ask" asked, for the second call only
+    assert approver.asked == ["Bash"]  # "ask" asked, for the second call only
 
 
 def test_a_stop_hook_keeps_the_model_going_once(home: Path, project: Path, tmp_path: Path) -> None:
@@ -224,4 +226,4 @@ def test_notification_and_if_conditions(home: Path, project: Path, tmp_path: Pat
     assert results(provider, 1)[0].startswith("exit code: 0")  # "if" did not match: the hook did not run
     assert results(provider, 2) == ["Blocked: no rm"]
     [event] = [json.loads(line) for line in told.read_text().splitlines()]
-    assert event["notification_type"] == "permission_prompt" and "permission to use bash" in event["message"]
+    assert event["notification_type"] == "permission_prompt" and "permission to use Bash" in event["message"]

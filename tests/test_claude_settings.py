@@ -155,13 +155,13 @@ def test_ask_rules_ask_whatever_the_mode_or_an_allow_rule_says(project: Path) ->
     policy = PermissionPolicy.from_strings(
         "bypass", ["Bash(git:*)"], ["Bash(git push --force:*)"], project, ask=["Bash(git push:*)", "Read(./secrets/**)"]
     )
-    bash, read = TOOLS["bash"], TOOLS["read_file"]
+    bash, read = TOOLS["Bash"], TOOLS["Read"]
     assert policy.check(bash, {"command": "git status"})[0] is Verdict.ALLOW
     assert policy.check(bash, {"command": "git push origin main"})[0] is Verdict.ASK
     assert policy.check(bash, {"command": "git fetch && git push"})[0] is Verdict.ASK  # anywhere in the line
     assert policy.check(bash, {"command": "git push --force"})[0] is Verdict.DENY  # deny still wins
-    assert policy.check(read, {"path": "secrets/key.txt"})[0] is Verdict.ASK  # even a read-only tool
-    assert policy.check(read, {"path": "src/app.py"})[0] is Verdict.ALLOW
+    assert policy.check(read, {"file_path": "secrets/key.txt"})[0] is Verdict.ASK  # even a read-only tool
+    assert policy.check(read, {"file_path": "src/app.py"})[0] is Verdict.ALLOW
 
 
 def test_config_names_the_claude_code_file_each_value_came_from(home, claude_home, project, monkeypatch) -> None:

@@ -103,7 +103,7 @@ def test_nested_instructions_and_path_rules_come_with_the_first_file_there(tmp_p
     nested = NestedInstructions.after(loaded, home, root, root)
 
     def after_read(path: str) -> str:
-        context = HookContext(HookEvent.POST_TOOL_USE, tool_name="read_file", tool_input={"path": path})
+        context = HookContext(HookEvent.POST_TOOL_USE, tool_name="Read", tool_input={"file_path": path})
         outcome = nested(context)
         return outcome.messages[0].text if hasattr(outcome, "messages") else ""
 

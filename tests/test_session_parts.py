@@ -56,14 +56,14 @@ def test_every_part_that_is_on_fills_its_field_and_brings_its_commands(tmp_path:
     listing = run(session, "/help")
     for command in FEATURE_COMMANDS + CORE_COMMANDS:
         assert f"\n{command} " in "\n" + listing, command
-    assert session.tools.get("task") is not None and session.tools.get("memory_search") is not None
+    assert session.tools.get("Task") is not None and session.tools.get("memory_search") is not None
 
 
 def test_a_part_that_is_off_leaves_its_field_empty_and_its_commands_out(tmp_path: Path) -> None:
     session = session_with(tmp_path, on=False)
     assert (session.memory, session.recall, session.auto_recall, session.history) == (None, None, None, None)
     assert (session.skills, session.subagents, session.checkpoints, session.mcp) == (None, None, None, None)
-    assert len(session.session_id) == 12  # a fresh id of its own
+    assert len(session.session_id) == 36  # a fresh id of its own (a UUID)
     listing = run(session, "/help")
     for command in FEATURE_COMMANDS:
         assert f"\n{command} " not in "\n" + listing, command

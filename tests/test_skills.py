@@ -288,7 +288,7 @@ def test_load_skill_returns_body_folder_and_its_other_files(home: Path, project:
         "\n"
         "Run `make deploy`. See checklist.md.\n"
         "\n"
-        f"Other files of this skill; read one with read_file at {resolved}/<file>:\n"
+        f"Other files of this skill; read one with Read at {resolved}/<file>:\n"
         "- checklist.md\n"
         "- templates/notes.md"
     )
@@ -306,7 +306,7 @@ def test_symlinked_skill_folder_is_allowed_by_its_real_path(home: Path, project:
     assert skill_set.names() == ["linked"]
     assert skill_set.folders() == [real.resolve()]
     text = run_load_skill(skill_set, "linked", project).text
-    assert f"read_file at {real.resolve()}/<file>:\n- template.md" in text
+    assert f"Read at {real.resolve()}/<file>:\n- template.md" in text
 
 
 def test_load_skill_tool_shape(home: Path, project: Path) -> None:
@@ -314,7 +314,7 @@ def test_load_skill_tool_shape(home: Path, project: Path) -> None:
     spec = t.spec()
     assert spec["name"] == "load_skill" and t.permission is Permission.READ and t.key_arg == "name"
     assert spec["input_schema"]["required"] == ["name"]
-    assert "read_file" in spec["description"]
+    assert "Read" in spec["description"]
 
 
 def test_load_skill_caps_the_file_list(home: Path, project: Path) -> None:

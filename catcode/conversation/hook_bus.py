@@ -42,6 +42,7 @@ class HookContext:
     messages: list[Message] = field(default_factory=list)  # the conversation (read-only by convention)
     tool_name: str = ""
     tool_input: dict[str, Any] = field(default_factory=dict)
+    call_id: str = ""  # the tool_use id on PRE_TOOL_USE / POST_TOOL_USE
     tool_result: Any = None  # a ToolResult on POST_TOOL_USE
     response: Any = None  # a ChatResponse on POST_LLM_RESPONSE
     prompt: str = ""  # the person's text on USER_PROMPT_SUBMIT
@@ -75,7 +76,8 @@ class Block:
     """PRE_LLM_REQUEST: the request is not sent; ``reason`` is shown to the person (the turn ends there).
     PRE_TOOL_USE: do not run the tool; ``reason`` goes back to the model as an error result.
     POST_TOOL_USE: the tool ran; ``reason`` is added to its result for the model.
-    USER_PROMPT_SUBMIT: the text is not sent; ``reason`` is shown to the person."""
+    USER_PROMPT_SUBMIT: the text is not sent; ``reason`` is shown to the person.
+    STOP: the model goes on, with ``reason`` as its next instruction."""
 
     reason: str
 
@@ -83,10 +85,11 @@ class Block:
 @dataclass(frozen=True)
 class Decide:
     """PRE_TOOL_USE (Claude Code's ``permissionDecision``): ``allow`` runs the call without asking (a deny rule or a
-    read-only mode still refuses it), ``ask`` asks the person even where a rule or the mode would not; ``reason``
-    is shown to the person. ``updated_input`` replaces the call's input. A denial is a ``Block``."""
+    read-only mode still refuses it), ``ask`` asks even where a rule or the mode would not, "" says nothing of the
+    permission; ``reason`` is shown to the person. ``updated_input`` replaces the call's input. A denial is a
+    ``Block``."""
 
-    decision: str  # "allow" or "ask"
+    decision: str = ""  # "allow", "ask" or ""
     reason: str = ""
     updated_input: dict[str, Any] | None = None
 

@@ -18,7 +18,7 @@ from catcode.conversation.messages import Message
 from catcode.session import instructions
 from catcode.session.instructions import Instructions, Rule
 
-FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "Read", "Write", "Edit", "MultiEdit"})
+FILE_TOOLS = frozenset({"Read", "Write", "Edit"})  # the tools' own names: a call is read under them before hooks
 NESTED_NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 
 
@@ -41,7 +41,7 @@ class NestedInstructions:
 
     def __call__(self, context: HookContext) -> HookResult:
         """POST_TOOL_USE: the instructions ``context``'s path brings that were not given yet."""
-        raw = context.tool_input.get("path", context.tool_input.get("file_path"))
+        raw = context.tool_input.get("file_path")
         if context.tool_name not in FILE_TOOLS or not isinstance(raw, str):
             return CONTINUE
         target = Path(raw).expanduser()

@@ -40,6 +40,8 @@ CLAUDE_MODES = {
     "plan": "plan",
 }
 """Claude Code's permission-mode names → catcode's."""
+CLAUDE_MODE_NAMES = {mode: claude for claude, mode in CLAUDE_MODES.items()}
+"""catcode's permission modes → Claude Code's names (``permission_mode`` in hook inputs, ``permissionMode``)."""
 MANAGED_SETTINGS = (
     Path("/Library/Application Support/ClaudeCode/managed-settings.json")
     if sys.platform == "darwin"
@@ -106,6 +108,12 @@ def read_claude_file(path: Path, anchor: Path) -> ClaudeFile:
     if not isinstance(raw, dict):
         result.problem = "expected a JSON object at the top level"
         return result
+    return translate(raw, path, anchor)
+
+
+def translate(raw: dict[str, Any], path: Path, anchor: Path) -> ClaudeFile:
+    """A ``settings.json`` object (a file's, ``--settings``') as a catcode layer, with what was left out."""
+    result = ClaudeFile(path)
     for key, value in raw.items():
         take = TAKE.get(key)
         if take is not None:

@@ -19,20 +19,17 @@ EVENTS = (
     "Notification",
 )  # fmt: skip
 """Claude Code's hook events that catcode runs (its other events are listed by ``catcode doctor`` as not run)."""
-SIMPLE_MATCHER = re.compile(r"^[A-Za-z0-9_|]+$")
-"""A matcher of plain names (``Bash``, ``Edit|Write``): compared whole, as Claude Code does; any other is a regular
-expression searched for."""
 
 
 class HookCommand(BaseModel):
     """One hook: a command, and for tool events which tools it applies to."""
 
     matcher: str = ""
-    """Which calls it applies to, as Claude Code matches: "" or "*" every one; plain names (``Bash``,
-    ``Edit|Write``, ``bash``) equal to the tool's name in either spelling (Claude Code's or catcode's); anything
-    else a regular expression searched for in either (``mcp__github__.*``, ``Notebook.*``). SessionStart matches
-    its source (``startup``, ``resume``, ``clear``, ``compact``), PreCompact its trigger (``manual``, ``auto``),
-    Notification its type (``permission_prompt``, ``idle_prompt``)."""
+    """Which calls it applies to, as Claude Code matches (``tools.facts.matcher_matches``): "" or "*" every one;
+    plain names (``Bash``, ``Edit|Write``, ``bash``) equal to one of the tool's names (Claude Code's or catcode's
+    earlier one); anything else a regular expression searched for in them (``mcp__github__.*``, ``Notebook.*``).
+    SessionStart matches its source (``startup``, ``resume``, ``clear``, ``compact``), PreCompact its trigger
+    (``manual``, ``auto``), Notification its type (``permission_prompt``, ``idle_prompt``)."""
     command: str = Field(min_length=1)
     """The shell command (``sh -c``, in the project root); the event arrives as JSON on its stdin."""
     timeout: float = Field(60.0, gt=0, le=3600)
@@ -52,16 +49,6 @@ class HookCommand(BaseModel):
             except re.error as exc:
                 raise ValueError(f"not a valid regular expression ({exc})") from None
         return value
-
-    def matches(self, *names: str) -> bool:
-        """Does this hook apply to something called ``names`` (a tool in each of its spellings, a source...)?"""
-        if self.matcher in ("", "*"):
-            return True
-        if SIMPLE_MATCHER.match(self.matcher):
-            wanted = {part.strip() for part in self.matcher.split("|")}
-            return any(name in wanted for name in names)
-        pattern = re.compile(self.matcher)
-        return any(pattern.search(name) for name in names)
 
 
 class HooksSettings(BaseModel):
@@ -132,7 +119,7 @@ class UserHook:
 
     @property
     def label(self) -> str:
-        """``PreToolUse [bash]: ./check.sh`` for messages and the consent question."""
+        """``PreToolUse [Bash]: ./check.sh`` for messages and the consent question."""
         matcher = f" [{self.spec.matcher}]" if self.spec.matcher not in ("", "*") else ""
         return f"{self.event}{matcher}: {self.spec.command}"
 

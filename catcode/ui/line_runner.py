@@ -92,6 +92,8 @@ class Conversation:
         if text.startswith("!"):
             self.local_command(text[1:].strip())
             return None
+        if self.session.auto_recall is not None:  # the message is known: recall starts now, the turn takes it up
+            self.session.auto_recall.begin(text)
         return self.turn(text)
 
     def local_command(self, command: str) -> None:
@@ -99,11 +101,11 @@ class Conversation:
         asked), show its output as a tool's, and add both to the conversation, as Claude Code's bash mode does."""
         from catcode.conversation.messages import ToolUseBlock
 
-        tool = self.session.tools.get("bash")
+        tool = self.session.tools.get("Bash")
         if not command or tool is None:
             self.errors.print(error_text("! runs a shell command: !git status"))
             return
-        call = ToolUseBlock(id="local-command", name="bash", input={"command": command})
+        call = ToolUseBlock(id="local-command", name="Bash", input={"command": command})
         self.events.on_tool_start(call)
         context = self.session.context
         try:

@@ -132,8 +132,8 @@ def test_the_hooks_reference_collection_behaves_as_in_claude_code(
 ) -> None:
     claude_home(home_dir, hooks=HOOKS)
     fake_server.enqueue(
-        tool_use("bash", {"command": "grep -r TODO ."}, id="t1"),
-        tool_use("write_file", {"path": "fmt.py", "content": "x = 1   \ny = 2\t\n"}, id="t2"),
+        tool_use("Bash", {"command": "grep -r TODO ."}, id="t1"),
+        tool_use("Write", {"file_path": "fmt.py", "content": "x = 1   \ny = 2\t\n"}, id="t2"),
         text("Done."),
         text("Ran make test: the tests pass."),
     )
@@ -178,7 +178,7 @@ def test_settings_rules_env_model_and_the_claude_md_family(
     assert "never edit it" not in system  # sub/CLAUDE.md comes with the first file read there
     assert results(rest[0])[0].startswith("from-a-rule")  # allowed by ~/.claude/settings.json, not asked
     assert results(rest[1])[0].startswith("blue")  # env from the settings reaches the commands
-    assert results(rest[2]) == ["Permission denied: denied by rule read_file(./.env)."]  # the project's deny rule
+    assert results(rest[2]) == ["Permission denied: denied by rule Read(./.env)."]  # the project's deny rule
     assert "Contents of sub/CLAUDE.md:\n\n" in results(rest[3])[0]
     assert "The sub package is generated: never edit it." in results(rest[3])[0]
     assert "hook PreToolUse [Bash]" in proc.stderr and "not using" in proc.stderr.lower()  # project hook: no consent
@@ -201,7 +201,7 @@ def test_commands_agents_and_skills_from_claude_codes_folders(
     assert "print('hi')" in sent  # @app.py attached the file, as in any message
     assert "Say hello to Ada." in json.dumps(greet.body["messages"][0])
     tools = {tool["name"]: tool for tool in fix.body["tools"]}
-    assert "reviewer" in tools["task"]["description"]  # .claude/agents/reviewer.md
+    assert "reviewer" in tools["Task"]["description"]  # .claude/agents/reviewer.md
     assert "release-notes: Write release notes from the git log." in fix.system_text  # ~/.claude/skills
 
 

@@ -28,7 +28,7 @@ def test_plan_mode_refuses_a_write_until_the_plan_is_approved(
     cat = spawn_catcode("--permission-mode", "plan")
     cat.prompt()
     cat.say("write some notes")
-    cat.expect_text("Permission denied: plan mode: write_file does not run until the person approves a plan")
+    cat.expect_text("Permission denied: plan mode: Write does not run until the person approves a plan")
     cat.expect_text("Approve the plan? [1-3, or type what to change]")
     screen = cat.screen()
     drawn = screen.split("─ Plan ─", 1)[1]
@@ -48,7 +48,7 @@ def test_plan_mode_refuses_a_write_until_the_plan_is_approved(
 
     requests = fake_server.requests(path="/v1/messages")
     first = json.dumps(requests[0].body)
-    assert "Plan mode is on" in first and '"name": "exit_plan_mode"' in first
+    assert "Plan mode is on" in first and '"name": "ExitPlanMode"' in first
     feedback = json.dumps(requests[2].body["messages"][-1])
     assert "also add a title line" in feedback and "keep planning" in feedback
     approved = json.dumps(requests[3].body["messages"][-1])

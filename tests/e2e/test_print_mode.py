@@ -63,7 +63,7 @@ def test_streams_answer_and_exits_zero(project: Path, fake_server: FakeAnthropic
     body = server.requests()[0].body
     assert body["messages"][0]["content"][0]["text"] == "hi"
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert {t["name"] for t in body["tools"]} >= {"read_file", "write_file", "edit_file", "bash", "grep"}
+    assert {t["name"] for t in body["tools"]} >= {"Read", "Write", "Edit", "Bash", "Grep"}
 
 
 def test_tool_allowed_by_rule_runs(project: Path, fake_server: FakeAnthropicServer) -> None:

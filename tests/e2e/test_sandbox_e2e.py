@@ -39,7 +39,7 @@ def test_bypass_keeps_the_fence_and_leaving_it_asks_naming_it(
     cat.expect_text("Runs OUTSIDE the sandbox (workspace-write, network off)")
     cat.expect_text("reason: write to home")
     cat.expect_text("a: always allow bash_outside(touch*) this session")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     assert not inside.exists()  # the first call ran, fenced, with no question: bypass does not skip the fence
     assert "Read-only file system" in fake_server.requests()[1].all_text  # what the model was told
     cat.say("n")
@@ -47,7 +47,7 @@ def test_bypass_keeps_the_fence_and_leaving_it_asks_naming_it(
     cat.prompt()
     assert not left.exists()
     cat.say("again")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("y")
     cat.expect_text("Done.")
     cat.prompt()
@@ -75,7 +75,7 @@ def test_without_bubblewrap_one_line_at_start_and_bash_asks_as_before(
     cat.expect_text("sandbox not available: bubblewrap (bwrap) not found")
     cat.prompt()
     cat.say("touch it")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("y")
     cat.expect_text("Done.")
     cat.prompt()

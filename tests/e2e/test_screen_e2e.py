@@ -114,8 +114,8 @@ def test_a_subagents_done_line_comes_under_its_task_header(
     cat.expect_text("Parent summary.")
     cat.prompt()
     rows = cat.screen().splitlines()
-    header = next(i for i, row in enumerate(rows) if row.startswith("⏺ task("))
+    header = next(i for i, row in enumerate(rows) if row.startswith("⏺ Task("))
     done = next(i for i, row in enumerate(rows) if re.search(r"⎿ .*loader.* — done", row))
     assert header < done
-    assert sum(row.startswith("⏺ task(") for row in rows) == 1  # one task: its header once
+    assert sum(row.startswith("⏺ Task(") for row in rows) == 1  # one task: its header once
     assert cat.exit() == 0

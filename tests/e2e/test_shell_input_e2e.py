@@ -74,16 +74,16 @@ def test_output_formats(project: Path, catcode_env: dict, fake_server: FakeAnthr
     assert result["type"] == "result" and result["result"] == "JSON answer." and not result["is_error"]
     assert result["usage"]["input_tokens"] == 1000 and result["usage"]["output_tokens"] == 100
     assert result["cost_usd"] == 0.003  # 1000 × $2/M + 100 × $10/M
-    assert len(result["session_id"]) == 12
+    assert len(result["session_id"]) == 36  # a UUID, as Claude Code's
 
-    fake_server.enqueue(tool_use("bash", {"command": "ls"}), text("Streamed."))
+    fake_server.enqueue(tool_use("bash", {"command": "touch made.txt"}), text("Streamed."))
     proc = run(project, catcode_env, "-p", "list", "--output-format", "stream-json")
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "system" and events[0]["subtype"] == "init" and kinds[-1] == "result"
     blocks = [b["type"] for e in events if e["type"] in ("assistant", "user") for b in e["message"]["content"]]
     assert {"tool_use", "tool_result", "text"} <= set(blocks)  # Claude Code's shapes (issue 24)
-    assert "refused bash(ls): no terminal to ask for permission" in proc.stderr  # reported to the person too
+    assert "refused Bash(touch made.txt): no terminal to ask for permission" in proc.stderr  # told too
 
 
 def test_help_short_flag_and_flags_shown_as_flags(project: Path, catcode_env: dict) -> None:

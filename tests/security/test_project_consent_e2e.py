@@ -34,7 +34,7 @@ def test_interactive_start_asks_once_and_no_keeps_the_prompts(
     fake_server.enqueue(tool_use("bash", {"command": COMMAND}), text("I did not run it."))
     cat.say("set things up")
     cat.expect_text("wants to run:")  # the question bypass would have skipped
-    cat.expect_text("Allow bash? [y/n/a")
+    cat.expect_text("Allow Bash? [y/n/a")
     cat.say("n")
     cat.expect_text("I did not run it.")
     cat.prompt()

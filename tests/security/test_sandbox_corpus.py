@@ -40,7 +40,7 @@ def corpus() -> list[tuple[str, str]]:
     for path in sorted(HERE.glob("test_*.py")):
         if path.stem == Path(__file__).stem:
             continue
-        if "bash(" not in path.read_text(encoding="utf-8"):
+        if "bash(" not in path.read_text(encoding="utf-8").lower():
             continue  # not about shell lines (redaction corpora, file modes...)
         module = importlib.import_module(f"tests.security.{path.stem}")
         for attr, value in vars(module).items():

@@ -121,7 +121,7 @@ def _draw_every_path(text: str, tmp_path: Path) -> tuple[str, str]:
     con.print(Text(text))  # no path made it visible: the console is the net
     con.print(text, markup=False)
     full = FullOutput(tmp_path / "tool-output")
-    full.begin(f"bash({text})")
+    full.begin(f"Bash({text})")
     full.feed(text)
     full.end("exit code: 0")
     return out.getvalue(), full.text()

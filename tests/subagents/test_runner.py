@@ -172,4 +172,4 @@ def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> No
 
 def test_subagents_can_be_turned_off(tmp_path: Path) -> None:
     session = make_session(tmp_path, ScriptedProvider(), "skills_enabled: false\nsubagents: {enabled: false}\n")
-    assert session.tools.get("task") is None and session.subagents is None
+    assert session.tools.get("Task") is None and session.subagents is None

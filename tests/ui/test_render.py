@@ -152,9 +152,9 @@ def test_events_show_call_and_result_summary() -> None:
 def test_events_show_a_refused_call_that_never_started() -> None:
     con, out = console()
     events = _events(con)
-    call = ToolUseBlock(id="t2", name="write_file", input={"content": "x", "path": "notes.md"})
-    events.on_tool_end(call, ToolResult("The user declined to run write_file.", is_error=True))
-    assert out.getvalue().splitlines() == ["⏺ write_file(notes.md)", "  ⎿ The user declined to run write_file."]
+    call = ToolUseBlock(id="t2", name="Write", input={"content": "x", "file_path": "notes.md"})
+    events.on_tool_end(call, ToolResult("The user declined to run Write.", is_error=True))
+    assert out.getvalue().splitlines() == ["⏺ Write(notes.md)", "  ⎿ The user declined to run Write."]
 
 
 def test_unknown_tool_shows_its_first_string_argument() -> None:

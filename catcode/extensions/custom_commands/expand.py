@@ -109,7 +109,7 @@ def _run(line: str, command: CommandDefinition, session: Session) -> str:
     """One ``!`` line's output (stdout and stderr as bash gave them), after the permission check."""
     from catcode.safety.permissions import ApprovalRequest, Verdict
 
-    tool = session.tools.get("bash")
+    tool = session.tools.get("Bash")
     if tool is None:
         raise CommandFailed(f"/{command.name}: `{line}` cannot run: the bash tool is not available")
     tool_input = {"command": line}

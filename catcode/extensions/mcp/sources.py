@@ -37,6 +37,8 @@ log = get_logger(__name__)
 MCP_JSON = ".mcp.json"
 RUN_SOURCE = Path("--mcp-config")
 RUN_SERVERS: dict[str, McpServerSettings] = {}
+STRICT = [False]
+"""``--strict-mcp-config``: only ``RUN_SERVERS`` this run, none from a settings file or ``.mcp.json``."""
 """Servers given with ``--mcp-config`` for this run (set once by the command line, before the session is built):
 the person's own, like the user's settings; no settings file can declare them."""
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -88,6 +90,10 @@ def collect_servers(
 ) -> ServerSources:
     """Every server the user's settings and the project declare (see the module docstring)."""
     env = os.environ if env is None else env
+    if STRICT[0]:
+        return ServerSources(
+            [ServerSpec(n, s, RUN_SOURCE, True, _canonical(s.model_dump())) for n, s in RUN_SERVERS.items()], []
+        )
     user = _from_claude_json(claude_json(env), project_root, env, notify)
     mine = _from_settings(home / "settings.yaml", notify, trusted=True)
     user = [spec for spec in user if spec.name not in {m.name for m in mine}] + mine

@@ -36,14 +36,15 @@ class UserHooksPart:
         if not found:
             return
         from catcode.extensions.user_hooks.runner import UserHooks
-        from catcode.extensions.user_hooks.transcript import TranscriptLog
+        from catcode.extensions.user_hooks.transcript import keep_transcript, transcript_file
 
-        paths, policy = builder.paths, builder.policy
-        transcript = paths.home / "transcripts" / paths.project_key / f"{builder.session_id}.jsonl"
+        paths, policy, session_id = builder.paths, builder.policy, builder.session_id
+        transcript = transcript_file(paths.home, paths.project_key, session_id)
         self.hooks = UserHooks(
-            self.inventory.found.hooks, paths.project_root, builder.session_id, builder.notify,
+            self.inventory.found.hooks, paths.project_root, session_id, builder.notify,
             mode=lambda: policy.mode.value, transcript_path=str(transcript),
         )  # fmt: skip
         self.hooks.register(builder.hooks)
-        log = TranscriptLog(transcript, builder.session_id, paths.project_root)
-        builder.when_built(lambda session: session.agent.listeners.append(log))
+        builder.when_built(
+            lambda session: keep_transcript(session.agent.listeners, transcript, session_id, paths.project_root)
+        )

@@ -10,8 +10,8 @@ hooks:
 Each command runs with ``sh -c`` in the project root, in its own process group, with ``$CLAUDE_PROJECT_DIR`` (and
 ``$CATCODE_PROJECT_DIR``) set, and the event as one JSON object on stdin: ``session_id``, ``transcript_path``,
 ``cwd``, ``permission_mode``, ``hook_event_name``, and as the event has them ``tool_name``/``tool_input``/
-``tool_use_id``/``tool_response`` (in Claude Code's names and shapes: ``shapes.py``), ``prompt``, ``source``,
-``reason``, ``trigger``, ``message``, ``stop_hook_active``, ``last_assistant_message``.
+``tool_use_id``/``tool_response`` (the call as it runs: the tools take Claude Code's names and shapes; ``shapes.py``),
+``prompt``, ``source``, ``reason``, ``trigger``, ``message``, ``stop_hook_active``, ``last_assistant_message``.
 
 What a hook adds as context for the model (its plain stdout on UserPromptSubmit and SessionStart, any
 ``additionalContext``) goes in a ``<hook-context event="…">`` block it cannot close (``boundary.wrap``): a branch
@@ -23,10 +23,10 @@ stops the turn. Any other exit, a command that cannot start, or one that outlive
 killed) is logged and shown once per hook; the session carries on. Each output is read at most to
 ``process.OUTPUT_CAP``.
 
-Matchers: ``hook_settings.HookCommand.matches`` over every spelling of the tool's name (``tools.facts``), so
-``Bash`` and ``bash`` select the same calls. Hooks of one event run in order, an identical command once; the first
-block ends the run. Handlers go through the ``HookManager``, so a failing hook never kills a turn. User hooks run
-first, then the project's, which run only after one-time consent (``catcode.settings.consent``)."""
+Matchers: ``tools.facts.matcher_matches`` over every name of the tool (``names_of``), so ``Bash`` and ``bash``
+select the same calls — as for the Agent SDK's callbacks. Hooks of one event run in order, an identical command
+once; the first block ends the run. Handlers go through the ``HookManager``, so a failing hook never kills a turn.
+User hooks run first, then the project's, which run only after one-time consent (``catcode.settings.consent``)."""
 
 from __future__ import annotations
 
@@ -37,24 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from catcode.boundary import wrap
-from catcode.conversation.hook_bus import (
-    CONTINUE,
-    AppendMessages,
-    Block,
-    Decide,
-    Halt,
-    HookContext,
-    HookEvent,
-    HookManager,
-    HookResult,
-)
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager, HookResult
 from catcode.conversation.messages import Message
-from catcode.extensions.user_hooks.answers import Answer, read_answer
-from catcode.extensions.user_hooks.shapes import catcode_tool_input, hook_tool_input, hook_tool_name, hook_tool_response
+from catcode.extensions.user_hooks.answers import contexts, on_bus, read_answer
+from catcode.extensions.user_hooks.shapes import event_fields
 from catcode.log import get_logger
+from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.settings.hook_settings import TOOL_EVENTS, UserHook
-from catcode.tools.facts import spellings
+from catcode.tools.facts import matcher_matches, names_of
 
 # Any: a hook's payload is the JSON object written to its stdin.
 
@@ -70,8 +60,6 @@ EVENT_NAMES: dict[HookEvent, str] = {
     HookEvent.PRE_COMPACT: "PreCompact",
     HookEvent.NOTIFICATION: "Notification",
 }
-CLAUDE_MODES = {"accept-edits": "acceptEdits", "bypass": "bypassPermissions"}
-"""catcode's permission modes in Claude Code's words, where they differ (``permission_mode`` in the payload)."""
 
 
 @dataclass
@@ -128,14 +116,14 @@ class UserHooks:
         return handle
 
     def dispatch(self, name: str, context: HookContext) -> HookResult:
-        """Run the hooks of event ``name`` for ``context``, in order; the first block ends the run."""
+        """Run the hooks of event ``name`` for ``context``, in order; the first block (or halt) ends the run."""
         payload = self._payload(name, context)
         names = self._matched(name, context)
         results: list[HookResult] = []
         context_lines: list[str] = []
         seen: set[str] = set()
         for hook in self.hooks:
-            if hook.event != name or hook.spec.command in seen or not hook.spec.matches(*names):
+            if hook.event != name or hook.spec.command in seen or not matcher_matches(hook.spec.matcher, names):
                 continue
             if hook.spec.if_ and not _rule_covers(hook.spec.if_, context, self.project_root):
                 continue
@@ -147,8 +135,17 @@ class UserHooks:
                 continue
             if answer.message:
                 self.notify(f"{name} hook: {answer.message}")
-            context_lines += [wrap("hook-context", text, event=name) for text in answer.context]
-            done = self._result(name, hook, answer, context, results)
+            if answer.reason and answer.decision:
+                self.notify(f"{name} hook: {answer.reason}")
+            context_lines += contexts(name, answer)
+            said, done = on_bus(name, answer)
+            results += said
+            if answer.halt is not None:
+                log.info("user_hook_halted", hook_event=name, command=hook.spec.command, reason=answer.halt)
+            if answer.block is not None:
+                log.info("user_hook_blocked", hook_event=name, command=hook.spec.command, reason=answer.block)
+                if not done:  # an event that cannot block: the person sees why the hook objected
+                    self.notify(f"{name} hook `{hook.spec.command}`: {answer.block}")
             if done:
                 break
         if name == "SessionStart":  # a new conversation (/clear) gets the context its start gave, not both
@@ -156,30 +153,6 @@ class UserHooks:
         elif context_lines:
             results.append(AppendMessages([Message.system(text) for text in context_lines]))
         return tuple(results) if results else CONTINUE
-
-    def _result(
-        self, name: str, hook: UserHook, answer: Answer, context: HookContext, results: list[HookResult]
-    ) -> bool:
-        """Add what ``answer`` means for event ``name`` to ``results``; True when no further hook should run."""
-        if answer.halt is not None:
-            log.info("user_hook_halted", hook_event=name, command=hook.spec.command, reason=answer.halt)
-            results.append(Halt(answer.halt))
-        if answer.block is not None:
-            log.info("user_hook_blocked", hook_event=name, command=hook.spec.command, reason=answer.block)
-            if name in ("PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"):
-                results.append(Block(answer.block))
-                return True
-            if name == "PostToolUse":
-                results.append(Block(f"PostToolUse hook: {answer.block}"))
-                return True
-            self.notify(f"{name} hook `{hook.spec.command}`: {answer.block}")
-        if name == "PreToolUse" and (answer.decision or answer.updated_input is not None):
-            updated = answer.updated_input
-            tool_input = catcode_tool_input(context.tool_name, updated) if updated is not None else None
-            if answer.reason:
-                self.notify(f"PreToolUse hook: {answer.reason}")
-            results.append(Decide(answer.decision or "allow", answer.reason, tool_input))
-        return answer.halt is not None
 
     def run(self, hook: UserHook, payload: dict[str, Any]) -> HookRun:
         """Run one hook's command with ``payload`` on stdin, bounded in time and output (``process.py``): at its
@@ -215,7 +188,7 @@ class UserHooks:
     def _matched(self, name: str, context: HookContext) -> tuple[str, ...]:
         """What a matcher is compared with for this event: the tool's names, the start's source, the trigger."""
         if name in TOOL_EVENTS:
-            return spellings(context.tool_name)
+            return names_of(context.tool_name)
         if name == "PreCompact":
             return (context.trigger,)
         if name in ("SessionStart", "SessionEnd", "Notification"):
@@ -224,36 +197,14 @@ class UserHooks:
 
     def _payload(self, name: str, context: HookContext) -> dict[str, Any]:
         mode = self.mode()
-        payload: dict[str, Any] = {
+        base = {
             "session_id": self.session_id,
             "transcript_path": self.transcript_path,
             "cwd": str(self.project_root),
-            "permission_mode": CLAUDE_MODES.get(mode, mode),
+            "permission_mode": CLAUDE_MODE_NAMES.get(mode, mode),
             "hook_event_name": name,
         }
-        if name in TOOL_EVENTS:
-            payload.update(
-                tool_name=hook_tool_name(context.tool_name),
-                tool_input=hook_tool_input(context.tool_name, context.tool_input, self.project_root),
-            )
-        if name == "PostToolUse" and context.tool_result is not None:
-            result = context.tool_result
-            payload["tool_response"] = hook_tool_response(
-                context.tool_name, context.tool_input, result.text, result.is_error, self.project_root
-            )
-        if name == "UserPromptSubmit":
-            payload["prompt"] = context.prompt
-        if name in ("Stop", "SubagentStop"):
-            payload.update(stop_hook_active=context.stop_active, last_assistant_message=context.message)
-        if name == "SessionStart":
-            payload["source"] = context.source or "startup"
-        if name == "SessionEnd":
-            payload["reason"] = context.source or "other"
-        if name == "PreCompact":
-            payload.update(trigger=context.trigger, custom_instructions="")
-        if name == "Notification":
-            payload.update(message=context.message, notification_type=context.source)
-        return payload
+        return {**base, **event_fields(name, context, self.project_root)}
 
 
 _DEFAULT_SOURCE = {"SessionStart": "startup", "SessionEnd": "other"}
@@ -269,7 +220,7 @@ def _rule_covers(rule_text: str, context: HookContext, root: Path) -> bool:
         rule = Rule.parse(rule_text)
     except ConfigError:
         return True
-    if not rule.covers_tool(context.tool_name) and not any(rule.covers_tool(n) for n in spellings(context.tool_name)):
+    if not rule.covers_tool(context.tool_name):
         return False
     if rule.whole_tool():
         return True
@@ -278,7 +229,7 @@ def _rule_covers(rule_text: str, context: HookContext, root: Path) -> bool:
         from catcode.safety.shell_deny import deny_matches
 
         return deny_matches(rule.pattern, command)
-    path = context.tool_input.get("path")
+    path = context.tool_input.get("file_path", context.tool_input.get("path"))
     if isinstance(path, str):
         from catcode.safety.path_rules import target
 

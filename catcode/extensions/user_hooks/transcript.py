@@ -1,7 +1,8 @@
 """The conversation as Claude Code keeps its transcripts, for hooks that read ``transcript_path``: one JSON line per
 message (``type``, ``message`` in the API's shape, ``sessionId``, ``cwd``, ``timestamp``, ``uuid``), appended as the
 conversation grows, redacted like everything catcode writes, 0600 in ``$CATCODE_HOME/transcripts/<project-key>/``.
-Written only when some hook is configured; kept like Claude Code's, for hooks that read it after the session."""
+Written only when some hook is configured (the settings' or the Agent SDK's callbacks); kept like Claude Code's, for
+hooks that read it after the session."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import threading
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -46,3 +48,15 @@ class TranscriptLog:
                     handle.write(json.dumps(line, ensure_ascii=False) + "\n")
         except OSError:
             log.warning("transcript_not_written", path=str(self.path), exc_info=True)
+
+
+def transcript_file(home: Path, project_key: str, session_id: str) -> Path:
+    """Where session ``session_id``'s transcript is kept."""
+    return home / "transcripts" / project_key / f"{session_id}.jsonl"
+
+
+def keep_transcript(listeners: list[Callable[[Message], None]], path: Path, session_id: str, cwd: Path) -> None:
+    """Have the agent whose ``listeners`` these are keep the transcript at ``path`` (once, however many kinds of
+    hooks ask for it)."""
+    if not any(isinstance(listener, TranscriptLog) and listener.path == path for listener in listeners):
+        listeners.append(TranscriptLog(path, session_id, cwd))
