@@ -97,7 +97,7 @@ class RunClock:
 
 
 class PrintEvents(AgentEvents):
-    """Streams the answer to stdout (``text``) or Claude Code's events (``stream-json``, or kept for ``json
+    """Prints the answer to stdout (``text``) or Claude Code's events (``stream-json``, or kept for ``json
     --verbose``); notices go to stderr. ``partial``: also the API's streaming events (``stream_event``)."""
 
     def __init__(
@@ -112,7 +112,6 @@ class PrintEvents(AgentEvents):
         self.format = output_format
         self.out = out or sys.stdout
         self.err = err or sys.stderr
-        self.wrote = False
         keep = output_format == "json" and verbose
         self.stream = StreamWriter(self.out, enabled=output_format == "stream-json", keep=keep)
         self._terminal = is_terminal(self.out)
@@ -131,15 +130,18 @@ class PrintEvents(AgentEvents):
         """Time the request."""
         self.clock.request()
 
-    def on_text(self, text: str) -> None:
-        """``text``: write each delta as it arrives (stream-json carries whole blocks as ``assistant`` events, and
-        the deltas as ``stream_event`` lines with ``--include-partial-messages``); to a terminal, made visible (an
-        escape sequence in the reply is shown, not obeyed), to a file or a pipe as the model wrote it."""
-        self.wrote = True
-        if self.format == "text":
-            self.out.write(visible(text) if self._terminal else text)
+    def answer(self, text: str) -> None:
+        """``text``: the turn's answer (the ``result``: the last reply's text, as Claude Code prints it — not the
+        replies before a tool call or a Stop hook's continuation), on a line of its own; to a terminal made visible
+        (an escape sequence in the reply is shown, not obeyed), to a file or a pipe as the model wrote it."""
+        if self.format == "text" and text:
+            self.out.write((visible(text) if self._terminal else text) + "\n")
             self.out.flush()
-        elif self.partial:
+
+    def on_text(self, text: str) -> None:
+        """With ``--include-partial-messages``, each delta as a ``stream_event`` line as it arrives (stream-json
+        carries whole blocks as ``assistant`` events); ``text`` prints only the answer (``answer``)."""
+        if self.partial:
             if not self._streaming:
                 self._streaming = True
                 self._partial({"type": "message_start", "message": self._message([], None, Usage())})

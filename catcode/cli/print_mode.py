@@ -2,7 +2,8 @@
 both (``cat app.py | catcode -p "explain this"``); ``@path`` attaches a project file as in the REPL. Nobody can be
 asked for permission: a refused tool is reported on stderr as well as to the model.
 
-``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one ``result`` object at the end (with
+``--output-format``: ``text`` prints the answer when the turn ends (the last reply's text, Claude Code's ``result``:
+not what the model said before a tool call or a Stop hook's continuation); ``json`` prints one ``result`` object (with
 ``--verbose`` the array of every message); ``stream-json`` prints one JSON event per line as things happen — all in
 Claude Code's shapes (``print_events``). ``--input-format stream-json`` reads JSON lines on stdin: user messages
 (``{"type": "user", "message": {"role": "user", "content": ...}}``), one turn each with ``system``/``init`` before
@@ -398,8 +399,8 @@ def _finish(session: Session, events: PrintEvents, result: TurnResult, structure
     error = summary["error"]
     code = 0 if error is None and not limit_hit else (2 if _setup_problem(result) else 1)
     events.emit("result", **summary)
-    if events.format == "text" and events.wrote:
-        sys.stdout.write("\n")
+    if events.format == "text" and error is None and summary["result"] is not None:
+        events.answer(str(summary["result"]))
     elif events.format == "json":
         kept = events.stream.kept
         whole = kept if kept is not None else {"type": "result", **summary, "uuid": str(uuid.uuid4())}
