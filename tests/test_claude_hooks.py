@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from catcode.app.build import build_session
+from catcode.conversation.hook_bus import Block, Decide, Halt
 from catcode.conversation.messages import TextBlock
-from catcode.extensions.user_hooks.answers import read_answer
+from catcode.extensions.user_hooks.answers import contexts, from_json, on_bus, read_answer
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.safety.trusted_settings import load_settings
@@ -116,6 +117,27 @@ def test_answers_read_as_the_hooks_reference_defines_them() -> None:
     assert context.context == ["plain text"] and read_answer("PostToolUse", 0, "plain text", "", "x").context == []
     assert read_answer("Stop", 0, '{"decision": "block", "reason": "tests first"}', "", "x").block == "tests first"
     assert read_answer("UserPromptSubmit", 0, "{not json", "", "x").context == ["{not json"]
+
+
+def test_one_reading_of_an_answer_for_settings_hooks_and_sdk_callbacks() -> None:
+    """An Agent SDK callback's answer (a dict) means on the bus what the same JSON printed by a hook does."""
+    answers = [
+        ("PreToolUse", {"hookSpecificOutput": {"permissionDecision": "ask", "updatedInput": {"command": "ls"}}}),
+        ("PreToolUse", {"continue": False, "stopReason": "CI is red"}),
+        ("Stop", {"decision": "block", "reason": "tests first"}),
+        ("PostToolUse", {"decision": "block", "reason": "lint failed"}),
+        ("PermissionRequest", {"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "not here"}}}),
+        ("SessionEnd", {"decision": "block", "reason": "cannot block"}),
+    ]
+    for event, data in answers:
+        printed = on_bus(event, read_answer(event, 0, json.dumps(data), "", "x"))
+        assert on_bus(event, from_json(event, data, "the SDK's hook")) == printed
+    said = [on_bus(event, from_json(event, data, "sdk"))[0] for event, data in answers]
+    assert said == [[Decide("ask", "", {"command": "ls"})], [Halt("CI is red")], [Block("tests first")],
+                    [Block("PostToolUse hook: lint failed")], [Block("not here")], []]  # fmt: skip
+    assert contexts("UserPromptSubmit", from_json("UserPromptSubmit", {"hookSpecificOutput": {
+        "additionalContext": "Staging is frozen."}}, "sdk")) == [
+        '<hook-context event="UserPromptSubmit">\nStaging is frozen.\n</hook-context>']  # fmt: skip
 
 
 def test_a_pre_tool_use_hook_sees_claude_codes_names_and_shapes(home: Path, project: Path, tmp_path: Path) -> None:

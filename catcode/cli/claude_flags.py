@@ -228,7 +228,7 @@ def settings_overrides(run: dict[str, Any], say: Callable[[str], None]) -> dict[
         if read.ignored:
             say(f"--settings: not used: {'; '.join(read.ignored)}")
     if run.get("setting_sources") is not None:
-        say("--setting-sources: catcode reads its own settings files (~/.cat-code, .cat-code/), never Claude Code's")
+        say("--setting-sources: not applied: catcode reads every settings file it knows, its own and Claude Code's")
     if run.get("fallback_model"):
         say("--fallback-model: catcode retries the same model when it is overloaded; no fallback model is used")
     if run.get("no_persistence"):

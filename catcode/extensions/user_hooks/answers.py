@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catcode.boundary import wrap
-from catcode.conversation.hook_bus import AppendMessages, Block, Decide, Halt, HookResult
-from catcode.conversation.messages import Message
+from catcode.conversation.hook_bus import Block, Decide, Halt, HookResult
 
 # Any: a hook's JSON output, read field by field.
 
@@ -34,6 +33,8 @@ BLOCKING = ("PreToolUse", "PermissionRequest", "UserPromptSubmit", "Stop", "Suba
 """Events whose block stops what they guard (PostToolUse's goes to the model with the result; the others' is only
 shown to the person)."""
 DECIDING = ("PreToolUse", "PermissionRequest")
+AFTER_TOOL = ("PostToolUse", "PostToolUseFailure")
+"""Events whose block reaches the model with the tool's result (the tool already ran)."""
 
 
 @dataclass
@@ -129,9 +130,9 @@ def on_bus(event: str, answer: Answer) -> tuple[list[HookResult], bool]:
     results: list[HookResult] = []
     if answer.halt is not None:
         results.append(Halt(answer.halt))
-    blocked = answer.block is not None and (event in BLOCKING or event == "PostToolUse")
+    blocked = answer.block is not None and (event in BLOCKING or event in AFTER_TOOL)
     if answer.block is not None and blocked:
-        results.append(Block(f"PostToolUse hook: {answer.block}" if event == "PostToolUse" else answer.block))
+        results.append(Block(f"{event} hook: {answer.block}" if event in AFTER_TOOL else answer.block))
     elif event in DECIDING and (answer.decision or answer.updated_input is not None):
         results.append(Decide(answer.decision or "", answer.reason, answer.updated_input))
     return results, blocked or answer.halt is not None
@@ -140,12 +141,6 @@ def on_bus(event: str, answer: Answer) -> tuple[list[HookResult], bool]:
 def contexts(event: str, answer: Answer) -> list[str]:
     """The answer's context for the model, each in a ``<hook-context event="…">`` block it cannot close."""
     return [wrap("hook-context", text, event=event) for text in answer.context]
-
-
-def context_messages(event: str, answer: Answer) -> HookResult:
-    """``contexts`` as what the bus adds to the request or the message (None when there is none)."""
-    added = contexts(event, answer)
-    return AppendMessages([Message.system(text) for text in added]) if added else None
 
 
 def _text(value: Any) -> str:
