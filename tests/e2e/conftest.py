@@ -138,6 +138,8 @@ def catcode_env(fake_server: FakeAnthropicServer, home_dir: Path) -> dict[str, s
         "PROMPT_TOOLKIT_NO_CPR": "1",
         # Memory capture at exit would send unscripted requests; memory has its own end-to-end tests.
         "CATCODE_MEMORY_ENABLED": "false",
+        # a run under coverage (``scripts/test.sh --cov``) measures the child too
+        **{name: os.environ[name] for name in ("COVERAGE_PROCESS_CONFIG",) if name in os.environ},
     }
 
 
