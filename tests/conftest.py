@@ -1,13 +1,92 @@
-"""Shared fixtures. Every test runs with HOME and CATCODE_HOME in a temp dir: nothing touches the real home."""
+"""Shared fixtures, and the tiers of the suite. Every test runs with HOME and CATCODE_HOME in a temp dir: nothing
+touches the real home.
+
+Tiers (markers registered in ``pyproject.toml``, assigned here and nowhere else, by what a test uses):
+
+- ``e2e``: it drives the real ``catcode`` in a pseudo-terminal (it reaches ``pexpect``, e.g. through the
+  ``spawn_catcode`` fixture);
+- ``process``: it starts a process of catcode's own code — the console script or ``python -m catcode`` (it reaches
+  ``catcode_argv``, or runs ``sys.executable`` through ``subprocess``/``multiprocessing``): a second interpreter
+  starts, imports, and maybe serves;
+- ``slow``: one of the few tests measured at over ``SLOW_SECONDS`` on an idle 2-core machine (``SLOW``).
+
+"What a test uses" is read from its code: the names the test function, its fixtures and the test helpers they call
+refer to (helpers of ``tests/`` only, followed through calls; never the product's code). ``scripts/test.sh`` runs
+every tier; ``scripts/test.sh quick`` the in-process ones (``-m "not e2e and not process and not slow"``)."""
 
 from __future__ import annotations
 
 import os
+import types
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 _REAL_CATCODE_HOME = Path(os.path.expanduser("~")) / ".cat-code"
+TESTS = str(Path(__file__).parent) + os.sep
+
+SLOW_SECONDS = 8.0
+SLOW: dict[str, float] = {
+    # "file name::test name" (parameters aside): seconds measured on an idle 2-core machine
+}
+TERMINAL = frozenset({"pexpect"})  # a name whose use means a pseudo-terminal
+CATCODE_PROCESS = frozenset({"catcode_argv"})  # the real console script
+PYTHON = frozenset({"executable"})  # ``sys.executable``, run through one of
+STARTS = frozenset({"subprocess", "Popen", "Process", "multiprocessing"})
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """Every global or attribute name ``code`` (and the functions defined in it) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
+
+
+def _reached(functions: Iterable[Callable[..., Any]]) -> set[str]:
+    """The names ``functions`` refer to, and those of the test helpers (functions in ``tests/``) they call."""
+    names: set[str] = set()
+    seen: set[Any] = set()
+    todo = list(functions)
+    while todo:
+        function = todo.pop()
+        code = getattr(function, "__code__", None)
+        if code is None or code in seen:
+            continue
+        seen.add(code)
+        found = _names(code)
+        names |= found
+        scope = getattr(function, "__globals__", {})
+        for name in found:
+            helper = scope.get(name)
+            if isinstance(helper, types.FunctionType) and helper.__code__.co_filename.startswith(TESTS):
+                todo.append(helper)
+    return names
+
+
+def _tiers(item: pytest.Function) -> list[str]:
+    fixtures = [d.func for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs]
+    names = _reached([item.function, *fixtures])
+    tiers = []
+    if names & TERMINAL:
+        tiers.append("e2e")
+    elif names & CATCODE_PROCESS or (names & PYTHON and names & STARTS):
+        tiers.append("process")
+    key = f"{item.path.name}::{item.originalname}"
+    if SLOW.get(key, 0.0) >= SLOW_SECONDS:
+        tiers.append("slow")
+    return tiers
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its tiers."""
+    for item in items:
+        if isinstance(item, pytest.Function):
+            for tier in _tiers(item):
+                item.add_marker(tier)
 
 
 def _snapshot(path: Path) -> object:
