@@ -7,8 +7,8 @@
 #
 # `scripts/test.sh quick [ARGS]` is the inner loop: the same checks, then only the in-process tiers (no test that
 # drives catcode in a terminal, starts a process of it, or is one of the few slow ones; tests/conftest.py assigns
-# the tiers). Anything else is passed to pytest (`scripts/test.sh --cov` measures
-# the coverage of catcode/).
+# the tiers), with the `dev` Hypothesis profile instead of `ci`. Anything else is passed to pytest
+# (`scripts/test.sh --cov` measures the coverage of catcode/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${CATCODE_TEST_VENV:-.venv-test}"
@@ -32,6 +32,8 @@ fi
 "$VENV/bin/mypy" catcode
 if [ "${1:-}" = quick ]; then
   shift
-  set -- -m "not e2e and not process and not slow" "$@"
+  set -- -m "not e2e and not process and not slow" --hypothesis-profile=dev "$@"
+else
+  set -- --hypothesis-profile=ci "$@"
 fi
 PATH="$PWD/$VENV/bin:$PATH" exec "$VENV/bin/python" -m pytest "$@"

@@ -12,7 +12,12 @@ Tiers (markers registered in ``pyproject.toml``, assigned here and nowhere else,
 
 "What a test uses" is read from its code: the names the test function, its fixtures and the test helpers they call
 refer to (helpers of ``tests/`` only, followed through calls; never the product's code). ``scripts/test.sh`` runs
-every tier; ``scripts/test.sh quick`` the in-process ones (``-m "not e2e and not process and not slow"``)."""
+every tier; ``scripts/test.sh quick`` the in-process ones (``-m "not e2e and not process and not slow"``).
+
+Property tests take their budget from a Hypothesis profile, not from their own ``@settings``: ``ci`` (what
+``scripts/test.sh`` runs) or ``dev`` (the inner loop, and a bare ``pytest``), chosen with ``--hypothesis-profile``.
+Neither has a deadline: a property test must not fail on the clock of a busy machine. A test keeps its own
+``max_examples`` only where an example costs much (real HTTP, git, a process), saying so."""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 _REAL_CATCODE_HOME = Path(os.path.expanduser("~")) / ".cat-code"
 TESTS = str(Path(__file__).parent) + os.sep
@@ -31,6 +37,10 @@ SLOW_SECONDS = 8.0
 SLOW: dict[str, float] = {
     # "file name::test name" (parameters aside): seconds measured on an idle 2-core machine
 }
+settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)
+settings.register_profile("dev", max_examples=20, deadline=None)
+settings.load_profile("dev")
+
 TERMINAL = frozenset({"pexpect"})  # a name whose use means a pseudo-terminal
 CATCODE_PROCESS = frozenset({"catcode_argv"})  # the real console script
 PYTHON = frozenset({"executable"})  # ``sys.executable``, run through one of

@@ -275,7 +275,7 @@ def _summariser(mode: str) -> Callable[[RecordedRequest], ChatResponse]:
     return answer
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 2**32),
     budget=st.integers(100, 20_000),

@@ -179,7 +179,7 @@ def test_flush_gets_exactly_the_discarded_head(tmp_path: Path) -> None:
     assert history_problems(agent.messages) == []
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(sizes=st.lists(st.integers(min_value=100, max_value=9000), min_size=1, max_size=6))
 def test_any_session_stays_valid_and_flushes_each_message_once(sizes: list[int]) -> None:
     flushed: list[Message] = []

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -168,7 +168,6 @@ def test_the_character_budget_bounds_what_is_attached(tmp_path: Path) -> None:
     assert block.count("\n## billing-") >= 2  # shared: one long memory does not take it all
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20_000))
 def test_fair_shares_never_exceed_the_budget_or_a_length(lengths: list[int], total: int) -> None:
     shares = fair_shares(lengths, total)

@@ -71,7 +71,7 @@ def shell_verdict(mode: str, allow: list[str], deny: list[str], line: str) -> Ve
     return PermissionPolicy.from_strings(mode, allow, deny, ROOT).check(TOOLS["bash"], {"command": line})[0]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(case=rules_and_lines())
 def test_what_an_allow_rule_lets_run_the_same_text_denies(case: tuple[str, str]) -> None:
     rule, line = case
@@ -80,7 +80,6 @@ def test_what_an_allow_rule_lets_run_the_same_text_denies(case: tuple[str, str])
 
 
 @given(case=rules_and_lines())
-@settings(max_examples=200, deadline=None)
 def test_either_spelling_reads_the_same(case: tuple[str, str]) -> None:
     """``Bash(P:*)`` and ``bash(P *)`` are one rule: the same verdict on both sides."""
     rule, line = case

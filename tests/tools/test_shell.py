@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.tools.base import Tool, ToolContext, ToolInputError, ToolRegistry, ToolResult
@@ -145,7 +145,6 @@ def test_timeout_is_bounded(timeout: int) -> None:
         bash.parse({"command": "true", "timeout": timeout})
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=15), max_size=12))
 def test_capped_output_keeps_exact_head_and_tail(chunks: list[str]) -> None:
     out = CappedOutput(half=10)

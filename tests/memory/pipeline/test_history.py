@@ -341,7 +341,7 @@ def histories(draw: st.DrawFn) -> tuple[bytes, int]:
     return b"".join(out), draw(st.integers(0, seq))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     history=histories(),
     budget=st.integers(0, 1200),

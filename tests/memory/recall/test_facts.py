@@ -182,7 +182,7 @@ def test_empty_or_operator_only_queries_return_nothing_or_plain_matches(index: F
     assert index.search(query) == []
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=200))
 def test_search_never_raises_on_arbitrary_text(index: FactsIndex, query: str) -> None:
     assert isinstance(index.search(query), list)

@@ -110,7 +110,7 @@ _HOSTILE_PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=120, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.one_of(
         st.lists(st.sampled_from(_HOSTILE_PIECES), max_size=30).map(" ".join),
