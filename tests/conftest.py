@@ -17,7 +17,10 @@ every tier; ``scripts/test.sh quick`` the in-process ones (``-m "not e2e and not
 Property tests take their budget from a Hypothesis profile, not from their own ``@settings``: ``ci`` (what
 ``scripts/test.sh`` runs) or ``dev`` (the inner loop, and a bare ``pytest``), chosen with ``--hypothesis-profile``.
 Neither has a deadline: a property test must not fail on the clock of a busy machine. A test keeps its own
-``max_examples`` only where an example costs much (real HTTP, git, a process), saying so."""
+``max_examples`` only where an example costs much (real HTTP, git, a process), saying so.
+
+Every wait of a test is for state it can observe, bounded by ``bound(seconds)`` (``tests/slowness.py``): generous on
+an idle machine, scaled by how busy this one is now — pytest-timeout's bound too."""
 
 from __future__ import annotations
 
@@ -28,7 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_timeout
 from hypothesis import settings
+
+from tests.slowness import bound
 
 _REAL_CATCODE_HOME = Path(os.path.expanduser("~")) / ".cat-code"
 TESTS = str(Path(__file__).parent) + os.sep
@@ -137,3 +143,10 @@ def _quiet_structlog() -> None:
         logger_factory=structlog.ReturnLoggerFactory(),
         cache_logger_on_first_use=False,
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool:
+    """pytest-timeout's bound (``timeout`` in ``pyproject.toml``, or a test's own mark) is for an idle machine:
+    scaled by how busy this one is now, so that only a hang hits it."""
+    return bool(pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=bound(settings.timeout))))

@@ -21,6 +21,7 @@ from catcode.safety.permissions import NoTerminalApprover
 from catcode.session.session import Session
 from catcode.settings.config import Settings, resolve_paths
 from catcode.ui.line_runner import build_registry
+from tests.slowness import bound
 
 FEATURE_COMMANDS = ["/memory", "/skills", "/agents", "/rewind"]
 CORE_COMMANDS = ["/compact", "/todos", "/init", "/resume", "/mcp", "/help", "/exit"]
@@ -89,7 +90,7 @@ def test_the_modules_of_a_part_that_is_off_are_not_even_imported(tmp_path: Path,
         "names = sorted(m for m in sys.modules if m.endswith(('.part', '.skill_part', '.command'))); "
         f"Path({str(found)!r}).write_text(repr(names))"
     )
-    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=bound(120), check=True)
     loaded = ast.literal_eval(found.read_text())  # the module names, written off stdout (background threads log)
     parts = ["catcode.checkpoints.part", "catcode.extensions.skills.part", "catcode.extensions.subagents.part",
              "catcode.memory.part"]  # fmt: skip

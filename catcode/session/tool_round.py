@@ -130,7 +130,7 @@ def _tell(host: ToolHost, event: Callable[[], None]) -> None:
 def _decide_and_run(host: ToolHost, call: ToolUseBlock) -> ToolResult:
     tool = host.tools.get(call.name)
     if tool is None:
-        return ToolResult(f"Unknown tool {call.name}. Available tools: {', '.join(host.tools.names())}", True)
+        return ToolResult(host.tools.unknown(call.name), True)
     try:
         args = tool.parse(call.input)
     except ToolInputError as exc:

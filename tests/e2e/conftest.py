@@ -18,8 +18,9 @@ import pyte
 import pytest
 
 from tests.fakes import FakeAnthropicServer
+from tests.slowness import bound
 
-TIMEOUT = 30.0  # seconds; generous for slow CI machines — expect returns as soon as the text shows
+TIMEOUT = 30.0  # seconds on an idle machine, scaled by its load (``bound``); expect returns as soon as the text shows
 PROMPT = "❯"
 COLUMNS, LINES = 120, 40
 
@@ -41,7 +42,7 @@ def start_in_pty(argv: list[str], cwd: Path, env: dict[str, str], children: list
         encoding="utf-8",
         codec_errors="replace",
         dimensions=(LINES, COLUMNS),
-        timeout=TIMEOUT,
+        timeout=bound(TIMEOUT),
     )
     child.logfile_read = log
     children.append(child)
@@ -69,16 +70,17 @@ class Catcode:
         return "\n".join(rows + [row.rstrip() for row in screen.display])
 
     def expect(self, pattern: str | list[str], timeout: float = TIMEOUT) -> int:
-        """Wait for ``pattern`` (regex, or a list: the index of the first that matched)."""
-        return self.child.expect(pattern, timeout=timeout)
+        """Wait for ``pattern`` (regex, or a list: the index of the first that matched), at most ``timeout`` seconds
+        of an idle machine."""
+        return self.child.expect(pattern, timeout=bound(timeout))
 
     def expect_text(self, text: str, timeout: float = TIMEOUT) -> None:
         """Wait for literal text."""
-        self.child.expect_exact(text, timeout=timeout)
+        self.child.expect_exact(text, timeout=bound(timeout))
 
     def prompt(self) -> None:
         """Wait for the prompt to be drawn (it is drawn after the terminal is in raw mode, ready for keys)."""
-        self.child.expect_exact(PROMPT, timeout=TIMEOUT)
+        self.child.expect_exact(PROMPT, timeout=bound(TIMEOUT))
 
     def send(self, keys: str) -> None:
         """Type ``keys`` as they are (``\\r`` is Enter, ``\\x03`` Ctrl+C, ``\\x04`` Ctrl+D)."""
@@ -91,7 +93,7 @@ class Catcode:
     def exit(self) -> int:
         """Ctrl+D at the prompt; the exit code."""
         self.child.sendcontrol("d")
-        self.child.expect(pexpect.EOF, timeout=TIMEOUT)
+        self.child.expect(pexpect.EOF, timeout=bound(TIMEOUT))
         self.child.close()
         return self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
 

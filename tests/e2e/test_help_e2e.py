@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import catcode_argv
+from tests.slowness import bound
 
 GROUPS = [(), ("memory",), ("memory", "remote"), ("config",), ("mcp",)]
 
@@ -22,7 +23,7 @@ def help_text(project: Path, env: dict[str, str], words: tuple[str, ...], column
         env={**env, "COLUMNS": str(columns)},
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=bound(30),
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import yaml
 
-from tests.catcode_mcp.conftest import BROKEN, DEMO
+from tests.catcode_mcp.conftest import BROKEN, DEMO, patient
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 QUESTION = "asks for things that need your consent"
@@ -87,10 +88,16 @@ def test_print_mode_waits_for_the_users_servers_and_never_runs_an_unconsented_on
     )
     settings = home_dir / ".cat-code" / "settings.yaml"
     settings.parent.mkdir(parents=True)
-    settings.write_text(yaml.safe_dump({"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
+    servers = {"demo": {"command": sys.executable, "args": [DEMO]}}
+    settings.write_text(yaml.safe_dump({"mcp_servers": servers, **patient()}))
     fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "print mode"}), text("Answered with the tool."))
     done = subprocess.run(
-        [*catcode_argv(), "-p", "hello"], cwd=project, env=catcode_env, capture_output=True, text=True, timeout=60
+        [*catcode_argv(), "-p", "hello"],
+        cwd=project,
+        env=catcode_env,
+        capture_output=True,
+        text=True,
+        timeout=bound(60),
     )
     assert done.returncode == 0 and done.stdout.strip() == "Answered with the tool.", done.stderr
     # The other lines allowed: the test's own settings files were made private at start; the wait for the server

@@ -15,6 +15,7 @@ from tests.catcode_mcp.conftest import BROKEN, DEMO
 from tests.e2e.conftest import catcode_argv
 from tests.e2e.test_mcp_e2e import wait_for_state
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 ECHO = {"command": sys.executable, "args": [DEMO]}
 HANGS = {"command": sys.executable, "args": [BROKEN, "hang"], "startup_timeout": 600}
@@ -109,7 +110,7 @@ def test_print_mode_waits_for_the_server_too(
         env=catcode_env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=bound(60),
     )
     assert done.returncode == 0 and done.stdout.strip() == "Echo is available.", done.stderr
     assert "mcp__echo__echo" in tools_of(fake_server.requests()[0])

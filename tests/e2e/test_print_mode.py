@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
+from tests.slowness import bound
 
 
 def run(
@@ -31,7 +32,7 @@ def run(
         env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
     env.update(extra_env or {})
     argv = [*prefix, *catcode_argv(), *args]
-    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=bound(60))
 
 
 _PEAK_WRAPPER = (

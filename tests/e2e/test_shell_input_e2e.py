@@ -12,6 +12,7 @@ from pathlib import Path
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.e2e.test_repl import user_texts
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 
@@ -20,7 +21,7 @@ def run(project: Path, env: dict[str, str], *args: str, stdin: str | None = None
     full_env = {**env, "PATH": env["PATH"] + os.pathsep + os.environ.get("PATH", "")}
     return subprocess.run(
         [*catcode_argv(), *args], input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, cwd=project,
-        env=full_env, capture_output=True, text=True, timeout=60,
+        env=full_env, capture_output=True, text=True, timeout=bound(60),
     )  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 from catcode.settings.consent import ConsentItem, ConsentStore
 from tests.e2e.conftest import catcode_argv
+from tests.slowness import bound
 
 
 class Asker:
@@ -233,7 +234,9 @@ def _run(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess[s
     env.update(
         HOME=str(home.parent), CATCODE_HOME=str(home), ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL="http://127.0.0.1:9"
     )
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
+    )
 
 
 @pytest.mark.parametrize(

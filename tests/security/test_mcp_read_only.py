@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.catcode_mcp.conftest import DEMO
+from tests.catcode_mcp.conftest import DEMO, patient
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 CASES = [
     ("read-only", [], False),
@@ -33,14 +34,14 @@ def test_a_read_only_hint_is_not_enough_in_a_mode_without_writes(
 ) -> None:  # fmt: skip
     settings = home_dir / ".cat-code" / "settings.yaml"
     settings.parent.mkdir(parents=True)
-    config = {"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}
+    config = {"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}, **patient()}
     if allow:
         config["permissions"] = {"allow": allow}
     settings.write_text(yaml.safe_dump(config))
     fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "read-only"}), text("Done."))
     done = subprocess.run(
         [*catcode_argv(), "-p", "--permission-mode", mode, "hello"],
-        cwd=project, env=catcode_env, capture_output=True, text=True, timeout=60,
+        cwd=project, env=catcode_env, capture_output=True, text=True, timeout=bound(60),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     result = fake_server.requests()[1].messages[-1]["content"][0]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 BYPASS = "permissions:\n  mode: bypass\n"
 COMMAND = "echo pwned > proof.txt"
@@ -79,7 +80,7 @@ def test_print_mode_never_asks_and_does_not_use_the_projects_mode(
     fake_server.enqueue(tool_use("bash", {"command": COMMAND}), text("Could not run it."))
     proc = subprocess.run(
         [*catcode_argv(), "-p", "set things up"], stdin=subprocess.DEVNULL,
-        cwd=project, env=_env(project, fake_server), capture_output=True, text=True, timeout=60,
+        cwd=project, env=_env(project, fake_server), capture_output=True, text=True, timeout=bound(60),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert not (project / "proof.txt").exists()
@@ -92,7 +93,7 @@ def test_piped_input_never_asks(project: Path, fake_server: FakeAnthropicServer)
     fake_server.enqueue(tool_use("bash", {"command": COMMAND}), text("Could not run it."))
     proc = subprocess.run(
         catcode_argv(), input="set things up\n",
-        cwd=project, env=_env(project, fake_server), capture_output=True, text=True, timeout=60,
+        cwd=project, env=_env(project, fake_server), capture_output=True, text=True, timeout=bound(60),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert not (project / "proof.txt").exists()

@@ -18,6 +18,7 @@ from catcode.memory.runtime import MemoryRuntime
 from catcode.web.api import MemoryView
 from catcode.web.routes import create_app
 from catcode.web.server import allowed_hosts
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -41,7 +42,7 @@ def error_of(response: object) -> str:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     """The real ``catcode`` on the same memory (same environment and directory)."""
-    return subprocess.run([sys.executable, "-m", "catcode", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "catcode", *args], capture_output=True, text=True, timeout=bound(60))
 
 
 # -- the guard -------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from catcode.memory.recall.facts import FactsIndex
 from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
 from catcode.memory.recall.fts_query import split_facts
+from tests.slowness import bound
 
 DATA = Path(__file__).parents[2] / "data" / "facts"
 
@@ -229,7 +230,7 @@ def test_usable_from_another_thread(index: FactsIndex) -> None:
     for thread in [*workers, writer]:
         thread.start()
     for thread in [*workers, writer]:
-        thread.join(timeout=30)
+        thread.join(timeout=bound(30))
     assert results == [["user-prefers-vim"]] * 4 and ids(index.search("threads")) == ["t"]
 
 

@@ -15,6 +15,7 @@ import pytest
 from machines import Machine, bare_remote, git
 
 from catcode.memory.sync.auto import attach_auto_sync
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -22,7 +23,12 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 def catcode(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"CATCODE_HOME": str(home), "CATCODE_USER_ID": "tester", "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
     return subprocess.run(
-        [sys.executable, "-m", "catcode", "memory", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "catcode", "memory", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=bound(60),
     )
 
 
@@ -89,7 +95,7 @@ def test_config_set_memory_sync_off_writes_off(tmp_path: Path) -> None:
     env = {"CATCODE_HOME": str(home), "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
         [sys.executable, "-m", "catcode", "config", "set", "memory.sync", "off"], cwd=project, env=env,
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=bound(60),
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.startswith('Set memory.sync = "off" in ')
     assert "sync: 'off'" in (home / "settings.yaml").read_text()
@@ -127,7 +133,7 @@ def test_auto_syncs_at_start_and_after_exit_without_waiting(tmp_path: Path, monk
     assert len(session.background_starts) == 1 and len(session.exit_steps) == 1
 
     session.background_starts[0]()  # the prompt is drawn
-    notice = machine.runtime.notices.get(timeout=60)
+    notice = machine.runtime.notices.get(timeout=bound(60))
     assert notice.startswith(f"Synced with {remote}: received 0 changes, sent ")
     assert "editor.md" in remote_files(remote)
 
@@ -137,7 +143,7 @@ def test_auto_syncs_at_start_and_after_exit_without_waiting(tmp_path: Path, monk
     assert process is not None and process.poll() is None  # started, not waited for: the exit goes on
     assert said == []
     wait_for(lambda: "shell.md" in remote_files(remote), "the exit sync to reach the remote")
-    process.wait(timeout=60)
+    process.wait(timeout=bound(60))
 
 
 def test_auto_reports_a_failed_start_sync_in_one_notice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -152,7 +158,7 @@ def test_auto_reports_a_failed_start_sync_in_one_notice(tmp_path: Path, monkeypa
     session = SimpleNamespace(background_starts=[], exit_steps=[])
     attach_auto_sync(session, machine.runtime)
     session.background_starts[0]()
-    notice = machine.runtime.notices.get(timeout=60)
+    notice = machine.runtime.notices.get(timeout=bound(60))
     assert notice.startswith("Memory sync failed: Cannot reach the memory remote")
     with pytest.raises(queue.Empty):
         machine.runtime.notices.get_nowait()
