@@ -20,8 +20,8 @@ from catcode.extensions.skills.model import MAX_SKILL_BYTES, SkillError, SkillSe
 from catcode.extensions.skills.text import MAX_LISTED_FILES, format_skill, format_skill_list
 from catcode.tools.base import Permission, ToolContext, ToolRegistry
 
-REPO = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).parent / "data" / "skills"
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parents[1] / "data" / "skills"
 
 
 def write_skill(

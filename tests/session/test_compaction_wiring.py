@@ -29,7 +29,7 @@ from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry
 from catcode.tools.builtin import builtin_tools
 
-EXAMPLE_MEMORY = Path(__file__).resolve().parents[1] / ".cat-code.example" / "memory" / "user-prefers-vim.md"
+EXAMPLE_MEMORY = Path(__file__).resolve().parents[2] / ".cat-code.example" / "memory" / "user-prefers-vim.md"
 MEMORY_HEADER = "# Persistent Memory"
 SUMMARY = "## Goals and instructions\nRead the data files.\n## Current state\nEach turn was answered."
 

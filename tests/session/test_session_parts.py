@@ -85,7 +85,7 @@ def test_subagents_are_cancelled_before_anything_else_at_exit(tmp_path: Path) ->
 def test_the_modules_of_a_part_that_is_off_are_not_even_imported(tmp_path: Path, on: bool) -> None:
     found = tmp_path / "modules.txt"
     code = (
-        "import sys; from pathlib import Path; from tests.test_session_parts import session_with; "
+        "import sys; from pathlib import Path; from tests.session.test_session_parts import session_with; "
         f"session_with(Path({str(tmp_path)!r}), on={on}); "
         "names = sorted(m for m in sys.modules if m.endswith(('.part', '.skill_part', '.command'))); "
         f"Path({str(found)!r}).write_text(repr(names))"
