@@ -18,6 +18,7 @@ import pyte
 import pytest
 
 from tests.fakes import FakeAnthropicServer
+from tests.in_process import run_catcode
 from tests.slowness import bound
 
 TIMEOUT = 30.0  # seconds on an idle machine, scaled by its load (``bound``); expect returns as soon as the text shows
@@ -159,3 +160,18 @@ def spawn_catcode(project: Path, catcode_env: dict[str, str]) -> Iterator[Callab
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+
+
+@pytest.fixture
+def catcode_cli(project: Path, catcode_env: dict[str, str]) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``catcode_cli(*args, env={...}, unset=(...), input=None)``: ``catcode *args`` in ``project`` with
+    ``catcode_env`` and no terminal, run in the test process through the real entry point (``tests/in_process.py``);
+    the exit code, stdout and stderr as ``subprocess.run`` gives them."""
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = (), input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        merged = {name: value for name, value in {**catcode_env, **(env or {})}.items() if name not in unset}
+        return run_catcode(args, env=merged, cwd=project, input=input)
+
+    return run

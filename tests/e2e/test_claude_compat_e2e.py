@@ -17,17 +17,16 @@ import yaml
 from tests.catcode_mcp.conftest import DEMO, patient
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import message, text, tool_use
+from tests.in_process import run_catcode
 from tests.slowness import bound
 
 SAMPLES = Path(__file__).parents[1] / "data" / "claude_code"
 
 
 def run(project: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``catcode *args`` in ``project``, in the test process (``tests/in_process.py``)."""
     full_env = {**env, "PATH": env["PATH"] + os.pathsep + os.environ.get("PATH", "")}
-    return subprocess.run(
-        [*catcode_argv(), *args], input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, cwd=project,
-        env=full_env, capture_output=True, text=True, timeout=bound(60),
-    )  # fmt: skip
+    return run_catcode(args, env=full_env, cwd=project, input=stdin)
 
 
 def same_shape(recorded: Any, ours: Any, where: str = "") -> list[str]:
