@@ -6,8 +6,8 @@ Tiers (markers registered in ``pyproject.toml``, assigned here and nowhere else,
 - ``e2e``: it drives the real ``catcode`` in a pseudo-terminal (it reaches ``pexpect``, e.g. through the
   ``spawn_catcode`` fixture);
 - ``process``: it starts a process of catcode's own code — the console script or ``python -m catcode`` (it reaches
-  ``catcode_argv``, or runs ``sys.executable`` through ``subprocess``/``multiprocessing``): a second interpreter
-  starts, imports, and maybe serves;
+  ``catcode_argv``, or a function of it runs ``sys.executable`` through ``subprocess``/``multiprocessing``): a
+  second interpreter starts, imports, and maybe serves;
 - ``slow``: one of the few tests measured at over ``SLOW_SECONDS`` on an idle 2-core machine (``SLOW``).
 
 "What a test uses" is read from its code: the names the test function, its fixtures and the test helpers they call
@@ -62,9 +62,10 @@ def _names(code: types.CodeType) -> set[str]:
     return names
 
 
-def _reached(functions: Iterable[Callable[..., Any]]) -> set[str]:
-    """The names ``functions`` refer to, and those of the test helpers (functions in ``tests/``) they call."""
-    names: set[str] = set()
+def _reached(functions: Iterable[Callable[..., Any]]) -> list[set[str]]:
+    """The names each of ``functions`` refers to, and each of the test helpers (functions in ``tests/``) they
+    call: one set per function (a process is started where one function names both the program and the call)."""
+    reached: list[set[str]] = []
     seen: set[Any] = set()
     todo = list(functions)
     while todo:
@@ -74,22 +75,22 @@ def _reached(functions: Iterable[Callable[..., Any]]) -> set[str]:
             continue
         seen.add(code)
         found = _names(code)
-        names |= found
+        reached.append(found)
         scope = getattr(function, "__globals__", {})
         for name in found:
             helper = scope.get(name)
             if isinstance(helper, types.FunctionType) and helper.__code__.co_filename.startswith(TESTS):
                 todo.append(helper)
-    return names
+    return reached
 
 
 def _tiers(item: pytest.Function) -> list[str]:
     fixtures = [d.func for defs in item._fixtureinfo.name2fixturedefs.values() for d in defs]
-    names = _reached([item.function, *fixtures])
+    reached = _reached([item.function, *fixtures])
     tiers = []
-    if names & TERMINAL:
+    if any(names & TERMINAL for names in reached):
         tiers.append("e2e")
-    elif names & CATCODE_PROCESS or (names & PYTHON and names & STARTS):
+    elif any(names & CATCODE_PROCESS or (names & PYTHON and names & STARTS) for names in reached):
         tiers.append("process")
     key = f"{item.path.name}::{item.originalname}"
     if SLOW.get(key, 0.0) >= SLOW_SECONDS:
