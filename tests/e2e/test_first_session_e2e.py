@@ -152,7 +152,7 @@ def test_piped_exit_waits_for_a_recovery_still_running_and_saves_the_rule(
             break
     gate.set()
     lines += [line.rstrip("\n") for line in proc.stderr]
-    assert proc.wait(60) == 0
+    assert proc.wait(bound(60)) == 0
     saving = lines.index("Saving memories… (Ctrl+C to skip)")
     assert lines[saving + 1] == "Memory: 1 added, 0 updated — /memory list shows them", lines
     listed = subprocess.run(

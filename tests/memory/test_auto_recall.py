@@ -25,6 +25,7 @@ from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_r
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.session.session import Session
 from catcode.settings.config import Settings, resolve_paths
+from tests.slowness import bound
 
 GOTCHA = MemoryEntry(
     name="api-gotcha",
@@ -272,7 +273,7 @@ class SlowRecall:
 
     def search(self, query: str, limit: int = 10, *, turns: bool = True) -> list[Any]:
         self.calls += 1
-        self.release.wait(30)
+        self.release.wait(bound(30))
         return []
 
 

@@ -148,7 +148,7 @@ class Runner:
         """End the runner (and remove the empty folder the checkout was seen at, if any)."""
         if self.process.stdin is not None:
             self.process.stdin.close()
-        self.process.wait(30)
+        self.process.wait(bound(30))
         if self.nobody.view is not None:
             self.nobody.view.rmdir()
 

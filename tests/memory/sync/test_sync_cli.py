@@ -1,12 +1,12 @@
-"""``catcode memory remote add|show`` and ``catcode memory sync`` as a person runs them (the real binary), and
-``memory.sync: auto``: a sync in a process of its own when the prompt is drawn and after the exit capture."""
+"""``catcode memory remote add|show`` and ``catcode memory sync`` as a person runs them (through the real entry point,
+in the test process; the console script's own run is ``tests/security/test_sync_remote.py``'s), and ``memory.sync:
+auto``: a sync in a process of its own when the prompt is drawn and after the exit capture."""
 
 from __future__ import annotations
 
 import queue
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,6 +15,7 @@ import pytest
 from machines import Machine, bare_remote, git
 
 from catcode.memory.sync.auto import attach_auto_sync
+from tests.in_process import run_catcode
 from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -22,14 +23,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 def catcode(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"CATCODE_HOME": str(home), "CATCODE_USER_ID": "tester", "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
-    return subprocess.run(
-        [sys.executable, "-m", "catcode", "memory", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=bound(60),
-    )
+    return run_catcode(["memory", *args], env=env, cwd=cwd)
 
 
 def remote_files(remote: Path) -> str:
@@ -93,10 +87,7 @@ def test_config_set_memory_sync_off_writes_off(tmp_path: Path) -> None:
     home = tmp_path / "home" / ".cat-code"
     write_settings(home, "memory:\n  sync: manual\n")
     env = {"CATCODE_HOME": str(home), "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-m", "catcode", "config", "set", "memory.sync", "off"], cwd=project, env=env,
-        capture_output=True, text=True, timeout=bound(60),
-    )  # fmt: skip
+    done = run_catcode(["config", "set", "memory.sync", "off"], env=env, cwd=project)
     assert done.returncode == 0 and done.stdout.startswith('Set memory.sync = "off" in ')
     assert "sync: 'off'" in (home / "settings.yaml").read_text()
     assert catcode(home, project, "sync").stderr.startswith("catcode: Memory sync is off (memory.sync: off)")
