@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -32,6 +33,12 @@ def catcode_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "catcode"]
 
 
+def as_from_a_terminal() -> None:
+    """In the child before it runs catcode: Ctrl+C interrupts, as in a shell at a terminal (a test run started in the
+    background by a shell ignores SIGINT, and a child would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_in_pty(argv: list[str], cwd: Path, env: dict[str, str], children: list[pexpect.spawn]) -> Catcode:
     """Start ``argv`` in a pseudo-terminal of the e2e size, recording its output; added to ``children``."""
     log = io.StringIO()
@@ -44,6 +51,7 @@ def start_in_pty(argv: list[str], cwd: Path, env: dict[str, str], children: list
         codec_errors="replace",
         dimensions=(LINES, COLUMNS),
         timeout=bound(TIMEOUT),
+        preexec_fn=as_from_a_terminal,
     )
     child.logfile_read = log
     children.append(child)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -121,6 +122,16 @@ def test_cancel_from_another_thread_interrupts_and_kills(ctx: ToolContext) -> No
     assert pid is not None and wait_for(lambda: not alive(pid))
 
 
+@pytest.fixture
+def ctrl_c_handled() -> Any:
+    """Ctrl+C raises KeyboardInterrupt in this process, as in catcode's (a test run started in the background by a
+    shell ignores SIGINT, and ``interrupt_main`` then does nothing)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("ctrl_c_handled")
 def test_keyboard_interrupt_kills_the_group_and_propagates(ctx: ToolContext) -> None:
     def interrupt_once_started() -> None:
         if wait_for(lambda: grandchild_pid(ctx.project_root) is not None):
