@@ -144,6 +144,11 @@ _FRAGMENTS = [t.replace("⟦", "").replace("⟧", "") for _, t in SECRETS] + ORD
 _texts = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=12)), max_size=12).map("".join)
 
 
+def test_a_secret_key_of_no_known_kind_is_named_a_credential() -> None:
+    assert redact('client_key = "Zq8wE3rT5yU9iO0pA1sD"') == ('client_key = "[REDACTED:credential]"', ["credential"])
+    assert redact("DB_CREDENTIALS=Zq8wE3rT5yU9iO0pA1sD") == ("DB_CREDENTIALS=[REDACTED:credential]", ["credential"])
+
+
 @given(_texts)
 def test_redaction_is_idempotent(text: str) -> None:
     once, _ = redact(text)

@@ -74,6 +74,7 @@ def shell_verdict(mode: str, allow: list[str], deny: list[str], line: str) -> Ve
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(case=rules_and_lines())
 @example(case=("bash(git --no-pager status*)", "git status"))  # a harmless git option in the rule hid the command
+@example(case=("bash(git st*us *)", "git status --short"))  # a glob inside the words: no prefix, a plain match
 def test_what_an_allow_rule_lets_run_the_same_text_denies(case: tuple[str, str]) -> None:
     rule, line = case
     if shell_verdict("default", [rule], [], line) is Verdict.ALLOW:
