@@ -149,6 +149,10 @@ def test_a_secret_key_of_no_known_kind_is_named_a_credential() -> None:
     assert redact("DB_CREDENTIALS=Zq8wE3rT5yU9iO0pA1sD") == ("DB_CREDENTIALS=[REDACTED:credential]", ["credential"])
 
 
+def test_a_prefixed_word_cut_by_more_separators_than_a_key_has_is_left_alone() -> None:
+    assert redact("o_0c838347Ae178B4a---q") == ("o_0c838347Ae178B4a---q", [])  # a prefix, then too many -_ for a key
+
+
 @given(_texts)
 def test_redaction_is_idempotent(text: str) -> None:
     once, _ = redact(text)
