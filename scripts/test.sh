@@ -4,6 +4,11 @@
 # then runs every test. Needs only Python 3.11+, pip and git; the browser test also needs Debian's chromium,
 # installed here when running as root with apt (as CI does), else that test says it is skipped; the sandbox tests
 # need bubblewrap (bwrap), installed the same way, else they say they are skipped.
+#
+# `scripts/test.sh quick [ARGS]` is the inner loop: the same checks, then only the in-process tiers (no test that
+# drives catcode in a terminal, starts a process of it, or is one of the few slow ones; tests/conftest.py assigns
+# the tiers), with the `dev` Hypothesis profile instead of `ci`. Anything else is passed to pytest
+# (`scripts/test.sh --cov` measures the coverage of catcode/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${CATCODE_TEST_VENV:-.venv-test}"
@@ -33,4 +38,10 @@ export CATCODE_TS_SDK="$TS_SDK"
 "$VENV/bin/ruff" check catcode tests scripts
 "$VENV/bin/ruff" format --check --quiet catcode tests scripts
 "$VENV/bin/mypy" catcode
+if [ "${1:-}" = quick ]; then
+  shift
+  set -- -m "not e2e and not process and not slow" --hypothesis-profile=dev "$@"
+else
+  set -- --hypothesis-profile=ci "$@"
+fi
 PATH="$PWD/$VENV/bin:$PATH" exec "$VENV/bin/python" -m pytest "$@"

@@ -158,7 +158,7 @@ def _decide_and_run(host: ToolHost, call: ToolUseBlock) -> tuple[ToolResult, Too
     """The call's result, and the call as it ran (a hook or the approver may have changed its input)."""
     tool = host.tools.get(call.name)
     if tool is None:
-        return ToolResult(f"Unknown tool {call.name}. Available tools: {', '.join(host.tools.names())}", True), call
+        return ToolResult(host.tools.unknown(call.name), True), call
     try:
         args = tool.parse(call.input)
     except ToolInputError as exc:

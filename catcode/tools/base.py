@@ -159,6 +159,7 @@ class ToolRegistry:
 
     def __init__(self, tools: list[Tool] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._absent: list[Callable[[str], str | None]] = []
         for t in tools or []:
             self.register(t)
 
@@ -180,6 +181,19 @@ class ToolRegistry:
     def names(self) -> list[str]:
         """Registered names in order."""
         return list(self._tools)
+
+    def explain_absent(self, why: Callable[[str], str | None]) -> None:
+        """Add ``why(name)``: why a tool the model called is not here yet (None: not one ``why`` knows of)."""
+        self._absent.append(why)
+
+    def unknown(self, name: str) -> str:
+        """What the model is told when it calls ``name``, which is not registered: why, where a part knows (an
+        MCP server still starting), else the tools there are."""
+        for why in self._absent:
+            reason = why(name)
+            if reason:
+                return reason
+        return f"Unknown tool {name}. Available tools: {', '.join(self.names())}"
 
     def specs(self, hidden: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
         """API descriptions of the tools offered — all but those ``hidden`` names (a tool denied as a whole) — in a

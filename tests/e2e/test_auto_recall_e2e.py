@@ -14,6 +14,7 @@ from typing import Any
 from catcode.settings.paths import project_key
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, text
+from tests.in_process import run_catcode
 
 Spawn = Callable[..., Catcode]
 QUESTION = "why does the billing API answer 422 when I send the amount?"
@@ -69,8 +70,7 @@ def test_print_mode_stream_json_reports_the_recall(project: Path, fake_server: F
         ANTHROPIC_BASE_URL=fake_server.base_url,
         ANTHROPIC_API_KEY="test-key",
     )
-    argv = [*catcode_argv(), "-p", "--output-format", "stream-json", QUESTION]
-    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    proc = run_catcode(["-p", "--output-format", "stream-json", QUESTION], env=env, cwd=project)
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     (recall,) = [e for e in events if e.get("type") == "system" and e.get("subtype") == "recall"]

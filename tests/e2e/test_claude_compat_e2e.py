@@ -12,20 +12,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from tests.catcode_mcp.conftest import DEMO
+from tests.catcode_mcp.conftest import DEMO, patient
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import message, text, tool_use
+from tests.in_process import run_catcode
+from tests.slowness import bound
 
 SAMPLES = Path(__file__).parents[1] / "data" / "claude_code"
 
 
 def run(project: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``catcode *args`` in ``project``, in the test process (``tests/in_process.py``)."""
     full_env = {**env, "PATH": env["PATH"] + os.pathsep + os.environ.get("PATH", "")}
-    return subprocess.run(
-        [*catcode_argv(), *args], input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, cwd=project,
-        env=full_env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    return run_catcode(args, env=full_env, cwd=project, input=stdin)
 
 
 def same_shape(recorded: Any, ours: Any, where: str = "") -> list[str]:
@@ -185,7 +186,9 @@ def test_a_claude_p_script_runs_unchanged(project: Path, catcode_env: dict, fake
     script = tmp_path / "ci.sh"
     script.write_text(CLAUDE_SCRIPT)
     env = {**catcode_env, "PATH": f"{bin_dir}{os.pathsep}{catcode_env['PATH']}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run(["bash", str(script)], cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["bash", str(script)], cwd=project, env=env, capture_output=True, text=True, timeout=bound(120)
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "SUMMARY: A tiny project."
@@ -286,6 +289,9 @@ def test_unknown_permission_mode_lists_both_spellings(project: Path, catcode_env
 def test_mcp_config_gives_this_run_a_server(project: Path, catcode_env: dict, fake_server, tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
+    settings = Path(catcode_env["CATCODE_HOME"]) / "settings.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(yaml.safe_dump(patient()))
     fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "from the model"}), text("The server answered."))
     args = ("-p", "echo", "--mcp-config", str(config), "--allowedTools", "mcp__demo", "--output-format", "stream-json")
     proc = run(project, catcode_env, *args)

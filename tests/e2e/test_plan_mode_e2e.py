@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.e2e.conftest import Catcode
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 PLAN = "## Plan\n\n1. Create `notes.md` with a title\n2. Nothing else"
@@ -80,7 +81,7 @@ def test_print_mode_in_plan_mode_makes_no_change(
     )
     cat = spawn_catcode("-p", "--permission-mode", "plan", "plan the notes")
     cat.expect_text("Here is the plan: create notes.md.")
-    cat.child.expect("\\$|$", timeout=30)
+    cat.child.expect("\\$|$", timeout=bound(30))
     assert not (project / "made.txt").exists()
     last = json.dumps(fake_server.requests(path="/v1/messages")[-1].body["messages"][-1])
     assert "Nobody can approve the plan here" in last

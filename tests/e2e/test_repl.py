@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 
@@ -163,7 +164,7 @@ def test_piped_stdin_is_one_message_answered_plainly(
         env={**catcode_env, "PATH": catcode_env["PATH"] + os.pathsep + os.environ.get("PATH", "")},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=bound(60),
     )
     assert proc.returncode == 0, proc.stderr
     assert "\x1b[" not in proc.stdout

@@ -9,19 +9,17 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e.conftest import Catcode, catcode_argv
+from tests.e2e.conftest import Catcode
 from tests.e2e.test_repl import user_texts
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.in_process import run_catcode
 
 Spawn = Callable[..., Catcode]
 
 
 def run(project: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     full_env = {**env, "PATH": env["PATH"] + os.pathsep + os.environ.get("PATH", "")}
-    return subprocess.run(
-        [*catcode_argv(), *args], input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, cwd=project,
-        env=full_env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    return run_catcode(args, env=full_env, cwd=project, input=stdin)
 
 
 def test_prompt_argument_starts_the_repl_with_that_message(spawn_catcode: Spawn, fake_server: FakeAnthropicServer):

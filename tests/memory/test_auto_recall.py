@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -27,6 +27,7 @@ from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_r
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.session.session import Session
 from catcode.settings.config import Settings, resolve_paths
+from tests.slowness import bound
 
 GOTCHA = MemoryEntry(
     name="api-gotcha",
@@ -182,7 +183,6 @@ def test_the_character_budget_bounds_what_is_attached(tmp_path: Path) -> None:
     assert block.count("\n## billing-") >= 2  # shared: one long memory does not take it all
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20_000))
 def test_fair_shares_never_exceed_the_budget_or_a_length(lengths: list[int], total: int) -> None:
     shares = fair_shares(lengths, total)
@@ -287,7 +287,7 @@ class SlowRecall:
 
     def search(self, query: str, limit: int = 10, *, turns: bool = True) -> list[Any]:
         self.calls += 1
-        self.release.wait(30)
+        self.release.wait(bound(30))
         return []
 
 

@@ -16,7 +16,7 @@ from catcode.safety.project_trust import rule_needs_consent
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 from catcode.settings.consent import ConsentItem, ConsentStore
-from tests.e2e.conftest import catcode_argv
+from tests.in_process import run_catcode
 
 
 class Asker:
@@ -233,7 +233,7 @@ def _run(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess[s
     env.update(
         HOME=str(home.parent), CATCODE_HOME=str(home), ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL="http://127.0.0.1:9"
     )
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    return run_catcode(args, env=env, cwd=project)
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from catcode.errors import ConfigError
@@ -72,8 +72,10 @@ def shell_verdict(mode: str, allow: list[str], deny: list[str], line: str) -> Ve
     return PermissionPolicy.from_strings(mode, allow, deny, ROOT).check(TOOLS["Bash"], {"command": line})[0]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(case=rules_and_lines())
+@example(case=("bash(git --no-pager status*)", "git status"))  # a harmless git option in the rule hid the command
+@example(case=("bash(git st*us *)", "git status --short"))  # a glob inside the words: no prefix, a plain match
 def test_what_an_allow_rule_lets_run_the_same_text_denies(case: tuple[str, str]) -> None:
     rule, line = case
     if shell_verdict("default", [rule], [], line) is Verdict.ALLOW:
@@ -81,7 +83,6 @@ def test_what_an_allow_rule_lets_run_the_same_text_denies(case: tuple[str, str])
 
 
 @given(case=rules_and_lines())
-@settings(max_examples=200, deadline=None)
 def test_either_spelling_reads_the_same(case: tuple[str, str]) -> None:
     """``Bash(P:*)`` and ``bash(P *)`` are one rule: the same verdict on both sides."""
     rule, line = case

@@ -138,7 +138,7 @@ TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXT)
 def test_no_control_character_from_the_model_or_a_tool_reaches_the_screen(text: str, tmp_path: Path) -> None:
     drawn, paged = _draw_every_path(text, tmp_path)

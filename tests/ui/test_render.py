@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from io import StringIO
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -107,7 +107,6 @@ def test_streamed_markdown_is_rendered() -> None:
     assert "• one" in text and "用户偏好 vim 编辑器。" in text
 
 
-@settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(min_value=1, max_value=len(DOC)), max_size=12))
 def test_output_does_not_depend_on_how_the_text_was_chunked(cuts: list[int]) -> None:
     points = sorted(set(cuts))

@@ -26,8 +26,9 @@ from catcode.settings.config import Settings, resolve_paths
 from catcode.ui import keys, prompt_loop, repl
 from catcode.ui.line_runner import is_command
 from catcode.ui.piped import run_piped
+from tests.slowness import bound
 
-WAIT = 10.0
+WAIT = bound(10.0)
 
 
 def settings() -> Settings:

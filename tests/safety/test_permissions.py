@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.errors import ConfigError
@@ -124,7 +124,6 @@ def test_rule_parse_accepts_spacing_and_star() -> None:
     assert not Rule.parse("bash").matches("Grep", "x")
 
 
-@settings(max_examples=50, deadline=None)
 @given(st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,12}", fullmatch=True), st.none() | st.text(max_size=20))
 def test_rule_text_round_trips(tool: str, pattern: str | None) -> None:
     rule = Rule(tool if tool.startswith("mcp__") else tool.lower(), pattern)  # names are kept lowercase

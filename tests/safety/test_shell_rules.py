@@ -6,7 +6,7 @@ from io import StringIO
 from pathlib import Path
 
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -39,7 +39,6 @@ def same_scope(a: list[str], b: list[str]) -> bool:
     return b[:keep] == a[:keep]
 
 
-@settings(max_examples=150, deadline=None)
 @given(COMMANDS, COMMANDS, st.sampled_from([";", "&&", "||", "|", "&", "\n"]))
 def test_a_scoped_always_allow_never_covers_a_different_or_compound_command(
     first: list[str], other: list[str], operator: str

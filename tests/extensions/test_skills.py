@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
@@ -20,8 +20,8 @@ from catcode.extensions.skills.model import MAX_SKILL_BYTES, SkillError, SkillSe
 from catcode.extensions.skills.text import MAX_LISTED_FILES, format_skill, format_skill_list
 from catcode.tools.base import Permission, ToolContext, ToolRegistry
 
-REPO = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).parent / "data" / "skills"
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parents[1] / "data" / "skills"
 
 
 def write_skill(
@@ -199,7 +199,6 @@ def test_skill_file_that_went_bad_after_discovery_raises_a_readable_error(home: 
         skill.body()
 
 
-@settings(max_examples=40, deadline=None)
 @given(description=st.text(min_size=1, max_size=300).filter(lambda s: s.strip() and "\x00" not in s))
 def test_any_description_yields_one_index_line(description: str) -> None:
     """Whatever text a description holds (newlines, colons, quotes, unicode), the index gets one line for it."""
