@@ -13,6 +13,7 @@ import contextlib
 import threading
 from collections.abc import Callable
 
+from catcode.boundary import wrap
 from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.errors import CatcodeError, ProviderError
@@ -218,14 +219,10 @@ class Agent:
     def add_local_command(self, command: str, output: str) -> None:
         """A command the person ran themselves (``!cmd`` at the prompt): into the conversation as Claude Code puts
         it, so that the next message can refer to it; it joins the person's next message."""
-        from catcode.conversation.messages import TextBlock
-
+        stdout = wrap("bash-stdout", output, inline=True) + wrap("bash-stderr", "", inline=True)
         message = Message(
             role=Role.USER,
-            content=[
-                TextBlock(text=f"<bash-input>{command}</bash-input>"),
-                TextBlock(text=f"<bash-stdout>{output}</bash-stdout><bash-stderr></bash-stderr>"),
-            ],
+            content=[TextBlock(text=wrap("bash-input", command, inline=True)), TextBlock(text=stdout)],
         )
         join_user_message(self.messages, message)
         self._notify(message)

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from catcode.boundary import wrap
+from catcode.boundary import defuse, wrap
 from catcode.conversation.hook_bus import Block, Decide, Halt, HookResult
 
 # Any: a hook's JSON output, read field by field.
@@ -132,7 +132,8 @@ def on_bus(event: str, answer: Answer) -> tuple[list[HookResult], bool]:
         results.append(Halt(answer.halt))
     blocked = answer.block is not None and (event in BLOCKING or event in AFTER_TOOL)
     if answer.block is not None and blocked:
-        results.append(Block(f"{event} hook: {answer.block}" if event in AFTER_TOOL else answer.block))
+        reason = defuse(answer.block)  # reaches the model (a tool's result, Stop's feedback): no tag of ours in it
+        results.append(Block(f"{event} hook: {reason}" if event in AFTER_TOOL else reason))
     elif event in DECIDING and (answer.decision or answer.updated_input is not None):
         results.append(Decide(answer.decision or "", answer.reason, answer.updated_input))
     return results, blocked or answer.halt is not None
