@@ -26,7 +26,7 @@ from catcode.app.warm import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
 from catcode.errors import ConfigError
 from catcode.safety.permissions import Approver, NoTerminalApprover
-from catcode.session.agent_events import TurnResult
+from catcode.session.agent import TurnResult
 from catcode.text import is_terminal, visible
 
 if TYPE_CHECKING:

@@ -12,11 +12,13 @@ import contextlib
 import queue
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import Message
-from catcode.session.loop_seams import Recall
+
+if TYPE_CHECKING:
+    from catcode.session.agent import Recall
 
 # Any: the registry a slash-command registration takes sits a floor above; history records and marker fields are
 # the memory pipeline's JSON.

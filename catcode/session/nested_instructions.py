@@ -5,7 +5,7 @@ it (``.claude/rules/*.md`` with front matter ``paths: [src/**/*.py]``), are adde
 once a session, with the same confinement as the files read at start (``instructions.py``), each in an
 ``<instructions source="…">`` block it cannot close.
 
-A POST_TOOL_USE handler: what it answers goes after the tool's result for the model (``tool_round``)."""
+A POST_TOOL_USE handler: what it answers goes after the tool's result for the model (``Agent._run_tool``)."""
 
 from __future__ import annotations
 

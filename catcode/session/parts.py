@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from catcode.conversation.hook_bus import HookManager
     from catcode.providers.base import LLMProvider
     from catcode.safety.permissions import Approver, PermissionPolicy
-    from catcode.session.agent import Agent
-    from catcode.session.agent_events import AgentEvents
+    from catcode.session.agent import Agent, AgentEvents
     from catcode.session.compaction import Compactor
     from catcode.session.todos import TodoList
     from catcode.settings.config import Paths, Settings

@@ -15,8 +15,7 @@ from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permission_rules import Rule
 from catcode.safety.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy
-from catcode.session.agent import Agent
-from catcode.session.agent_events import AgentEvents
+from catcode.session.agent import Agent, AgentEvents
 from catcode.session.history_repair import INTERRUPTED
 from catcode.tools.base import Permission, ToolContext, ToolRegistry, ToolResult, tool
 

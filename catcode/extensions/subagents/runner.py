@@ -24,9 +24,7 @@ from catcode.extensions.subagents.progress import Progress, ProgressLine
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, Decision, PermissionPolicy
-from catcode.session.agent import Agent
-from catcode.session.agent_events import AgentEvents
-from catcode.session.loop_seams import Recall
+from catcode.session.agent import Agent, AgentEvents, Recall
 from catcode.session.tool_batch import CallCancelled
 from catcode.settings.subagents import SubagentSettings
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
