@@ -21,8 +21,7 @@ from catcode.providers.scripted import RecordedRequest, ScriptedProvider
 from catcode.providers.tokens import TokenCounter, estimate_messages_tokens, estimate_request_overhead
 from catcode.safety.permissions import NoTerminalApprover, PermissionPolicy
 from catcode.session.agent import Agent
-from catcode.session.compaction import Compactor
-from catcode.session.compaction_marks import SUMMARY_MARKER, is_synthetic
+from catcode.session.compaction import SUMMARY_MARKER, Compactor, is_synthetic
 from catcode.session.session import Session
 from catcode.settings.compaction import CompactConfig
 from catcode.settings.config import Settings, resolve_paths

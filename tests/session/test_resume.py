@@ -9,7 +9,7 @@ from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBl
 from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
-from catcode.session.compaction_marks import SUMMARY_ACK, SUMMARY_MARKER
+from catcode.session.compaction import SUMMARY_ACK, SUMMARY_MARKER
 from catcode.session.reopen import EARLIER, INTERRUPTED, HistoryMarkers, find_session, list_sessions, rebuild
 
 
