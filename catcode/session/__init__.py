@@ -2,7 +2,8 @@
 
 - ``session.py``: ``Session``, everything one session is made of (built by ``app.build_session``, the composition
   root); ``parts.py``: the seam through which each optional part attaches itself (``SessionPart``,
-  ``SessionBuilder``); ``attached.py``: what the parts attach, typed from below (one small Protocol per feature).
+  ``SessionBuilder``); ``attached.py``: what the parts attach, typed from below (a small Protocol for each
+  object read through the session).
 - ``agent.py``: the agent loop (``run_turn`` → ``query`` → ``execute_tools``), one round of tool calls (hooks,
   permission check, one result each), and the loop's surface: ``AgentEvents`` (what it tells the UI), ``TurnResult``
   (how a turn ended), ``Recall`` (per-turn recall, memory's); ``history_repair.py``: keeping the history valid after

@@ -2,9 +2,9 @@
 ``Session``) and one small Protocol per object whose class lives a floor above the session.
 
 Features (memory, skills, MCP, subagents, checkpoints) import the session, never the other way round, so the session
-names each of their objects by a Protocol holding exactly the members package code reads through the session. A
-Protocol with no member says that nothing in the package reads that object through the session: it is held for the
-tests, the benches and whoever comes next, and its docstring names the class stored there."""
+names each of their objects by a Protocol holding exactly the members package code reads through the session. An
+object nothing in the package reads through the session (the tests and the benches do) is held as ``object``, its
+comment naming the class stored there."""
 
 from __future__ import annotations
 
@@ -51,20 +51,6 @@ class HistoryLog(Protocol):
         """One marker line (``session.reopen.HistoryMarkers``: compaction, /clear, /rewind, resumed)."""
 
 
-class RecallIndex(Protocol):
-    """``memory.recall.recall.Recall`` (the fact index, journal and search); read through the session by tests
-    and ``scripts/bench_auto_recall.py`` only."""
-
-
-class Skills(Protocol):
-    """``extensions.skills.SkillSet`` (the skills this session may use); nothing reads it through the session."""
-
-
-class McpClient(Protocol):
-    """``extensions.mcp.manager.McpManager`` (the session's MCP servers); None without servers. Nothing reads it
-    through the session: ``/mcp`` and the request hook hold it themselves."""
-
-
 class Subagents(Protocol):
     """``extensions.subagents.runner.SubagentScope`` (what the task tool runs subagents in): the SDK's hooks and
     agent definitions join it through the session."""
@@ -79,10 +65,6 @@ class Subagents(Protocol):
     def agent_names(self) -> list[str]:
         """The subagents the Task tool offers."""
         ...
-
-
-class Checkpoints(Protocol):
-    """``checkpoints.session.Checkpointer`` (this session's checkpoints); ``/rewind`` holds it itself."""
 
 
 class ServerName(Protocol):
@@ -128,13 +110,13 @@ class Attached:
     session_id: str = ""  # the id its lines carry in history.jsonl (what --resume takes); memory's when it is on
     history: HistoryLog | None = None  # history.jsonl (memory on)
     memory: Memory | None = None
-    recall: RecallIndex | None = None
+    recall: object | None = None  # memory.recall.recall.Recall: the fact index, journal and search
     auto_recall: Recall | None = None  # memory.auto_recall.AutoRecall: the agent's (and subagents') per-turn recall
-    skills: Skills | None = None
+    skills: object | None = None  # extensions.skills.SkillSet: the skills this session may use
     extensions: Extensions | None = None
-    mcp: McpClient | None = None
+    mcp: object | None = None  # extensions.mcp.manager.McpManager: the MCP servers (None without servers)
     subagents: Subagents | None = None
-    checkpoints: Checkpoints | None = None
+    checkpoints: object | None = None  # checkpoints.session.Checkpointer (``/rewind`` holds it itself)
     custom_commands: CustomCommands | None = None
     slash_commands: list[CommandRegistration] = field(default_factory=list)  # the UI runs them on its registry
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
