@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.boundary import wrap
-from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
+from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager, HookOutcome
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.errors import CatcodeError, ProviderError, one_line
 from catcode.log import get_logger
@@ -381,16 +381,7 @@ class Agent:
         result, call = self._decide_and_run(call)
         if not result.text:
             result = ToolResult("(no output)", result.is_error, result.images)
-        after = self.hooks.emit(
-            HookContext(
-                HookEvent.POST_TOOL_USE,
-                messages=self.messages,
-                tool_name=call.name,
-                tool_input=call.input,
-                tool_result=result,
-                call_id=call.id,
-            )
-        )
+        after = self._tool_hooks(HookEvent.POST_TOOL_USE, call, result)
         # The tool ran; a PostToolUse hook has something to tell the model about it.
         told = [after.block.reason] if after.block is not None else []
         told += [message.text for message in after.appended if message.text.strip()]
@@ -400,6 +391,12 @@ class Agent:
             self.halt(after.halt.reason)
         self._tell(lambda: self.events.on_tool_end(call, result))
         return result
+
+    def _tool_hooks(self, event: HookEvent, call: ToolUseBlock, result: ToolResult | None = None) -> HookOutcome:
+        """The PRE_TOOL_USE or POST_TOOL_USE hooks of ``call`` (told its ``result`` once it ran)."""
+        context = HookContext(event, messages=self.messages, tool_name=call.name, tool_input=call.input,
+                              tool_result=result, call_id=call.id)  # fmt: skip
+        return self.hooks.emit(context)
 
     def _tell(self, event: Callable[[], None]) -> None:
         """Screen output happens on this thread, also for calls running on a worker (dropped once interrupted)."""
@@ -415,15 +412,7 @@ class Agent:
             args = tool.parse(call.input)
         except ToolInputError as exc:
             return ToolResult(str(exc), True), call
-        before = self.hooks.emit(
-            HookContext(
-                HookEvent.PRE_TOOL_USE,
-                messages=self.messages,
-                tool_name=call.name,
-                tool_input=call.input,
-                call_id=call.id,
-            )
-        )
+        before = self._tool_hooks(HookEvent.PRE_TOOL_USE, call)
         if before.halt is not None:
             self.halt(before.halt.reason)
             return self._denied(call, f"Not run: a hook stopped the turn ({before.halt.reason})"), call
