@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
+from catcode.hooks.bus import HookContext, HookEvent, HookManager
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.safety.permissions import Approver, PermissionPolicy
 from catcode.session.agent import Agent, AgentEvents

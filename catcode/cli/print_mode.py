@@ -305,7 +305,7 @@ class Runner:
     def _session_start(self, control: Any) -> None:
         """``SessionStart`` callbacks, once, before the first turn: the context they add joins its message, as a
         UserPromptSubmit hook's does (``<hook-context>`` blocks beside the person's text, the prompt unchanged)."""
-        from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookEvent, HookOutcome
+        from catcode.hooks.bus import CONTINUE, AppendMessages, HookEvent, HookOutcome
 
         if control.hooks is None or "SessionStart" not in control.hooks.events():
             return

@@ -17,6 +17,6 @@
 - ``reopen.py``: the sessions of this project and their conversations (``--continue``, ``--resume``, ``/resume``);
   ``resuming.py``: taking one up, as data (``Resumption``) that the REPL and print mode word each.
 
-The composition root that builds a session is ``catcode/app/``; messages and the hook bus are
-``catcode/conversation/``.
+The composition root that builds a session is ``catcode/app/``; messages are ``catcode/conversation/``, the hook
+bus ``catcode/hooks/``.
 """

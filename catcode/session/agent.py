@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.boundary import wrap
-from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager, HookOutcome
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.errors import CatcodeError, ProviderError, one_line
+from catcode.hooks.bus import HookContext, HookEvent, HookManager, HookOutcome
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.providers.tokens import TokenCounter

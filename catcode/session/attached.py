@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import HookManager
 
 if TYPE_CHECKING:
     from catcode.session.agent import Recall

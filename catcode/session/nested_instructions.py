@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from catcode.boundary import wrap
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.session import instructions
 from catcode.session.instructions import Instructions, Rule
 from catcode.tools.facts import PATH_TOOLS

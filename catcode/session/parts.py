@@ -24,7 +24,7 @@ from catcode.session.attached import Attached, ExitStep
 from catcode.session.session import Session
 
 if TYPE_CHECKING:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
     from catcode.providers.base import LLMProvider
     from catcode.safety.permissions import Approver, PermissionPolicy
     from catcode.session.agent import Agent, AgentEvents

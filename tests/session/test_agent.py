@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, Block, HookEvent, HookManager
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.errors import ProviderError
+from catcode.hooks.bus import CONTINUE, AppendMessages, Block, HookEvent, HookManager
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permission_rules import Rule

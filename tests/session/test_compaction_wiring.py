@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catcode.app.build import build_session
-from catcode.conversation.hook_bus import HookEvent, HookManager
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
+from catcode.hooks.bus import HookEvent, HookManager
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.providers.base import ChatResponse, Usage

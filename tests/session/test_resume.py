@@ -102,7 +102,7 @@ def test_works_after_history_compaction_with_the_summary_standing_in(tmp_path: P
 
 
 def test_restoring_records_nothing_again(tmp_path: Path) -> None:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
     from catcode.providers.scripted import ScriptedProvider
     from catcode.safety.permissions import PermissionPolicy
     from catcode.session.agent import Agent

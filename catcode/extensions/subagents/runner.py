@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import ToolUseBlock
 from catcode.extensions.subagents.definitions import AgentDefinition, AgentSet
 from catcode.extensions.subagents.progress import Progress, ProgressLine
+from catcode.hooks.bus import HookManager
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, Decision, PermissionPolicy

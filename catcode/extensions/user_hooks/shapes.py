@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from catcode.conversation.hook_bus import HookContext
+from catcode.hooks.bus import HookContext
 from catcode.tools.facts import PATH_TOOLS
 
 # Any: hook inputs are JSON objects.
