@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
-from catcode.session.agent import AgentEvents, Recalled, TurnResult
+from catcode.session.agent import AgentEvents, TurnResult
+from catcode.session.attached import Recalled
 from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.text import is_terminal, visible
 from catcode.tools.base import ToolResult

@@ -11,8 +11,8 @@ PRE_TOOL_USE hooks (which may block it, decide its permission or change its inpu
 to the events (``on_denied``). Neighbouring calls of a ``concurrent`` tool run together on worker threads
 (``tool_batch.AgentThread``); their prompts and screen output are handed back to the agent's thread.
 
-What the loop tells the front end (``AgentEvents``), how a turn ended (``TurnResult``) and what it needs of
-per-turn recall (``Recall``, memory's, a floor above) are here too: they are the loop's own surface.
+What the loop tells the front end (``AgentEvents``) and how a turn ended (``TurnResult``) are here too: they are the
+loop's own surface. Per-turn recall is memory's, a floor above: the loop knows it as ``attached.Recall``.
 
 Why one module over 450 lines: the turn, the request and the tool round read and write the same state (the
 history, the hooks, the policy, the cancel flag, the halt a hook asks for); cut apart, each piece needed a
@@ -24,9 +24,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from catcode.boundary import wrap
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
@@ -50,9 +50,10 @@ from catcode.tools.base import Tool, ToolContext, ToolInputError, ToolRegistry, 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from catcode.session.attached import Recall, Recalled
     from catcode.session.compaction import Compactor
 
-# Any: a tool call's input is the model's JSON object; a recalled item's JSON (print mode's event).
+# Any: a tool call's input is the model's JSON object.
 
 log = get_logger(__name__)
 
@@ -114,58 +115,6 @@ class TurnResult:
     usage: Usage = field(default_factory=Usage)
     limit_reached: bool = False  # stopped by ``max_tool_rounds`` with tool calls still to answer
     stopped: str = ""  # a hook stopped the turn (Claude Code's ``"continue": false``): its reason, for the person
-
-
-class _Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def as_dict(self) -> dict[str, Any]:
-        """The item as JSON (print mode's ``system``/``recall`` event)."""
-        ...
-
-
-class Recalled(Protocol):
-    """What per-turn recall attached to one message (``memory.auto_recall.Recalled``)."""
-
-    @property
-    def text(self) -> str:
-        """The block attached ("" when nothing was found)."""
-        ...
-
-    @property
-    def items(self) -> Sequence[_Named]:
-        """What was found, each with its name."""
-        ...
-
-    @property
-    def line(self) -> str:
-        """The dim ``recalled: a, b`` line."""
-        ...
-
-    @property
-    def elapsed_ms(self) -> float:
-        """How long the search took, from the moment the text was known."""
-        ...
-
-    @property
-    def skipped(self) -> str:
-        """Why recall did not run to the end for this text ("slow: …"), "" when it did."""
-        ...
-
-
-class Recall(Protocol):
-    """Per-turn recall (``memory.auto_recall.AutoRecall``): ``begin`` with the person's text as soon as it is
-    known, then call it with that text before the turn's first request."""
-
-    def begin(self, text: str) -> None:
-        """Start searching for ``text`` now, in the background."""
-        ...
-
-    def __call__(self, text: str, attached: frozenset[str], /) -> Recalled | None:
-        """The person's text and the names already attached to the conversation → what recall did (None: an empty
-        text)."""
-        ...
 
 
 class Agent:

@@ -2,7 +2,8 @@
 ``Session``) and one small Protocol per object whose class lives a floor above the session.
 
 Features (memory, skills, MCP, subagents, checkpoints) import the session, never the other way round, so the session
-names each of their objects by a Protocol holding exactly the members package code reads through the session. An
+names each of their objects by a Protocol holding exactly the members package code reads through the session (per-turn
+recall, ``Recall``, is what the agent loop calls before a turn's first request). An
 object nothing in the package reads through the session (the tests and the benches do) is held as ``object``, its
 comment naming the class stored there."""
 
@@ -12,16 +13,13 @@ import contextlib
 import queue
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from catcode.conversation.messages import Message
 from catcode.hooks.bus import HookManager
 
-if TYPE_CHECKING:
-    from catcode.session.agent import Recall
-
 # Any: the registry a slash-command registration takes sits a floor above; history records and marker fields are
-# the memory pipeline's JSON.
+# the memory pipeline's JSON; a recalled item's JSON is print mode's event.
 
 CommandRegistration = Callable[[Any], None]
 """Adds a part's slash commands to the registry (``catcode.commands.registry.CommandRegistry``). ``Any`` because the
@@ -98,6 +96,58 @@ class Extensions(Protocol):
     @property
     def servers(self) -> Sequence[ServerName]:
         """The MCP servers it uses (print mode's ``system``/``init`` event names them)."""
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def as_dict(self) -> dict[str, Any]:
+        """The item as JSON (print mode's ``system``/``recall`` event)."""
+        ...
+
+
+class Recalled(Protocol):
+    """What per-turn recall attached to one message (``memory.auto_recall.Recalled``)."""
+
+    @property
+    def text(self) -> str:
+        """The block attached ("" when nothing was found)."""
+        ...
+
+    @property
+    def items(self) -> Sequence[_Named]:
+        """What was found, each with its name."""
+        ...
+
+    @property
+    def line(self) -> str:
+        """The dim ``recalled: a, b`` line."""
+        ...
+
+    @property
+    def elapsed_ms(self) -> float:
+        """How long the search took, from the moment the text was known."""
+        ...
+
+    @property
+    def skipped(self) -> str:
+        """Why recall did not run to the end for this text ("slow: …"), "" when it did."""
+        ...
+
+
+class Recall(Protocol):
+    """Per-turn recall (``memory.auto_recall.AutoRecall``): ``begin`` with the person's text as soon as it is
+    known, then call it with that text before the turn's first request."""
+
+    def begin(self, text: str) -> None:
+        """Start searching for ``text`` now, in the background."""
+        ...
+
+    def __call__(self, text: str, attached: frozenset[str], /) -> Recalled | None:
+        """The person's text and the names already attached to the conversation → what recall did (None: an empty
+        text)."""
+        ...
 
 
 @dataclass(kw_only=True)

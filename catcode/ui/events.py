@@ -16,7 +16,7 @@ from catcode.tools.base import ToolRegistry, ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
 
 if TYPE_CHECKING:
-    from catcode.session.agent import Recalled
+    from catcode.session.attached import Recalled
     from catcode.ui.full_output import FullOutput
 
 

@@ -24,7 +24,8 @@ from catcode.hooks.bus import HookManager
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, Decision, PermissionPolicy
-from catcode.session.agent import Agent, AgentEvents, Recall
+from catcode.session.agent import Agent, AgentEvents
+from catcode.session.attached import Recall
 from catcode.session.tool_batch import CallCancelled
 from catcode.settings.subagents import SubagentSettings
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
