@@ -1,9 +1,12 @@
-"""``Checkpointer`` on a real agent: one checkpoint before a turn's first change (file tools and bash alike), none
-for a turn that only reads, and the turn's changes recorded when it ends; the conversation rewinds and comes back."""
+"""``Checkpointer`` on a real agent: one snapshot before a turn's first change (file tools and bash alike), none for
+a turn that only reads or only writes memory, and the turn's changes counted at the next snapshot; the conversation
+rewinds and comes back."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from catcode.checkpoints.session import Checkpointer
 from catcode.checkpoints.store import store_for
@@ -12,7 +15,7 @@ from catcode.conversation.messages import history_problems
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import NoTerminalApprover, PermissionMode, PermissionPolicy
 from catcode.session.agent import Agent
-from catcode.tools.base import ToolContext, ToolRegistry
+from catcode.tools.base import Permission, Tool, ToolContext, ToolRegistry, ToolResult
 from catcode.tools.builtin import builtin_tools
 
 
@@ -33,21 +36,51 @@ def _agent(tmp_path: Path, provider: ScriptedProvider) -> tuple[Agent, Checkpoin
     return agent, checkpointer, said
 
 
-def test_one_checkpoint_per_changing_turn_and_none_for_reading(tmp_path: Path) -> None:
+def _snapshots(checkpointer: Checkpointer) -> int:
+    """The snapshots in the shadow repository (each is a commit of its own)."""
+    return int(checkpointer.store.repo.git("rev-list", "--all", "--count"))
+
+
+class _Note(BaseModel):
+    text: str
+
+
+def test_one_snapshot_per_changing_turn_and_none_for_reading_or_memory(tmp_path: Path) -> None:
     provider = ScriptedProvider(
         tool_response("edit_file", {"path": "a.txt", "old_string": "one", "new_string": "two"}, id="t1"),
         tool_response("bash", {"command": "echo three > b.txt"}, id="t2"),
         text_response("done"),
         tool_response("read_file", {"path": "a.txt"}, id="t3"),
         text_response("read"),
+        tool_response("memory_write", {"text": "use vim"}, id="t4"),
+        text_response("noted"),
+        tool_response("bash", {"command": "rm b.txt"}, id="t5"),
+        text_response("removed"),
     )
     agent, checkpointer, said = _agent(tmp_path, provider)
+    noted: list[str] = []
+
+    def memory_write(args: _Note, ctx: ToolContext) -> ToolResult:
+        noted.append(args.text)
+        return ToolResult("saved")
+
+    agent.tools.register(Tool("memory_write", "Save a memory.", _Note, memory_write, Permission.WRITE))
     agent.run_turn("change things")
+    assert _snapshots(checkpointer) == 1  # before the edit; its end is a line in the records, not a snapshot
     agent.run_turn("just look")
-    records = checkpointer.store.all()
-    assert [(c.turn, c.message, c.files) for c in records] == [(1, "change things", ["M a.txt", "A b.txt"])]
-    assert said == []
+    agent.run_turn("remember to use vim")
+    assert noted == ["use vim"] and _snapshots(checkpointer) == 1  # memory is not the project's files
     assert checkpointer.code_target(checkpointer.turns[1]) is None  # nothing changed since message 2
+    agent.run_turn("remove b")
+    assert _snapshots(checkpointer) == 2
+    checkpointer.store.settle()  # what `catcode checkpoints` does: turn 4 is counted against the files now
+    records = checkpointer.store.all()
+    assert [(c.turn, c.message, c.files, c.outside) for c in records] == [
+        (1, "change things", ["M a.txt", "A b.txt"], []),
+        (4, "remove b", ["D b.txt"], []),
+    ]
+    assert records[0].written == ["a.txt"] and records[0].ran and records[1].written == []
+    assert said == []
     plan = checkpointer.plan(checkpointer.code_target(checkpointer.turns[0]))
     plan.apply()
     root = tmp_path / "proj"
