@@ -4,9 +4,10 @@ The repository lives under ``$CATCODE_HOME/checkpoints/<project-key>/`` (0700) a
 work tree explicitly (``--git-dir``/``--work-tree``), with the person's git environment scrubbed: their ``.git``,
 index, stash and branches are never read or written. git itself honours the project's ``.gitignore`` files
 (nested ones too); the project's ``.git/info/exclude`` is copied into the shadow's own exclude file on each snapshot,
-with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache, so a
-snapshot after the first re-reads only the files whose size or time changed; the untracked cache does the same for
-folders. A snapshot is a commit kept alive by its own ref (``refs/checkpoints/<id>``): pruning deletes refs.
+with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache: a snapshot
+lists what changed in one pass (``git diff-files`` for the files it holds, by their size and times, and
+``git ls-files -o`` for new ones) and hashes and stores only those. A snapshot is a commit kept alive by its own ref
+(``refs/checkpoints/<id>``): pruning deletes refs.
 
 Paths go to git literally (``GIT_LITERAL_PATHSPECS``): a file named ``:(glob)*`` is that one file. A restore never
 goes through a link out of the project (``restore``, ``inside.py``)."""
