@@ -6,7 +6,8 @@ At 10,000 and 50,000 files (a git project, files written an hour before):
 
 - ``catcode -p`` whose model edits one file, time to the end, checkpoints on against off (the same subject, the same
   round): in a fresh home (the project's first session: every file stored) and in a second session (the shadow
-  repository kept from the first);
+  repository kept from the first); and ``catcode -p hi`` (nothing changed) in a fresh home, which the preparation
+  started in the background must not hold up;
 - the REPL's first message sent the instant the prompt appears (a fresh home), to the model's answer after its edit,
   checkpoints on against off;
 - the cost of a turn that changes files, in-process (``take`` then ``finish``; five files changed by hand before it,
@@ -124,14 +125,17 @@ def _reset(project: Path) -> None:
     (project / EDITED).write_text(ORIGINAL)
 
 
-def _print_run(source: Path, project: Path, home: Path, server: FakeAnthropicServer) -> tuple[float, bool]:
-    """Seconds of ``catcode -p`` whose model edits one file, and whether the edit was made."""
+def _print_run(
+    source: Path, project: Path, home: Path, server: FakeAnthropicServer, message: str = "edit file0"
+) -> tuple[float, bool]:
+    """Seconds of ``catcode -p`` whose model edits one file (or, for ``hi``, only answers), and whether the file
+    is as it should be."""
     _reset(project)
     env = {**_env(home, memory=False), "ANTHROPIC_BASE_URL": server.base_url, "PYTHONPATH": str(source)}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "catcode", "--permission-mode", "bypass", "-p", "edit file0"],
+    subprocess.run([sys.executable, "-m", "catcode", "--permission-mode", "bypass", "-p", message],
                    cwd=project, env=env, capture_output=True, timeout=600, check=True)  # fmt: skip
-    return time.perf_counter() - start, "edited" in (project / EDITED).read_text()
+    return time.perf_counter() - start, ("edited" in (project / EDITED).read_text()) == (message != "hi")
 
 
 def _repl_run(source: Path, project: Path, home: Path, server: FakeAnthropicServer) -> tuple[float, bool]:
@@ -177,8 +181,9 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
 
         def answer(body: dict[str, Any]) -> Any:
             time.sleep(latency)
-            if "tool_result" in json.dumps(body["messages"][-1]):
-                return text("Edited it.")
+            last = json.dumps(body["messages"][-1])
+            if "tool_result" in last or '"hi"' in last:
+                return text("Edited it." if "tool_result" in last else "Hello.")
             return tool_use("edit_file", {"path": EDITED, "old_string": "# file 0\n", "new_string": "# edited\n"})
 
         server.responder = answer
@@ -191,6 +196,7 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
                     for on in (True, False):
                         state, home = "on" if on else "off", _home(base, name, on)
                         runs = {
+                            "print_hi_fresh": _print_run(source, project, _home(base, name, on), server, "hi"),
                             "print_fresh": _print_run(source, project, home, server),
                             "print_second": _print_run(source, project, home, server),  # the same home again
                             "repl_at_once": _repl_run(source, project, _home(base, name, on), server),
@@ -207,7 +213,7 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
                 figures[f"{size}: {name} changed-outside marks right (of 5), wrong"] = marks
             turn_ratio = figures[f"{size}: after turn s (median)"] / figures[f"{size}: before turn s (median)"]
             figures[f"{size}: turn after/before"] = round(turn_ratio, 3)
-            for case in ("print_fresh", "print_second", "repl_at_once"):
+            for case in ("print_hi_fresh", "print_fresh", "print_second", "repl_at_once"):
                 for name in subjects:
                     on, off = _median(times[f"{name}_{case}_on"]), _median(times[f"{name}_{case}_off"])
                     figures[f"{size}: {name} {case} s on / off"] = f"{on:.2f} / {off:.2f} ({on / off:.2f}x)"
