@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
+from bench_checkpoints import _project  # noqa: E402
 from bench_startup import PROMPT, _env  # noqa: E402
 
 from tests.fakes import FakeAnthropicServer, text, tool_use  # noqa: E402
@@ -50,8 +51,6 @@ LATENCY = 1.0
 TURNS = 5
 EDITED = "pkg00/mod0/file0.py"
 ORIGINAL = "# file 0\n" + "def f():\n    return 0\n" * 20
-GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
-           "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}  # fmt: skip
 
 # Run by each subject's interpreter with its package first on the path: the in-process cost of file-changing turns.
 DRIVER = r"""
@@ -96,21 +95,6 @@ def _subjects(base: Path) -> dict[str, Path]:
         tar.extractall(base / "before", filter="data")
     shutil.copytree(ROOT / "catcode", base / "after" / "catcode", ignore=shutil.ignore_patterns("__pycache__"))
     return {"before": base / "before", "after": base / "after"}
-
-
-def _project(root: Path, files: int) -> Path:
-    for i in range(files):
-        folder = root / f"pkg{i % 100:02d}" / f"mod{i % 7}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"file{i}.py").write_text(f"# file {i}\n" + f"def f():\n    return {i}\n" * 20)
-    (root / ".gitignore").write_text("*.pyc\nbuild/\n")
-    earlier = time.time() - 3600
-    for path in root.rglob("*"):
-        os.utime(path, (earlier, earlier))
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=GIT_ENV)
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
-    subprocess.run(["git", "commit", "-qm", "start"], cwd=root, check=True, env=GIT_ENV)
-    return root
 
 
 def _home(base: Path, name: str, checkpoints: bool) -> Path:
@@ -189,7 +173,9 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
         server.responder = answer
         subjects = _subjects(base)
         for size in sizes:
-            project = _project(base / f"project-{size}", size)
+            project = base / f"project-{size}"
+            project.mkdir()
+            _project(project, size)
             times: dict[str, list[float]] = {}
             for _ in range(rounds):
                 for name, source in subjects.items():
