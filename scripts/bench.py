@@ -105,6 +105,16 @@ SECTIONS = [
         "bench_recall_quality",
     ),
     ("recall: per-turn auto recall on vs off, in context, chars, latency", "bench_auto_recall", "bench_auto_recall"),
+    (
+        "recall: fresh catcode -p at 500, 10,000, 100,000 memories, cold and warm: recall ran, first byte on vs off",
+        "bench_recall_fresh",
+        "bench_fresh_recall",
+    ),
+    (
+        "recall: fresh catcode -p on the held-out corpus: hit, false attach, characters, first byte on vs off",
+        "bench_recall_fresh",
+        "bench_recall_precision",
+    ),
     ("simulation: 200 sessions over months, invariants checked after each", "bench_simulation", "bench_simulation"),
     ("web: API history and search vs the CLI in-process", "bench_share", "bench_web"),
     ("web: requests per second and p95 under 50 clients, vs one at a time", "bench_web_load", "bench_web_load"),
@@ -119,7 +129,11 @@ SECTIONS = [
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("terminal: escapes made visible vs not, rewind's checked deletes vs unlink", "bench_terminal", "bench_terminal"),
     ("rules: file rule check per call, gitignore vs the fnmatch reading, shapes refused", "bench_rules", "bench_rules"),
-    ("claude code: -p json/stream-json vs text, import 300 vs list", "bench_claude_compat", "bench_claude_compat"),
+    (
+        "claude code: -p json/stream-json vs text, SDK query vs -p, import 300 vs list",
+        "bench_claude_compat",
+        "bench_claude_compat",
+    ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
     ("layout: prompt and -p before vs after the package floors", "bench_layout", "bench_layout"),
 ]

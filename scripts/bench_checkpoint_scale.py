@@ -4,10 +4,11 @@ the same interpreter with it first on ``PYTHONPATH``, subjects in turn within ea
 
 At 10,000 and 50,000 files (a git project, files written an hour before):
 
-- ``catcode -p`` whose model edits one file, time to the end, checkpoints on against off (the same subject, the same
-  round): in a fresh home (the project's first session: every file stored) and in a second session (the shadow
-  repository kept from the first); and ``catcode -p hi`` (nothing changed) in a fresh home, which the preparation
-  started in the background must not hold up;
+- ``catcode -p`` whose model edits one file, time to the answer's first byte (after the edit), checkpoints on
+  against off (the same subject, the same round): in a fresh home (the project's first session: every file stored)
+  and in a second session (the shadow repository kept from the first); and ``catcode -p hi`` (nothing changed, turn
+  1's first byte) in a fresh home, which the preparation started in the background must not hold up. The git a
+  quick session leaves running (its preparation) is waited for before the next run;
 - the REPL's first message sent the instant the prompt appears (a fresh home), to the model's answer after its edit,
   checkpoints on against off;
 - the cost of a turn that changes files, in-process (``take`` then ``finish``; five files changed by hand before it,
@@ -22,6 +23,7 @@ checkpoint, and the files a rewind marks as changed outside catcode against the 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -112,14 +114,32 @@ def _reset(project: Path) -> None:
 def _print_run(
     source: Path, project: Path, home: Path, server: FakeAnthropicServer, message: str = "edit file0"
 ) -> tuple[float, bool]:
-    """Seconds of ``catcode -p`` whose model edits one file (or, for ``hi``, only answers), and whether the file
-    is as it should be."""
+    """Seconds to the first byte of ``catcode -p``'s answer, whose model edits one file first (or, for ``hi``, only
+    answers), and whether the file is as it should be once the process is over."""
     _reset(project)
     env = {**_env(home, memory=False), "ANTHROPIC_BASE_URL": server.base_url, "PYTHONPATH": str(source)}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "catcode", "--permission-mode", "bypass", "-p", message],
-                   cwd=project, env=env, capture_output=True, timeout=600, check=True)  # fmt: skip
-    return time.perf_counter() - start, ("edited" in (project / EDITED).read_text()) == (message != "hi")
+    proc = subprocess.Popen([sys.executable, "-m", "catcode", "--permission-mode", "bypass", "-p", message],
+                            cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+    assert proc.stdout is not None
+    proc.stdout.read(1)
+    first_byte = time.perf_counter() - start
+    proc.communicate(timeout=600)
+    if proc.returncode:
+        raise RuntimeError(f"catcode -p {message!r} exited with {proc.returncode}")
+    _quiet(home)
+    return first_byte, ("edited" in (project / EDITED).read_text()) == (message != "hi")
+
+
+def _quiet(home: Path) -> None:
+    """Wait for the git a session that ended left running in its checkpoint repository (its start-up preparation
+    goes on after a quick ``-p``): the next run is not to share the machine with it."""
+    for lock in (home / ".cat-code" / "checkpoints").glob("*/*-run.lock"):
+        fd = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # held by that git until it ends (``catcode.git_locks``)
+        finally:
+            os.close(fd)
 
 
 def _repl_run(source: Path, project: Path, home: Path, server: FakeAnthropicServer) -> tuple[float, bool]:
@@ -141,6 +161,7 @@ def _repl_run(source: Path, project: Path, home: Path, server: FakeAnthropicServ
         child.expect(pexpect.EOF, timeout=120)
     finally:
         child.close(force=True)
+    _quiet(home)
     return answered, "edited" in (project / EDITED).read_text()
 
 

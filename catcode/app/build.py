@@ -93,6 +93,8 @@ def build_session(
     defer_start_up: bool = False,
     mcp_wait: WaitScreen | None = None,
     instructions_shown: bool = False,
+    message: str = "",
+    session_id: str | None = None,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks, every part and the agent.
 
@@ -106,7 +108,10 @@ def build_session(
     that it does not compete with the first request (the interactive session, which also calls it when its prompt
     sits idle). MCP servers start at launch all the same (with ``defer_start_up``, once the prompt is drawn:
     ``Session.start_background``); ``mcp_wait`` (a ``mcp.hook.WaitScreen``; default: a line through the notices) shows
-    a request's wait for them. ``instructions_shown``: the interactive header named the instruction files already."""
+    a request's wait for them. ``instructions_shown``: the interactive header named the instruction files already.
+    ``message``: the person's first message when it is known already (print mode): per-turn recall starts on it
+    while the rest of the session is built. ``session_id``: this session's id (default: a new UUID; print mode passes
+    ``--session-id`` or the resumed one's)."""
     from catcode.app.core import system_prompt
     from catcode.commands.misc import register_session_commands
     from catcode.providers.tokens import TokenCounter, estimate_request_overhead
@@ -124,9 +129,9 @@ def build_session(
         settings=settings, paths=paths, provider=provider, env=env, approver=approver, events=events,
         policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root),
         context=_tool_context(settings, paths, events), ask_consent=ask_consent, notify=notify,
-        interactive=interactive, defer_start_up=defer_start_up, hooks=HookManager(),
+        interactive=interactive, defer_start_up=defer_start_up, message=message, hooks=HookManager(),
         tools=ToolRegistry(builtin_tools()), notices=notices,
-        session_id=uuid.uuid4().hex[:12],  # memory's id instead when memory is on (``MemoryPart``)
+        session_id=session_id or str(uuid.uuid4()),  # memory's runtime takes the same id (``MemoryPart``)
         slash_commands=[register_session_commands],  # /compact, /todos, /init, /resume
     )  # fmt: skip
     builder.context.read_denied = builder.policy.read_denied  # what Read(.env) keeps out, grep leaves out too

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class PlanModePart:
-    """``exit_plan_mode`` (it asks through the approver when that can show a plan) and the plan-mode reminder."""
+    """``ExitPlanMode`` (it asks through the approver when that can show a plan) and the plan-mode reminder."""
 
     def attach(self, builder: SessionBuilder) -> None:
         """Add the tool and the reminder hook."""

@@ -111,7 +111,7 @@ class Checkpointer:
             self._ran = True
             return
         root = os.path.realpath(self.store.repo.work_tree)
-        path = os.path.realpath(Path(root, os.path.expanduser(str(getattr(args, "path", "")))))
+        path = os.path.realpath(Path(root, os.path.expanduser(str(getattr(args, "file_path", "")))))
         if path.startswith(root + os.sep):
             self._written.add(Path(path).relative_to(root).as_posix())
 

@@ -59,16 +59,19 @@ def start(
     sandbox: str | None = None,
     input_format: str = "text",
     run: dict[str, Any] | None = None,
+    headless: dict[str, Any] | None = None,
 ) -> int:
     """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
     ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
     problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
     mode and piped input never ask. ``run``: Claude Code's flags for this run (``claude_flags.run_overrides``'
-    keywords and ``mcp_config``)."""
+    keywords, ``mcp_config`` and the settings flags: ``claude_flags.settings_overrides``); ``headless``: the flags
+    that shape print mode (``print_mode.PrintOptions``)."""
     try:
         overrides: dict[str, Any] = {}
+        sdk_servers: list[str] = []
         if run or model or permission_mode is not None:
-            model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
+            model, permission_mode, overrides, sdk_servers = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
         if not print_mode and is_terminal(sys.stdin) and is_terminal(sys.stdout):
             interactive = _interactive(
@@ -77,11 +80,13 @@ def start(
             return _exit_now(interactive)
         settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
-            from catcode.cli.print_mode import run_print
+            from catcode.cli.print_mode import print_options, run_print
 
+            options = print_options(headless or {}, sdk_servers)
             return run_print(
-                settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format
-            )
+                settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format,
+                options=options,
+            )  # fmt: skip
         from catcode.app.stdin_input import read_piped
         from catcode.ui.piped import run_piped
 
@@ -99,9 +104,10 @@ def start(
 
 def _run_flags(
     model: str | None, permission_mode: str | None, run: dict[str, Any]
-) -> tuple[str | None, str | None, dict[str, Any]]:
-    """The model (aliases resolved), the permission mode (Claude Code's spellings mapped) and the settings layer of
-    the other flags; ``ConfigError`` for a bad one. ``--mcp-config``'s servers are registered for this run."""
+) -> tuple[str | None, str | None, dict[str, Any], list[str]]:
+    """The model (aliases resolved), the permission mode (Claude Code's spellings mapped), the settings layer of
+    the other flags and the names of ``--mcp-config``'s in-process SDK servers; ``ConfigError`` for a bad one.
+    ``--mcp-config``'s other servers are registered for this run."""
     from catcode.cli import claude_flags
     from catcode.providers import pricing
 
@@ -115,15 +121,26 @@ def _run_flags(
             raise ConfigError(unknown_mode(permission_mode))
     run = dict(run)
     servers = run.pop("mcp_config", None) or []
-    if servers:
-        from catcode.extensions.mcp import sources
+    sdk_servers: list[str] = []
+    from catcode.extensions.mcp import sources
 
-        sources.RUN_SERVERS.update(claude_flags.mcp_servers(servers, dict(os.environ)))
+    if servers:
+        configured, sdk_servers = claude_flags.mcp_servers(servers, dict(os.environ))
+        sources.RUN_SERVERS.update(configured)
+    if run.get("strict_mcp"):
+        sources.STRICT[0] = True
+    layer = claude_flags.settings_overrides(run, say_on_stderr)
+    model = model or layer.pop("model", None)
+    if permission_mode is None and isinstance(layer.get("permissions"), dict):
+        permission_mode = layer["permissions"].pop("mode", None)
     keys = ("allowed", "disallowed", "add_dir", "max_turns", "system_prompt", "append_system_prompt")
     values: dict[str, Any] = {key: run.get(key) for key in keys}  # Any: each flag's own type, checked by the call
     for key in ("allowed", "disallowed", "add_dir"):
         values[key] = values[key] or []
-    return model, permission_mode, claude_flags.run_overrides(**values)
+    for key, flag in (("system_prompt", "system_prompt_file"), ("append_system_prompt", "append_system_prompt_file")):
+        if run.get(flag):
+            values[key] = claude_flags.read_text_file(f"--{flag.replace('_', '-')}", run[flag])
+    return model, permission_mode, claude_flags.merge(layer, claude_flags.run_overrides(**values)), sdk_servers
 
 
 def _interactive(

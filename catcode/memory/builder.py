@@ -35,6 +35,7 @@ def build_memory_runtime(
     provider: LLMProvider | None = None,
     notices: queue.SimpleQueue[str] | None = None,
     notify: Callable[[str], None] | None = None,
+    session_id: str | None = None,
 ) -> MemoryRuntime:
     """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline.
     ``notify`` (default: a line on stderr) says at once what the person must hear: memory changes no longer
@@ -55,7 +56,7 @@ def build_memory_runtime(
     say = notify or _on_stderr
     store.on_unversioned(lambda reason: say(unversioned_line(reason)))
     notices = notices or queue.SimpleQueue()
-    session_id = uuid.uuid4().hex[:12]
+    session_id = session_id or str(uuid.uuid4())  # the session's (a UUID, as Claude Code's are)
     runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices, say=say)
     if provider is not None:
         _add_pipeline(runtime, provider, say, notify or notices.put)

@@ -32,13 +32,8 @@ with a memory's name to retrieve its full content."""
 def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> str | None:
     """The ``# Persistent Memory`` block: user scope first, then project scope, each sorted by name, at most
     ``max_injected`` entries shared between the scopes and a line saying what was left out. None when empty."""
-    return _index(items, max_injected)[0]
-
-
-def _index(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> tuple[str | None, frozenset[str]]:
-    """The block and the names it lists (one pass over what may be 100,000 memories)."""
     if not items:
-        return None, frozenset()
+        return None
     shown = listed_entries(items, max_injected)
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
@@ -49,7 +44,7 @@ def _index(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> tup
         noun = "memory" if hidden == 1 else "memories"
         parts = ", ".join(f"{n} for {scope.label}" for scope, n in left_out.items() if n)
         blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
-    return "\n\n".join(blocks), frozenset(e.name for entries in shown.values() for e in entries)
+    return "\n\n".join(blocks)
 
 
 def listed_entries(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> dict[Scope, list[MemoryEntry]]:
@@ -78,8 +73,7 @@ class MemoryInjectionHook:
     def __init__(self, store: MemoryStore, max_injected: int = 30) -> None:
         self._store = store
         self._max_injected = max_injected
-        # (store fingerprint, block, names listed): read by the request path and by per-turn recall's worker
-        self._cached: tuple[tuple[object, ...], str | None, frozenset[str]] | None = None
+        self._cached: tuple[tuple[object, ...], str | None] | None = None  # (store fingerprint, block)
 
     def __call__(self, context: HookContext) -> HookResult:
         """Answer one hook event."""
@@ -90,15 +84,8 @@ class MemoryInjectionHook:
 
     def memory_index_text(self) -> str | None:
         """The current block (cached until memory changes); None when memory is empty."""
-        return self._current()[0]
-
-    def listed_names(self) -> frozenset[str]:
-        """The names the block lists now (per-turn recall leaves them out: the model sees them already)."""
-        return self._current()[1]
-
-    def _current(self) -> tuple[str | None, frozenset[str]]:
         fingerprint = self._store.fingerprint()
         cached = self._cached
         if cached is None or cached[0] != fingerprint:
-            cached = self._cached = (fingerprint, *_index(self._store.located(), self._max_injected))
-        return cached[1], cached[2]
+            cached = self._cached = (fingerprint, build_memory_index_text(self._store.located(), self._max_injected))
+        return cached[1]

@@ -1,13 +1,14 @@
-"""Claude Code's permission-rule spellings, read as catcode's own (see ``docs/claude-code.md``).
+"""Claude Code's permission-rule spellings (see ``docs/claude-code.md``).
 
-A rule in a settings file or a flag may name a tool the way Claude Code does: ``Read``, ``Edit``, ``Write``,
-``MultiEdit``, ``Bash``, ``Grep``, ``Glob``, ``LS``, ``Task``, ``mcp__server__tool`` (or ``mcp__server`` for every
-tool of a server). Claude Code's ``Edit`` rules cover every tool that changes files, so ``Edit(src/**)`` covers
-``edit_file`` and ``write_file``. A bash pattern's trailing ``:*`` (Claude Code's prefix) is read as `` *`` in
-either spelling, for allow and deny rules alike: ``Bash(git status:*)`` is ``bash(git status *)``, the prefix rule
-(``shell_rules``), ``Bash(rm:*)`` denies every ``rm``; ``Bash(npm run test)`` is the exact command. File patterns
-follow gitignore (``path_rules``): Claude Code's ``//etc/**`` is absolute (``/etc/**``), its ``/x`` is at the
-project's root (``./x``), ``~/x`` is in the home folder, and the rest is read as written.
+catcode's tools carry Claude Code's names (``tools/facts.py``), so a rule in a settings file or a flag names them as
+Claude Code does: ``Read``, ``Edit``, ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``, ``mcp__server__tool`` (or
+``mcp__server`` for every tool of a server), and ``MultiEdit`` and ``LS`` too; catcode's earlier names
+(``read_file``, ``bash``...) are the same tools. Claude Code's ``Edit`` rules cover every tool that changes files,
+so ``Edit(src/**)`` covers ``Edit`` and ``Write``. A bash pattern's trailing ``:*`` (Claude Code's prefix) is read as
+`` *`` in either spelling, for allow and deny rules alike: ``Bash(git status:*)`` is ``Bash(git status *)``, the
+prefix rule (``shell_rules``), ``Bash(rm:*)`` denies every ``rm``; ``Bash(npm run test)`` is the exact command. File
+patterns follow gitignore (``path_rules``): Claude Code's ``//etc/**`` is absolute (``/etc/**``), its ``/x`` is at
+the project's root (``./x``), ``~/x`` is in the home folder, and the rest is read as written.
 
 Claude Code's tools that catcode does not have (``WebFetch``, ``WebSearch``, ``NotebookEdit``...) are an error that
 says so: a rule that silently never matched would be a deny rule denying nothing."""
@@ -15,21 +16,21 @@ says so: a rule that silently never matched would be a deny rule denying nothing
 from __future__ import annotations
 
 CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
-    "read": ("read_file",),
-    "edit": ("edit_file", "write_file"),
-    "multiedit": ("edit_file",),
-    "write": ("write_file",),
-    "glob": ("list_files",),
-    "ls": ("list_files",),
+    "read": ("Read",),
+    "edit": ("Edit", "Write"),
+    "multiedit": ("Edit",),
+    "write": ("Write",),
+    "glob": ("Glob",),
+    "ls": ("Glob",),
 }
-"""Claude Code's tool names (lower case) → the catcode tools a rule naming them covers (the first is its name)."""
+"""Claude Code's file-tool names (lower case) → the tools a rule naming them covers (the first is its name)."""
 
-UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread", "todowrite", "exitplanmode"})
+UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread"})
 """Claude Code's tools with no catcode equivalent: named in the error so a person knows it is not a typo."""
 
 
 def claude_tools(name: str) -> tuple[str, ...] | None:
-    """The catcode tools Claude Code's tool ``name`` (any case) covers; None for a name that is not an alias."""
+    """The tools Claude Code's file-tool name ``name`` (any case) covers; None for any other name."""
     return CLAUDE_TOOLS.get(name.lower())
 
 

@@ -35,38 +35,39 @@ anything else would silently never match (a deny rule that denies nothing), so i
 MCP_TOOL_PREFIX = "mcp__"
 OUTSIDE = "bash_outside"
 """The rule name that allows (or denies) a bash command leaving the sandbox."""
-SHELL_RULES = frozenset({"bash", OUTSIDE})
+SHELL_RULES = frozenset({"Bash", OUTSIDE})
 """Rule names whose pattern is a command line."""
-PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
-"""Tools whose rules match a file path (their ``path`` argument), as gitignore does (``path_rules``)."""
+PATH_TOOLS = frozenset({"Read", "Write", "Edit"})
+"""Tools whose rules match a file path (their ``file_path`` argument), as gitignore does (``path_rules``)."""
 
 
 @dataclass(frozen=True)
 class Rule:
     """``tool`` or ``tool(pattern)``; the pattern is matched against the tool's key argument: a command line for
     bash (``shell_rules``, ``shell_deny``), a path for the file tools (``path_rules``), a glob over the name or text
-    for the others. catcode's own tool names are matched whatever their case, and Claude Code's spellings are read as
-    catcode's (``claude_rules``: ``Read``, ``Edit(src/**)``, ``Bash(git status:*)``, ``mcp__server``)."""
+    for the others. catcode's own tools are named by any of their names, whatever the case (``Read``, ``read_file``:
+    ``tools/facts.py``), and Claude Code's readings apply (``claude_rules``: ``Edit(src/**)`` covers ``Write``,
+    ``Bash(git status:*)`` is a prefix, ``mcp__server`` every tool of a server)."""
 
     tool: str
     pattern: str | None = None
-    also: tuple[str, ...] = ()  # further tools the rule covers (Claude Code's Edit covers write_file too)
+    also: tuple[str, ...] = ()  # further tools the rule covers (Claude Code's Edit covers Write too)
 
     _SYNTAX = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
     @classmethod
     def parse(cls, text: str) -> Rule:
-        """Parse ``bash(git status*)``; raises ``ConfigError`` on anything else."""
+        """Parse ``Bash(git status*)``; raises ``ConfigError`` on anything else."""
         match = cls._SYNTAX.match(text)
         if not match:
-            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. bash(git *)")
+            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. Bash(git *)")
         tool, pattern = match.group(1), match.group(2)
         if tool.startswith(MCP_TOOL_PREFIX):
             return cls(tool, pattern)
         from catcode.safety.claude_rules import claude_tools
 
         covered = claude_tools(tool)
-        name, also = (tool.lower(), ()) if covered is None else (covered[0], covered[1:])
+        name, also = (facts.canonical(tool) or tool.lower(), ()) if covered is None else (covered[0], covered[1:])
         if pattern is None:
             return cls(name, None, also)
         return cls(name, _read_pattern(text, name, pattern, claude=covered is not None), also)
@@ -79,7 +80,7 @@ class Rule:
             why = unsupported_reason(text.split("(")[0].strip()) or f"there is no tool {self.tool!r}"
             raise ConfigError(
                 f"Invalid permission rule {text!r}: {why} (tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) "
-                "or mcp__<server>__<tool>; Claude Code's names work too)"
+                "or mcp__<server>__<tool>; catcode's earlier names work too)"
             )
 
     def covers_tool(self, tool_name: str) -> bool:
@@ -145,7 +146,7 @@ def _glob(pattern: str, value: str) -> bool:
 
 
 def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
-    """The scoped rules an "always" answer offers: ``bash(<prefix>*)`` per command for shell calls; none for
+    """The scoped rules an "always" answer offers: ``Bash(<prefix>*)`` per command for shell calls; none for
     other tools (their "always" covers the tool for the session)."""
     if tool.key_arg != "command":
         return []
@@ -162,4 +163,6 @@ def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:
     if tool.key_arg is None:
         return None
     value = tool_input.get(tool.key_arg)
+    if value is None and tool.legacy is not None:  # an input in an earlier shape (``path``) is read as the tool's
+        value = tool.legacy("", tool_input).get(tool.key_arg)
     return None if value is None else str(value)

@@ -49,6 +49,7 @@ class ApprovalRequest:
     tool: Tool
     input: dict[str, Any]
     preview: str | None = None  # a unified diff for file writes, when the tool can compute one
+    call_id: str = ""  # the tool_use id (an SDK's ``can_use_tool`` names the call by it)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ class Decision:
     allowed: bool
     reason: str = ""  # why not, passed back to the model
     always: bool = False  # allow this for the rest of the session: ``rules`` when given, else the whole tool
-    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``bash(git status*)``
+    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``Bash(git status*)``
+    updated_input: dict[str, Any] | None = None  # run the call with this input instead (an SDK's ``can_use_tool``)
 
 
 class Approver(Protocol):
@@ -101,6 +103,7 @@ class PermissionPolicy:
 
     project_root: Path | None = None  # path arguments are matched relative to it
     fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
+    fenced_reads: bool = False  # print mode: inside the fence, a line proven read-only runs unasked (``shell_reads``)
 
     @classmethod
     def from_strings(
@@ -136,13 +139,15 @@ class PermissionPolicy:
         if self.mode is PermissionMode.PLAN:
             return Verdict.DENY, (
                 f"plan mode: {tool.name} does not run until the person approves a plan; only read-only tools run. "
-                "Finish researching, then call exit_plan_mode with the plan"
+                "Finish researching, then call ExitPlanMode with the plan"
             )
         if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
         if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
+            return Verdict.ALLOW, ""
+        if shell and self.fenced_reads and self._fenced() and _reads_only(key or "", self.project_root):
             return Verdict.ALLOW, ""
         if self._allowed_by_rule(tool, key, shell, places):
             return Verdict.ALLOW, ""
@@ -175,19 +180,19 @@ class PermissionPolicy:
         return any(rule.covers_tool(tool_name) and rule.whole_tool() for rule in self.deny)
 
     def read_denied(self, path: Path) -> bool:
-        """Would a deny rule refuse ``read_file`` on ``path``? A search leaves such a file out (``ToolContext``), as
+        """Would a deny rule refuse ``Read`` on ``path``? A search leaves such a file out (``ToolContext``), as
         Claude Code applies its Read rules to Grep."""
-        rules = [rule for rule in self.deny if rule.covers_tool("read_file")]
+        rules = [rule for rule in self.deny if rule.covers_tool("Read")]
         if not rules:
             return False
         from catcode.safety.path_rules import target
 
         places = (target(str(path), self.project_root, real=False), target(str(path), self.project_root, real=True))
-        return any(rule.matches_path("read_file", places) for rule in rules)
+        return any(rule.matches_path("Read", places) for rule in rules)
 
     def _places(self, tool: Tool, key: str | None) -> tuple[Target, Target] | None:
         """For a file tool: its path as given and where it really is (links followed); None for other tools."""
-        if key is None or tool.key_arg != "path":
+        if key is None or tool.key_arg not in ("file_path", "path"):
             return None
         from catcode.safety.path_rules import target
 
@@ -257,6 +262,12 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
     from catcode.safety.shell_deny import deny_matches
 
     return deny_matches(rule.pattern, line or "")
+
+
+def _reads_only(line: str, project_root: Path | None) -> bool:
+    from catcode.safety.shell_reads import proves_read_only
+
+    return proves_read_only(line, project_root)
 
 
 def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:

@@ -107,7 +107,7 @@ def _prefix(pattern: str) -> str | None:
 
 def suggest_rules(line: str) -> list[str]:
     """The scoped rules offered when the person answers "always" to ``line``: per simple command, the narrowest
-    ``bash(<prefix>*)`` that covers it — the program and, for ``MULTI_WORD`` programs, what it does (``git status*``
+    ``Bash(<prefix>*)`` that covers it — the program and, for ``MULTI_WORD`` programs, what it does (``git status*``
     for ``git status --short``, and for ``git --no-pager status`` too: harmless global options are looked through);
     words a prefix rule may not skip are spelled out (``git -C sub status*``). Empty when the line cannot be covered
     by rules at all (substitutions, redirections, expansions)."""
@@ -135,7 +135,7 @@ def _narrowest(command: SimpleCommand) -> str | None:
         if end < len(words) and any(row.option == words[end - 1] for row in danger_rows(words[0])):
             end += 1  # a dangerous option spelled out: with its value (sort -o out*, not sort -o*)
         head = " ".join(shlex.quote(word) for word in words[:end])
-        return None if any(ch in head for ch in "*?[]()") else f"bash({head}*)"
+        return None if any(ch in head for ch in "*?[]()") else f"Bash({head}*)"
     return None
 
 

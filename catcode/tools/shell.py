@@ -1,4 +1,4 @@
-"""``bash``: run a command in the project root with a timeout, capped output and a clean kill, inside the session's
+"""``Bash``: run a command in the project root with a timeout, capped output and a clean kill, inside the session's
 sandbox (``catcode.sandbox``) unless it is off, cannot start, or the person allowed this call to leave it.
 
 The command runs in its own session (process group), so a timeout, a cancel or Ctrl+C kills everything it
@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Any
 
 from pydantic import BaseModel, Field
 
@@ -97,12 +97,11 @@ def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 class BashInput(BaseModel):
-    """Input of ``bash``."""
+    """Input of ``Bash`` (Claude Code's shape: ``timeout`` in milliseconds)."""
 
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
-    timeout: int | None = Field(
-        None, ge=1, le=600, description="Seconds before the command is killed (max 600; default: the user's setting)."
-    )
+    timeout: int | None = Field(None, ge=1, le=600_000, description="Milliseconds before it is killed (max 600000).")
+    description: str | None = Field(None, description="What it does, in 5-10 words.")
     outside_sandbox: bool = Field(
         False,
         description="Run outside the sandbox. Only after this command failed because of the sandbox (a write "
@@ -125,7 +124,15 @@ def preview_bash(args: BashInput, ctx: ToolContext) -> str | None:
     return f"Runs OUTSIDE the sandbox ({fence.describe()}): it may write anywhere you can and use the network.{why}"
 
 
-@tool(key_arg="command", preview=preview_bash)
+def _bash_legacy(name: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """catcode's earlier ``bash`` gave ``timeout`` in seconds."""
+    timeout = raw.get("timeout")
+    if name == "bash" and isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        return {**raw, "timeout": int(timeout * 1000)}
+    return raw
+
+
+@tool("Bash", key_arg="command", preview=preview_bash, legacy=_bash_legacy)
 def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and
@@ -224,7 +231,7 @@ def _run(
     reader = threading.Thread(target=_drain, args=(proc.stdout, output, ctx.output), name="bash-output", daemon=True)
     reader.start()
     # The setting is read from the context, not baked into the schema: the tool list stays byte-stable for caching.
-    timeout = args.timeout or ctx.bash_timeout
+    timeout = -(-args.timeout // 1000) if args.timeout else ctx.bash_timeout  # whole seconds, rounded up
     deadline = time.monotonic() + timeout
     exited = _ExitWaiter(proc)
     try:

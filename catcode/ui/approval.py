@@ -187,7 +187,7 @@ class TerminalApprover:
             self.console.print(Text(REASK, style="yellow"))
 
     def ask_plan(self, plan: str) -> PlanDecision:
-        """Plan mode: show the plan ``exit_plan_mode`` carries and read the person's ``PlanDecision``."""
+        """Plan mode: show the plan ``ExitPlanMode`` carries and read the person's ``PlanDecision``."""
         from catcode.ui.plan_prompt import ask_plan
 
         return ask_plan(self.console, self.read, plan)

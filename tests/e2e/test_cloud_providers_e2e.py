@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Catcode, catcode_argv
+from tests.e2e.conftest import Catcode
 from tests.fakes import error_midstream, status, text
 from tests.fakes.bedrock_server import ACCESS_KEY, SECRET_KEY, FakeBedrockServer, aws_environment
 from tests.fakes.vertex_server import FakeVertexServer, google_environment
+from tests.in_process import run_catcode
 
 OWN = ("ANTHROPIC_", "CATCODE_", "CLAUDE_CODE_", "AWS_", "GOOGLE_", "GCLOUD_", "CLOUDSDK_", "CLOUD_ML_", "VERTEX_")
 
@@ -57,7 +58,7 @@ def run(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedP
     base = {k: v for k, v in os.environ.items() if not k.startswith(OWN)}
     base.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), CATCODE_MAX_RETRIES="1")
     base.update(CATCODE_MEMORY_ENABLED="false", **env)
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=base, capture_output=True, text=True, timeout=60)
+    return run_catcode(args, env=base, cwd=project)
 
 
 def test_print_mode_answers_after_a_retried_429_with_cost_and_no_api_key(

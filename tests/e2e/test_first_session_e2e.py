@@ -26,6 +26,7 @@ from tests.e2e.test_memory_e2e import (
     plain,
 )
 from tests.fakes import FakeAnthropicServer, text
+from tests.slowness import bound
 
 HEADLINE = "use vim, never touch the tests directory"
 KEPT = "2 new messages kept; memory runs from 4 — /memory saves them now"
@@ -82,7 +83,7 @@ def test_a_short_session_with_nothing_to_remember_says_its_messages_are_kept_and
 
 def piped(cwd: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*catcode_argv()], input=message, cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv()], input=message, cwd=cwd, env=env, capture_output=True, text=True, timeout=bound(60)
     )
 
 
@@ -105,7 +106,7 @@ def test_piped_runs_take_turns_with_the_background_run_and_always_say_the_outcom
     saving = lines.index("Saving memories… (Ctrl+C to skip)")
     assert lines[saving + 1].startswith(("Memory: 1 added", "Recovered 1 memory")), second.stderr
     listed = subprocess.run(
-        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
     assert "user-prefers-vim - User edits with vim (user, all projects)" in listed.stdout
     reviewed = [line for r in of_kind(fake_server, "extract") for line in conversation_lines(r)]
@@ -122,7 +123,7 @@ def test_piped_exit_waits_for_a_recovery_still_running_and_saves_the_rule(
     for answer in ("One.", "Two."):  # print mode leaves its messages for the next start: four are waiting
         fake_server.enqueue(text(answer))
         done = subprocess.run(
-            [*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+            [*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
         )
         assert done.returncode == 0, done.stderr
     gate = threading.Event()
@@ -151,10 +152,10 @@ def test_piped_exit_waits_for_a_recovery_still_running_and_saves_the_rule(
             break
     gate.set()
     lines += [line.rstrip("\n") for line in proc.stderr]
-    assert proc.wait(60) == 0
+    assert proc.wait(bound(60)) == 0
     saving = lines.index("Saving memories… (Ctrl+C to skip)")
     assert lines[saving + 1] == "Memory: 1 added, 0 updated — /memory list shows them", lines
     listed = subprocess.run(
-        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
     assert "user-prefers-vim - User edits with vim (user, all projects)" in listed.stdout

@@ -34,7 +34,7 @@ def test_import_asks_about_a_clash_and_merges(spawn_catcode, project, home_dir) 
     cat.expect_text("Save it for all projects?")
     cat.send("a\r")  # this one and the rest
     cat.expect_text("~ style (feedback, all projects) — the imported text is added to it")
-    cat.expect_text("+ tone (feedback, all projects) — Tone")
+    cat.expect_text("+ tone (feedback, all projects) — Dry humour is fine.")  # what it holds, not its heading
     cat.expect_text("Import 2 memories?")
     cat.send("y\r")
     cat.expect_text("Imported 2 memories from claude. Undo with `catcode memory revert")

@@ -16,6 +16,7 @@ import pytest
 from tests.e2e.conftest import (  # noqa: F401  (fixtures)
     Catcode,
     catcode_argv,
+    catcode_cli,
     catcode_env,
     fake_server,
     home_dir,

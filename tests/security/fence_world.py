@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tests.slowness import bound, whole_seconds
+
 NOBODY = 65534
 REPO = Path(__file__).resolve().parents[2]
 REPLY = "@@reply "
@@ -54,7 +56,8 @@ def run_fenced(request: dict[str, Any]) -> dict[str, Any]:
             return {"error": f"the fence is down: {fence.unavailable}"}
         try:
             context = ToolContext(project_root=project, sandbox=fence)
-            return {"text": bash.function(BashInput(command=request["command"], timeout=60), context).text}
+            command = BashInput(command=request["command"], timeout=whole_seconds(60))
+            return {"text": bash.function(command, context).text}
         finally:
             fence.close()
 
@@ -63,7 +66,7 @@ def run_outside(request: dict[str, Any]) -> dict[str, Any]:
     """One command unfenced, as the person runs it."""
     done = subprocess.run(
         ["/bin/bash", "-c", request["command"]], cwd=request["cwd"], env=request["env"], capture_output=True,
-        text=True, timeout=120, stdin=subprocess.DEVNULL,
+        text=True, timeout=bound(120), stdin=subprocess.DEVNULL,
     )  # fmt: skip
     return {"code": done.returncode, "text": done.stdout + done.stderr}
 
@@ -145,7 +148,7 @@ class Runner:
         """End the runner (and remove the empty folder the checkout was seen at, if any)."""
         if self.process.stdin is not None:
             self.process.stdin.close()
-        self.process.wait(30)
+        self.process.wait(bound(30))
         if self.nobody.view is not None:
             self.nobody.view.rmdir()
 
@@ -238,7 +241,7 @@ class World:
         if self.runner is not None:
             argv, environment = self.runner.nobody.argv(argv, self.project), self.runner.nobody.env(environment)
         done = subprocess.run(
-            argv, cwd=self.project, env=environment, capture_output=True, text=True, timeout=120,
+            argv, cwd=self.project, env=environment, capture_output=True, text=True, timeout=bound(120),
             stdin=subprocess.DEVNULL,
         )  # fmt: skip
         return done.returncode, done.stdout + done.stderr

@@ -35,7 +35,7 @@ def test_a_word_after_the_rules_is_the_prompt_not_a_rule(project: Path, fake_ser
     proc = run(project, fake_server, "-p", "--allowedTools", "Read", "Bash")
     assert proc.returncode == 0, proc.stderr
     assert first_message(fake_server) == "Bash" and not (project / "ran").exists()
-    assert "refused bash(touch ran)" in proc.stderr
+    assert "refused Bash(touch ran)" in proc.stderr
 
 
 def test_everything_after_a_double_dash_is_the_prompt(project: Path, fake_server: FakeAnthropicServer) -> None:

@@ -11,7 +11,7 @@ from catcode.safety.permissions import PermissionPolicy, Verdict
 from catcode.safety.shell_rules import suggest_rules
 from catcode.tools.builtin import builtin_tools
 
-BASH = next(t for t in builtin_tools() if t.name == "bash")
+BASH = next(t for t in builtin_tools() if t.name == "Bash")
 
 
 def verdict(command: str, allow: list[str]) -> Verdict:
@@ -63,14 +63,14 @@ def test_harmless_spellings_stay_allowed(command: str, rule: str) -> None:
 
 
 OFFERED = [
-    ("git -C sub status", "bash(git -C sub status*)"),
-    ("git --no-pager log", "bash(git log*)"),
-    ("git -P log --oneline", "bash(git log*)"),
-    ("git status --short", "bash(git status*)"),
-    ("git -c core.fsmonitor=x status", "bash(git -c core.fsmonitor=x status*)"),
-    ("sort -o out.txt in.txt", "bash(sort -o out.txt*)"),
-    ("npm --prefix /tmp/x install", "bash(npm --prefix /tmp/x*)"),
-    ("ls -la", "bash(ls*)"),
+    ("git -C sub status", "Bash(git -C sub status*)"),
+    ("git --no-pager log", "Bash(git log*)"),
+    ("git -P log --oneline", "Bash(git log*)"),
+    ("git status --short", "Bash(git status*)"),
+    ("git -c core.fsmonitor=x status", "Bash(git -c core.fsmonitor=x status*)"),
+    ("sort -o out.txt in.txt", "Bash(sort -o out.txt*)"),
+    ("npm --prefix /tmp/x install", "Bash(npm --prefix /tmp/x*)"),
+    ("ls -la", "Bash(ls*)"),
 ]
 
 

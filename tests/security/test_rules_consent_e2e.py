@@ -71,8 +71,8 @@ def test_claude_code_deny_spelling_denies_with_skip_permissions(
         assert not victim.exists() and commits(project) == 1
         return
     assert victim.exists() and commits(project) == 0
-    assert removed["is_error"] and "denied by rule bash(rm" in removed["content"]
-    assert committed["is_error"] and "denied by rule bash(git commit *)" in committed["content"]
+    assert removed["is_error"] and "denied by rule Bash(rm" in removed["content"]
+    assert committed["is_error"] and "denied by rule Bash(git commit *)" in committed["content"]
 
 
 # -- file deny rules follow gitignore ------------------------------------------------------------------------------
@@ -94,11 +94,9 @@ def test_file_deny_rules_match_as_gitignore(project: Path, fake_server: FakeAnth
     proc = run(project, fake_server, "-p", "look around", "--dangerously-skip-permissions")
     assert proc.returncode == 0, proc.stderr
     found = all_results(fake_server)
-    for result, rule in zip(
-        found, ["read_file(**/.env)", "read_file(.env.local)", "read_file(**/*.pem)"], strict=False
-    ):
+    for result, rule in zip(found, ["Read(**/.env)", "Read(.env.local)", "Read(**/*.pem)"], strict=False):
         assert result["is_error"] and f"denied by rule {rule}" in result["content"]
-    assert found[3]["is_error"] and "denied by rule edit_file(**/.envrc)" in found[3]["content"]
+    assert found[3]["is_error"] and "denied by rule Edit(**/.envrc)" in found[3]["content"]
     assert "README.md:1: readme" in found[4]["content"] and "3 file(s) a deny rule keeps" in found[4]["content"]
     assert not found[5].get("is_error") and "readme" in found[5]["content"]  # what no rule names still reads
     assert (project / ".envrc").read_text() == "export KEEP=1\n"
@@ -127,7 +125,7 @@ def test_git_star_does_not_cover_configuration_from_the_command_line(
     proc = run(project, fake_server, "-p", "check the repository")
     assert proc.returncode == 0, proc.stderr
     assert not any((project / f"F{n}").exists() for n in range(1, 6))
-    assert proc.stderr.count("refused bash(") == len(GIT_SHAPES), proc.stderr
+    assert proc.stderr.count("refused Bash(") == len(GIT_SHAPES), proc.stderr
     last = all_results(fake_server)[-1]
     assert not last.get("is_error")  # plain git still runs under Bash(git:*)
 
@@ -136,14 +134,14 @@ def test_the_rule_offered_is_the_narrowest_that_covers_the_command(
     project: Path, fake_server: FakeAnthropicServer
 ) -> None:
     subprocess.run(["git", "init", "-q", str(project / "sub")], check=True)
-    lines = ["git -C sub status", "git --no-pager log", "git status --short"]
+    lines = ["git -C sub status", "git --no-pager log", "git stash list"]
     fake_server.enqueue(*[tool_use("bash", {"command": c}) for c in lines], text("Done."))
     proc = run(project, fake_server, "-p", "look")
     assert proc.returncode == 0, proc.stderr
-    assert "refused bash(git -C sub status): " in proc.stderr and "such as bash(git -C sub status*)" in proc.stderr
-    assert "refused bash(git --no-pager log): " in proc.stderr and "such as bash(git log*)" in proc.stderr
-    assert "such as bash(git status*)" in proc.stderr
-    assert "bash(git*)" not in proc.stderr
+    assert "refused Bash(git -C sub status): " in proc.stderr and "such as Bash(git -C sub status*)" in proc.stderr
+    assert "refused Bash(git --no-pager log): " in proc.stderr and "such as Bash(git log*)" in proc.stderr
+    assert "such as Bash(git stash*)" in proc.stderr
+    assert "Bash(git*)" not in proc.stderr
 
 
 def test_the_offered_rules_cover_their_commands_and_nothing_wider(
@@ -156,9 +154,9 @@ def test_the_offered_rules_cover_their_commands_and_nothing_wider(
     fake_server.enqueue(*[tool_use("bash", {"command": c}) for c in lines], text("Done."))
     proc = run(project, fake_server, "-p", "look")
     assert proc.returncode == 0, proc.stderr
-    refused = [line.split("): ")[0] + ")" for line in proc.stderr.splitlines() if "refused bash(" in line]
-    assert refused == ["catcode: refused bash(git -C sub log)", "catcode: refused bash(git -C / status)",
-                       "catcode: refused bash(git push)"]  # fmt: skip
+    refused = [line.split("): ")[0] + ")" for line in proc.stderr.splitlines() if "refused Bash(" in line]
+    assert refused == ["catcode: refused Bash(git -C sub log)", "catcode: refused Bash(git -C / status)",
+                       "catcode: refused Bash(git push)"]  # fmt: skip
 
 
 # -- a tool denied as a whole is not offered ------------------------------------------------------------------------
@@ -184,9 +182,9 @@ def test_a_tool_denied_as_a_whole_is_not_offered(project: Path, fake_server: Fak
     offered = [[t["name"] for t in r.body["tools"]] for r in requests]
     main = [names for r, names in zip(requests, offered, strict=True) if SUBAGENT not in r.system_text]
     sub = [names for r, names in zip(requests, offered, strict=True) if SUBAGENT in r.system_text]
-    assert main and sub and all("bash" not in names and "read_file" in names for names in main + sub)
+    assert main and sub and all("Bash" not in names and "Read" in names for names in main + sub)
     init = json.loads(proc.stdout.splitlines()[0])
-    assert init["subtype"] == "init" and "bash" not in init["tools"] and "read_file" in init["tools"]
+    assert init["subtype"] == "init" and "Bash" not in init["tools"] and "Read" in init["tools"]
 
 
 def test_a_tool_denied_as_a_whole_is_not_offered_in_the_repl(spawn_catcode, fake_server: FakeAnthropicServer) -> None:
@@ -198,7 +196,7 @@ def test_a_tool_denied_as_a_whole_is_not_offered_in_the_repl(spawn_catcode, fake
     cat.prompt()
     assert cat.exit() == 0
     names = [t["name"] for t in fake_server.requests()[0].body["tools"]]
-    assert "read_file" in names and not {"bash", "edit_file", "write_file"} & set(names)
+    assert "Read" in names and not {"Bash", "Edit", "Write"} & set(names)
 
 
 # -- consent for a project's allow rule that can reach .git or .cat-code ------------------------------------------
@@ -218,7 +216,7 @@ def test_a_projects_rule_reaching_dot_git_is_not_used_without_consent(
     assert proc.returncode == 0, proc.stderr
     assert (project / ".git" / "config").read_text() == before
     assert f"allow rule {rule} (.cat-code/settings.yaml)" in proc.stderr
-    assert "refused write_file(.git/config)" in proc.stderr
+    assert "refused Write(.git/config)" in proc.stderr
     subprocess.run(["git", "status"], cwd=project, capture_output=True, check=True)
     assert not (project / "pwned").exists()
 

@@ -26,6 +26,7 @@ from catcode.sandbox.probe import availability
 from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext
 from catcode.tools.shell import BashInput, bash
+from tests.slowness import whole_seconds
 
 pytestmark = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
 
@@ -40,7 +41,7 @@ def corpus() -> list[tuple[str, str]]:
     for path in sorted(HERE.glob("test_*.py")):
         if path.stem == Path(__file__).stem:
             continue
-        if "bash(" not in path.read_text(encoding="utf-8"):
+        if "bash(" not in path.read_text(encoding="utf-8").lower():
             continue  # not about shell lines (redaction corpora, file modes...)
         module = importlib.import_module(f"tests.security.{path.stem}")
         for attr, value in vars(module).items():
@@ -195,7 +196,7 @@ def _check(world: dict, command: str) -> None:
     before_protected = protected(project)
     canary = Path("/tmp/catcode-fence-plant")
     existed = canary.exists()
-    result = bash.function(BashInput(command=command, timeout=30), world["ctx"])
+    result = bash.function(BashInput(command=command, timeout=whole_seconds(30)), world["ctx"])
     assert "Could not start" not in result.text and "could not be set up" not in result.text, result.text
     assert snapshot(tmp, skip=project) == before_outside, result.text
     assert protected(project) == before_protected, result.text

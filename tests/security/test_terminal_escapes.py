@@ -121,7 +121,7 @@ def _draw_every_path(text: str, tmp_path: Path) -> tuple[str, str]:
     con.print(Text(text))  # no path made it visible: the console is the net
     con.print(text, markup=False)
     full = FullOutput(tmp_path / "tool-output")
-    full.begin(f"bash({text})")
+    full.begin(f"Bash({text})")
     full.feed(text)
     full.end("exit code: 0")
     return out.getvalue(), full.text()
@@ -138,7 +138,7 @@ TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXT)
 def test_no_control_character_from_the_model_or_a_tool_reaches_the_screen(text: str, tmp_path: Path) -> None:
     drawn, paged = _draw_every_path(text, tmp_path)

@@ -24,7 +24,7 @@ def test_the_terminal_obeys_no_escape_from_the_model_or_a_command(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("go")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     assert "command: true -la␍; printf 'out \\033]0;title-from-output\\007 done\\n'" in cat.screen()
     cat.say("y")
     cat.expect_text("here.")

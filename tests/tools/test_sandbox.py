@@ -19,6 +19,7 @@ from catcode.sandbox.probe import _probe, availability
 from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext, ToolResult
 from catcode.tools.shell import BashInput, bash
+from tests.slowness import bound
 
 needs_bwrap = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
 
@@ -179,7 +180,7 @@ def test_a_placeholder_outlives_the_first_of_two_concurrent_commands(project: Pa
     assert wait_for(lambda: (project / ".git").is_dir())
     assert run(ctx, "true").text == "exit code: 0"  # starts and ends while the slow one still runs
     (project / "go").touch()
-    waiter.join(30)
+    waiter.join(bound(30))
     assert "planted" not in results["slow"].text and "Read-only file system" in results["slow"].text
     assert sorted(p.name for p in project.iterdir()) == ["go"]
     fence.close()

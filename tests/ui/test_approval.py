@@ -50,8 +50,8 @@ def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
         ("n", Decision(False)),
         ("no", Decision(False)),
         ("n use the Makefile instead", Decision(False, reason="use the Makefile instead")),
-        ("a", Decision(True, always=True, rules=("bash(rm*)",))),
-        ("always", Decision(True, always=True, rules=("bash(rm*)",))),
+        ("a", Decision(True, always=True, rules=("Bash(rm*)",))),
+        ("always", Decision(True, always=True, rules=("Bash(rm*)",))),
         ("", Decision(False)),
         ("   ", Decision(False)),
     ],
@@ -59,7 +59,7 @@ def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
 def test_answers(answer: str, decision: Decision) -> None:
     ask, reader, _ = approver(answer)
     assert ask.ask(bash_request()) == decision
-    assert reader.prompts == ["Allow bash? [y/n/a, Enter = no] "]
+    assert reader.prompts == ["Allow Bash? [y/n/a, Enter = no] "]
 
 
 def test_ctrl_c_stops_the_whole_turn() -> None:
@@ -92,7 +92,7 @@ def test_shows_tool_and_arguments() -> None:
     ask, _, out = approver("y")
     ask.ask(ApprovalRequest(bash, {"command": "pytest -q\necho done", "timeout": 30}))
     text = out.getvalue()
-    assert "? bash wants to run:" in text
+    assert "? Bash wants to run:" in text
     assert "  command: (2 lines)\n    pytest -q\n    echo done\n  timeout: 30\n" in text
 
 
@@ -129,9 +129,9 @@ def test_yes_no_question_ctrl_c_is_no() -> None:
 @pytest.mark.parametrize(
     ("command", "offered"),
     [
-        ("git -C sub status", "bash(git -C sub status*)"),
-        ("git --no-pager log", "bash(git log*)"),
-        ("git status --short", "bash(git status*)"),
+        ("git -C sub status", "Bash(git -C sub status*)"),
+        ("git --no-pager log", "Bash(git log*)"),
+        ("git status --short", "Bash(git status*)"),
     ],
 )
 def test_always_offers_and_takes_the_narrowest_rule(command: str, offered: str) -> None:

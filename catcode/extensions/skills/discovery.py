@@ -82,7 +82,7 @@ def _scan(root: Path, source: str, warnings: list[str]) -> list[Skill]:
 
 def _inside_project(skill: Skill, project_root: Path, warnings: list[str]) -> bool:
     """A project skill's folder and SKILL.md, symlinks followed, stay inside the project (its folder becomes
-    readable by read_file: a link to ~/.ssh must not make that readable)."""
+    readable by Read: a link to ~/.ssh must not make that readable)."""
     real_root = Path(os.path.realpath(project_root))
     if all(Path(os.path.realpath(p)).is_relative_to(real_root) for p in (skill.folder, skill.path)):
         return True
@@ -142,7 +142,7 @@ def load_skill_tool(skill_set: SkillSet) -> Tool:
         """Load a skill: its full instructions and the list of its supporting files.
 
         Call it with a name from the Skills list before doing the task that skill describes, then follow
-        its instructions. Its supporting files can be read with read_file at the absolute path shown."""
+        its instructions. Its supporting files can be read with Read at the absolute path shown."""
         skill = skill_set.get(args.name.strip())
         if skill is None:
             available = ", ".join(skill_set.names())

@@ -21,7 +21,7 @@ def loaded_skill_text(skill: Skill) -> str:
     parts = [f"Skill {skill.name} (folder: {folder})", "", defuse(skill.body())]  # a tool result: no tag of ours in it
     files, truncated = skill_files(folder)
     if files:
-        parts += ["", f"Other files of this skill; read one with read_file at {folder}/<file>:"]
+        parts += ["", f"Other files of this skill; read one with Read at {folder}/<file>:"]
         parts += [f"- {rel}" for rel in files]
         if truncated:
             parts.append(f"(only the first {MAX_LISTED_FILES} files are listed)")

@@ -2,7 +2,7 @@
 
 ```yaml
 hooks:
-  PreToolUse: [{matcher: "bash", command: "./scripts/check-command.sh", timeout: 30}]
+  PreToolUse: [{matcher: "Bash", command: "./scripts/check-command.sh", timeout: 30}]
   PostToolUse: []  UserPromptSubmit: []  SessionStart: []  SessionEnd: []  PreCompact: []
 ```
 Each command runs with ``sh -c`` in the project root, in its own process group, with the event as one JSON
@@ -43,6 +43,7 @@ from catcode.conversation.hook_bus import (
 from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.settings.hook_settings import TOOL_EVENTS, UserHook
+from catcode.tools.facts import matcher_covers
 
 # Any: a hook's payload is the JSON object written to its stdin.
 
@@ -112,7 +113,7 @@ class UserHooks:
         payload = self._payload(name, context)
         added: list[str] = []
         for hook in self.hooks:
-            if hook.event != name or (name in TOOL_EVENTS and not hook.spec.matches(context.tool_name)):
+            if hook.event != name or (name in TOOL_EVENTS and not matcher_covers(hook.spec.matcher, context.tool_name)):
                 continue
             run = self.run(hook, payload)
             if run.code == 0:

@@ -267,6 +267,19 @@ class FactsIndex:
             return {}
         return self._guarded(lambda conn: {seqs[q]: t for q, t in conn.execute(sql, list(seqs))}, lambda c: {})
 
+    def coverage(self, query: str, source_id: str) -> float:
+        """The IDF-weighted share of ``query``'s terms that the source ``source_id`` holds (``coverage.py``); 0.0
+        when it is not indexed."""
+        from catcode.memory.recall.coverage import coverage
+
+        parsed = parse_query(query)
+
+        def op(conn: sqlite3.Connection) -> float:
+            row = conn.execute("SELECT id FROM sources WHERE source_id = ?", (source_id,)).fetchone()
+            return 0.0 if row is None or parsed.empty else coverage(conn, parsed, row[0])
+
+        return self._guarded(op, lambda conn: 0.0)
+
     def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
         """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the
         turns of ``session`` are left out."""

@@ -103,7 +103,7 @@ def read_folder(folder: Path, project_root: Path) -> Found:
             if body:
                 name = _title_name(title) or "claude-memory-notes"
                 kind = infer_type(body, project_root, PROJECT)
-                items.append(ImportItem(name, title or describe(body), kind, body, f"{index} ({title or 'notes'})"))
+                items.append(ImportItem(name, describe(body) or title, kind, body, f"{index} ({title or 'notes'})"))
     return items, skipped
 
 
@@ -136,7 +136,7 @@ class Offer:
         """The memory this section becomes: feedback from the user's file, project from the project's."""
         kind = MemoryType.FEEDBACK if self.user else MemoryType.PROJECT
         name = _title_name(self.title) or ("claude-md-user" if self.user else "claude-md-project")
-        return ImportItem(name, self.title or describe(self.body), kind, self.body, f"{self.path} ({self.title})")
+        return ImportItem(name, describe(self.body) or self.title, kind, self.body, f"{self.path} ({self.title})")
 
 
 def claude_md_sections(files: list[tuple[Path, bool]], project_root: Path) -> tuple[list[Offer], list[Skipped]]:
@@ -178,7 +178,8 @@ def read_codex(folder: Path, project_root: Path) -> Found:
                 skipped.append(Skipped(origin, "an index of MEMORY.md, whose notes are imported themselves"))
             elif body:
                 kind = kinds.get(title.lower()) or infer_type(body, project_root)
-                items.append(ImportItem(f"codex-{_title_name(title) or 'summary'}", title, kind, body, origin))
+                name = f"codex-{_title_name(title) or 'summary'}"
+                items.append(ImportItem(name, describe(body) or title, kind, body, origin))
     return items, skipped
 
 
@@ -216,7 +217,7 @@ def _free_form(text: str, path: Path, project_root: Path) -> list[ImportItem]:
     found = [(title, body) for title, body in found if body]
     if any(title for title, _ in found):
         return [
-            ImportItem(_title_name(title) or path.stem.lower(), title or describe(body),
+            ImportItem(_title_name(title) or path.stem.lower(), describe(body) or title,
                        infer_type(body, project_root), body, f"{path} ({title or 'top'})")
             for title, body in found
         ]  # fmt: skip

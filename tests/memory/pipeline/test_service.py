@@ -16,6 +16,7 @@ from catcode.memory.runtime import MemoryRuntime
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
+from tests.slowness import bound
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "用户偏好 vim"}
 
@@ -173,7 +174,7 @@ def test_start_reports_unreadable_memory_files_in_the_background(tmp_path: Path)
     runtime.paths.user_memory.mkdir(parents=True, exist_ok=True)
     (runtime.paths.user_memory / "broken.md").write_text("no front matter here\n")
     runtime.attach(SimpleNamespace(agent=SimpleNamespace(listeners=[]), exit_steps=[]))
-    notice = runtime.notices.get(timeout=10)
+    notice = runtime.notices.get(timeout=bound(10))
     assert notice.startswith("1 memory file(s) could not be read and were skipped")
     assert (runtime.paths.user_memory / "broken.md").read_text() == "no front matter here\n"
 

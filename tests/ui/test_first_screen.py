@@ -71,7 +71,7 @@ def test_projects_that_may_ask_for_consent_are_built_before_the_prompt(places: t
     assert PROJECT_MCP_JSON == MCP_JSON
     assert not may_ask(root)
     (root / ".cat-code").mkdir()
-    (root / ".cat-code" / "settings.local.yaml").write_text("permissions:\n  allow: ['bash(make*)']\n")
+    (root / ".cat-code" / "settings.local.yaml").write_text("permissions:\n  allow: ['Bash(make*)']\n")
     assert not may_ask(root)  # asked about while the settings are loaded, before the prompt
     (root / ".cat-code" / "settings.yaml").write_text("hooks: {SessionStart: [{command: 'true'}]}\n")
     assert may_ask(root)

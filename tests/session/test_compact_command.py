@@ -4,7 +4,7 @@ whole system prompt after, and a summary longer than what it replaced)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.conversation.messages import Message
@@ -63,7 +63,6 @@ def test_a_single_exchange_is_kept_and_the_notice_says_why() -> None:
     assert result.notice.startswith("Nothing compacted: the conversation is a single exchange")
 
 
-@settings(max_examples=40, deadline=None)
 @given(turns=st.integers(2, 6), size=st.integers(0, 2000), api=st.integers(1, 50_000), summary=st.integers(1, 3000))
 def test_after_is_always_smaller_or_nothing_changed(turns: int, size: int, api: int, summary: int) -> None:
     history = exchanges(turns, size)

@@ -7,12 +7,13 @@ import threading
 import pytest
 
 from catcode.session.tool_batch import AgentThread, CallCancelled
+from tests.slowness import bound
 
 
 def test_jobs_run_on_workers_and_hand_calls_to_the_agent_thread() -> None:
     agent = AgentThread()
     here = threading.get_ident()
-    all_started = threading.Barrier(3, timeout=10)  # proves the three jobs run at the same time
+    all_started = threading.Barrier(3, timeout=bound(10))  # proves the three jobs run at the same time
 
     def job(n: int) -> tuple[int, bool, int]:
         all_started.wait()

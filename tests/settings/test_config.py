@@ -97,7 +97,7 @@ def test_example_settings_are_valid_and_complete(tmp_path: Path) -> None:
     """The shipped example loads, and documents every setting there is."""
     from catcode.settings.config import Settings
 
-    example = Path(__file__).parent.parent / ".cat-code.example" / "settings.yaml"
+    example = Path(__file__).parents[2] / ".cat-code.example" / "settings.yaml"
     home = tmp_path / "home"
     write(home / "settings.yaml", example.read_text())
     load_settings(home, tmp_path / "proj", {}, {})

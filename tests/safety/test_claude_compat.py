@@ -37,15 +37,15 @@ def test_claude_code_rules_load_from_settings(tmp_path: Path) -> None:
     write(home / "settings.yaml", "permissions:\n  allow:\n" + yaml_list(CLAUDE_RULES))
     settings = load_settings(home, tmp_path / "proj", {}, {})
     policy = PermissionPolicy.from_strings("default", settings.permissions.allow, [], tmp_path / "proj")
-    bash, write_file, edit_file = TOOLS["bash"], TOOLS["write_file"], TOOLS["edit_file"]
+    bash, write_file, edit_file = TOOLS["Bash"], TOOLS["Write"], TOOLS["Edit"]
     assert policy.check(bash, {"command": "git status --short"})[0] is Verdict.ALLOW
     assert policy.check(bash, {"command": "git status"})[0] is Verdict.ALLOW
     assert policy.check(bash, {"command": "npm run test"})[0] is Verdict.ALLOW
     assert policy.check(bash, {"command": "npm run build"})[0] is Verdict.ASK
     assert policy.check(bash, {"command": "git statusx"})[0] is Verdict.ASK
     # Claude Code's Edit covers every tool that changes files
-    assert policy.check(edit_file, {"path": "a.py", "old": "x", "new": "y"})[0] is Verdict.ALLOW
-    assert policy.check(write_file, {"path": "a.py", "content": ""})[0] is Verdict.ALLOW
+    assert policy.check(edit_file, {"file_path": "a.py", "old_string": "x", "new_string": "y"})[0] is Verdict.ALLOW
+    assert policy.check(write_file, {"file_path": "a.py", "content": ""})[0] is Verdict.ALLOW
 
 
 def test_unknown_rule_is_an_error_naming_file_and_key(tmp_path: Path) -> None:
@@ -68,18 +68,18 @@ def test_claude_tool_without_a_catcode_equivalent_says_so(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("claude", "catcode"),
     [
-        ("Read(./.env)", "read_file(./.env)"),  # at the project's root only
-        ("Read(/.env)", "read_file(./.env)"),  # Claude Code's leading / is the project's root
-        ("Edit(/src/**)", "edit_file(src/**)"),
-        ("Write(//etc/hosts)", "write_file(/etc/hosts)"),
-        ("Edit(~/notes/**)", "edit_file(~/notes/**)"),
-        ("Glob", "list_files"),
-        ("LS", "list_files"),
-        ("MultiEdit(docs/*.md)", "edit_file(docs/*.md)"),
-        ("Bash(git log:*)", "bash(git log *)"),
-        ("bash(rm:*)", "bash(rm *)"),
-        ("Task", "task"),
-        ("read_file(/abs/path)", "read_file(/abs/path)"),  # catcode's own spelling keeps its meaning
+        ("Read(./.env)", "Read(./.env)"),  # at the project's root only
+        ("Read(/.env)", "Read(./.env)"),  # Claude Code's leading / is the project's root
+        ("Edit(/src/**)", "Edit(src/**)"),
+        ("Write(//etc/hosts)", "Write(/etc/hosts)"),
+        ("Edit(~/notes/**)", "Edit(~/notes/**)"),
+        ("Glob", "Glob"),
+        ("LS", "Glob"),
+        ("MultiEdit(docs/*.md)", "Edit(docs/*.md)"),
+        ("Bash(git log:*)", "Bash(git log *)"),
+        ("bash(rm:*)", "Bash(rm *)"),
+        ("Task", "Task"),
+        ("read_file(/abs/path)", "Read(/abs/path)"),  # catcode's earlier spelling keeps its meaning
     ],
 )
 def test_claude_spellings_read_as_catcode_rules(claude: str, catcode: str) -> None:
@@ -88,9 +88,9 @@ def test_claude_spellings_read_as_catcode_rules(claude: str, catcode: str) -> No
 
 def test_deny_rule_in_claude_spelling_refuses(tmp_path: Path) -> None:
     policy = PermissionPolicy.from_strings("bypass", [], ["Read(./.env)", "Edit(secrets/**)"], tmp_path)
-    assert policy.check(TOOLS["read_file"], {"path": ".env"})[0] is Verdict.DENY
-    assert policy.check(TOOLS["write_file"], {"path": "secrets/key", "content": ""})[0] is Verdict.DENY
-    assert policy.check(TOOLS["write_file"], {"path": "src/a.py", "content": ""})[0] is Verdict.ALLOW
+    assert policy.check(TOOLS["Read"], {"file_path": ".env"})[0] is Verdict.DENY
+    assert policy.check(TOOLS["Write"], {"file_path": "secrets/key", "content": ""})[0] is Verdict.DENY
+    assert policy.check(TOOLS["Write"], {"file_path": "src/a.py", "content": ""})[0] is Verdict.ALLOW
 
 
 def test_mcp_server_rule_covers_every_tool_of_that_server() -> None:

@@ -127,7 +127,7 @@ def test_claude_auto_memory_imports_as_one_commit_redacted_and_revertible(
     assert "+ prefers-pnpm (feedback, all projects) — use pnpm, not npm" in result.stdout
     assert "+ deploy-checklist (project, this project) — staging before prod" in result.stdout
     assert "+ grafana-board (reference, this project) — latency dashboard" in result.stdout
-    assert "+ build (project, this project) — Build" in result.stdout
+    assert "+ build (project, this project) — run make build before the tests" in result.stdout
     assert "Imported 4 memories from claude. Undo with `catcode memory revert" in result.stdout
     assert "1 secret(s) were redacted" in result.stdout
     found = memories(project)
@@ -138,6 +138,19 @@ def test_claude_auto_memory_imports_as_one_commit_redacted_and_revertible(
     reverted = cli("revert")
     assert reverted.exit_code == 0, reverted.output
     assert memories(project) == {}
+
+
+def test_an_imported_memory_is_described_by_what_it_holds_not_by_its_heading(
+    project: Path, all_projects_allowed: None
+) -> None:
+    folder = claude_memory(project)
+    write(folder / "git.md", "---\nname: git\ntype: feedback\n---\n\n# Git\n\nNever force-push to main. Rebase.\n")
+    write(folder / "heading-only.md", "# Release train\n")
+    result = cli("import", "claude", "--yes")
+    assert result.exit_code == 0, result.output
+    found = memories(project)
+    assert found["git"][1] == "Never force-push to main."  # the index shows this line, not "Git"
+    assert found["heading-only"][1] == "Release train"  # nothing else to go by
 
 
 def test_claude_config_dir_and_auto_memory_directory_are_honoured(
@@ -164,7 +177,7 @@ def test_claude_md_sections_are_imported_only_when_chosen(project: Path, all_pro
     result = cli("import", "claude", "--yes", "--claude-md", "1,2")
     assert result.exit_code == 0, result.output
     found = memories(project)
-    assert found["style"] == ("feedback", "Style", "Short answers, British spelling.")
+    assert found["style"] == ("feedback", "Short answers, British spelling.", "Short answers, British spelling.")
     assert found["commands"][0] == "project" and "layout" not in found
     bad = cli("import", "claude", "--yes", "--claude-md", "9")
     assert bad.exit_code == 1 and bad.stderr == "catcode: --claude-md: there is no CLAUDE.md section 9 (1 to 3)\n"

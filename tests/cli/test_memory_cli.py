@@ -24,6 +24,7 @@ from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import catcode_home, resolve_paths
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -145,7 +146,7 @@ def test_real_console_script_lists_memories_without_an_api_key(project: Path, tm
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     script = Path(sys.executable).parent / "catcode"
     done = subprocess.run(
-        [str(script), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [str(script), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
     listed = "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"
     assert (done.returncode, done.stdout, done.stderr) == (0, listed, "")
@@ -346,7 +347,7 @@ def test_real_console_script_finds_hand_written_turns_as_an_outside_tester_asks(
 
     def search(question: Question) -> list[str]:
         argv = [str(script), "memory", "search", "--json", "-n", "100", "--", question.question]
-        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=bound(60))
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
         hits = [json.loads(line) for line in done.stdout.splitlines()]
         assert all(list(h) == ["kind", "source", "date", "score", "snippet", "scope"] for h in hits)
@@ -382,7 +383,7 @@ def test_real_console_script_searches_see_every_hand_change_made_between_them(pr
 
     def search() -> tuple[list[dict[str, object]], str]:
         argv = [str(script), "memory", "search", "--json", "-n", "100", "--", "deploy"]
-        done = subprocess.run(argv, cwd=project, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(argv, cwd=project, capture_output=True, text=True, timeout=bound(60))
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
         return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 

@@ -274,7 +274,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     turns=st.lists(st.lists(STEP, min_size=1, max_size=5), min_size=1, max_size=5),
     approvals=st.lists(st.booleans(), max_size=20),

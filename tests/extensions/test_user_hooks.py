@@ -88,7 +88,7 @@ def test_pre_tool_use_exit_2_blocks_with_stderr_as_the_reason(home: Path, projec
     assert result.text == "Blocked, leaving it." and (project / "precious").is_dir()
     assert tool_results(provider, 1) == ["Blocked: no rm -rf in this project"]
     event = json.loads(seen.read_text())
-    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "bash"
+    assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "Bash"  # its own name, called as bash
     assert event["tool_input"] == {"command": "rm -rf precious"} and event["cwd"] == str(project)
 
 
@@ -260,7 +260,7 @@ def test_project_hooks_run_only_after_consent(home: Path, project: Path, tmp_pat
 
 
 def test_a_bad_matcher_is_a_settings_error_naming_file_and_key(home: Path, project: Path) -> None:
-    settings_file(home / "settings.yaml", {"PreToolUse": [{"matcher": "bash(", "command": "true"}]})
+    settings_file(home / "settings.yaml", {"PreToolUse": [{"matcher": "Bash(", "command": "true"}]})
     with pytest.raises(ConfigError, match=r"settings.yaml: hooks.PreToolUse.0.matcher"):
         load_settings(home, project, {}, {})
 

@@ -21,7 +21,7 @@ from catcode.tools.base import ToolContext
 from catcode.tools.builtin import builtin_tools
 from catcode.tools.shell import BashInput, preview_bash
 
-BASH = next(t for t in builtin_tools() if t.name == "bash")
+BASH = next(t for t in builtin_tools() if t.name == "Bash")
 
 
 def policy(mode: str = "default", allow: list[str] | None = None, deny: list[str] | None = None) -> PermissionPolicy:
@@ -36,7 +36,7 @@ def outside(command: str) -> dict[str, object]:
 
 @pytest.mark.parametrize("mode", ["default", "accept-edits", "bypass"])
 def test_leaving_always_asks_in_every_mode(mode: str) -> None:
-    p = policy(mode, allow=["bash", "bash(npm install*)", "bash(*)"])
+    p = policy(mode, allow=["bash", "Bash(npm install*)", "Bash(*)"])
     assert p.check(BASH, {"command": "npm install"})[0] is Verdict.ALLOW
     assert p.check(BASH, outside("npm install"))[0] is Verdict.ASK
     p.session_allowed.add("bash")  # "always" for bash as a whole
@@ -52,7 +52,7 @@ def test_only_a_rule_naming_it_allows_leaving() -> None:
 
 
 def test_deny_rules_and_read_only_still_win() -> None:
-    assert policy("bypass", deny=["bash(curl*)"]).check(BASH, outside("curl x"))[0] is Verdict.DENY
+    assert policy("bypass", deny=["Bash(curl*)"]).check(BASH, outside("curl x"))[0] is Verdict.DENY
     assert policy(deny=["bash_outside"]).check(BASH, outside("ls"))[0] is Verdict.DENY
     assert policy(deny=["bash_outside(git push*)"]).check(BASH, outside("git push"))[0] is Verdict.DENY
     assert policy("read-only").check(BASH, outside("ls"))[0] is Verdict.DENY
@@ -65,13 +65,13 @@ def test_without_a_fence_the_flag_changes_nothing() -> None:
 
 @given(st.text(min_size=1, max_size=40), st.sampled_from(["default", "accept-edits", "bypass"]))
 def test_no_bash_rule_ever_allows_leaving(command: str, mode: str) -> None:
-    p = policy(mode, allow=["bash", "bash(*)", f"bash({command})", f"bash({command}*)"])
+    p = policy(mode, allow=["bash", "Bash(*)", f"Bash({command})", f"Bash({command}*)"])
     assert p.check(BASH, outside(command))[0] is Verdict.ASK
 
 
 def test_always_offers_rules_that_name_the_fence_and_remembers_them() -> None:
     assert suggested_rules(BASH, outside("npm install x")) == ["bash_outside(npm install*)"]
-    assert suggested_rules(BASH, {"command": "npm install x"}) == ["bash(npm install*)"]
+    assert suggested_rules(BASH, {"command": "npm install x"}) == ["Bash(npm install*)"]
     p = policy()
     p.remember(BASH, Decision(True, always=True, rules=("bash_outside(npm install*)",)))
     assert p.check(BASH, outside("npm install y"))[0] is Verdict.ALLOW

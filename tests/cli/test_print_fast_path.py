@@ -40,7 +40,7 @@ def typer_start(args: list[str], monkeypatch: pytest.MonkeyPatch) -> list[dict[s
     return calls
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=st.lists(st.sampled_from(WORDS), max_size=5))
 def test_the_fast_path_starts_what_the_parser_would(args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     words = cli.print_words(args)

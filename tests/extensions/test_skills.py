@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
@@ -20,8 +20,8 @@ from catcode.extensions.skills.model import MAX_SKILL_BYTES, SkillError, SkillSe
 from catcode.extensions.skills.text import MAX_LISTED_FILES, format_skill, format_skill_list
 from catcode.tools.base import Permission, ToolContext, ToolRegistry
 
-REPO = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).parent / "data" / "skills"
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parents[1] / "data" / "skills"
 
 
 def write_skill(
@@ -199,7 +199,6 @@ def test_skill_file_that_went_bad_after_discovery_raises_a_readable_error(home: 
         skill.body()
 
 
-@settings(max_examples=40, deadline=None)
 @given(description=st.text(min_size=1, max_size=300).filter(lambda s: s.strip() and "\x00" not in s))
 def test_any_description_yields_one_index_line(description: str) -> None:
     """Whatever text a description holds (newlines, colons, quotes, unicode), the index gets one line for it."""
@@ -288,7 +287,7 @@ def test_load_skill_returns_body_folder_and_its_other_files(home: Path, project:
         "\n"
         "Run `make deploy`. See checklist.md.\n"
         "\n"
-        f"Other files of this skill; read one with read_file at {resolved}/<file>:\n"
+        f"Other files of this skill; read one with Read at {resolved}/<file>:\n"
         "- checklist.md\n"
         "- templates/notes.md"
     )
@@ -306,7 +305,7 @@ def test_symlinked_skill_folder_is_allowed_by_its_real_path(home: Path, project:
     assert skill_set.names() == ["linked"]
     assert skill_set.folders() == [real.resolve()]
     text = run_load_skill(skill_set, "linked", project).text
-    assert f"read_file at {real.resolve()}/<file>:\n- template.md" in text
+    assert f"Read at {real.resolve()}/<file>:\n- template.md" in text
 
 
 def test_load_skill_tool_shape(home: Path, project: Path) -> None:
@@ -314,7 +313,7 @@ def test_load_skill_tool_shape(home: Path, project: Path) -> None:
     spec = t.spec()
     assert spec["name"] == "load_skill" and t.permission is Permission.READ and t.key_arg == "name"
     assert spec["input_schema"]["required"] == ["name"]
-    assert "read_file" in spec["description"]
+    assert "Read" in spec["description"]
 
 
 def test_load_skill_caps_the_file_list(home: Path, project: Path) -> None:

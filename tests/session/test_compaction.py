@@ -23,7 +23,7 @@ from catcode.session.compaction import Compactor
 from catcode.session.compaction_marks import SUMMARY_MARKER, turn_starts
 from catcode.settings.compaction import CompactConfig
 
-FIXTURE = Path(__file__).parent / "data" / "compaction" / "long_session.json"
+FIXTURE = Path(__file__).parents[1] / "data" / "compaction" / "long_session.json"
 SUMMARY = "## Goals and instructions\nKeep the parser fast.\n## Open tasks\nNone."
 
 
@@ -275,7 +275,7 @@ def _summariser(mode: str) -> Callable[[RecordedRequest], ChatResponse]:
     return answer
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 2**32),
     budget=st.integers(100, 20_000),

@@ -29,7 +29,7 @@ from catcode.settings.config import Settings, resolve_paths
 from catcode.tools.base import ToolContext, ToolRegistry
 from catcode.tools.builtin import builtin_tools
 
-EXAMPLE_MEMORY = Path(__file__).resolve().parents[1] / ".cat-code.example" / "memory" / "user-prefers-vim.md"
+EXAMPLE_MEMORY = Path(__file__).resolve().parents[2] / ".cat-code.example" / "memory" / "user-prefers-vim.md"
 MEMORY_HEADER = "# Persistent Memory"
 SUMMARY = "## Goals and instructions\nRead the data files.\n## Current state\nEach turn was answered."
 
@@ -179,7 +179,7 @@ def test_flush_gets_exactly_the_discarded_head(tmp_path: Path) -> None:
     assert history_problems(agent.messages) == []
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(sizes=st.lists(st.integers(min_value=100, max_value=9000), min_size=1, max_size=6))
 def test_any_session_stays_valid_and_flushes_each_message_once(sizes: list[int]) -> None:
     flushed: list[Message] = []
