@@ -5,8 +5,9 @@ work tree explicitly (``--git-dir``/``--work-tree``), with the person's git envi
 index, stash and branches are never read or written. git itself honours the project's ``.gitignore`` files
 (nested ones too); the project's ``.git/info/exclude`` is copied into the shadow's own exclude file on each snapshot,
 with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache: a snapshot
-lists what changed in one pass (``git diff-files`` for the files it holds, by their size and times, and
-``git ls-files -o`` for new ones) and hashes and stores only those. A snapshot is a commit kept alive by its own ref
+finds what changed from the files' stat data alone (``git diff-files`` for the files it holds, by their size and
+times; ``git ls-files -o`` for new ones) and hashes and stores only those, so only a project's first snapshot reads
+every file (each session starts it in the background: ``part.py``). A snapshot is a commit kept alive by its own ref
 (``refs/checkpoints/<id>``): pruning deletes refs.
 
 Paths go to git literally (``GIT_LITERAL_PATHSPECS``): a file named ``:(glob)*`` is that one file. A restore never
