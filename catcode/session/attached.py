@@ -2,10 +2,10 @@
 ``Session``) and one small Protocol per object whose class lives a floor above the session.
 
 Features (memory, skills, MCP, subagents, checkpoints) import the session, never the other way round, so the session
-names each of their objects by a Protocol holding exactly the members package code reads through the session (per-turn
-recall, ``Recall``, is what the agent loop calls before a turn's first request). An
-object nothing in the package reads through the session (the tests and the benches do) is held as ``object``, its
-comment naming the class stored there."""
+names each of their objects by a Protocol holding exactly the members package code reads through the session; per-turn
+recall (``Recall``) is the one the agent loop calls itself, before a turn's first request. An object nothing in the
+package reads through the session (the tests and the benches do) is held as ``object``, its comment naming the class
+stored there."""
 
 from __future__ import annotations
 
