@@ -37,6 +37,7 @@ from catcode.memory.recall.turns import drop_turns_before, index_turns, indexed_
 
 if TYPE_CHECKING:
     from catcode.memory.pipeline.archive import Turn
+    from catcode.memory.recall.coverage import Coverage
 
 __all__ = ["FactsIndex"]
 
@@ -267,18 +268,24 @@ class FactsIndex:
             return {}
         return self._guarded(lambda conn: {seqs[q]: t for q, t in conn.execute(sql, list(seqs))}, lambda c: {})
 
-    def coverage(self, query: str, source_id: str) -> float:
-        """The IDF-weighted share of ``query``'s terms that the source ``source_id`` holds (``coverage.py``); 0.0
-        when it is not indexed."""
-        from catcode.memory.recall.coverage import coverage
+    def coverage(self, query: str, source_ids: list[str]) -> list[Coverage]:
+        """How much of ``query`` each source of ``source_ids`` holds (``coverage.py``); a share of 0.0 for one that
+        is not indexed."""
+        from catcode.memory.recall.coverage import Coverage, coverage
 
         parsed = parse_query(query)
+        nothing = [Coverage(0.0, (), len(parsed.terms)) for _ in source_ids]
 
-        def op(conn: sqlite3.Connection) -> float:
-            row = conn.execute("SELECT id FROM sources WHERE source_id = ?", (source_id,)).fetchone()
-            return 0.0 if row is None or parsed.empty else coverage(conn, parsed, row[0])
+        def op(conn: sqlite3.Connection) -> list[Coverage]:
+            marks = ",".join("?" * len(source_ids))
+            ids = dict(conn.execute(f"SELECT source_id, id FROM sources WHERE source_id IN ({marks})", source_ids))
+            known = [sid for sid in source_ids if sid in ids]
+            if parsed.empty or not known:
+                return nothing
+            found = dict(zip(known, coverage(conn, parsed, [ids[sid] for sid in known]), strict=True))
+            return [found.get(sid, blank) for sid, blank in zip(source_ids, nothing, strict=True)]
 
-        return self._guarded(op, lambda conn: 0.0)
+        return self._guarded(op, lambda conn: nothing)
 
     def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
         """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the
