@@ -55,7 +55,7 @@ class MemoryConfig(BaseModel):
     auto_recall: bool = True
     """Before each request that starts from your message, search memory with it and attach the best few matches
     to that message for the model: ``on`` or ``off``."""
-    auto_recall_max_items: int = Field(default=12, ge=1, le=50)
+    auto_recall_max_items: int = Field(default=16, ge=1, le=50)
     """At most this many memories (or past turns) are attached to one message."""
     auto_recall_min_score: float = Field(default=4.0, ge=0, le=1000, allow_inf_nan=False)
     """Search score (BM25) below which nothing is attached: a weak match is noise that costs tokens."""

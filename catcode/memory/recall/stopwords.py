@@ -6,11 +6,11 @@ benchmark: a standard list keeps the ranking honest on text we have never seen. 
 (scripts/bench_retrieval.py) it ranks better than both no list and a 1,300-word one (the ``stop-words`` package),
 which drops content words such as "area", "changes" or "big". Left out of the terms is not thrown away: the ranking
 weighs a question's stop words lightly among the documents its other words match (``ranking.py``). Chinese
-questions need none: their two-character phrases carry BM25 weights of their own, and a list of single characters
-measured no better by themselves; what they need is the two-character words that are function words ("什么",
-"怎么", "我们", "时候"): a question's bigrams hold several, every memory in Chinese holds them too, and a memory
-matching only those is no answer (per-turn recall's gate counted them as half the question). Those are the
-two-character entries of the stopwords-iso Chinese list (MIT licence), 451 words, as it ships them."""
+questions need no list of single characters (their two-character phrases carry BM25 weights of their own, and such a
+list measured no better), but they do need the two-character function words ("什么", "怎么", "我们", "时候"): a
+question's two-character phrases hold several, every memory in Chinese holds them too, and a memory that matches only
+those is no answer (per-turn recall's gate counted them as much as the question's content). ``CJK_STOPWORDS`` are the
+two-character entries of the stopwords-iso project's Chinese list (MIT licence), 451 words, as it ships them."""
 
 from __future__ import annotations
 
