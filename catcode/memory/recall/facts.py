@@ -44,6 +44,10 @@ __all__ = ["FactsIndex"]
 log = get_logger(__name__)
 T = TypeVar("T")
 
+OPEN_LOCKED_S = 30.0
+"""Opening tries again for this long while another connection holds the file locked: switching a new file to WAL
+needs it alone, and SQLite answers "database is locked" at once, without its busy wait, where waiting could
+deadlock (many processes or threads opening one new file together, on a loaded machine)."""
 OPTIMIZE_AFTER = 5_000
 """After inserting this many facts in one sync, merge the FTS segments: later queries read one b-tree."""
 
@@ -67,12 +71,16 @@ class FactsIndex:
     def open(self) -> None:
         """Open facts.db, recreating it empty when it is unreadable, corrupt or of another schema version."""
         with self._lock:
-            while self._conn is None:  # at most twice: a recreated file is empty
+            deadline = time.monotonic() + OPEN_LOCKED_S
+            while self._conn is None:  # twice when a recreated file is empty; more while another holds it locked
                 conn = self._connect()
                 try:
                     problem = self._check(conn)
                 except sqlite3.DatabaseError as exc:
                     conn.close()
+                    if "locked" in str(exc) and time.monotonic() < deadline:
+                        time.sleep(0.05)  # SQLite gives up at once where waiting could deadlock: try again
+                        continue
                     if not is_corruption(exc):
                         raise FactsIndexError(f"cannot open the fact index {self.db_path}: {exc}") from exc
                     problem = f"corrupt: {exc}"
