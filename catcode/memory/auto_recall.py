@@ -202,8 +202,7 @@ class AutoRecall:
         hits = [h for h in hits if h.kind == "memory" or h.source_id in turn_texts]
         parsed = parse_query(message)  # the gate: matches that hold some of the message in their own words
         gates = [h.source_id for h in hits if h.kind == "memory" or parsed.fact_score(turn_texts[h.source_id])[0]]
-        covered = self.recall.index.coverage(message, gates[:GATE_HITS])
-        if not any(c.specific and c.share >= config.auto_recall_min_coverage for c in covered):
+        if self.recall.index.first_covering(message, gates[:GATE_HITS], config.auto_recall_min_coverage) is None:
             return []
         picked: list[Candidate] = []
         for hit in hits:

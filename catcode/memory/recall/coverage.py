@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from catcode.memory.recall.fts_query import CJK_RUN
@@ -64,13 +65,14 @@ def _names_one_thing(term: str) -> bool:
     return any(c.isdigit() or c in "_ " for c in term)
 
 
-def coverage(conn: sqlite3.Connection, parsed: ParsedQuery, docs: list[int]) -> list[Coverage]:
+def coverage(conn: sqlite3.Connection, parsed: ParsedQuery, docs: list[int]) -> Iterator[Coverage]:
     """How much of ``parsed`` each document of ``docs`` (``sources.id``) holds in its own words (a past turn's
     neighbours, which rank it, are not what is attached): the IDF-weighted share (0 to 1) of its terms and the
-    terms it holds; a share of 0.0 for a query without terms."""
+    terms it holds; a share of 0.0 for a query without terms. Lazy: a caller that stops early asks no more."""
     terms = dict(zip(parsed.quoted_terms, parsed.terms, strict=True))
     if not terms:
-        return [Coverage(0.0, (), 0) for _ in docs]
+        yield from (Coverage(0.0, (), 0) for _ in docs)
+        return
     total = max(conn.execute(_TOTAL_SQL).fetchone()[0], 1)
     weights = {}
     for term in terms:
@@ -79,8 +81,6 @@ def coverage(conn: sqlite3.Connection, parsed: ParsedQuery, docs: list[int]) -> 
         unknown = found == 0 and CJK_RUN.search(term) is None  # a Chinese pair no memory holds: see above
         weights[term] = idf * (UNKNOWN_WEIGHT if unknown else 1.0)
     whole = sum(weights.values()) or 1.0
-    found_in = []
     for doc in docs:
         held = [term for term in terms if conn.execute(_HOLDS_SQL, (_OWN_WORDS + term, doc)).fetchone()]
-        found_in.append(Coverage(sum(weights[t] for t in held) / whole, tuple(terms[t] for t in held), len(terms)))
-    return found_in
+        yield Coverage(sum(weights[t] for t in held) / whole, tuple(terms[t] for t in held), len(terms))

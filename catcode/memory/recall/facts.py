@@ -279,21 +279,39 @@ class FactsIndex:
     def coverage(self, query: str, source_ids: list[str]) -> list[Coverage]:
         """How much of ``query`` each source of ``source_ids`` holds (``coverage.py``); a share of 0.0 for one that
         is not indexed."""
+        return self._covering(query, source_ids, lambda covered: False)
+
+    def first_covering(self, query: str, source_ids: list[str], min_share: float) -> Coverage | None:
+        """The first source of ``source_ids`` whose words are about ``query`` (``Coverage.specific``) and hold at
+        least ``min_share`` of it, or None; the sources after it are not looked at (per-turn recall's gate)."""
+
+        def enough(covered: Coverage) -> bool:
+            return covered.specific and covered.share >= min_share
+
+        found = self._covering(query, source_ids, enough)
+        return found[-1] if found and enough(found[-1]) else None
+
+    def _covering(self, query: str, source_ids: list[str], enough: Callable[[Coverage], bool]) -> list[Coverage]:
+        """The coverage of each source in turn, up to the first that is ``enough``."""
         from catcode.memory.recall.coverage import Coverage, coverage
 
         parsed = parse_query(query)
-        nothing = [Coverage(0.0, (), len(parsed.terms)) for _ in source_ids]
+        blank = Coverage(0.0, (), len(parsed.terms))
 
         def op(conn: sqlite3.Connection) -> list[Coverage]:
             marks = ",".join("?" * len(source_ids))
             ids = dict(conn.execute(f"SELECT source_id, id FROM sources WHERE source_id IN ({marks})", source_ids))
-            known = [sid for sid in source_ids if sid in ids]
-            if parsed.empty or not known:
-                return nothing
-            found = dict(zip(known, coverage(conn, parsed, [ids[sid] for sid in known]), strict=True))
-            return [found.get(sid, blank) for sid, blank in zip(source_ids, nothing, strict=True)]
+            if parsed.empty or not ids:
+                return [blank for _ in source_ids]
+            computed = coverage(conn, parsed, [ids[sid] for sid in source_ids if sid in ids])
+            found = []
+            for sid in source_ids:
+                found.append(next(computed) if sid in ids else blank)
+                if enough(found[-1]):
+                    break
+            return found
 
-        return self._guarded(op, lambda conn: nothing)
+        return self._guarded(op, lambda conn: [blank for _ in source_ids])
 
     def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
         """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the
