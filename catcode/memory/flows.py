@@ -160,9 +160,12 @@ def clear_memories(
     return Cleared(counts, deleted=deleted, commit=commit)
 
 
-def forget_memory(store: MemoryStore, name: str, versioned: bool, confirm: ConfirmForget) -> Forgotten:
-    """The one "forget one memory" flow (``/memory forget NAME``, ``catcode memory forget NAME``): ask, delete it
-    as one change. ``NoSuchMemory`` when there is no such memory."""
+def forget_memory(
+    store: MemoryStore, name: str, versioned: bool, confirm: ConfirmForget, *, why: str = "forget"
+) -> Forgotten:
+    """The one "forget one memory" flow (``/memory forget NAME``, ``catcode memory forget NAME``, the MCP server's
+    ``memory_forget``): ask, delete it as one change (``why`` heads its commit). ``NoSuchMemory`` when there is no
+    such memory."""
     name = name.strip()
     entry, scope = store.get(name), store.scope_of(name)
     if entry is None or scope is None:
@@ -170,7 +173,7 @@ def forget_memory(store: MemoryStore, name: str, versioned: bool, confirm: Confi
     question = ForgetQuestion(name, entry.type, scope, flatten(entry.description), versioned)
     if not confirm(question):
         return Forgotten(name, scope, unchanged=Unchanged.DECLINED)
-    store.delete(name, why="forget")
+    store.delete(name, why=why)
     return Forgotten(name, scope, commit=store.last_commit)
 
 

@@ -30,8 +30,8 @@ from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
 from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, recent_text, search_text
-from catcode.memory.recall_commands import register_recall_commands
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.service import MemoryDoor
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.providers.tokens import estimate_tokens
@@ -382,8 +382,7 @@ def test_recent_work_can_be_turned_off(paths: Paths) -> None:
 
 def test_memory_search_and_recent_subcommands(runtime: MemoryRuntime, recall: Recall) -> None:
     registry = CommandRegistry()
-    register_memory_commands(registry, runtime)
-    register_recall_commands(registry, recall)
+    register_memory_commands(registry, MemoryDoor(runtime, recall))
     runtime.store.update(memory("user-prefers-vim", "The user edits with vim.", "prefers vim", MemoryType.USER))
     append(recall, 30, "12:00", "- Tuned the [bold]vim[/bold] plugin")
     out = io.StringIO()
