@@ -6,7 +6,8 @@ Plain text on stdout so it pipes well; an error is one line on stderr, exit 1 (e
 invalid), a traceback only with --debug. The commands that only look never write anything (nor commit); those that
 delete ask first unless ``--yes`` (refused without a terminal); each change is one commit ``revert`` undoes.
 ``serve`` starts the web view (``web/``), the one other front end this file launches; the web stack is imported
-only then."""
+only then. Over 450 lines because every ``catcode memory`` command is here, with the import's questions (which
+CLAUDE.md sections, a name that is taken, a memory for all projects): one file and one table per front end."""
 
 from __future__ import annotations
 
@@ -325,7 +326,8 @@ def import_memories(
         unresolved: list[str] = []
 
         def choose(step: Step) -> Action:
-            typer.echo(clash_text(step, gathered.label))
+            assert step.existing is not None  # a clash: the name is taken
+            typer.echo(clash_text(step.existing, gathered.label, step.item.origin, step.item.content))
             if dry_run or yes:
                 typer.echo("  → both kept: the imported one is renamed" + (" (--yes)" if yes else ""))
                 return "rename"
@@ -347,7 +349,7 @@ def import_memories(
         typer.echo("\n".join(plan.lines()) or "(nothing found)")
         if dry_run and plan.for_all_projects():
             typer.echo(f"{len(plan.for_all_projects())} of them would be for all projects: each asks for your consent.")
-        unasked = [step for step in held if step.why == NO_TERMINAL]
+        unasked = [step.name for step in held if step.why == NO_TERMINAL]
         if unasked:
             typer.echo(held_text(unasked, str(door.paths.home / "settings.yaml")), err=True)
         count = len(plan.writes)

@@ -1,9 +1,9 @@
 """The flows that change memories for a person — clear, forget, move, and what an edit did (``edit.py``) — as
 data: each asks through a callback that gets a typed question, makes the change as one commit, and returns a small
 result (what happened, to which memory, in which scope, the commit an undo names, or why nothing happened). The
-front ends word questions and results each in their own words: the slash commands (``slash_words.py``) and
-``catcode memory`` (``cli/memory_words.py``), over the sentences of ``report.py`` that name no command. A memory
-that is not there is ``NoSuchMemory``, which each front end completes with the command that lists them."""
+front door (``service.py``) runs them for every front end, which words questions and results with ``words.py``
+(the sentences that name no command, and its own voice around them). A memory that is not there is
+``NoSuchMemory``, which each front end completes with the command that lists them."""
 
 from __future__ import annotations
 

@@ -8,7 +8,11 @@ outside ``memory/`` imports any other module of it but the session's part (``tes
 The rules of each operation live behind the door, once: the flows ask through typed questions (``flows.py``), a
 write is checked as the model's ``memory_write`` checks it, an undo is ``revert_tool.revert_change``, log, diff and
 revert refuse with ``VersioningOff`` when git is missing. What a front end needs only to type its own code is
-named here too (``TYPE_CHECKING``), so that start-up loads nothing it does not run."""
+named here too (``TYPE_CHECKING``), so that start-up loads nothing it does not run. (``pipeline/service.py`` is
+another thing: the pipeline's own service, behind this door.)
+
+Over 450 lines because it is one door for seventeen operations, each a few lines over the flow it runs: cut in two,
+the front ends would again have to know which half holds what."""
 
 from __future__ import annotations
 

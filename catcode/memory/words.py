@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools,
     from catcode.memory.pipeline.run_result import RunResult
     from catcode.memory.recall.facts_schema import Hit
     from catcode.memory.status import MemoryStatus
-    from catcode.memory.transfer.plan import Step
     from catcode.memory.versioning.changes import Change, FileChange, RevertResult
     from catcode.settings.paths import Paths
 
@@ -346,26 +345,26 @@ def _memories(n: int) -> str:
 # -- import -----------------------------------------------------------------------------------------------------
 
 
-def clash_text(step: Step, source: str) -> str:
-    """Both texts of a clash, for the person to choose."""
-    assert step.existing is not None
+def clash_text(existing: MemoryEntry, source: str, origin: str, content: str) -> str:
+    """Both texts of a clash (the memory ``existing``, and what ``source`` brings from ``origin``), for the person
+    to choose."""
 
     def indented(text: str) -> str:
         return "\n".join(f"    {line}" for line in text.strip().splitlines())
 
     return (
-        f"{step.name} exists already with another text.\n"
-        f"  catcode has ({step.existing.type.value}):\n{indented(step.existing.content)}\n"
-        f"  {source} brings ({step.item.origin}):\n{indented(step.item.content)}"
+        f"{existing.name} exists already with another text.\n"
+        f"  catcode has ({existing.type.value}):\n{indented(existing.content)}\n"
+        f"  {source} brings ({origin}):\n{indented(content)}"
     )
 
 
-def held_text(held: list[Step], settings_file: str) -> str:
-    """What was held back for want of a terminal, and what the person can do to import it."""
-    names = ", ".join(step.name for step in held)
-    example = f"{WRITE_TOOL}({held[0].name})" if len(held) == 1 else WRITE_TOOL
+def held_text(held: Sequence[str], settings_file: str) -> str:
+    """What was held back for want of a terminal (the memories named ``held``), and what the person can do to
+    import it."""
+    example = f"{WRITE_TOOL}({held[0]})" if len(held) == 1 else WRITE_TOOL
     return (
-        f"Held back {len(held)} memories for all projects ({names}): {NO_TERMINAL}.\n"
+        f"Held back {len(held)} memories for all projects ({', '.join(held)}): {NO_TERMINAL}.\n"
         f"To import {'it' if len(held) == 1 else 'them'}: run the command on a terminal (each is shown and asked), "
         f"or allow it: a rule such as {example} in permissions.allow of {settings_file}, or "
         "CATCODE_PERMISSION_MODE=accept-edits for this one run."
