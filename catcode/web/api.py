@@ -1,29 +1,44 @@
-"""``MemoryView``: what the web view's JSON API answers, as plain Python — scopes, memories, one memory, the
-change history, one change's diff, revert, search — over memory's front door (``memory/service.py``). Every answer
-is JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the person (the page
-has no commands of its own, so a line naming a memory command names the shell's: ``words.SHELL``). Reads run side
-by side (Starlette runs each handler on a worker thread): the store is thread-safe, git's reads take no lock, and
-each search borrows one of a few searches of its own (one SQLite connection each, as separate processes would);
-only a revert waits for the one before it."""
+"""The web view's JSON API, the web front end's memory commands: ``ENDPOINTS`` is its one table, each row a path
+and how a request is answered by ``MemoryView``, which answers over memory's front door (``memory/service.py``).
+
+| endpoint | answer |
+|---|---|
+| ``GET /api/scopes`` | both scopes, with their paths and counts |
+| ``GET /api/memory?scope=SCOPE`` | the entries of a scope (both without ``scope``) |
+| ``GET /api/memory/SCOPE/NAME`` | one entry with its content |
+| ``GET /api/memory/history?limit=N&name=NAME`` | the git log, newest first |
+| ``GET /api/memory/history/ID`` | that change's diff |
+| ``POST /api/memory/revert/ID`` | undo that change, as the CLI does |
+| ``GET /api/search?q=…&limit=N`` | the hits of ``catcode memory search --json`` |
+
+Every answer is JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the
+person (the page has no commands of its own, so a line naming a memory command names the shell's: ``words.SHELL``).
+Reads run side by side (Starlette runs each handler on a worker thread): the store is thread-safe, git's reads take
+no lock, and each search borrows one of a few searches of its own (one SQLite connection each, as separate
+processes would); only a revert waits for the one before it. ``routes.py`` serves the table."""
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
 from catcode.memory.service import MemoryDoor, NoSuchMemory, Scope, UnknownChange, VersioningOff
 from catcode.memory.words import NO_CHANGES, SHELL, describe_revert, is_memory_file
 
 if TYPE_CHECKING:
+    from starlette.requests import Request
+
     from catcode.memory.service import Change, FileChange, MemoryEntry
 
 # Any: the JSON bodies the API answers with.
 
+DEFAULT_HISTORY = 50
+DEFAULT_SEARCH = 10
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
 SEARCHES_AT_ONCE = 4  # searches served side by side (each a SQLite connection); more wait for one to finish
@@ -194,3 +209,47 @@ def _name(name: str) -> str:
         return MemoryDoor.valid_name(name)
     except InvalidMemoryName as exc:
         raise ApiError(400, str(exc)) from None
+
+
+def _int(request: Request, key: str, default: int) -> int:
+    raw = request.query_params.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ApiError(400, f"{key} must be a whole number, got {raw!r}") from None
+
+
+class Endpoint(NamedTuple):
+    """One endpoint: its path, how ``MemoryView`` answers a request to it, and the one method it takes when that is
+    not GET (any other gets 405 from it, rather than falling through to a later path)."""
+
+    path: str
+    answer: Callable[[MemoryView, Request], Any]
+    method: str = "GET"
+
+
+ENDPOINTS = [  # the history paths before {scope}/{name}, which would match them too
+    Endpoint("/api/scopes", lambda view, request: view.scopes()),
+    Endpoint("/api/memory", lambda view, request: view.memories(request.query_params.get("scope"))),
+    Endpoint(
+        "/api/memory/history",
+        lambda view, request: view.history(
+            _int(request, "limit", DEFAULT_HISTORY), request.query_params.get("name") or None
+        ),
+    ),
+    Endpoint("/api/memory/history/{change_id}", lambda view, request: view.change(request.path_params["change_id"])),
+    Endpoint(
+        "/api/memory/revert/{change_id}", lambda view, request: view.revert(request.path_params["change_id"]), "POST"
+    ),
+    Endpoint(
+        "/api/memory/{scope}/{name}",
+        lambda view, request: view.memory(request.path_params["scope"], request.path_params["name"]),
+    ),
+    Endpoint(
+        "/api/search",
+        lambda view, request: view.search(request.query_params.get("q", ""), _int(request, "limit", DEFAULT_SEARCH)),
+    ),
+]
+"""Every endpoint of the API, in the order a request's path is matched."""
