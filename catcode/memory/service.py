@@ -396,8 +396,9 @@ class MemoryDoor:
     def revert(self, commit: str | None = None) -> RevertResult:
         """Undo ``commit`` (default: the last change to memories) as a new change; ``RevertConflict`` when a later
         change touched the same memory, ``UnknownChange``, ``MergedChange``."""
-        self._versioned()
-        return self.runtime.revert(commit)
+        from catcode.memory.revert_tool import revert_change
+
+        return revert_change(self._versioned(), self.store, self.paths.memory_lock, commit)
 
     def doctor(self, *, fix: bool = False) -> DoctorReport:
         """Check memory files, indexes, history.jsonl and versioning (``fix``: repair what can be)."""
