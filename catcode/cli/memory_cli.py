@@ -148,7 +148,7 @@ def search(
     from catcode.memory.words import search_json_lines, search_text, unreadable_line
 
     def body(door: MemoryDoor) -> None:
-        found = door.search(" ".join(query), limit)
+        found = door.search(" ".join(query), limit, unreadable=True)
         if as_json:
             for line in search_json_lines(found.hits):
                 typer.echo(line)
@@ -167,7 +167,9 @@ def recent(
     count: int = typer.Argument(5, help="How many session summaries (1-100).", parser=whole_number(1, 100)),
 ) -> None:
     """Show the latest session summaries of this project's journal."""
-    with_door(lambda door: echo(door.recent(count)))
+    from catcode.memory.words import recent_text
+
+    with_door(lambda door: echo(recent_text(door.recent(count))))
 
 
 def doctor(fix: bool = typer.Option(False, "--fix", help="Quarantine unreadable files, rebuild indexes.")) -> None:

@@ -23,6 +23,8 @@ from catcode.memory.words import (
     format_list,
     format_report,
     hidden_line,
+    recalled_text,
+    recent_text,
     search_text,
     unreadable_line,
 )
@@ -140,13 +142,15 @@ class MemoryCommand:
         """The latest session summaries, newest first."""
         if args and not args.isdigit():
             return _usage(ctx, "/memory recent [N]")
-        ctx.console.print(self.door.recent(int(args) if args else DEFAULT_RECENT), markup=False, highlight=False)
+        entries = self.door.recent(int(args) if args else DEFAULT_RECENT)
+        ctx.console.print(recent_text(entries), markup=False, highlight=False)
 
     def recalled(self, ctx: CommandContext, args: str) -> None:
         """What per-turn recall attached to the last message(s) that got any."""
         if args and not args.isdigit():
             return _usage(ctx, "/memory recalled [N]")
-        ctx.console.print(self.door.recalled(int(args) if args else 1), markup=False, highlight=False)
+        lately = self.door.recalled()
+        ctx.console.print(recalled_text(lately, int(args) if args else 1), markup=False, highlight=False)
 
     # -- changing -----------------------------------------------------------------------------------------------
 

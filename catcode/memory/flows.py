@@ -37,6 +37,11 @@ class NoSuchMemory(CatcodeError):
         self.name = name
 
 
+class InvalidMemory(CatcodeError):
+    """The fields of a write do not make a memory: the message is the seed's own text for the model's
+    ``memory_write`` (``NAME_REQUIRED``, ``TYPE_INVALID``, or why the name is refused), which every writer gives."""
+
+
 class UnknownScope(CatcodeError):
     """``move`` was given somewhere that is not user or project."""
 

@@ -3,7 +3,8 @@ write, forget, edit, move, clear, log, diff, revert, status, search, recent, doc
 returning a result (data, never a sentence), and the errors they raise. The REPL's ``/memory``
 (``memory/commands.py``), ``catcode memory`` (``cli/memory_cli.py``), the web view (``web/api.py``) and the MCP
 server (``mcp_server/serve.py``) call only this module and word its results with ``memory/words.py``; nothing
-outside ``memory/`` imports any other module of it but the session's part (``tests/test_memory_front_door.py``).
+outside ``memory/`` imports any other module of it but those words and the session's part
+(``tests/test_memory_front_door.py``).
 
 The rules of each operation live behind the door, once: the flows ask through typed questions (``flows.py``), a
 write is checked as the model's ``memory_write`` checks it, an undo is ``revert_tool.revert_change``, log, diff and
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,6 +29,7 @@ from catcode.memory.flows import (
     ClearQuestion,
     EditRejected,
     ForgetQuestion,
+    InvalidMemory,
     Located,
     NoSuchMemory,
     UnknownScope,
@@ -39,12 +42,14 @@ from catcode.memory.versioning.changes import MergedChange, UnknownChange
 
 if TYPE_CHECKING:
     from catcode.memory.auto_recall import AutoRecall
+    from catcode.memory.auto_recall import Lately as Lately
     from catcode.memory.flows import Cleared, Edited, Forgotten, Moved
     from catcode.memory.pipeline.attempts import Attempts
     from catcode.memory.pipeline.cursor import DreamCursor
     from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.pipeline.run_result import RunResult as RunResult
     from catcode.memory.recall.facts_schema import Hit
+    from catcode.memory.recall.journal import DailyEntry
     from catcode.memory.recall.recall import Recall
     from catcode.memory.runtime import MemoryRuntime
     from catcode.memory.status import MemoryStatus
@@ -84,9 +89,7 @@ __all__ = [
     "Written",
 ]
 
-ExportFormat = Literal["claude", "agents-md"]
-EXPORT_FORMATS: tuple[ExportFormat, ...] = ("claude", "agents-md")
-IMPORT_TOOLS = ("claude", "codex", "gemini")
+EXPORT_FORMATS = ("claude", "agents-md")
 
 
 class VersioningOff(CatcodeError):
@@ -100,10 +103,6 @@ class SyncOff(CatcodeError):
         super().__init__(
             "Memory sync is off (memory.sync: off); turn it on with `catcode config set memory.sync manual`."
         )
-
-
-class InvalidMemory(CatcodeError):
-    """A write's fields do not make a memory; the message is the model's ``memory_write``'s own text."""
 
 
 @dataclass(frozen=True)
@@ -188,12 +187,6 @@ class MemoryDoor:
 
         return validate_name(name)
 
-    @property
-    def versioning_warning(self) -> str | None:
-        """Why memory's git history is off; None when it is on."""
-        git = self.runtime.git
-        return None if git.available else git.warning
-
     # -- looking --------------------------------------------------------------------------------------------------
 
     def listing(self) -> Listing:
@@ -205,8 +198,9 @@ class MemoryDoor:
     def located(self, scope: Scope | None = None) -> list[Located]:
         """Every memory (of ``scope``; None: both) with its scope, user scope first, then by name — the order of
         every list and of the memory index on each request."""
-        found = sorted(self.store.located(), key=lambda item: (item[1] is not Scope.USER, item[0].name))
-        return [item for item in found if scope in (None, item[1])]
+        from catcode.memory.words import sorted_by_scope
+
+        return [item for item in sorted_by_scope(self.store.located()) if scope in (None, item[1])]
 
     @property
     def folders(self) -> dict[Scope, Path]:
@@ -315,27 +309,29 @@ class MemoryDoor:
             finally:
                 self.recall = None
 
-    def search(self, query: str, limit: int = 10, *, recall: Recall | None = None) -> Found:
-        """Every memory, session summary and past conversation of this project matching ``query``, best first."""
+    def search(self, query: str, limit: int = 10, *, recall: Recall | None = None, unreadable: bool = False) -> Found:
+        """Every memory, session summary and past conversation of this project matching ``query``, best first
+        (``recall``: the search to use; ``unreadable``: count the memory files left out, as a list does)."""
         with self._recall(recall) as searching:
             hits = searching.search(query, limit)
             # Counted before facts.db closes: closing it changes the project folder, and a rescan costs a stat per
             # memory file.
-            unreadable = len(self.store.problems()) - len(self.store.hidden())
-            return Found(query, hits, unreadable, searching.unsaved)
+            skipped = len(self.store.problems()) - len(self.store.hidden()) if unreadable else 0
+            return Found(query, hits, skipped, searching.unsaved)
 
-    def recent(self, count: int = 5) -> str:
+    def recent(self, count: int = 5) -> list[DailyEntry]:
         """The latest ``count`` session summaries of this project's journal, newest first."""
-        from catcode.memory.recall.views import recent_text
-
         with self._recall(None) as searching:
-            return recent_text(searching, count)
+            return list(islice(searching.journal.recent_entries(), max(count, 0)))
 
-    def recalled(self, count: int = 1) -> str:
-        """What per-turn recall attached to the last ``count`` messages that got any."""
-        from catcode.memory.auto_recall import recalled_text
+    def recalled(self) -> Lately:
+        """What per-turn recall attached to the latest messages that got any, newest first."""
+        from catcode.memory.auto_recall import Lately
 
-        return recalled_text(self.auto, count)
+        auto = self.auto
+        if auto is None:
+            return Lately(on=False)
+        return Lately(on=True, last_skip=auto.last_skip, recalled=list(auto.recent)[::-1])
 
     @contextmanager
     def _recall(self, given: Recall | None) -> Iterator[Recall]:
@@ -350,13 +346,9 @@ class MemoryDoor:
     def write(self, name: str, kind: str, description: str, content: str, *, why: str) -> Written:
         """Save a memory (an existing name is updated) through the store's one write path, checked as the model's
         ``memory_write`` checks it: ``InvalidMemory`` with its texts."""
-        from catcode.memory.tools import InvalidMemory as Invalid
         from catcode.memory.tools import new_entry
 
-        try:
-            entry = new_entry(self.store, name, kind, description, content)
-        except Invalid as exc:
-            raise InvalidMemory(str(exc)) from None
+        entry = new_entry(self.store, name, kind, description, content)
         counts = self.store.update(entry, why=why)
         return Written(entry.name, counts.redacted, counts.commit)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from catcode.errors import CatcodeError, MemoryStoreError
+from catcode.errors import MemoryStoreError
+from catcode.memory.flows import InvalidMemory
 from catcode.memory.pipeline.manager import MemoryManager
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
@@ -191,11 +192,6 @@ def memory_page(store: MemoryStore, page: int) -> str:
     if page < pages:
         lines.append(f"More: memory_read with page={page + 1}.")
     return "\n".join(lines)
-
-
-class InvalidMemory(CatcodeError):
-    """The fields of a write do not make a memory: the message is the seed's own text (``NAME_REQUIRED``,
-    ``TYPE_INVALID``, or why the name is refused)."""
 
 
 def new_entry(

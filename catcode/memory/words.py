@@ -18,6 +18,7 @@ from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
 from catcode.text import flatten, shorten
 
 if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools, which need none of them
+    from catcode.memory.auto_recall import Lately
     from catcode.memory.flows import (
         Cleared,
         ClearQuestion,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools,
     )
     from catcode.memory.pipeline.run_result import RunResult
     from catcode.memory.recall.facts_schema import Hit
+    from catcode.memory.recall.journal import DailyEntry
     from catcode.memory.status import MemoryStatus
     from catcode.memory.versioning.changes import Change, FileChange, RevertResult
     from catcode.settings.paths import Paths
@@ -235,6 +237,32 @@ def search_json_lines(hits: Sequence[Hit]) -> list[str]:
     import json
 
     return [json.dumps(hit.as_dict(), ensure_ascii=False) for hit in hits]
+
+
+def recalled_text(lately: Lately, count: int = 1) -> str:
+    """``/memory recalled``: what per-turn recall attached to the last ``count`` messages that got any, newest
+    first."""
+    if not lately.on:
+        return "Per-turn recall is off (memory.auto_recall: off)."
+    lines = []
+    if lately.last_skip:
+        lines.append(f"The last message got no recall ({lately.last_skip}).")
+    if not lately.recalled:
+        lines.append("Nothing has been recalled in this session yet.")
+        return "\n".join(lines)
+    for found in lately.recalled[:count]:
+        lines.append(f"For “{found.message}” ({len(found.text):,} characters, {found.elapsed_ms:.0f} ms):")
+        for item in found.items:
+            lines += ["", f"## {item.name} ({item.kind}, {item.scope}, score {item.score:.1f})", item.text]
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def recent_text(entries: Sequence[DailyEntry]) -> str:
+    """The latest session summaries, newest first (``/memory recent``, ``catcode memory recent``)."""
+    if not entries:
+        return "No session summaries yet: one is written when a session with two or more of your messages ends."
+    return "\n\n".join(f"{e.day} {e.time} · session {e.session}\n{e.text}" for e in entries)
 
 
 @dataclass(frozen=True)

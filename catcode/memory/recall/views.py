@@ -5,7 +5,6 @@ on every request."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import islice
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -26,7 +25,6 @@ __all__ = [
     "format_hit",
     "memory_search_tool",
     "no_match_line",
-    "recent_text",
     "search_text",
 ]
 
@@ -54,14 +52,6 @@ def no_match_line(query: str) -> str:
 
     shown = shorten(clean_text(query), 80) or "(an empty query)"
     return f"No memories match {shown}."
-
-
-def recent_text(recall: Recall, n: int = 5) -> str:
-    """The last ``n`` session summaries, newest first."""
-    entries = list(islice(recall.journal.recent_entries(), max(n, 0)))
-    if not entries:
-        return "No session summaries yet: one is written when a session with two or more of your messages ends."
-    return "\n\n".join(f"{e.day} {e.time} · session {e.session}\n{e.text}" for e in entries)
 
 
 class MemorySearchInput(BaseModel):
