@@ -129,6 +129,11 @@ SECTIONS = [
         "bench_claude_compat",
         "bench_claude_compat",
     ),
+    (
+        "claude setup: settings with Claude Code's files vs without, -p with a whole setup (and hooks) vs bare",
+        "bench_claude_setup",
+        "bench_claude_setup",
+    ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
     ("layout: prompt and -p before vs after the package floors", "bench_layout", "bench_layout"),
 ]

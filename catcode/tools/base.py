@@ -36,6 +36,7 @@ class ToolResult:
     text: str
     is_error: bool = False
     images: list[ImageBlock] = field(default_factory=list)  # what the model sees after the text
+    total_lines: int | None = None  # lines of the whole output when ``text`` keeps only part of it (a long command)
 
 
 @dataclass

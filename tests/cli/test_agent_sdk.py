@@ -199,8 +199,8 @@ def test_session_start_prompt_post_tool_and_stop_hooks_fire_with_claude_codes_in
         serve(server, tool_use("Read", {"file_path": "a.txt"}), text("Read it."), text("Goodbye."))
         messages = collect("read a.txt", options(server, tmp_path, hooks=hooks))
         first, *_, last = [r for r in server.requests() if r.body.get("tools")]
-    assert fired[:3] == [("SessionStart", ""), ("UserPromptSubmit", "The build uses make.\n\nread a.txt"),
-                         ("PostToolUse", "Read")]  # fmt: skip
-    assert ("Stop", "") in fired and "The build uses make." in first.all_text
+    assert fired[:3] == [("SessionStart", ""), ("UserPromptSubmit", "read a.txt"), ("PostToolUse", "Read")]
+    assert '<hook-context event="SessionStart">\nThe build uses make.\n</hook-context>' in first.all_text
+    assert ("Stop", "") in fired
     assert "Also say goodbye." in last.all_text
     assert [m.result for m in messages if isinstance(m, sdk.ResultMessage)] == ["Goodbye."]  # one turn, continued
