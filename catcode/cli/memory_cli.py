@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         ClearQuestion,
         EditRejected,
         ForgetQuestion,
+        ImportPlan,
         MemoryDoor,
         Offer,
         Step,
@@ -370,7 +371,8 @@ def import_memories(
         _imported(door, plan, count, gathered.label)
 
 
-def _imported(door: MemoryDoor, plan: Any, count: int, label: str) -> None:
+def _imported(door: MemoryDoor, plan: ImportPlan, count: int, label: str) -> None:
+    """Write the plan; say how many were imported, how to undo it, and what was renamed or redacted."""
     from catcode.memory.words import SHELL
 
     counts = door.apply_import(plan)

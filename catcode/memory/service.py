@@ -59,7 +59,8 @@ if TYPE_CHECKING:
     from catcode.memory.transfer.export import Exported as Exported
     from catcode.memory.transfer.items import ImportItem, Skipped
     from catcode.memory.transfer.plan import Action as Action
-    from catcode.memory.transfer.plan import AppliedCounts, ImportPlan
+    from catcode.memory.transfer.plan import AppliedCounts
+    from catcode.memory.transfer.plan import ImportPlan as ImportPlan
     from catcode.memory.transfer.plan import Step as Step
     from catcode.memory.transfer.readers import Offer as Offer
     from catcode.memory.versioning.changes import Change as Change
@@ -150,7 +151,6 @@ class Gathered:
     where: str
     items: list[ImportItem]
     skipped: list[Skipped]
-    ignored_setting: Path | None = None  # a project's Claude Code settings asking for another folder (not followed)
 
 
 class MemoryDoor:

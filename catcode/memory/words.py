@@ -1,9 +1,11 @@
-"""Every sentence memory says to a person, in one module: the pipeline report (``/memory``), the list
-(``/memory list``, ``catcode memory list``, the MCP server's ``memory_list``), one memory in full (``memory_read``,
-``/memory show``), the lines under a list, the questions asked before a delete, what a flow did (``done_text``) —
-none of which names a command — and ``Voice``: how each front end names its own commands around them (``REPL``:
-``/memory revert``; ``SHELL``: ``catcode memory revert``, the web page's too, which has no commands of its own).
-Every memory is shown with its scope: "all projects" (the user scope) or "this project"."""
+"""Every sentence memory says to a person, in one module, for every front end: the pipeline report (``/memory``)
+and a Dream's line, the list (``/memory list``, ``catcode memory list``, the MCP server's ``memory_list``), one
+memory in full (``memory_read``, ``/memory show``), the lines under a list, the questions asked before a delete, what
+a flow did (``done_text``), the status, search hits, session summaries and what recall attached, the change list
+and what an undo did, and the import's questions — none of which names a command — and ``Voice``: how each front
+end names its own commands around them (``REPL``: ``/memory revert``; ``SHELL``: ``catcode memory revert``, the web
+page's too, which has no commands of its own). Every memory is shown with its scope: "all projects" (the user scope)
+or "this project". The front door (``service.py``) returns data; this module words it."""
 
 from __future__ import annotations
 
@@ -40,13 +42,13 @@ if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools,
     """What a flow that changes memories returned."""
 
 NO_MEMORIES = "No memories stored."
+KEPT_ALL = "Kept every memory."
 NO_CHANGES = "No memory changes recorded yet."
 WRITE_TOOL = "memory_write"
 """The model's write tool, as permission rules name it (``memory_write(user-*)``)."""
 NO_TERMINAL = "saving a memory for all projects asks for your consent, and there is no terminal to ask on"
 _HIDDEN = {INDEX_NAME, ".gitignore"}  # derived or set-up files: not memories
 _VERBS = {"A": "restored", "D": "removed", "M": "changed back"}
-KEPT_ALL = "Kept every memory."
 
 
 def format_report(report: ConsolidationReport) -> str:

@@ -22,11 +22,9 @@ ChooseSections = Callable[[list["Offer"]], list["Offer"]]
 
 def read_source(
     source: str, root: Path, env: dict[str, str], choose_sections: ChooseSections
-) -> tuple[str, str, list[ImportItem], list[Skipped], Path | None]:
-    """The label, where it was read, the items, what was skipped, and (``claude``) a project setting asking for
-    another memory folder, which is not followed."""
+) -> tuple[str, str, list[ImportItem], list[Skipped]]:
+    """The label, where it was read, the items, and what was skipped."""
     if source == "claude":
-        ignored = locate.ignored_project_setting(root)
         folder = locate.claude_memory_dir(root, env)
         items, skipped = readers.read_folder(folder, root) if folder.is_dir() else ([], [])
         offers, unread = readers.claude_md_sections(locate.claude_md_files(root, env), root)
@@ -34,20 +32,20 @@ def read_source(
         items += [offer.item(root) for offer in (choose_sections(offers) if offers else [])]
         if not folder.is_dir() and not offers:
             raise CatcodeError(f"No Claude Code memory for this project: {folder} does not exist (CLAUDE_CONFIG_DIR)")
-        return "claude", str(folder), items, skipped, ignored
+        return "claude", str(folder), items, skipped
     if source == "codex":
         folder = locate.codex_memory_dir(env)
         if not folder.is_dir():
             raise CatcodeError(f"No Codex memories: {folder} does not exist (CODEX_HOME)")
-        return "codex", str(folder), *readers.read_codex(folder, root), None
+        return "codex", str(folder), *readers.read_codex(folder, root)
     if source == "gemini":
         path = locate.gemini_memory_file(env)
         if not path.is_file():
             raise CatcodeError(f"No Gemini CLI memories: {path} does not exist (GEMINI_CLI_HOME)")
-        return "gemini", str(path), *readers.read_gemini(path, root), None
+        return "gemini", str(path), *readers.read_gemini(path, root)
     path = Path(source).expanduser()
     if path.is_dir():
-        return path.name or str(path), str(path), *readers.read_folder(path, root), None
+        return path.name or str(path), str(path), *readers.read_folder(path, root)
     if path.is_file():
-        return path.name, str(path), *readers.read_file(path, root), None
+        return path.name, str(path), *readers.read_file(path, root)
     raise CatcodeError(f"No such file or folder: {source} (give claude, codex, gemini or a path)")
