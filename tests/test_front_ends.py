@@ -1,10 +1,11 @@
 """No front end imports another: the REPL (``ui/`` and the slash commands), the shell (``cli/``), the web view
-(``web/``) and the MCP server (``mcp_server/``) each word the shared flows' results in their own modules, so that
-one front end never rewords another's sentences. Read from the import graph of ``tests/test_import_cycles.py``
+(``web/``) and the MCP server (``mcp_server/``) each call the shared flows (memory's through its front door,
+``tests/test_memory_front_door.py``) and word their results in their own voice (``memory/words.py``), so that one
+front end never rewords another's sentences. Read from the import graph of ``tests/test_import_cycles.py``
 (every import, function-level and ``TYPE_CHECKING`` ones included).
 
 The one kind of edge allowed across: an entry point of the shell starting the front end it launches
-(``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory share`` the web view). Shared code
+(``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory serve`` the web view). Shared code
 (the flows, the features) imports no front end at all, but for the composition root and the parts of a session
 (``session.parts``) wiring the slash commands in — a part its own feature's, and nothing of the other front ends."""
 
