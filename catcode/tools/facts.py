@@ -89,6 +89,17 @@ def names_of(name: str) -> tuple[str, ...]:
     return (fact.name, *fact.aliases) if fact else (name,)
 
 
+def changes_project(name: str, permission: Permission) -> bool:
+    """Whether a call of tool ``name`` (of permission class ``permission``) may change the project's files, which is
+    when a turn takes its checkpoint: a tool that writes project files, or one that executes (bash, an MCP tool that
+    is not read-only). catcode's other writing tools (memory's) change no project file; a tool of no row here that
+    may write is taken to. Any of a tool's names counts."""
+    fact = BY_NAME.get(canonical(name) or "")
+    if fact is None:
+        return permission is not READ
+    return fact.writes_project_files or fact.permission is EXECUTE
+
+
 def permission_of(name: str) -> Permission | None:
     """The permission class of catcode's tool ``name`` (by any of its names); None for a name that is not one of
     them."""

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="the Agent SDK is in the dev extra (pip install -e .[dev])")
 
@@ -166,7 +167,8 @@ def test_interrupt_mid_turn_ends_the_turn(tmp_path: Path) -> None:
             async for message in client.receive_messages():
                 messages.append(message)
                 if isinstance(message, sdk.SystemMessage) and message.subtype == "init":
-                    await asyncio.sleep(0)  # the request is under way (held by the server)
+                    # Interrupt once the request is under way (the server holds its answer).
+                    await asyncio.to_thread(server.wait_for_requests, 1, bound(30))
                     await client.interrupt()
                     hold.set()
                 if isinstance(message, sdk.ResultMessage):
