@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from catcode.cli.memory_offline import memory_errors, offline_runtime
-from catcode.cli.memory_words import undo_hint
+from catcode.cli.memory_words import NOT_RECORDED, undo_hint
 
 if TYPE_CHECKING:
     from catcode.memory.transfer.items import ImportItem, Skipped
@@ -86,6 +86,8 @@ def import_memories(
                 return
         counts = apply_plan(runtime.store, plan)
         typer.echo(f"Imported {count} memories from {label}." + undo_hint(counts.commit))
+        if counts.commit is None and runtime.git.available:
+            typer.echo(NOT_RECORDED, err=True)
         for asked, given in counts.renamed.items():
             typer.echo(f"{asked} was saved as {given}: another project's memory has that name.")
         if counts.redacted:

@@ -16,6 +16,13 @@ if TYPE_CHECKING:
 LISTER = "`catcode memory list`"
 
 
+NOT_RECORDED = (
+    "This change could not be recorded in git, so it cannot be undone yet (details in the log: catcode memory "
+    "doctor checks the repository); the next memory change records it."
+)
+"""Said when a change was written but its commit failed."""
+
+
 def undo_hint(commit: str | None) -> str:
     """`` Undo with `catcode memory revert <id>`.`` for a change that was recorded, else nothing."""
     return f" Undo with `catcode memory revert {commit[:7]}`." if commit else ""

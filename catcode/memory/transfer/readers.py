@@ -34,7 +34,8 @@ from catcode.memory.transfer.items import (
 )
 
 GEMINI_SECTION = "Gemini Added Memories"
-MAX_READ = 1_000_000  # bytes of one file: memory files are small; a huge one is not a memory file
+MAX_READ = 64 * 2**20  # bytes of one Markdown file read: 100,000 sections fit many times over
+MAX_MEMORY_FILE = 256 * 1024  # a memory file of a folder: the most one memory holds (a larger one is skipped)
 _LINK_LINE = re.compile(r"^\s*[-*+]\s+\[[^\]]*\]\(([^)]+\.md)\)")
 _CWD = re.compile(r"cwd=([^,)]+)")
 PROJECT = MemoryType.PROJECT  # what a tool's per-project notes are, unless they speak about the person
@@ -43,10 +44,23 @@ _TYPE_LINE = re.compile(r"^\*(user|feedback|project|reference)\*\s*(?:—|-)\s*(
 Found = tuple[list[ImportItem], list[Skipped]]
 
 
-def _text(path: Path) -> str:
+def _text(path: Path, skipped: list[Skipped] | None = None, cap: int = MAX_READ) -> str:
+    """The text of ``path``, at most ``cap`` bytes: a longer file is cut at its last line within the cap, and one
+    line in ``skipped`` says so (nothing is dropped silently)."""
     with path.open("rb") as handle:
-        data = handle.read(MAX_READ + 1)
-    return data[:MAX_READ].decode("utf-8", errors="replace")
+        data = handle.read(cap + 1)
+        if len(data) > cap:
+            rest = len(data) - cap + len(handle.read())
+            data = data[: data.rfind(b"\n", 0, cap) + 1 or cap]
+            if skipped is not None:
+                skipped.append(
+                    Skipped(
+                        str(path),
+                        f"only its first {len(data):,} bytes were read ({cap // 2**20} MB is "
+                        f"the most of one file): {rest:,} bytes after them were not; split the file",
+                    )
+                )
+    return data.decode("utf-8", errors="replace")
 
 
 def _type(value: object) -> MemoryType | None:
@@ -68,6 +82,9 @@ def read_folder(folder: Path, project_root: Path) -> Found:
         if path.name == "MEMORY.md" or not path.is_file():
             continue
         try:
+            if path.stat().st_size > MAX_MEMORY_FILE:
+                skipped.append(Skipped(str(path), f"larger than {MAX_MEMORY_FILE // 1024} KB, what one memory holds"))
+                continue
             text = _text(path)
         except OSError as exc:
             skipped.append(Skipped(str(path), f"cannot be read ({exc.strerror or exc})"))
@@ -87,7 +104,7 @@ def read_folder(folder: Path, project_root: Path) -> Found:
         items.append(ImportItem(name, description, kind, body.strip(), str(path)))
     index = folder / "MEMORY.md"
     if index.is_file():
-        notes = "\n".join(line for line in _text(index).splitlines() if not _LINK_LINE.match(line))
+        notes = "\n".join(line for line in _text(index, skipped).splitlines() if not _LINK_LINE.match(line))
         for title, body in sections(notes):
             body = "\n".join(line for line in body.splitlines() if not line.startswith("# ")).strip()
             if title.lower() in ("", "memory index") and not body:
@@ -133,12 +150,12 @@ def read_codex(folder: Path, project_root: Path) -> Found:
     skipped: list[Skipped] = []
     handbook = folder / "MEMORY.md"
     if handbook.is_file():
-        found, missed = _codex_blocks(_text(handbook), handbook, project_root)
+        found, missed = _codex_blocks(_text(handbook, skipped), handbook, project_root)
         items += found
         skipped += missed
     summary = folder / "memory_summary.md"
     if summary.is_file():
-        text = _text(summary)
+        text = _text(summary, skipped)
         text = text.split("\n", 1)[1] if text.startswith("v1") else text
         kinds = {"user profile": MemoryType.USER, "general tips": MemoryType.FEEDBACK}
         for title, body in sections(text):
@@ -201,12 +218,13 @@ def _no_headings(text: str) -> str:
 def read_gemini(path: Path, project_root: Path) -> Found:
     """Each fact of the "Gemini Added Memories" section of Gemini CLI's memory file."""
     items = []
-    for title, body in sections(_text(path)):
+    skipped: list[Skipped] = []
+    for title, body in sections(_text(path, skipped)):
         if title.strip().lower() == GEMINI_SECTION.lower():
             for fact in bullets(body):
                 name = _title_name(fact) or "gemini-memory"
                 items.append(ImportItem(name, describe(fact), infer_type(fact, project_root), fact, f"{path}"))
-    return items, []
+    return items, skipped
 
 
 def read_agents_section(text: str, origin: str) -> list[ImportItem]:
@@ -233,12 +251,13 @@ def read_agents_section(text: str, origin: str) -> list[ImportItem]:
 
 def read_file(path: Path, project_root: Path) -> Found:
     """Any Markdown file: catcode's AGENTS.md section, a Gemini memory file, else its sections or bullets."""
-    text = _text(path)
+    skipped: list[Skipped] = []
+    text = _text(path, skipped)
     if AGENTS_HEADING in text:
-        return read_agents_section(text, str(path)), []
+        return read_agents_section(text, str(path)), skipped
     if re.search(rf"(?m)^##\s+{GEMINI_SECTION}\s*$", text):
         return read_gemini(path, project_root)
-    return _free_form(text, path, project_root), []
+    return _free_form(text, path, project_root), skipped
 
 
 def _fact(fact: str, origin: str, project_root: Path) -> ImportItem:

@@ -41,6 +41,7 @@ _STALE_LOCK = re.compile(r"Unable to create '([^']+\.lock)': File exists")
 _LOCK_RETRIES = 5  # distinct stale lock files removed per command, at most
 _RUN_LOCK = ".git-run.lock"  # beside .git, not in it: git's own ``*.lock`` files are the ones recovered here
 _RUN_LOCK_POLL = 0.01
+PATHS_PER_SECOND = 1000  # the slowest rate at which git adds files, for the bound of a command given many
 
 
 class GitRunner:
@@ -57,12 +58,16 @@ class GitRunner:
         )  # fmt: skip
         return env
 
-    def run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
-        """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code."""
+    def run(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code. ``input`` is written to
+        its stdin: a list of paths goes there (``update-index --stdin``), never on the command line, whose length
+        the system caps (tens of thousands of paths)."""
         removed: set[Path] = set()
         with self.run_lock() as fd:
             for _ in range(_LOCK_RETRIES + 1):
-                result = self.run_once(args, fd)
+                result = self.run_once(args, fd, input=input)
                 lock = self.stale_lock(result)
                 if lock is None or lock in removed:
                     break
@@ -100,21 +105,32 @@ class GitRunner:
         finally:
             os.close(fd)  # releases the lock unless a git we started is still running
 
-    def run_once(self, args: tuple[str, ...], lock_fd: int | None = None) -> subprocess.CompletedProcess[str]:
-        """Run git once; ``lock_fd`` (the run lock) is inherited by the git process so that it outlives us."""
+    def run_once(
+        self, args: tuple[str, ...], lock_fd: int | None = None, *, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run git once; ``lock_fd`` (the run lock) is inherited by the git process so that it outlives us;
+        ``input``: its stdin (else none)."""
         # An explicit git dir and work tree: git never searches upwards, even while .git is half made.
         pinned = (f"--git-dir={self.root / '.git'}", f"--work-tree={self.root}")
         try:
             return subprocess.run(
                 [self.binary, *_ISOLATION, *pinned, *args], cwd=self.root, env=self.env(), capture_output=True,
-                text=True, encoding="utf-8", errors="replace", timeout=self.timeout, stdin=subprocess.DEVNULL,
+                text=True, encoding="utf-8", errors="replace", timeout=self.timeout_for(input), input=input,
+                stdin=subprocess.DEVNULL if input is None else None,
                 umask=GIT_UMASK,  # objects, index, refs: private whatever the person's umask
                 pass_fds=() if lock_fd is None else (lock_fd,),
             )  # fmt: skip
         except subprocess.TimeoutExpired:
-            raise MemoryStoreError(f"git {args[0]} took longer than {self.timeout:.0f}s in {self.root}") from None
+            raise MemoryStoreError(
+                f"git {args[0]} took longer than {self.timeout_for(input):.0f}s in {self.root}"
+            ) from None
         except OSError as err:
             raise MemoryStoreError(f"Could not run git in {self.root}: {err.strerror or err}") from None
+
+    def timeout_for(self, input: str | None) -> float:
+        """The bound of one command: ``timeout``, plus a second per thousand paths given on stdin (adding 100,000
+        memories hashes 100,000 files)."""
+        return self.timeout + (input.count("\0") / PATHS_PER_SECOND if input else 0.0)
 
     def stale_lock(self, result: subprocess.CompletedProcess[str]) -> Path | None:
         """The lock file git could not create, when it is one of this repository's."""

@@ -87,15 +87,15 @@ class GitStore:
         relative = [self._relative(p) for p in paths]
         # lexists: a symlink is a file of its own here, even one pointing nowhere (exists() would follow it)
         present = tracked.local_files(self.root, [p for p in relative if os.path.lexists(self.root / p)])
-        missing = [p for p in relative if not os.path.lexists(self.root / p)]
+        gone = [p for p in relative if not os.path.lexists(self.root / p)]
         folders = [p for p in relative if (self.root / p).is_dir() and not (self.root / p).is_symlink()]
-        if folders:
-            listed = self._run("ls-files", "-z", "--", *folders).stdout.split("\x00")
-            missing += [p for p in listed if p and not os.path.lexists(self.root / p)]
-        if present:
-            self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
-        if missing:
-            self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
+        if gone or folders:  # what the index holds there that is gone: a deleted file, or a folder's
+            gone = [p for p in self._tracked_under({*gone, *folders}) if not os.path.lexists(self.root / p)]
+        if present or gone:
+            # Paths, not pathspecs: taken literally, read from stdin (any number of them: a command line holds some
+            # tens of thousands) and in time linear in their number (git matches each pathspec against each file).
+            paths_in = "".join(f"{p}\0" for p in [*present, *gone])
+            self._run("update-index", "--add", "--remove", "-z", "--stdin", input=paths_in)
         return self._commit_staged(message)
 
     def uncommitted(self, folders: list[Path]) -> list[Path]:
@@ -218,6 +218,16 @@ class GitStore:
         if not self.initialized or not self._has_commits():
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
 
+    def _tracked_under(self, places: set[str]) -> list[str]:
+        """The files the index holds that are ``places`` or inside one of them (relative paths)."""
+        listed = self._run("ls-files", "-z").stdout.split("\x00")  # one pass over the index, whatever its size
+
+        def inside(path: str) -> bool:
+            parts = path.split("/")
+            return any("/".join(parts[:n]) in places for n in range(1, len(parts) + 1))
+
+        return [p for p in listed if p and inside(p)]
+
     def _has_commits(self) -> bool:
         assert self._runner is not None
         return has_commits(self._runner)
@@ -240,6 +250,8 @@ class GitStore:
             raise MemoryStoreError(f"{path} is inside the memory repository's .git directory")
         return relative.as_posix()
 
-    def _run(self, *args: str, ok_codes: tuple[int, ...] | None = (0,)) -> subprocess.CompletedProcess[str]:
+    def _run(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
-        return self._runner.run(*args, ok_codes=ok_codes)
+        return self._runner.run(*args, ok_codes=ok_codes, input=input)
