@@ -50,8 +50,9 @@ def _text(path: Path, skipped: list[Skipped] | None = None, cap: int = MAX_READ)
     with path.open("rb") as handle:
         data = handle.read(cap + 1)
         if len(data) > cap:
-            rest = len(data) - cap + len(handle.read())
+            size = len(data) + len(handle.read())
             data = data[: data.rfind(b"\n", 0, cap) + 1 or cap]
+            rest = size - len(data)
             if skipped is not None:
                 skipped.append(
                     Skipped(
