@@ -20,13 +20,14 @@ from pathlib import Path
 
 __all__ = ["memory_text", "write_memories"]
 
-_WORDS = tuple(
+_VOCABULARY = (
     "api auth build cache client config database deploy docker editor error feature flag format git handler "
     "index invoice kafka lint logging login metrics migration module network order parser payment pipeline "
     "postgres queue redis release request retry review schema script search server service session shell "
     "storage stream style table template test timeout token tracing typing upload user vim webhook worker yaml "
-    "always never prefer avoid use keep run check write read split merge rename move document explain".split()
+    "always never prefer avoid use keep run check write read split merge rename move document explain"
 )
+_WORDS = _VOCABULARY.split()
 _FIRST_DAY = date(2024, 1, 1)
 
 
