@@ -387,7 +387,8 @@ def test_real_console_script_searches_see_every_hand_change_made_between_them(pr
         return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 
     first, _ = search()
-    assert len(first) == 4 and "deploy-owner" in paths.memory_cache.read_text(encoding="utf-8")
+    catalogued = b"".join(db.read_bytes() for db in paths.memory_cache.iterdir())
+    assert len(first) == 4 and b"deploy-owner" in catalogued
     before = edited.stat()
     with open(edited, "r+b") as fh:  # in place, same size, the mtime put back
         fh.write(edited.read_bytes().replace(b"fra1", b"ams3"))
@@ -403,5 +404,5 @@ def test_real_console_script_searches_see_every_hand_change_made_between_them(pr
     assert sorted(snippets) == ["memory deploy-secret", "memory deploy-target", "memory deploy-tool"]
     assert "ams3" in snippets["memory deploy-target"] and token not in "".join(snippets.values())
     assert stderr.endswith("1 unreadable memory file skipped — run catcode memory doctor\n")
-    paths.memory_cache.unlink()
+    shutil.rmtree(paths.memory_cache)
     assert search() == (second, stderr)

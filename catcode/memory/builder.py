@@ -44,7 +44,7 @@ def build_memory_runtime(
         redactor=redact,
         versioning=git if git.available else None,
         placement=Placement(paths.project_root),  # a correction naming this project's files stays with it
-        scan_record=paths.memory_cache,
+        catalog_dir=paths.memory_cache,
     )
     notices = notices or queue.SimpleQueue()
     session_id = uuid.uuid4().hex[:12]

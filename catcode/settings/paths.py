@@ -73,7 +73,8 @@ class Paths:
     facts_db: Path = field(init=False)
     """The derived full-text index."""
     memory_cache: Path = field(init=False)
-    """What reading this view's memory files last gave (derived, per machine, outside the memory repository)."""
+    """The catalogues of memory folders: what reading their files gave (derived, per machine, outside the memory
+    repository)."""
 
     def __post_init__(self) -> None:
         project = self.memory_root / "projects" / self.project_key
@@ -86,7 +87,7 @@ class Paths:
             "history_file": project / "history.jsonl",
             "cursor_file": project / ".dream_cursor",
             "facts_db": project / "facts.db",
-            "memory_cache": self.home / "cache" / "memory" / f"{self.project_key}-{user_hash(self.user_id)}.json",
+            "memory_cache": self.home / "cache" / "memory",
         }
         for name, path in derived.items():
             object.__setattr__(self, name, path)  # frozen: set once, here

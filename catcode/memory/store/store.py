@@ -24,15 +24,18 @@ from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
 from catcode.memory.store.batch import Changes, decide_batch
 from catcode.memory.store.cache import DUPLICATE, DiskCache, Located, MemoryProblem
+from catcode.memory.store.catalog import code_stamp
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
-from catcode.memory.store.scan_record import ScanRecord, code_stamp
 from catcode.memory.store.scopes import Placement, ScopeRules
 from catcode.memory.store.writer import Redactor, Versioning, WritePath
 
 __all__ = ["MemoryProblem", "MemoryStore"]
 
 log = get_logger(__name__)
+
+READ_BUDGET = 1_000
+"""New files a read reads at most: the rest of a first look at a large folder is read in the background."""
 
 
 class MemoryStore:
@@ -48,12 +51,13 @@ class MemoryStore:
         versioning: Versioning | None = None,
         today: Callable[[], date] = date.today,
         placement: Callable[[MemoryEntry], Scope] | None = None,
-        scan_record: Path | None = None,
+        catalog_dir: Path | None = None,
         clock: Callable[[], int] = time.time_ns,
     ) -> None:
-        """``scan_record``: where to keep what reading the files gave, so that the next process parses only the
-        files that changed (``scan_record.py``); None keeps nothing. ``clock``: the wall clock in ns (tests move
-        it on: a file read within a tick of its last change is not recorded)."""
+        """``catalog_dir``: where the catalogues of the two folders are kept (``catalog.py``), so that a process
+        knows the memories without reading their files; None keeps them in memory (every file is read).
+        ``clock``: the wall clock in ns (tests move it on: a file read within a tick of its last change is read
+        again)."""
         if Path(user_dir).resolve() == Path(project_dir).resolve():
             raise ValueError("the user scope and the project scope need different folders")
         self.dirs = {Scope.USER: Path(user_dir).absolute(), Scope.PROJECT: Path(project_dir).absolute()}
@@ -61,10 +65,10 @@ class MemoryStore:
         self.today = today
         self.placement = placement or Placement()
         self.rules = ScopeRules(self.dirs, self.root, self.placement)
-        record = ScanRecord(scan_record, self.dirs, code_stamp(redactor)) if scan_record else None
         self._cache = DiskCache(
-            self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, record, clock
-        )
+            self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, catalog_dir,
+            stamp=code_stamp(redactor), clock=clock,
+        )  # fmt: skip
         self._writer = WritePath(self.dirs, self._cache, lock_path=lock_path, redactor=redactor, versioning=versioning)
         self._guard = self._writer.guard  # protects the cache; always taken AFTER the file lock
 
@@ -73,46 +77,77 @@ class MemoryStore:
         """The change that recorded this store's latest write (None: it changed nothing, or no versioning)."""
         return self._writer.last_commit
 
-    # ----- reading (never writes anything) ------------------------------------------------------------------
+    # ----- reading (never writes memory files) ------------------------------------------------------------
     def fingerprint(self) -> tuple[object, ...]:
-        """Changes whenever a scope changes (also by another process). Cheap: a few ``os.stat`` calls."""
+        """Changes whenever a scope changes (also by another process). Cheap: two ``os.stat`` calls and a query."""
         self._sync()
         with self._guard:
-            return (*(self._cache.scanned or ()), self._cache.generation)
+            return self._cache.fingerprint()
 
     def load_all(self) -> list[MemoryEntry]:
-        """Every valid memory of both scopes, sorted by name (a snapshot; entries are immutable)."""
-        self._sync()
-        return list(self._cache.snapshot)
+        """Every valid memory of both scopes, sorted by name (a snapshot; entries are immutable). Holds them all:
+        what needs less asks for less (``get``, ``newest``, ``counts``, ``names``)."""
+        return [entry for entry, _ in self.located()]
 
     def located(self) -> list[tuple[MemoryEntry, Scope]]:
-        """Every valid memory with the scope it lives in, sorted by name."""
-        self._sync()
+        """Every valid memory with the scope it lives in, sorted by name (every file read first)."""
+        self.complete()
         with self._guard:
-            return [(loc.entry, loc.scope) for loc in self._cache.entries.values()]
+            return [(loc.entry, loc.scope) for loc in self._cache.visible()]
 
     def get(self, name: str) -> MemoryEntry | None:
-        """The memory called ``name``, if any."""
-        self._sync()
-        found = self._cache.entries.get(name)
+        """The memory called ``name``, if any, as its file holds it now."""
+        found = self._lookup(name)
         return found.entry if found else None
 
     def scope_of(self, name: str) -> Scope | None:
         """The scope the memory called ``name`` lives in, if there is one."""
-        self._sync()
-        found = self._cache.entries.get(name)
+        found = self._lookup(name)
         return found.scope if found else None
 
     def path_of(self, name: str) -> Path | None:
         """The file holding the memory called ``name``, if any."""
-        self._sync()
-        found = self._cache.entries.get(name)
+        found = self._lookup(name)
         return found.path if found else None
+
+    def newest(self, scope: Scope, limit: int) -> list[MemoryEntry]:
+        """The ``limit`` most recently updated memories of ``scope`` (newest first; a copy hidden by a clash aside)."""
+        self._sync()
+        with self._guard:
+            return self._cache.newest(scope, limit)
+
+    def counts(self) -> dict[Scope, int]:
+        """How many memories each scope holds (a copy hidden by a clash aside)."""
+        self._sync()
+        with self._guard:
+            return self._cache.counts()
+
+    def names(self) -> list[str]:
+        """Every memory's name, sorted."""
+        self._sync()
+        with self._guard:
+            return list(self._cache.entries)
+
+    def unread(self) -> int:
+        """Memory files listed but not read yet (a first look at a large folder reads a part of it: ``complete``)."""
+        self._sync()
+        with self._guard:
+            return sum(len(files) for files in self._cache.unread.values())
+
+    def complete(self) -> None:
+        """Read every memory file not read yet (a chunk at a time: readers in between never wait for all)."""
+        self._cache.complete(self._guard)
+
+    def verify(self) -> int:
+        """Stat every memory file and read again those changed in place since they were read (the background check
+        at each session's start); how many changed. Never holds the lock for more than a chunk of files."""
+        return self._cache.verify(self._guard)
 
     def problems(self) -> list[MemoryProblem]:
         """The files skipped because they could not be read (or are hidden by a name clash), and why."""
         self._sync()
-        return list(self._cache.problems)
+        with self._guard:
+            return self._cache.problems
 
     def hidden(self) -> list[MemoryProblem]:
         """The valid memories hidden by a memory of the same name in the other scope (made from another project)."""
@@ -120,9 +155,7 @@ class MemoryStore:
 
     def target_path(self, entry: MemoryEntry) -> Path:
         """Where ``entry`` is written: where its memory is now, else where ``placement`` puts a new one."""
-        self._sync()
-        with self._guard:
-            found = self._cache.entries.get(validate_name(entry.name))
+        found = self._lookup(validate_name(entry.name))
         return found.path if found else self.dirs[self.rules.place(entry)] / f"{entry.name}.md"
 
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
@@ -132,9 +165,7 @@ class MemoryStore:
 
     def merged(self, entry: MemoryEntry) -> MemoryEntry:
         """``entry`` as ``update`` would write it: the existing ``created_at`` kept, ``updated_at`` today."""
-        self._sync()
-        with self._guard:
-            found = self._cache.entries.get(entry.name)
+        found = self._lookup(entry.name)
         return self._merged(found.entry if found else None, entry)
 
     # ----- writing -------------------------------------------------------------------------------------
@@ -241,9 +272,17 @@ class MemoryStore:
         return entry.model_copy(update={"created_at": created, "updated_at": self.today()})
 
     def _sync(self) -> None:
-        """Bring the cache up to date. Reads never write: a stale index waits for the next write or reconcile."""
+        """Bring the catalogues up to date with what was added or removed (at most ``READ_BUDGET`` new files read by
+        this process's reads: the rest is ``complete``'s).
+        Reads never write memory files: a stale index waits for the next write or reconcile."""
         with self._guard:
-            self._cache.refresh()
+            self._cache.refresh(budget=max(0, READ_BUDGET - self._cache.new_files_read))
+
+    def _lookup(self, name: str) -> Located | None:
+        """The memory ``name`` as its file holds now (this project's scope first)."""
+        self._sync()
+        with self._guard:
+            return self._cache.lookup(name)
 
 
 def _counts(old: Located | None, name: str) -> AppliedCounts:

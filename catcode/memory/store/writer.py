@@ -34,6 +34,8 @@ Redactor = Callable[[str], tuple[str, list[str]]]
 Decide = Callable[[Mapping[str, Located]], tuple[Changes, AppliedCounts]]
 """Given the memories on disk now (under the lock), the changes to make and the counts to report."""
 RECOVER = "recover: record changes made outside catcode (an interrupted session or a hand edit)"
+RECORD_CHUNK = 2_000
+"""Uncommitted files recorded under one hold of the lock; a write records them first only up to this many."""
 
 
 class Versioning(Protocol):
@@ -86,13 +88,23 @@ class WritePath:
             raise MemoryStoreError(f"Memory {entry.name} is too large ({size // 1024} KB; the limit is 256 KB)")
         return entry, redacted
 
-    def reconcile(self) -> str | None:
-        """Record what was left uncommitted (hand edits, a killed session) and rebuild stale indexes, under the
-        lock; the id of the change that recorded it, or None."""
+    def reconcile(self, chunk: int = RECORD_CHUNK) -> str | None:
+        """Record what was left uncommitted (hand edits, a killed session) and rebuild stale indexes; the id of the
+        last change that recorded it, or None. The scans (git status, reading files not read yet) run without the
+        lock; what they found is recorded ``chunk`` files at a time, each under the lock (a write of another
+        session waits for one chunk, never for a whole store's worth)."""
+        pending = self._uncommitted()
+        self.cache.complete(self.guard)
+        commit = None
+        for first in range(0, len(pending or ()), chunk):
+            with locked(self.lock_path), self.guard:
+                commit = self._record_leftovers(pending[first : first + chunk]) or commit  # type: ignore[index]
         with locked(self.lock_path), self.guard:
-            self._recover = True
-            commit = self._recover_leftovers()
-            stale = self.cache.refresh()
+            self._remove_temp_files()
+            if pending is not None:
+                self._recover = False
+            self.cache.refresh()
+            stale = self.cache.stale_indexes()
             if stale:
                 paths = self._write_indexes(stale)
                 if paths and self.versioning is not None:
@@ -100,13 +112,26 @@ class WritePath:
             return commit
 
     def mutate(self, why: str, decide: Decide, *, every_copy: bool = False, keep_copies: bool = False) -> AppliedCounts:
-        """THE write path: lock, reconcile, reload, decide, validate + redact everything, write, index, commit."""
+        """THE write path: lock, reconcile, reload, decide, validate + redact everything, write, index, commit.
+
+        What was left uncommitted is looked for (git status) before the lock is taken, on the first write of this
+        process and after a failed one, and recorded first when it is a little; a lot (a folder of hand-written
+        memories) is ``reconcile``'s, chunk by chunk — only the files this write replaces are recorded first then.
+        Files listed but not read yet are read before the lock too."""
+        pending = self._uncommitted() if self._recover else None
+        self.cache.complete(self.guard)
         with locked(self.lock_path), self.guard:
-            if self._recover:
-                self._recover_leftovers()
-            stale = self.cache.refresh()
-            current = dict(self.cache.entries)
-            changes, counts = decide(current)
+            self._remove_temp_files()
+            if pending is not None and len(pending) <= RECORD_CHUNK:
+                self._record_leftovers(pending)
+                self._recover = False
+            self.cache.refresh()
+            stale = self.cache.stale_indexes()
+            changes, counts = decide(self.cache.entries)
+            edited = self.cache.recheck(list(changes))  # changed on disk since read: what was there is recorded first
+            if edited:
+                self._record_leftovers(edited)
+                changes, counts = decide(self.cache.entries)
             prepared: Changes = {}
             for name, change in changes.items():
                 prepared[name] = None
@@ -114,11 +139,12 @@ class WritePath:
                     entry, redacted = self.prepare(change[0])
                     prepared[name] = (entry, change[1])
                     counts.redacted += redacted
+            targets = [self.dirs[c[1]] / f"{n}.md" for n, c in prepared.items() if c is not None]
             try:
                 paths, summary, touched = self._write_files(prepared, every_copy, keep_copies)
                 paths += self._write_indexes(touched | stale)
             except OSError as exc:
-                self.cache.invalidate()  # whatever reached the disk is picked up by the next scan
+                self.cache.invalidate(targets)  # whatever reached the disk is picked up again
                 self._recover = True  # and committed by the next write
                 raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
             self.cache.settle()
@@ -158,14 +184,13 @@ class WritePath:
         for folder in {target.parent for target, _ in writes}:
             ensure_private_dir(folder)
         atomic_write_many([(target, entry_file.render(entry)) for target, entry in writes])
-        for target, entry in writes:
-            self.cache.remember(self._scope_at(target), target, entry)
+        for scope in Scope:
+            self.cache.remember(scope, [(target, entry) for target, entry in writes if self._scope_at(target) is scope])
         for old in removals:  # only once every new file is in place: a crash never loses a memory
             old.path.unlink(missing_ok=True)
-            self.cache.forget(old.scope, old.path)
+        for scope in Scope:
+            self.cache.forget(scope, [old.path for old in removals if old.scope is scope])
         touched = {self._scope_at(target) for target, _ in writes} | {old.scope for old in removals}
-        if touched:
-            self.cache.assemble()
         return [target for target, _ in writes] + [old.path for old in removals], summary, touched
 
     def _scope_kinds(self) -> set[Path]:
@@ -179,10 +204,9 @@ class WritePath:
         written = []
         for scope in sorted(scopes):
             index = self.dirs[scope] / INDEX_NAME
-            entries = self.cache.scope_entries(scope)
-            if entries or index.exists():
+            if self.cache.counts()[scope] or index.exists():
                 ensure_private_dir(index.parent)
-                atomic_write_text(index, entry_file.render_index(entries))
+                atomic_write_text(index, self.cache.index_text(scope))
                 written.append(index)
             self.cache.index_written(scope)
         return written
@@ -195,37 +219,45 @@ class WritePath:
             log.warning("memory_commit_failed", message=message, error=repr(exc))
             return None
 
-    def _recover_leftovers(self) -> str | None:
-        """Under the lock: remove old temp files of killed writes, then record what was left uncommitted in this
-        view's folders (only what ``leftovers.plan`` allows: valid memory files, redacted) as a change of its own,
-        before this write's changes."""
+    def _remove_temp_files(self) -> None:
+        """Under the lock: remove old temp files of killed writes."""
         for folder in self.dirs.values():
             remove_stale_temp_files(folder)
+
+    def _uncommitted(self) -> list[Path] | None:
+        """What is uncommitted in every scope folder of the memory root (``Versioning.uncommitted``), looked for
+        without the lock; None when it cannot be known (no versioning: then nothing is ever due)."""
         uncommitted = getattr(self.versioning, "uncommitted", None)
         if uncommitted is None:
             self._recover = False
             return None
         try:
-            pending = [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
-            commit = self._record_leftovers(pending) if pending else None
-            self._recover = False
-            return commit
+            return [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
         except Exception as exc:  # like a failed commit: the write goes on, the next one tries again
-            log.warning("memory_recovery_commit_failed", error=repr(exc))
+            log.warning("memory_recovery_scan_failed", error=repr(exc))
             return None
 
     def _record_leftovers(self, pending: list[Path]) -> str | None:
+        """Under the lock: record ``pending`` (uncommitted files; only what ``leftovers.plan`` allows: valid memory
+        files, redacted) as a change of its own, before this write's changes."""
+        if not pending:
+            return None
+        for path in pending:  # what is in the catalogue is what the file holds now
+            if path.parent in self.dirs.values():
+                self.cache.fresh(self._scope_at(path), path.name)
         self.cache.refresh()
-        valid = {loc.path: loc for scope in Scope for loc in self.cache.valid_files(scope)}
         folders = set(self.dirs.values())
         found = leftovers.plan(
-            pending, folders, valid, self.cache.copies, self.prepare, self.redactor, self._scope_kinds()
-        )
+            pending, folders, self.cache.located_at, self.cache.copies, self.prepare, self.redactor,
+            self._scope_kinds(),
+        )  # fmt: skip
         if not found:
             return None
-        self.cache.invalidate()
+        for path in found.paths:  # rewritten redacted, or removed (a finished move)
+            if path.parent in folders:
+                self.cache.fresh(self._scope_at(path), path.name)
         own = [folder for folder in found.index_folders if folder in folders]
-        stale = self.cache.refresh() | {self._scope_at(folder / INDEX_NAME) for folder in own}
+        stale = self.cache.stale_indexes() | {self._scope_at(folder / INDEX_NAME) for folder in own}
         paths = found.paths + self._write_indexes(stale)
         self.cache.settle()
         log.info("memory_leftovers_recorded", files=len(paths))
