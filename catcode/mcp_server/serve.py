@@ -34,7 +34,7 @@ def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> 
     from mcp.types import ToolAnnotations
 
     from catcode.memory.recall.views import search_text
-    from catcode.memory.report import format_entry, format_list, sorted_by_scope
+    from catcode.memory.report import format_entry, format_list
     from catcode.memory.tools import memory_page, not_found
 
     store = runtime.store
@@ -66,7 +66,7 @@ def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> 
     @server.tool(annotations=read_only, structured_output=False)
     def memory_list() -> str:
         """List every memory as name - description (type, scope), the user's first, then this project's."""
-        return format_list(sorted_by_scope(store.located()))
+        return format_list(store.listed())
 
     if allow_writes:
         writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)

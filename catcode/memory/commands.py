@@ -78,7 +78,7 @@ class MemoryCommand(ShowingSubcommands, ChangingSubcommands):
         """Subcommand names, and memory names after ``show``, ``forget``, ``edit`` and ``move``."""
         sub, space, _ = text.partition(" ")
         if space and sub in ("show", "forget", "edit", "move"):
-            names = [f"{sub} {e.name}" for e in self.runtime.store.load_all()]
+            names = [f"{sub} {name}" for name in self.runtime.store.names()]
             return [line for line in names if line.startswith(text)]
         return [name for name in self.handlers if name.startswith(text)]
 

@@ -33,14 +33,27 @@ def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_inje
 
 
 def _index(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> tuple[str | None, frozenset[str]]:
-    """The block and the names it lists (one pass over what may be 100,000 memories)."""
-    if not items:
+    """The block and the names it lists, from every memory (one pass over what may be many)."""
+    counts = {scope: sum(1 for _, s in items if s is scope) for scope in Scope}
+    return _block(listed_entries(items, max_injected), counts)
+
+
+def _stored_index(store: MemoryStore, max_injected: int) -> tuple[str | None, frozenset[str]]:
+    """The block and the names it lists, asked of the store: the counts and the newest of each scope within its
+    quota, never every memory (100,000 of them cost nothing more than 30)."""
+    counts = store.counts()
+    quota = _quotas(counts, max_injected)
+    shown = {scope: sorted(store.newest(scope, quota[scope]), key=lambda e: e.name) for scope in Scope}
+    return _block(shown, counts)
+
+
+def _block(shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int]) -> tuple[str | None, frozenset[str]]:
+    if not any(counts.values()):
         return None, frozenset()
-    shown = listed_entries(items, max_injected)
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
         blocks += [f"## {e.name}\n{flatten(e.description)}" for e in shown[scope]]
-        left_out[scope] = sum(1 for _, s in items if s is scope) - len(shown[scope])
+        left_out[scope] = counts[scope] - len(shown[scope])
     hidden = sum(left_out.values())
     if hidden:
         noun = "memory" if hidden == 1 else "memories"
@@ -97,5 +110,5 @@ class MemoryInjectionHook:
         fingerprint = self._store.fingerprint()
         cached = self._cached
         if cached is None or cached[0] != fingerprint:
-            cached = self._cached = (fingerprint, *_index(self._store.located(), self._max_injected))
+            cached = self._cached = (fingerprint, *_stored_index(self._store, self._max_injected))
         return cached[1], cached[2]

@@ -61,11 +61,6 @@ def format_entry(entry: MemoryEntry, scope: Scope | None = None) -> str:
     return f"## {entry.name} ({entry.type.value}{where})\n{flatten(entry.description)}\n{dates}\n\n{entry.content}"
 
 
-def sorted_by_scope(items: Sequence[Located]) -> list[Located]:
-    """User scope first, then project scope, each by name (the order of ``/memory list`` and injection)."""
-    return sorted(items, key=lambda item: (item[1] is not Scope.USER, item[0].name))
-
-
 def unreadable_line(count: int) -> str:
     """The line under a list when files were skipped."""
     noun = "file" if count == 1 else "files"

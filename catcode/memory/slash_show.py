@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from catcode.commands.registry import CommandContext
-from catcode.memory.report import format_entry, format_list, hidden_line, sorted_by_scope, unreadable_line
+from catcode.memory.report import format_entry, format_list, hidden_line, unreadable_line
 from catcode.memory.revert_tool import NO_CHANGES, format_changes, memory_diff, memory_log
 from catcode.memory.slash_words import not_found
 
@@ -26,7 +26,7 @@ class ShowingSubcommands:
     def sub_list(self, ctx: CommandContext, args: str) -> None:
         """``name - description (type, all projects)``, user scope first; then counts of skipped and hidden."""
         store = self.runtime.store
-        ctx.console.print(format_list(sorted_by_scope(store.located())), markup=False, highlight=False)
+        ctx.console.print(format_list(store.listed()), markup=False, highlight=False)
         hidden, problems = len(store.hidden()), len(store.problems())
         if problems - hidden:
             ctx.console.print(unreadable_line(problems - hidden), style="yellow", markup=False)

@@ -51,7 +51,7 @@ def memory_status(runtime: MemoryRuntime) -> MemoryStatus:
     hidden = len(store.hidden())
     return MemoryStatus(
         folders=dict(store.dirs),
-        counts=ScopeCounts.of(store.located()),
+        counts=ScopeCounts.of_store(store),
         cursor=seq,
         unprocessed=unprocessed_count(history, cursor, MESSAGE_KINDS),
         dreams=service is not None,

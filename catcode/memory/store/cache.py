@@ -242,6 +242,16 @@ class DiskCache:
                 break
         return found
 
+    def page(self, first: int, count: int | None) -> list[tuple[MemoryEntry, Scope]]:
+        """Memories in the order of every list (this user's first, then this project's, each by name): ``count``
+        (None: all) from the ``first``."""
+        users = self.counts()[Scope.USER]
+        found = [(e, Scope.USER) for e in self.catalogs.page(Scope.USER, first, count)] if first < users else []
+        rest = None if count is None else count - len(found)
+        if rest is None or rest > 0:
+            found += [(e, Scope.PROJECT) for e in self.catalogs.page(Scope.PROJECT, max(0, first - users), rest)]
+        return found
+
     def counts(self) -> dict[Scope, int]:
         """How many memories of each scope are visible (a user copy hidden by a clash aside)."""
         hidden = len(self.catalogs.shadowed())

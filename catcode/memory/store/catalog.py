@@ -323,6 +323,15 @@ class Catalogs:
             assert entry is not None
             yield entry
 
+    def page(self, scope: Scope, offset: int, limit: int | None) -> list[MemoryEntry]:
+        """The memories of ``scope`` the view shows (as ``index_items``), by name: ``limit`` (None: all) from
+        ``offset``."""
+        query = f"SELECT {_COLUMNS} FROM {_schema(scope)}.files WHERE problem IS NULL"
+        if scope is Scope.USER:
+            query += f" AND fname NOT IN (SELECT fname FROM {_schema(Scope.PROJECT)}.files WHERE problem IS NULL)"
+        found = self.conn.execute(query + " ORDER BY name LIMIT ? OFFSET ?", (-1 if limit is None else limit, offset))
+        return [_state(row).entry for row in found]  # type: ignore[misc]
+
     def index_items(self, scope: Scope) -> Iterator[tuple[str, str]]:
         """``(name, description)`` of the memories of ``scope`` the view shows (a user memory hidden by this
         project's memory of the same name aside), by name: what ``MEMORY.md`` lists."""

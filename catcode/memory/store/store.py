@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
 
@@ -121,6 +121,23 @@ class MemoryStore:
         self._sync()
         with self._guard:
             return self._cache.counts()
+
+    def listed(self, first: int = 0, count: int | None = None) -> list[tuple[MemoryEntry, Scope]]:
+        """Memories in the order of every list (all projects' first, then this project's, each by name): ``count``
+        of them (None: all) from the ``first``."""
+        if count is None:
+            self.complete()
+        self._sync()
+        with self._guard:
+            return self._cache.page(first, count)
+
+    def iter_listed(self, chunk: int = 1_000) -> Iterator[tuple[MemoryEntry, Scope]]:
+        """Every memory in list order, ``chunk`` at a time (a list of 100,000 is never held whole)."""
+        self.complete()
+        first = 0
+        while found := self.listed(first, chunk):
+            yield from found
+            first += len(found)
 
     def names(self) -> list[str]:
         """Every memory's name, sorted."""
