@@ -145,6 +145,34 @@ class MemoryStore:
         with self._guard:
             return list(self._cache.entries)
 
+    def marks(self) -> dict[str, int]:
+        """Where the catalogues stand (each one's id and change number): what ``changed_since`` is given later."""
+        self._sync()
+        with self._guard:
+            return self._cache.catalogs.marks()
+
+    def changed_since(self, marks: dict[str, int]) -> set[str] | None:
+        """The names of the memories changed (written, edited, removed) since ``marks``; None when a catalogue is
+        not the one ``marks`` come from (recreated, or another folder): then everything may have changed."""
+        self._sync()
+        names: set[str] = set()
+        with self._guard:
+            catalogs = self._cache.catalogs
+            for scope in Scope:
+                seq = marks.get(catalogs.meta(scope, "id"))
+                if seq is None:
+                    return None
+                put, gone = catalogs.changes_since(scope, seq)
+                names.update(fname.removesuffix(".md") for fname in (*put, *gone))
+        return names
+
+    def indexed(self, names: list[str]) -> dict[str, tuple[MemoryEntry, Scope] | None]:
+        """Each of ``names`` as the catalogues hold it (the memory shown under that name and its scope), or None
+        when there is no such memory any more."""
+        with self._guard:
+            found = {name: self._cache.entries.get(name) for name in names}
+        return {name: (loc.entry, loc.scope) if loc else None for name, loc in found.items()}
+
     def unread(self) -> int:
         """Memory files listed but not read yet (a first look at a large folder reads a part of it: ``complete``)."""
         self._sync()
