@@ -15,6 +15,7 @@ import typer
 
 from catcode.cli.memory_change_cli import clear, diff, edit, forget, log_changes, move, revert
 from catcode.cli.memory_show_cli import doctor, list_memories, path, recent, search, show, status
+from catcode.cli.memory_upkeep_cli import upkeep
 
 memory_app = typer.Typer(
     name="memory", help="Inspect and manage memories offline (no API key needed).", no_args_is_help=True
@@ -33,3 +34,4 @@ memory_app.command("revert")(revert)
 memory_app.command("doctor")(doctor)
 memory_app.command("search")(search)
 memory_app.command("recent")(recent)
+memory_app.command("upkeep", hidden=True)(upkeep)

@@ -13,6 +13,11 @@ from catcode.cli.memory_offline import memory_errors, with_runtime
 from catcode.cli.memory_words import not_found, path_summary
 from catcode.cli.values import whole_number
 
+INDEXING = (
+    "Some memories are not in the search index yet: they are being read and indexed in the background, and this "
+    "search may miss them."
+)
+
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
     from catcode.memory.store.models import MemoryEntry, Scope
@@ -94,8 +99,11 @@ def search(
             # does. Counted before facts.db closes: closing it changes the project folder, and a rescan costs a
             # stat per memory file.
             unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
+            behind = recall.behind or runtime.store.unread() > 0
         if unreadable:
             typer.echo(unreadable_line(unreadable), err=True)
+        if behind and runtime.start_upkeep():  # a large store searched for the first time: indexed once, apart
+            typer.echo(INDEXING, err=True)
 
     with_runtime(body)
 

@@ -110,7 +110,7 @@ def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = N
         compiler = JournalCompiler(
             journal, runtime.provider, today=today, lock_path=runtime.paths.memory_lock, commit=commit
         )
-    return Recall(
+    recall = Recall(
         store=runtime.store,
         paths=runtime.paths,
         config=runtime.config,
@@ -122,3 +122,9 @@ def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = N
         session_id=runtime.session_id,
         today=today,
     )
+    if runtime.service is not None:  # the pipeline is shown the memories the session's text could touch
+        from catcode.memory.known import RelatedMemories
+
+        related = RelatedMemories(recall, runtime.store)
+        runtime.service.manager.related = runtime.service.background_manager.related = related
+    return recall

@@ -99,6 +99,8 @@ class Recall:
         self.behind = False
         """True when the last sync left memories unindexed (more than its budget): searches miss them until the
         background has indexed them."""
+        self.when_behind: Callable[[], object] | None = None
+        """Called when the start-up sync left memories unindexed (the session starts the upkeep process)."""
         self._lock = threading.RLock()
         self._background: threading.Thread | None = None
         self._start_synced = threading.Event()  # the start-up sync is over (done or failed)
@@ -224,6 +226,8 @@ class Recall:
     def _startup(self, compile: bool) -> None:
         try:
             self.sync()
+            if self.behind and self.when_behind is not None:
+                self.when_behind()
         except Exception:
             log.warning("facts_sync_failed", exc_info=True)
         finally:
@@ -242,10 +246,13 @@ class Recall:
 
     # -- session end --------------------------------------------------------------------------------------------
 
-    def summarize_session_at_exit(self, say: Callable[[str], None], *, timeout: float | None = None) -> None:
+    def summarize_session_at_exit(
+        self, say: Callable[[str], None], *, timeout: float | None = None, saved: bool = True
+    ) -> None:
         """Append ONE summary of this session to today's daily file (see ``session_summary``) within ``timeout``
-        seconds (default ``memory.exit_timeout``: what is left of the exit budget); never raises."""
-        session_summary.summarize_session_at_exit(self, say, timeout=timeout)
+        seconds (default ``memory.exit_timeout``: what is left of the exit budget), unless nothing happened
+        (nothing ``saved``, only reading tools); never raises."""
+        session_summary.summarize_session_at_exit(self, say, timeout=timeout, saved=saved)
 
     def append_summary(self, text: str) -> Path:
         """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""

@@ -252,6 +252,10 @@ class DiskCache:
             found += [(e, Scope.PROJECT) for e in self.catalogs.page(Scope.PROJECT, max(0, first - users), rest)]
         return found
 
+    def large(self) -> bool:
+        """Whether either folder holds more than ``VERIFY_BUDGET`` files."""
+        return any((self.catalogs.meta(scope, "names") or [0])[0] > VERIFY_BUDGET for scope in Scope)
+
     def counts(self) -> dict[Scope, int]:
         """How many memories of each scope are visible (a user copy hidden by a clash aside)."""
         hidden = len(self.catalogs.shadowed())

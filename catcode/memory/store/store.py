@@ -173,6 +173,12 @@ class MemoryStore:
             found = {name: self._cache.entries.get(name) for name in names}
         return {name: (loc.entry, loc.scope) if loc else None for name, loc in found.items()}
 
+    def large(self) -> bool:
+        """Whether a folder holds more files than a process stats whole at its first look (``VERIFY_BUDGET``):
+        then edits in place are looked for by ``verify``, in the background."""
+        with self._guard:
+            return self._cache.large()
+
     def unread(self) -> int:
         """Memory files listed but not read yet (a first look at a large folder reads a part of it: ``complete``)."""
         self._sync()
