@@ -63,7 +63,7 @@ def ensure_repository(runner: GitRunner) -> None:
     root = runner.root
     ignore = root / ".gitignore"
     current = _read(ignore)
-    if is_initialized(root) and current == GITIGNORE:
+    if is_initialized(root) and current == GITIGNORE and _has_branch(root):
         return
     if not is_initialized(root):
         private_dir(root)
@@ -92,6 +92,19 @@ def commit_staged(runner: GitRunner, message: str) -> str | None:
 def has_commits(runner: GitRunner) -> bool:
     """True once the repository has a commit."""
     return bool(runner.run("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
+
+
+def _has_branch(root: Path) -> bool:
+    """Whether HEAD names a commit (its branch exists): a process killed between ``init`` and the setup commit
+    leaves a repository without one, whose next commit must be the setup."""
+    head = (root / ".git" / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    if not head.startswith("ref: "):
+        return True  # a detached HEAD is a commit
+    ref = head.removeprefix("ref: ")
+    if (root / ".git" / ref).is_file():
+        return True
+    packed = _read(root / ".git" / "packed-refs") or ""
+    return any(line.endswith(f" {ref}") for line in packed.splitlines())
 
 
 def _read(path: Path) -> str | None:

@@ -420,3 +420,17 @@ def test_a_deleted_folder_removes_every_file_it_held(store: GitStore, root: Path
     assert store.commit("journal gone", [root / "projects" / "p" / "journal"]) is not None
     assert git(root, "ls-files").split() == [".gitignore"]
     assert all(not day.exists() for day in days)
+
+
+def test_a_repository_killed_before_its_setup_commit_gets_it_before_the_first_change(
+    store: GitStore, root: Path
+) -> None:
+    """A process killed between ``git init`` (and staging .gitignore) and the setup commit: the next commit is not
+    merged into the setup, so that undoing the first change never undoes the set-up."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / ".gitignore").write_text("partial\n", encoding="utf-8")
+    git(root, "add", ".gitignore")
+    entry = write(root / "users" / "u" / "a.md", "a\n")
+    assert store.commit("add a", [entry]) is not None
+    assert [c.subject for c in store.log()] == ["add a", "initialize memory versioning"]
