@@ -44,11 +44,13 @@ def _stored_index(store: MemoryStore, max_injected: int) -> tuple[str | None, fr
     counts = store.counts()
     quota = _quotas(counts, max_injected)
     shown = {scope: sorted(store.newest(scope, quota[scope]), key=lambda e: e.name) for scope in Scope}
-    return _block(shown, counts)
+    return _block(shown, counts, store.unread())
 
 
-def _block(shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int]) -> tuple[str | None, frozenset[str]]:
-    if not any(counts.values()):
+def _block(
+    shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int], unread: int = 0
+) -> tuple[str | None, frozenset[str]]:
+    if not any(counts.values()) and not unread:
         return None, frozenset()
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
@@ -59,6 +61,8 @@ def _block(shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int]) -> t
         noun = "memory" if hidden == 1 else "memories"
         parts = ", ".join(f"{n} for {scope.label}" for scope, n in left_out.items() if n)
         blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
+    if unread:  # a first look at a large folder: the rest is being read in the background
+        blocks.append(f"({unread} more memory files are being read for the first time: not listed yet.)")
     return "\n\n".join(blocks), frozenset(e.name for entries in shown.values() for e in entries)
 
 

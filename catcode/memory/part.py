@@ -92,3 +92,5 @@ class RecallPart:
         # behind on (a large store's first index) are indexed in a process of its own.
         recall.when_behind = memory.start_upkeep
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))
+        # At the end: facts.db closed, and the memory folders recorded as they are for the next process.
+        builder.hooks.on(HookEvent.SESSION_END, lambda context: recall.close())

@@ -67,6 +67,7 @@ class MemoryRuntime:
         self.launch: Callable[..., bool] = partial(start_upkeep, paths)
         """Starts ``catcode memory upkeep`` (keywords ``capture`` and ``minimum``): the seam tests replace."""
         self._upkeep_started = False
+        self._interactive = False
         self.capture_handed_off = False
         self._check: threading.Thread | None = None
         self.injection: MemoryInjectionHook | None = None  # set by ``register``: per-turn recall asks what it lists
@@ -92,6 +93,7 @@ class MemoryRuntime:
         if self.service is None or self.history is None:
             return
         begin = start or (lambda work: work())
+        self._interactive = interactive
         session.agent.listeners.append(self.service.record)
         self.history.append_event("session_start")
         if self.git.warning:
@@ -136,12 +138,13 @@ class MemoryRuntime:
             self._check.join(timeout)
 
     def _check_store(self) -> None:
-        """A large store (or one not read whole yet) is looked after in a process of its own; a small one here:
-        what was left uncommitted is recorded, and unreadable files are one notice."""
+        """A large store is looked after in a process of its own — when files are not read yet, and at the start of
+        an interactive session (the stat of every file, what was left uncommitted); a small one here: what was left
+        uncommitted is recorded. Unreadable files are one notice."""
         try:
-            if self.store.large() or self.store.unread():
+            if self.store.unread() or (self.store.large() and self._interactive):
                 self.start_upkeep()
-            else:
+            elif not self.store.large():
                 self.store.reconcile()
         except Exception:
             log.warning("memory_reconcile_failed", exc_info=True)
@@ -150,6 +153,8 @@ class MemoryRuntime:
         except Exception:
             log.warning("memory_check_failed", exc_info=True)
             return
+        if self.store.narrowed:
+            self.notices.put(f"made {self.store.narrowed} memory file(s) private (0600): other users could read them")
         if problems:
             self.notices.put(
                 f"{len(problems)} memory file(s) could not be read and were skipped — run "

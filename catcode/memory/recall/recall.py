@@ -259,11 +259,16 @@ class Recall:
         return session_summary.append_summary(self, text)
 
     def close(self) -> None:
-        """Close facts.db (idempotent)."""
+        """Close facts.db (idempotent), then let the store record its folders as they are (closing facts.db changed
+        the project folder: the next process need not list it again)."""
         with self._lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
+                try:
+                    self.store.settle_listing()
+                except Exception:
+                    log.warning("memory_listing_not_settled", exc_info=True)
 
     def __enter__(self) -> Recall:
         return self

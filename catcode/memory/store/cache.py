@@ -5,15 +5,18 @@ What changes a folder is seen three ways, none of which reads every file:
 
 - **catcode's own writes** (any process): the one write path records each file it writes or removes in the folder's
   catalogue (``remember``/``forget``), so every process sees it at once;
-- **files added, removed or renamed by anything else**: they change the folder's mtime. ``refresh`` stats the two
-  folders; when a folder's stat key is not the one its listing was last found to match, it lists the folder's names
-  (no stat) and compares their count and checksum with the catalogue's; only when they differ are the names
-  compared and the new files read. As in git, a listing taken less than one timestamp tick after the folder's last
-  change is "racy" and is checked again next time.
-- **files edited in place** (or replaced under their own name) by anything else: ``verify`` stats every file and
-  reads again those whose (inode, mtime, ctime, size) changed — in the background at the start of each session,
-  never holding the memory lock, a chunk at a time. What is shown of one memory is always current: ``fresh`` checks
-  its file first.
+- **files added, removed, renamed or replaced under their name by anything else** (a hand-made file, git checking
+  out a revert or a sync, an editor that saves to a new file): they change the folder's mtime. ``refresh`` stats
+  the two folders; when a folder's stat key is not the one its listing was last found to match, it lists the
+  folder (names and inodes, no stat) and compares their count and checksum with the catalogue's; only when they
+  differ are the files compared, and the new or replaced ones read. As in git, a listing taken less than one
+  timestamp tick after the folder's last change is "racy" and is checked again next time. A large folder this
+  process listed moments ago is not listed again (its changes are then most likely this process's own: facts.db's
+  journal files), unless a write asks (``force``).
+- **files edited in place** (same inode) by anything else: a small folder (``VERIFY_BUDGET``) is stat'ed whole at
+  each process's first look and whenever it changed, as a full scan would; a large one by ``verify`` — in the
+  background at the start of each session, never holding the memory lock, a chunk at a time. What is shown of one
+  memory is always current: ``fresh`` checks its file first.
 
 ``refresh`` reads at most ``budget`` new files (a first start in a folder of 100,000 hand-written memories must not
 wait for all of them): the rest stay ``unread`` until ``complete`` reads them (the write path, before it decides
@@ -29,19 +32,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from catcode.log import get_logger
 from catcode.memory.store import entry_file
-from catcode.memory.store.catalog import GONE, Catalogs, code_stamp, differs, names_digest
+from catcode.memory.store.catalog import GONE, Catalogs, code_stamp, differs, names_digest, signature
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.file_state import FileState, StatKey, is_entry_name, read_file, stat_key, tick
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import name_problem
 
+log = get_logger(__name__)
+
 DUPLICATE = "duplicate of "
 """How a problem of a copy hidden by a name clash starts (followed by the path of the copy that is shown)."""
 CHUNK = 500
 """Files read (or stat'ed) between two looks at the lock: a reader never waits for a whole scan."""
-VERIFY_BUDGET = 10_000
-"""A folder of at most this many files is stat'ed whole at a process's first look and after each change (a few
+RELIST_AFTER = 2.0
+"""Seconds within which a process does not list a large folder again (a write always does)."""
+VERIFY_BUDGET = 5_000
+"""A folder of at most this many files is stat'ed whole at a process's first look and whenever it changed (a few
 milliseconds per thousand files): there an edit in place is seen at once, as by a full scan. A larger one is
 stat'ed whole by ``verify`` in the background."""
 
@@ -93,7 +101,9 @@ class DiskCache:
         """Files listed but not read yet (beyond a refresh's budget): ``complete`` reads them."""
         self._trusted: dict[Scope, object] = {}  # a folder's stat key whose listing matched (this process knows)
         self._swept: set[Scope] = set()  # folders this process stat'ed whole
+        self._listed: dict[Scope, tuple[float, int]] = {}  # when this process last listed each folder, how many
         self.new_files_read = 0  # files this process read that the catalogue did not hold
+        self.narrowed = 0  # memory files this process made private (0600): they were readable by others
         # Files this process read or wrote within a tick of their change: their key is trusted here (this process
         # saw the change), not by the next process, which reads them again.
         self._unsettled_here: set[tuple[Scope, str]] = set()
@@ -102,11 +112,30 @@ class DiskCache:
 
     # -- keeping in step ---------------------------------------------------------------------------------------
 
-    def refresh(self, budget: int | None = None) -> None:
+    def refresh(self, budget: int | None = None, *, force: bool = False) -> None:
         """Notice files added, removed or renamed in either folder (see the module docstring), reading at most
-        ``budget`` new files (None: all of them)."""
+        ``budget`` new files (None: all of them). A large folder this process listed less than ``RELIST_AFTER``
+        seconds ago is not listed again (its changes are most likely this process's own: facts.db's journal)
+        unless ``force`` (the write path: it decides against what is on disk)."""
+        left = budget
         for scope in Scope:
-            self._check(scope, budget)
+            read = self._check(scope, left, force=force)
+            left = None if left is None else max(0, left - read)
+
+    def settle_listing(self) -> None:
+        """List both folders and, when they hold what the catalogues say, record it: the next process then trusts
+        the folders as they are without listing them. For a process's end, after it closed what it keeps in the
+        folders itself (facts.db's journal files change the project folder each time)."""
+        for scope in Scope:
+            key, started = _dir_key(self.dirs[scope]), self._clock()
+            listed = [(fname, inode) for fname, _, inode, _ in _listing(self.dirs[scope])]
+            if not self.unread[scope] and names_digest(listed) == self.catalogs.meta(scope, "names"):
+                self.catalogs.set_meta(scope, "listing", [key, started])
+
+    def _recently_listed(self, scope: Scope) -> bool:
+        """Whether this process listed ``scope``'s folder, a large one, less than ``RELIST_AFTER`` seconds ago."""
+        when, size = self._listed.get(scope, (0.0, 0))
+        return size > VERIFY_BUDGET and time.monotonic() - when < RELIST_AFTER
 
     def complete(self, lock: AbstractContextManager[Any] | None = None) -> None:
         """Read every file not read yet, ``CHUNK`` files at a time, each chunk under ``lock``."""
@@ -138,7 +167,11 @@ class DiskCache:
         for fname, path, inode, is_link in _listing(folder):
             row = known.pop(fname, None)
             key = stat_key(path, link=is_link)
-            if row is not None and row[:2] == (inode, key) and (row[2] or (scope, fname) in self._unsettled_here):
+            if (
+                row is not None
+                and row[:2] == (inode, signature(key))
+                and (row[2] or (scope, fname) in self._unsettled_here)
+            ):
                 continue
             found[fname] = self._load(Path(path), key, inode, started)
             if len(found) >= CHUNK:
@@ -188,6 +221,13 @@ class DiskCache:
             self.catalogs.set_meta(scope, "listing", [key, self._clock()])
             self._trusted.pop(scope, None)
 
+    def fresh_path(self, path: Path) -> FileState | None:
+        """``fresh`` for a path: a file of either folder (another path is not a memory file of this view)."""
+        for scope, folder in self.dirs.items():
+            if path.parent == folder:
+                return self.fresh(scope, path.name)
+        return None
+
     def invalidate(self, paths: Iterable[Path] = ()) -> None:
         """After a write failed half-way: list both folders again at the next refresh, and read ``paths`` (what
         the write was writing) again now."""
@@ -195,7 +235,7 @@ class DiskCache:
             self.catalogs.set_meta(scope, "listing", None)
             self._trusted.pop(scope, None)
         for path in paths:
-            self.fresh(self._scope_at(path), path.name)
+            self.fresh_path(path)
 
     # -- what the folders hold --------------------------------------------------------------------------------
 
@@ -348,36 +388,52 @@ class DiskCache:
 
     # -- internals --------------------------------------------------------------------------------------------
 
-    def _check(self, scope: Scope, budget: int | None) -> None:
+    def _check(self, scope: Scope, budget: int | None, *, force: bool = False) -> int:
+        """Bring ``scope``'s catalogue in step with its folder's listing; how many new files it read."""
         folder = self.dirs[scope]
         key = _dir_key(folder)
+        if self.unread[scope] and not force and self._recently_listed(scope):
+            return self._read_unread(scope, budget)  # goes on with what the last listing found
         if not self.unread[scope] and key is not None and self._trusted.get(scope) == key:
-            return
+            return 0
+        if not force and not self.unread[scope] and self._recently_listed(scope):
+            return 0  # a large folder listed less than RELIST_AFTER ago by this process: its own files changed it
         started = self._clock()
         listing = self.catalogs.meta(scope, "listing")
         changed = listing is None or listing[0] != key or not _settled(listing[1], key)
+        read = 0
         if self.unread[scope] or changed:
-            self._check_listing(scope, started, budget)
+            read = self._check_listing(scope, started, budget)
             if self.unread[scope]:
-                return  # not recorded as matching: the rest is read later
+                return read  # not recorded as matching: the rest is read later
         count = (self.catalogs.meta(scope, "names") or [0])[0]
         if count <= VERIFY_BUDGET and (changed or scope not in self._swept):
-            # A small folder is stat'ed whole, as it always was: at a process's first look, and after any change.
+            # A small folder is stat'ed whole at a process's first look and whenever it changed, as it always was:
+            # an edit in place is seen at once, and so is a file git replaced under its name with the same inode.
             self._sweep(scope, nullcontext())
         self.catalogs.set_meta(scope, "listing", [key, started])
         if key is not None and _settled(started, key):
             self._trusted[scope] = key
+        return read
 
-    def _check_listing(self, scope: Scope, started: int, budget: int | None) -> None:
-        """Compare the folder's names with the catalogue's; drop the gone, read the new (at most ``budget``)."""
-        names = _names(self.dirs[scope])
-        if not self.unread[scope] and names_digest(names) == self.catalogs.meta(scope, "names"):
-            return
-        have = self.catalogs.fnames(scope)
-        self.catalogs.put_checked(scope, dict.fromkeys(have - names), self._key_now(scope))
-        new = sorted(names - have)
-        self.unread[scope] = new[budget:] if budget is not None else []
-        self._read(scope, new[:budget] if budget is not None else new, started)
+    def _check_listing(self, scope: Scope, started: int, budget: int | None) -> int:
+        """Compare the folder's files (names and inodes) with the catalogue's; drop the gone, read the new and the
+        replaced (at most ``budget``); how many were read."""
+        listed = {fname: inode for fname, _, inode, _ in _listing(self.dirs[scope])}
+        self._listed[scope] = (time.monotonic(), len(listed))
+        if not self.unread[scope] and names_digest(listed.items()) == self.catalogs.meta(scope, "names"):
+            return 0
+        have = self.catalogs.keys(scope)
+        self.catalogs.put_checked(scope, dict.fromkeys(have.keys() - listed.keys()), self._key_now(scope))
+        self.unread[scope] = sorted(f for f, inode in listed.items() if f not in have or have[f][0] != inode)
+        return self._read_unread(scope, budget, started)
+
+    def _read_unread(self, scope: Scope, budget: int | None, started: int | None = None) -> int:
+        """Read ``budget`` (None: all) of the files listed but not read yet; how many."""
+        taken = self.unread[scope] if budget is None else self.unread[scope][:budget]
+        self.unread[scope] = self.unread[scope][len(taken) :]
+        self._read(scope, taken, self._clock() if started is None else started)
+        return len(taken)
 
     def _read(self, scope: Scope, fnames: list[str], started: int) -> None:
         folder = self.dirs[scope]
@@ -390,6 +446,14 @@ class DiskCache:
             self.catalogs.put_checked(scope, found, self._key_now(scope))
 
     def _load(self, path: Path, key: StatKey | None, inode: int, reading_ns: int) -> FileState:
+        if key is not None and key[4] & 0o077 and not key[5]:  # a file added by hand with 0644: made private
+            try:
+                os.chmod(path, key[4] & 0o700)
+                key = stat_key(path)  # its ctime changed
+                self.narrowed += 1
+                log.info("memory_file_made_private", path=str(path))
+            except OSError:
+                pass
         changed = max(key[1], key[6]) if key else reading_ns
         settled = reading_ns - changed >= tick(changed)
         if not settled:
@@ -436,17 +500,13 @@ def _listing(folder: Path) -> list[tuple[str, str, int, bool]]:
     """The memory files a folder lists: name, path, inode, whether a symlink (no stat: the listing gives them)."""
     try:
         with os.scandir(folder) as listing:  # plain strings: pathlib would cost more than the listing
-            return [(d.name, d.path, d.inode(), d.is_symlink()) for d in listing if is_entry_name(d.name)]
+            return [
+                (d.name, d.path, d.inode(), d.is_symlink())
+                for d in listing
+                if d.name[-3:] == ".md" and d.name[0] != "." and d.name != INDEX_NAME  # ``is_entry_name``, inlined
+            ]
     except (FileNotFoundError, NotADirectoryError):
         return []
-
-
-def _names(folder: Path) -> set[str]:
-    """The memory files a folder lists, by name only (the cheapest listing there is)."""
-    try:
-        return {fname for fname in os.listdir(folder) if is_entry_name(fname)}
-    except (FileNotFoundError, NotADirectoryError):
-        return set()
 
 
 def _dir_key(folder: Path) -> list[int] | None:

@@ -34,7 +34,7 @@ __all__ = ["MemoryProblem", "MemoryStore"]
 
 log = get_logger(__name__)
 
-READ_BUDGET = 1_000
+READ_BUDGET = 250
 """New files a read reads at most: the rest of a first look at a large folder is read in the background."""
 
 
@@ -134,10 +134,16 @@ class MemoryStore:
     def iter_listed(self, chunk: int = 1_000) -> Iterator[tuple[MemoryEntry, Scope]]:
         """Every memory in list order, ``chunk`` at a time (a list of 100,000 is never held whole)."""
         self.complete()
-        first = 0
-        while found := self.listed(first, chunk):
-            yield from found
-            first += len(found)
+        self._sync()
+        for scope in (Scope.USER, Scope.PROJECT):
+            after = ""
+            while True:
+                with self._guard:
+                    found = self._cache.catalogs.page(scope, 0, chunk, after=after)
+                if not found:
+                    break
+                yield from ((entry, scope) for entry in found)
+                after = found[-1].name
 
     def names(self) -> list[str]:
         """Every memory's name, sorted."""
@@ -173,6 +179,12 @@ class MemoryStore:
             found = {name: self._cache.entries.get(name) for name in names}
         return {name: (loc.entry, loc.scope) if loc else None for name, loc in found.items()}
 
+    @property
+    def narrowed(self) -> int:
+        """Memory files this process made private (0600) as it read them: someone could read them (a file written
+        by hand, say with 0644)."""
+        return self._cache.narrowed
+
     def large(self) -> bool:
         """Whether a folder holds more files than a process stats whole at its first look (``VERIFY_BUDGET``):
         then edits in place are looked for by ``verify``, in the background."""
@@ -185,6 +197,12 @@ class MemoryStore:
         with self._guard:
             return sum(len(files) for files in self._cache.unread.values())
 
+    def settle_listing(self) -> None:
+        """At a process's end: record that the folders hold what the catalogues say, when they do, so that the next
+        process trusts them without listing them (``DiskCache.settle_listing``)."""
+        with self._guard:
+            self._cache.settle_listing()
+
     def complete(self) -> None:
         """Read every memory file not read yet (a chunk at a time: readers in between never wait for all)."""
         self._cache.complete(self._guard)
@@ -193,6 +211,12 @@ class MemoryStore:
         """Stat every memory file and read again those changed in place since they were read (the background check
         at each session's start); how many changed. Never holds the lock for more than a chunk of files."""
         return self._cache.verify(self._guard)
+
+    def recheck(self, paths: list[Path]) -> None:
+        """Read ``paths`` again now (files something other than the store rewrote: git undoing a change)."""
+        with self._guard:
+            for path in paths:
+                self._cache.fresh_path(path)
 
     def problems(self) -> list[MemoryProblem]:
         """The files skipped because they could not be read (or are hidden by a name clash), and why."""

@@ -103,7 +103,7 @@ class WritePath:
             self._remove_temp_files()
             if pending is not None:
                 self._recover = False
-            self.cache.refresh()
+            self.cache.refresh(force=True)
             stale = self.cache.stale_indexes()
             if stale:
                 paths = self._write_indexes(stale)
@@ -125,7 +125,7 @@ class WritePath:
             if pending is not None and len(pending) <= RECORD_CHUNK:
                 self._record_leftovers(pending)
                 self._recover = False
-            self.cache.refresh()
+            self.cache.refresh(force=True)
             stale = self.cache.stale_indexes()
             changes, counts = decide(self.cache.entries)
             edited = self.cache.recheck(list(changes))  # changed on disk since read: what was there is recorded first
