@@ -20,24 +20,23 @@ INDEXING = (
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
-    from catcode.memory.store.models import MemoryEntry, Scope
 
 
 def list_memories() -> None:
     """List memories (name - description (type, all projects | this project)), user scope first."""
-    from catcode.memory.report import NO_MEMORIES, format_list, hidden_line, unreadable_line
+    from catcode.memory.report import NO_MEMORIES, hidden_line, list_line, unreadable_line
 
     def body(runtime: MemoryRuntime) -> None:
         store = runtime.store
-        chunk: list[tuple[MemoryEntry, Scope]] = []
+        lines: list[str] = []
         listed = False
-        for item in store.iter_listed():  # a chunk at a time: 100,000 memories are never held at once
-            chunk.append(item)
-            if len(chunk) == 1_000:
-                typer.echo(format_list(chunk))
-                chunk, listed = [], True
-        if chunk or not listed:
-            typer.echo(format_list(chunk) if chunk else NO_MEMORIES)
+        for row in store.iter_summaries():  # a chunk at a time: 100,000 memories are never held at once
+            lines.append(list_line(*row))
+            if len(lines) == 5_000:
+                typer.echo("\n".join(lines))
+                lines, listed = [], True
+        if lines or not listed:
+            typer.echo("\n".join(lines) if lines else NO_MEMORIES)
         hidden, problems = len(store.hidden()), len(store.problems())
         if problems - hidden:
             typer.echo(unreadable_line(problems - hidden), err=True)

@@ -92,5 +92,7 @@ class RecallPart:
         # behind on (a large store's first index) are indexed in a process of its own.
         recall.when_behind = memory.start_upkeep
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))
-        # At the end: facts.db closed, and the memory folders recorded as they are for the next process.
-        builder.hooks.on(HookEvent.SESSION_END, lambda context: recall.close())
+        # At the end: facts.db closed and, in print mode (after the answer), the memory folders recorded as they are
+        # for the next process; an interactive exit never waits for that listing (the capture's process does it).
+        settle = not builder.interactive
+        builder.hooks.on(HookEvent.SESSION_END, lambda context: recall.close(settle=settle))

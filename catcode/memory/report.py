@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
+from catcode.memory.store.models import ConsolidationReport, MemoryEntry, MemoryType, Scope
 from catcode.text import flatten
 
 if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools, which need none of them
@@ -51,7 +51,12 @@ def format_list(items: Sequence[Located]) -> str:
     """One line per memory: ``name - description (type, all projects)``."""
     if not items:
         return NO_MEMORIES
-    return "\n".join(f"{e.name} - {flatten(e.description)} ({e.type.value}, {scope.label})" for e, scope in items)
+    return "\n".join(list_line(e.name, e.description, e.type, scope) for e, scope in items)
+
+
+def list_line(name: str, description: str, kind: MemoryType, scope: Scope) -> str:
+    """``name - description (type, all projects)``: one memory in a list."""
+    return f"{name} - {flatten(description)} ({kind.value}, {scope.label})"
 
 
 def format_entry(entry: MemoryEntry, scope: Scope | None = None) -> str:

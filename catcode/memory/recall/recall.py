@@ -258,15 +258,16 @@ class Recall:
         """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""
         return session_summary.append_summary(self, text)
 
-    def close(self) -> None:
-        """Close facts.db (idempotent), then let the store record its folders as they are (closing facts.db changed
-        the project folder: the next process need not list it again)."""
+    def close(self, *, settle: bool = True) -> None:
+        """Close facts.db (idempotent), then (``settle``) let the store record its folders as they are: closing
+        facts.db changed the project folder, and the next process need not list it again."""
         with self._lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
                 try:
-                    self.store.settle_listing()
+                    if settle:
+                        self.store.settle_listing()
                 except Exception:
                     log.warning("memory_listing_not_settled", exc_info=True)
 

@@ -112,14 +112,15 @@ class DiskCache:
 
     # -- keeping in step ---------------------------------------------------------------------------------------
 
-    def refresh(self, budget: int | None = None, *, force: bool = False) -> None:
+    def refresh(self, budget: int | None = None, *, force: bool = False, part: bool = True) -> None:
         """Notice files added, removed or renamed in either folder (see the module docstring), reading at most
-        ``budget`` new files (None: all of them). A large folder this process listed less than ``RELIST_AFTER``
-        seconds ago is not listed again (its changes are most likely this process's own: facts.db's journal)
-        unless ``force`` (the write path: it decides against what is on disk)."""
+        ``budget`` new files (None: all of them; without ``part``, none when there are more: a few new files are read
+        at once, a flood of them in the background). A large folder this process listed less than
+        ``RELIST_AFTER`` seconds ago is not listed again (its changes are most likely this process's own: facts.db's
+        journal) unless ``force`` (the write path: it decides against what is on disk)."""
         left = budget
         for scope in Scope:
-            read = self._check(scope, left, force=force)
+            read = self._check(scope, left, force=force, part=part)
             left = None if left is None else max(0, left - read)
 
     def settle_listing(self) -> None:
@@ -128,8 +129,7 @@ class DiskCache:
         folders itself (facts.db's journal files change the project folder each time)."""
         for scope in Scope:
             key, started = _dir_key(self.dirs[scope]), self._clock()
-            listed = [(fname, inode) for fname, _, inode, _ in _listing(self.dirs[scope])]
-            if not self.unread[scope] and names_digest(listed) == self.catalogs.meta(scope, "names"):
+            if not self.unread[scope] and _digest_of(self.dirs[scope]) == self.catalogs.meta(scope, "names"):
                 self.catalogs.set_meta(scope, "listing", [key, started])
 
     def _recently_listed(self, scope: Scope) -> bool:
@@ -388,10 +388,11 @@ class DiskCache:
 
     # -- internals --------------------------------------------------------------------------------------------
 
-    def _check(self, scope: Scope, budget: int | None, *, force: bool = False) -> int:
+    def _check(self, scope: Scope, budget: int | None, *, force: bool = False, part: bool = True) -> int:
         """Bring ``scope``'s catalogue in step with its folder's listing; how many new files it read."""
         folder = self.dirs[scope]
         key = _dir_key(folder)
+        budget = budget if part or budget is None or len(self.unread[scope]) <= budget else 0
         if self.unread[scope] and not force and self._recently_listed(scope):
             return self._read_unread(scope, budget)  # goes on with what the last listing found
         if not self.unread[scope] and key is not None and self._trusted.get(scope) == key:
@@ -403,7 +404,7 @@ class DiskCache:
         changed = listing is None or listing[0] != key or not _settled(listing[1], key)
         read = 0
         if self.unread[scope] or changed:
-            read = self._check_listing(scope, started, budget)
+            read = self._check_listing(scope, started, budget, part)
             if self.unread[scope]:
                 return read  # not recorded as matching: the rest is read later
         count = (self.catalogs.meta(scope, "names") or [0])[0]
@@ -416,16 +417,21 @@ class DiskCache:
             self._trusted[scope] = key
         return read
 
-    def _check_listing(self, scope: Scope, started: int, budget: int | None) -> int:
+    def _check_listing(self, scope: Scope, started: int, budget: int | None, part: bool = True) -> int:
         """Compare the folder's files (names and inodes) with the catalogue's; drop the gone, read the new and the
-        replaced (at most ``budget``); how many were read."""
-        listed = {fname: inode for fname, _, inode, _ in _listing(self.dirs[scope])}
-        self._listed[scope] = (time.monotonic(), len(listed))
-        if not self.unread[scope] and names_digest(listed.items()) == self.catalogs.meta(scope, "names"):
+        replaced (at most ``budget``, see ``refresh``); how many were read."""
+        listing = _listing(self.dirs[scope])
+        self._listed[scope] = (time.monotonic(), len(listing))
+        digest = names_digest((fname, inode) for fname, _, inode, _ in listing)
+        if not self.unread[scope] and digest == self.catalogs.meta(scope, "names"):
             return 0
+        listed = {fname: inode for fname, _, inode, _ in listing}
+        del listing
         have = self.catalogs.keys(scope)
         self.catalogs.put_checked(scope, dict.fromkeys(have.keys() - listed.keys()), self._key_now(scope))
         self.unread[scope] = sorted(f for f, inode in listed.items() if f not in have or have[f][0] != inode)
+        if not part and budget is not None and len(self.unread[scope]) > budget:
+            budget = 0
         return self._read_unread(scope, budget, started)
 
     def _read_unread(self, scope: Scope, budget: int | None, started: int | None = None) -> int:
@@ -507,6 +513,19 @@ def _listing(folder: Path) -> list[tuple[str, str, int, bool]]:
             ]
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def _digest_of(folder: Path) -> list[int]:
+    """``names_digest`` of a folder's listing, computed as it is listed (nothing held)."""
+    try:
+        with os.scandir(folder) as listing:
+            return names_digest(
+                (d.name, d.inode())
+                for d in listing
+                if d.name[-3:] == ".md" and d.name[0] != "." and d.name != INDEX_NAME
+            )
+    except (FileNotFoundError, NotADirectoryError):
+        return names_digest([])
 
 
 def _dir_key(folder: Path) -> list[int] | None:

@@ -25,7 +25,7 @@ from catcode.log import get_logger
 from catcode.memory.store.batch import Changes, decide_batch
 from catcode.memory.store.cache import DUPLICATE, DiskCache, Located, MemoryProblem
 from catcode.memory.store.catalog import code_stamp
-from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
+from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, MemoryType, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
 from catcode.memory.store.scopes import Placement, ScopeRules
 from catcode.memory.store.writer import Redactor, Versioning, WritePath
@@ -35,7 +35,8 @@ __all__ = ["MemoryProblem", "MemoryStore"]
 log = get_logger(__name__)
 
 READ_BUDGET = 250
-"""New files a read reads at most: the rest of a first look at a large folder is read in the background."""
+"""New files a process's reads read at once at most: more than that (a first look at a folder of memories written
+by hand) are read in the background, every one of them."""
 
 
 class MemoryStore:
@@ -144,6 +145,21 @@ class MemoryStore:
                     break
                 yield from ((entry, scope) for entry in found)
                 after = found[-1].name
+
+    def iter_summaries(self, chunk: int = 5_000) -> Iterator[tuple[str, str, MemoryType, Scope]]:
+        """``(name, description, type, scope)`` of every memory in list order, ``chunk`` at a time (what a list
+        prints: 100,000 in a second or two, never held whole)."""
+        self.complete()
+        self._sync()
+        for scope in (Scope.USER, Scope.PROJECT):
+            after = ""
+            while True:
+                with self._guard:
+                    found = self._cache.catalogs.summaries(scope, after, chunk)
+                if not found:
+                    break
+                yield from ((name, description, MemoryType(kind), scope) for name, description, kind in found)
+                after = found[-1][0]
 
     def names(self) -> list[str]:
         """Every memory's name, sorted."""
@@ -351,7 +367,7 @@ class MemoryStore:
         this process's reads: the rest is ``complete``'s).
         Reads never write memory files: a stale index waits for the next write or reconcile."""
         with self._guard:
-            self._cache.refresh(budget=max(0, READ_BUDGET - self._cache.new_files_read))
+            self._cache.refresh(budget=max(0, READ_BUDGET - self._cache.new_files_read), part=False)
 
     def _lookup(self, name: str) -> Located | None:
         """The memory ``name`` as its file holds now (this project's scope first)."""

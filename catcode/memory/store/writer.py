@@ -34,7 +34,7 @@ Redactor = Callable[[str], tuple[str, list[str]]]
 Decide = Callable[[Mapping[str, Located]], tuple[Changes, AppliedCounts]]
 """Given the memories on disk now (under the lock), the changes to make and the counts to report."""
 RECOVER = "recover: record changes made outside catcode (an interrupted session or a hand edit)"
-RECORD_CHUNK = 2_000
+RECORD_CHUNK = 5_000
 """Uncommitted files recorded under one hold of the lock; a write records them first only up to this many."""
 
 
@@ -96,9 +96,14 @@ class WritePath:
         pending = self._uncommitted()
         self.cache.complete(self.guard)
         commit = None
+        if pending:
+            pending.sort(
+                key=lambda path: path.name == INDEX_NAME
+            )  # the indexes last: rebuilt once, with the last chunk
         for first in range(0, len(pending or ()), chunk):
+            last = first + chunk >= len(pending or ())
             with locked(self.lock_path), self.guard:
-                commit = self._record_leftovers(pending[first : first + chunk]) or commit  # type: ignore[index]
+                commit = self._record_leftovers(pending[first : first + chunk], indexes=last) or commit  # type: ignore[index]
         with locked(self.lock_path), self.guard:
             self._remove_temp_files()
             if pending is not None:
@@ -237,9 +242,10 @@ class WritePath:
             log.warning("memory_recovery_scan_failed", error=repr(exc))
             return None
 
-    def _record_leftovers(self, pending: list[Path]) -> str | None:
+    def _record_leftovers(self, pending: list[Path], *, indexes: bool = True) -> str | None:
         """Under the lock: record ``pending`` (uncommitted files; only what ``leftovers.plan`` allows: valid memory
-        files, redacted) as a change of its own, before this write's changes."""
+        files, redacted) as a change of its own, before this write's changes; with ``indexes``, the ``MEMORY.md``
+        they make stale too."""
         if not pending:
             return None
         for path in pending:  # what is in the catalogue is what the file holds now
@@ -257,7 +263,9 @@ class WritePath:
             if path.parent in folders:
                 self.cache.fresh(self._scope_at(path), path.name)
         own = [folder for folder in found.index_folders if folder in folders]
-        stale = self.cache.stale_indexes() | {self._scope_at(folder / INDEX_NAME) for folder in own}
+        stale = (
+            self.cache.stale_indexes() | {self._scope_at(folder / INDEX_NAME) for folder in own} if indexes else set()
+        )
         paths = found.paths + self._write_indexes(stale)
         self.cache.settle()
         log.info("memory_leftovers_recorded", files=len(paths))
