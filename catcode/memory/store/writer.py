@@ -69,6 +69,7 @@ class WritePath:
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
         self.last_commit: str | None = None
         """The change that recorded the latest write (None: it changed nothing, or no versioning)."""
+        self._texts: dict[int, tuple[MemoryEntry, str]] = {}  # what ``prepare`` rendered, until the write is done
 
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
         """``entry`` exactly as it would be written (secrets redacted, text encodable) and the number of
@@ -83,9 +84,11 @@ class WritePath:
                 redacted += len(kinds)
             values[field] = text
         entry = entry.model_copy(update=values)
-        size = len(entry_file.render(entry).encode("utf-8"))
+        text = entry_file.render(entry)
+        size = len(text.encode("utf-8"))
         if size > MAX_FILE_BYTES:
             raise MemoryStoreError(f"Memory {entry.name} is too large ({size // 1024} KB; the limit is 256 KB)")
+        self._texts[id(entry)] = (entry, text)  # written as it was rendered here (rendering is most of a write)
         return entry, redacted
 
     def reconcile(self, chunk: int = RECORD_CHUNK) -> str | None:
@@ -126,40 +129,49 @@ class WritePath:
         pending = self._uncommitted() if self._recover else None
         self.cache.complete(self.guard)
         with locked(self.lock_path), self.guard:
-            self._remove_temp_files()
-            if pending is not None and len(pending) <= RECORD_CHUNK:
-                self._record_leftovers(pending)
-                self._recover = False
-            self.cache.refresh(force=True)
-            stale = self.cache.stale_indexes()
-            changes, counts = decide(self.cache.entries)
-            edited = self.cache.recheck(list(changes))  # changed on disk since read: what was there is recorded first
-            if edited:
-                self._record_leftovers(edited)
-                changes, counts = decide(self.cache.entries)
-            prepared: Changes = {}
-            for name, change in changes.items():
-                prepared[name] = None
-                if change is not None:
-                    entry, redacted = self.prepare(change[0])
-                    prepared[name] = (entry, change[1])
-                    counts.redacted += redacted
-            targets = [self.dirs[c[1]] / f"{n}.md" for n, c in prepared.items() if c is not None]
             try:
-                paths, summary, touched = self._write_files(prepared, every_copy, keep_copies)
-                paths += self._write_indexes(touched | stale)
-            except OSError as exc:
-                self.cache.invalidate(targets)  # whatever reached the disk is picked up again
-                self._recover = True  # and committed by the next write
-                raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
-            self.cache.settle()
-            counts.deleted = len(summary["delete"])
-            written = {*summary["add"], *summary["update"], *summary["move"]}
-            counts.unchanged_names = [name for name, change in prepared.items() if change and name not in written]
-            if paths and self.versioning is not None:
-                counts.commit = self._commit(_message(why, summary), paths)
-            self.last_commit = counts.commit
-            return counts
+                return self._mutate(why, decide, pending, every_copy, keep_copies)
+            finally:
+                self._texts.clear()
+
+    def _mutate(
+        self, why: str, decide: Decide, pending: list[Path] | None, every_copy: bool, keep_copies: bool
+    ) -> AppliedCounts:
+        """``mutate`` under the lock."""
+        self._remove_temp_files()
+        if pending is not None and len(pending) <= RECORD_CHUNK:
+            self._record_leftovers(pending)
+            self._recover = False
+        self.cache.refresh(force=True)
+        stale = self.cache.stale_indexes()
+        changes, counts = decide(self.cache.entries)
+        edited = self.cache.recheck(list(changes))  # changed on disk since read: what was there is recorded first
+        if edited:
+            self._record_leftovers(edited)
+            changes, counts = decide(self.cache.entries)
+        prepared: Changes = {}
+        for name, change in changes.items():
+            prepared[name] = None
+            if change is not None:
+                entry, redacted = self.prepare(change[0])
+                prepared[name] = (entry, change[1])
+                counts.redacted += redacted
+        targets = [self.dirs[c[1]] / f"{n}.md" for n, c in prepared.items() if c is not None]
+        try:
+            paths, summary, touched = self._write_files(prepared, every_copy, keep_copies)
+            paths += self._write_indexes(touched | stale)
+        except OSError as exc:
+            self.cache.invalidate(targets)  # whatever reached the disk is picked up again
+            self._recover = True  # and committed by the next write
+            raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
+        self.cache.settle()
+        counts.deleted = len(summary["delete"])
+        written = {*summary["add"], *summary["update"], *summary["move"]}
+        counts.unchanged_names = [name for name, change in prepared.items() if change and name not in written]
+        if paths and self.versioning is not None:
+            counts.commit = self._commit(_message(why, summary), paths)
+        self.last_commit = counts.commit
+        return counts
 
     def _write_files(
         self, prepared: Changes, every_copy: bool, keep_copies: bool
@@ -188,7 +200,7 @@ class WritePath:
                     removals.append(copy)
         for folder in {target.parent for target, _ in writes}:
             ensure_private_dir(folder)
-        atomic_write_many([(target, entry_file.render(entry)) for target, entry in writes])
+        atomic_write_many([(target, self._text(entry)) for target, entry in writes])
         for scope in Scope:
             self.cache.remember(scope, [(target, entry) for target, entry in writes if self._scope_at(target) is scope])
         for old in removals:  # only once every new file is in place: a crash never loses a memory
@@ -197,6 +209,11 @@ class WritePath:
             self.cache.forget(scope, [old.path for old in removals if old.scope is scope])
         touched = {self._scope_at(target) for target, _ in writes} | {old.scope for old in removals}
         return [target for target, _ in writes] + [old.path for old in removals], summary, touched
+
+    def _text(self, entry: MemoryEntry) -> str:
+        """The file text of ``entry``: as ``prepare`` rendered it, when it did."""
+        prepared, text = self._texts.get(id(entry), (None, ""))
+        return text if prepared is entry else entry_file.render(entry)
 
     def _scope_kinds(self) -> set[Path]:
         """The folders holding every user's scope and every project's scope (``users/``, ``projects/``)."""
