@@ -20,7 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from memory_files import write_memories  # noqa: E402
+from memory_files import write_memories
 
 COUNT = 100_000
 pytestmark = [

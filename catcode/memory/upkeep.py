@@ -97,6 +97,7 @@ def run_upkeep(runtime: Kept, recall: Recall, *, capture: str | None = None, min
         store.verify()
         store.reconcile()
         recall.sync(budget=None)
+        runtime.git.maintain()
     finally:
         lock.release()
     return True

@@ -31,8 +31,10 @@ _ISOLATION = (
     "-c", "user.name=catcode", "-c", "user.email=catcode@localhost", "-c", "init.defaultBranch=main",
     "-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "core.fsmonitor=false",
     "-c", "color.ui=false", "-c", "advice.addIgnoredFile=false",
-    # A detached ``gc --auto`` would outlive its command holding the run lock (and race the next command).
-    "-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false",
+    # A detached ``gc --auto`` would outlive its command holding the run lock (and race the next command); an attached
+    # one stalls the command that sets it off (100,000 loose objects: minutes). None runs on its own: the upkeep
+    # process runs it (``GitStore.maintain``).
+    "-c", "gc.autoDetach=false", "-c", "maintenance.autoDetach=false", "-c", "gc.auto=0",
 )  # fmt: skip
 # Variables that would point git at another repository or override the fixed identity.
 _SCRUBBED_ENV = re.compile(r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR"
@@ -59,15 +61,16 @@ class GitRunner:
         return env
 
     def run(
-        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None, paths: int = 0
     ) -> subprocess.CompletedProcess[str]:
         """Run one git command in the memory root; ``ok_codes=None`` accepts any exit code. ``input`` is written to
         its stdin: a list of paths goes there (``update-index --stdin``), never on the command line, whose length
-        the system caps (tens of thousands of paths)."""
+        the system caps (tens of thousands of paths). ``paths``: how many files the command handles, when it is not
+        told them on stdin (a commit of what was staged): its bound grows with them."""
         removed: set[Path] = set()
         with self.run_lock() as fd:
             for _ in range(_LOCK_RETRIES + 1):
-                result = self.run_once(args, fd, input=input)
+                result = self.run_once(args, fd, input=input, paths=paths)
                 lock = self.stale_lock(result)
                 if lock is None or lock in removed:
                     break
@@ -106,7 +109,7 @@ class GitRunner:
             os.close(fd)  # releases the lock unless a git we started is still running
 
     def run_once(
-        self, args: tuple[str, ...], lock_fd: int | None = None, *, input: str | None = None
+        self, args: tuple[str, ...], lock_fd: int | None = None, *, input: str | None = None, paths: int = 0
     ) -> subprocess.CompletedProcess[str]:
         """Run git once; ``lock_fd`` (the run lock) is inherited by the git process so that it outlives us;
         ``input``: its stdin (else none)."""
@@ -115,22 +118,22 @@ class GitRunner:
         try:
             return subprocess.run(
                 [self.binary, *_ISOLATION, *pinned, *args], cwd=self.root, env=self.env(), capture_output=True,
-                text=True, encoding="utf-8", errors="replace", timeout=self.timeout_for(input), input=input,
+                text=True, encoding="utf-8", errors="replace", timeout=self.timeout_for(input, paths), input=input,
                 stdin=subprocess.DEVNULL if input is None else None,
                 umask=GIT_UMASK,  # objects, index, refs: private whatever the person's umask
                 pass_fds=() if lock_fd is None else (lock_fd,),
             )  # fmt: skip
         except subprocess.TimeoutExpired:
             raise MemoryStoreError(
-                f"git {args[0]} took longer than {self.timeout_for(input):.0f}s in {self.root}"
+                f"git {args[0]} took longer than {self.timeout_for(input, paths):.0f}s in {self.root}"
             ) from None
         except OSError as err:
             raise MemoryStoreError(f"Could not run git in {self.root}: {err.strerror or err}") from None
 
-    def timeout_for(self, input: str | None) -> float:
-        """The bound of one command: ``timeout``, plus a second per thousand paths given on stdin (adding 100,000
-        memories hashes 100,000 files)."""
-        return self.timeout + (input.count("\0") / PATHS_PER_SECOND if input else 0.0)
+    def timeout_for(self, input: str | None, paths: int = 0) -> float:
+        """The bound of one command: ``timeout``, plus a second per thousand paths (given on stdin, or ``paths``):
+        adding 100,000 memories hashes 100,000 files."""
+        return self.timeout + (paths + (input.count("\0") if input else 0)) / PATHS_PER_SECOND
 
     def stale_lock(self, result: subprocess.CompletedProcess[str]) -> Path | None:
         """The lock file git could not create, when it is one of this repository's."""

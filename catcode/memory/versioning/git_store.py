@@ -96,7 +96,7 @@ class GitStore:
             # tens of thousands) and in time linear in their number (git matches each pathspec against each file).
             paths_in = "".join(f"{p}\0" for p in [*present, *gone])
             self._run("update-index", "--add", "--remove", "-z", "--stdin", input=paths_in)
-        return self._commit_staged(message)
+        return self._commit_staged(message, len(present) + len(gone))
 
     def uncommitted(self, folders: list[Path]) -> list[Path]:
         """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
@@ -173,6 +173,13 @@ class GitStore:
             return True
         return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
 
+    def maintain(self) -> None:
+        """Pack the repository when git's own rule says so (``gc --auto``: thousands of loose objects), which no
+        command does on its own here: the upkeep process calls it, where nobody waits for it."""
+        if self.available and self.initialized:
+            count = self._run("count-objects").stdout.split(" ", 1)[0]
+            self._run("-c", "gc.auto=6700", "gc", "--auto", "--quiet", paths=int(count) if count.isdigit() else 0)
+
     def ensure_repository(self) -> None:
         """Create the repository now, with its setup commit (a sync needs one before the first memory change)."""
         if self.available:
@@ -184,9 +191,9 @@ class GitStore:
         assert self._runner is not None
         ensure_repository(self._runner)
 
-    def _commit_staged(self, message: str) -> str | None:
+    def _commit_staged(self, message: str, paths: int = 0) -> str | None:
         assert self._runner is not None
-        return commit_staged(self._runner, message)
+        return commit_staged(self._runner, message, paths)
 
     def _abandon_revert(self, short: str, subject: str, result: subprocess.CompletedProcess[str]) -> None:
         """Undo a failed ``git revert`` so that every file is exactly as before, then raise the reason."""
@@ -251,7 +258,7 @@ class GitStore:
         return relative.as_posix()
 
     def _run(
-        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None, paths: int = 0
     ) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
-        return self._runner.run(*args, ok_codes=ok_codes, input=input)
+        return self._runner.run(*args, ok_codes=ok_codes, input=input, paths=paths)

@@ -77,10 +77,13 @@ def ensure_repository(runner: GitRunner) -> None:
     commit_staged(runner, _SETUP_MESSAGE if not has_commits(runner) else message)
 
 
-def commit_staged(runner: GitRunner, message: str) -> str | None:
-    """Commit the index; None when it holds no change (git exits 1 and says so, which saves a diff call)."""
+def commit_staged(runner: GitRunner, message: str, paths: int = 0) -> str | None:
+    """Commit the index (``paths``: how many files were staged, for the command's bound); None when it holds no
+    change (git exits 1 and says so, which saves a diff call)."""
     message = message.strip() or "update memory"
-    result = runner.run("commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1))
+    result = runner.run(
+        "commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1), paths=paths
+    )
     if result.returncode == 1:
         if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
             return None
