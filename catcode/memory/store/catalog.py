@@ -158,7 +158,10 @@ class Catalogs:
                     path = None  # busy, not damaged: never deleted
                 else:
                     for suffix in ("", "-wal", "-shm", "-journal"):
-                        file.with_name(file.name + suffix).unlink(missing_ok=True)
+                        try:
+                            file.with_name(file.name + suffix).unlink(missing_ok=True)
+                        except OSError:  # its folder cannot be had (a file in its place): in memory next
+                            path = None
 
     def _check_code(self, scope: Scope) -> None:
         """Empty the catalogue when other code (or another folder) wrote it: what it read may differ."""

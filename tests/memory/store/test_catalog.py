@@ -115,6 +115,12 @@ def test_a_damaged_catalogue_costs_a_read_and_is_replaced(tmp_path: Path) -> Non
     assert set(rows(tmp_path, "users/u1")) == {"user-prefers-vim.md"}
 
 
+def test_a_catalogue_folder_that_cannot_be_had_costs_a_read_never_an_error(tmp_path: Path) -> None:
+    hand_write(tmp_path, seed_vim())
+    (tmp_path / "cache").write_text("a file where the folder should be", encoding="utf-8")
+    assert process(tmp_path).load_all() == [seed_vim()]
+
+
 def test_the_catalogue_is_private_and_holds_only_redacted_text(tmp_path: Path) -> None:
     hand_write(tmp_path, seed_vim().model_copy(update={"description": f"token {TOKEN}"}))
     hand_write(tmp_path, seed_api_style()).with_name("broken.md").write_text("no front matter", encoding="utf-8")
