@@ -22,7 +22,7 @@ from rich.console import Console
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent
-from catcode.conversation.messages import Message, ToolResultBlock
+from catcode.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from catcode.errors import ConfigError, ProviderError
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.commands import register_memory_commands
@@ -257,6 +257,21 @@ def test_a_trivial_session_is_not_summarised(paths: Paths) -> None:
     recall.summarize_session_at_exit(lines.append)
     assert lines == [] and provider.requests == []
     assert not (paths.project_memory / "journal").exists()
+
+
+def test_a_session_in_which_nothing_happened_is_not_summarised(paths: Paths) -> None:
+    provider = ScriptedProvider()
+    runtime, recall = session(paths, provider, 3)
+    reading = ToolUseBlock(id="t1", name="read_file", input={"path": "a.py"})
+    runtime.history.append(Message(role="assistant", content=[reading]))
+    lines: list[str] = []
+    recall.summarize_session_at_exit(lines.append, saved=False)  # questions and answers, only reading tools
+    assert lines == [] and provider.requests == []
+    assert not (paths.project_memory / "journal").exists()
+    runtime.history.append(Message(role="assistant", content=[reading.model_copy(update={"name": "write_file"})]))
+    provider.queue(text_response("- Wrote a.py"))
+    recall.summarize_session_at_exit(lines.append, saved=False)  # a tool that changes something: summarised
+    assert len(provider.requests) == 1
 
 
 def test_a_long_session_whose_start_was_compacted_is_summarised_with_its_summary(paths: Paths) -> None:
