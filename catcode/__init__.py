@@ -3,8 +3,11 @@
 The package in floors, lowest first; a module imports from its own floor or lower ones only
 (``tests/test_import_cycles.py`` holds it to that, lazy imports included):
 
-- the helpers every floor uses: ``errors``, ``log``, ``fsutil``, ``file_modes``, ``text``, ``names``,
-  ``front_matter`` and ``redact/`` (secrets out of anything written or shown);
+- the helpers every floor uses: ``errors``, ``log``, ``fsutil``, ``confined`` (reading a planted file only from
+  where it belongs), ``boundary`` (text catcode did not write, in a tag it cannot close), ``file_modes``, ``text``,
+  ``screen`` (the console that lets only catcode's own styling reach the terminal), ``names``, ``front_matter``,
+  ``redact/`` (secrets out of anything written or shown) and ``programs`` (git, bubblewrap, the shell, found where
+  the project cannot plant them);
 - ``settings/``: what the layered settings say (one module per section), where files are, what was consented to;
 - ``conversation/``: messages and content blocks, transcripts, images, the hook bus a session fires;
 - ``providers/`` (the model API, tokens, prices) and ``sandbox/`` (the fence around bash);

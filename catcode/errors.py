@@ -11,7 +11,8 @@ class ConfigError(CatcodeError):
 
 
 class MissingApiKeyError(CatcodeError):
-    """No ``ANTHROPIC_API_KEY`` and no ``ANTHROPIC_BASE_URL``: nothing to talk to."""
+    """Nothing to talk to: no ``ANTHROPIC_API_KEY`` and no ``ANTHROPIC_BASE_URL`` for the Claude API, or the
+    libraries a cloud provider needs are not installed (exit 2, before any prompt)."""
 
 
 class ProviderError(CatcodeError):

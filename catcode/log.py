@@ -64,6 +64,33 @@ class RedactingFormatter(logging.Formatter):
         return _redact(super().format(record))
 
 
+class QuietFileHandler(logging.FileHandler):
+    """The log file's handler. A line that cannot be written (a full disk) is dropped; the first such failure is one
+    line on stderr, never logging's "--- Logging error ---" traceback (which would bury what the person needs)."""
+
+    said = False  # per process: one line, however many log lines are lost
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """Say once that the log cannot be written; drop the line."""
+        if QuietFileHandler.said:
+            return
+        QuietFileHandler.said = True
+        error = sys.exc_info()[1]
+        reason = getattr(error, "strerror", None) or error or "unknown error"
+        try:
+            sys.stderr.write(f"catcode: cannot write the log {self.baseFilename} ({reason}); log lines are dropped\n")
+            sys.stderr.flush()
+        except Exception:
+            pass  # stderr is gone too: nothing more can be said
+
+    def close(self) -> None:
+        """Close the file; what is still buffered and cannot be written (a full disk) is dropped."""
+        try:
+            super().close()
+        except OSError:
+            pass  # the stream is let go all the same (``FileHandler.close`` does that before closing it)
+
+
 def own_records_or_warnings(record: logging.LogRecord) -> bool:
     """The log file's filter: catcode's own records, and other libraries' warnings and errors only."""
     own = record.name.startswith("catcode") and record.name != WIRE
@@ -141,7 +168,7 @@ def configure(log_file: Path, *, debug: bool = False) -> None:
 
     handlers: list[logging.Handler] = []
     try:
-        file_handler = logging.FileHandler(private_file(log_file), encoding="utf-8")
+        file_handler = QuietFileHandler(private_file(log_file), encoding="utf-8")
         file_handler.addFilter(own_records_or_warnings)
         handlers.append(file_handler)
     except OSError:

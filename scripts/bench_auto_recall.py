@@ -1,18 +1,19 @@
 """Per-turn recall (catcode/memory/auto_recall.py) against ``memory.auto_recall: off``, in the same process.
 
-Quality, on the recall corpus (tests/data/recall_bench): the first conversations, about 500 turns, become one
-project's memories, one memory per turn (name = the turn id, description = the turn's first words, as an outside
-tester wrote them; content = "speaker: text"). Each question is sent as the first message of a conversation
-through a whole session (``app.build_session``, a ``ScriptedProvider`` answering "ok"), once with recall on and
-once off, and the first request the provider records is read:
+Quality, on the tuning half of the recall corpus (tests/data/recall_bench; ``recall_bench.split``: the defaults are
+chosen on it, and bench_recall_fresh.py reports them on the other half in fresh processes): its first
+conversations, about 500 turns, become one project's memories, one memory per turn (name = the turn id,
+description = the turn's first words, as an outside tester wrote them; content = "speaker: text"). Each question is
+sent as the first message of a conversation through a whole session (``app.build_session``, a ``ScriptedProvider``
+answering "ok"), once with recall on and once off, and the first request the provider records is read:
 
-- **in context**: the share of questions whose answering memory (any gold turn) is in that request's text — listed
-  by the memory index (``## name``) or attached by recall;
+- **in context**: the share of questions whose answering memory's text (any gold turn) is in that request — the
+  memory index lists names and descriptions only, so in practice: attached by recall;
 - **added characters**: the mean of (request characters with recall on − off), over every question sent;
 - **unanswerable**: the questions of the other conversations (no memory of this project answers them) and a few
   everyday coding requests: the share that got something attached anyway (lower is better), and the share of the
   attached items on answerable questions that are gold (precision);
-- the threshold, swept: the same figures at other ``auto_recall_min_score`` values (one search per question);
+- the gate, swept: the same figures at other ``auto_recall_min_coverage`` values (one search per question);
 - along one conversation of 30 questions: the added characters per request (what was attached stays on its
   message for the prompt cache, up to 8,000 characters carried; a memory already attached is not sent again);
 - past conversations instead of memories: the same conversations as past sessions of history.jsonl, each turn
@@ -28,7 +29,6 @@ p50/p95 of a whole scripted ``run_turn`` on and off.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import sys
 import tempfile
@@ -39,7 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.recall_bench import Corpus, Question, Turn, load_corpus  # after the path insert above
+from tests.recall_bench import Corpus, Question, Turn, load_corpus, split  # after the path insert above
 
 TARGET_MEMORIES = 500
 EVERYDAY = [
@@ -52,7 +52,7 @@ EVERYDAY = [
     "format the code",
     "explain the diff",
 ]
-SWEEP = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 14.0)
+SWEEP = (0.0, 0.1, 0.15, 0.2, 0.3)
 
 
 def memory_text(turn: Turn, name: str | None = None) -> str:
@@ -113,15 +113,19 @@ def _first_request(session: Any, provider: Any, question: str, *, new_conversati
     return "\n".join([request.system, *(m.text for m in request.messages)])
 
 
-def _listed(text: str, name: str) -> bool:
-    return re.search(rf"^## {re.escape(name)}(?:\n| \()", text, re.M) is not None
+def _in(text: str, question: Question, corpus: Corpus) -> bool:
+    """An answering memory's text is in the request."""
+    return any(corpus.turns[g].text in text for g in question.gold)
 
 
 def _pick(corpus: Corpus, kind: str) -> tuple[list[str], list[Turn]]:
-    """Conversations up to about ``TARGET_MEMORIES`` turns: ``coding`` — the developer-and-agent ones (what a
-    coding agent's project memory holds); ``mixed`` — developer and casual chats alternately."""
-    dev = [cid for cid in corpus.conversations if cid.startswith("dev")]
-    chat = [cid for cid in corpus.conversations if not cid.startswith("dev")]
+    """Conversations of the tuning half (``recall_bench.split``: the settings are chosen here, and reported on the
+    held-out half by bench_recall_fresh.py) up to about ``TARGET_MEMORIES`` turns: ``coding`` — the
+    developer-and-agent ones (what a coding agent's project memory holds); ``mixed`` — developer and casual chats
+    alternately."""
+    tuning, _ = split(corpus)
+    dev = [cid for cid in tuning if cid.startswith("dev")]
+    chat = [cid for cid in tuning if not cid.startswith("dev")]
     order = dev if kind == "coding" else [cid for pair in zip(dev, chat, strict=False) for cid in pair]
     chosen: list[str] = []
     turns: list[Turn] = []
@@ -159,8 +163,8 @@ def bench_quality(tmp: Path, corpus: Corpus, kind: str = "coding", sweep: bool =
         text_off = _first_request(off, provider_off, question.question)
         added.append(len(text_on) - len(text_off))
         gold = [g.lower() for g in question.gold]
-        found["on"] += any(_listed(text_on, g) for g in gold)
-        found["off"] += any(_listed(text_off, g) for g in gold)
+        found["on"] += _in(text_on, question, corpus)
+        found["off"] += _in(text_off, question, corpus)
         if _newest(auto) is not before:
             attached_items += len(auto.recent[-1].items)
             gold_items += sum(item.name in gold for item in auto.recent[-1].items)
@@ -193,23 +197,21 @@ def _newest(auto: Any) -> Any:
 
 
 def _sweep(auto: Any, answerable: list[Question], unanswerable: list[str]) -> dict[str, float]:
-    """Attached-gold share and false attachments at other thresholds (``find`` with the threshold changed)."""
+    """Attached-gold share and false attachments at other gates (``find`` with ``auto_recall_min_coverage``
+    changed)."""
     figures = {}
-    default = auto.config.auto_recall_min_score
-    listed = auto.listed()
+    default = auto.config.auto_recall_min_coverage
     try:
-        for threshold in SWEEP:
-            auto.config.auto_recall_min_score = threshold
+        for gate in SWEEP:
+            auto.config.auto_recall_min_coverage = gate
             hit = sum(
-                any(i.name in {g.lower() for g in q.gold} for i in auto.find(q.question).items)
-                or any(g.lower() in listed for g in q.gold)
-                for q in answerable
+                any(i.name in {g.lower() for g in q.gold} for i in auto.find(q.question).items) for q in answerable
             )
             wrong = sum(bool(auto.find(line).items) for line in unanswerable)
-            figures[f"threshold {threshold:g}: in context"] = hit / len(answerable)
-            figures[f"threshold {threshold:g}: unanswerable attached"] = wrong / len(unanswerable)
+            figures[f"coverage {gate:g}: in context"] = hit / len(answerable)
+            figures[f"coverage {gate:g}: unanswerable attached"] = wrong / len(unanswerable)
     finally:
-        auto.config.auto_recall_min_score = default
+        auto.config.auto_recall_min_coverage = default
     return figures
 
 

@@ -1,8 +1,12 @@
-"""Issue 24: what Claude Code's shapes and the memory import cost, as ratios against a baseline of the same run.
+"""Issues 24 and 34: what Claude Code's shapes, the Agent SDK's round trip and the memory import cost, as ratios
+against a baseline of the same run.
 
 - Print mode: ``catcode -p`` wall time with ``--output-format json`` and ``stream-json`` (Claude Code's shapes)
   against ``text`` (no JSON at all), same fake server, runs interleaved; the quality the speed could trade is
   measured with it: fields of the recorded Claude Code sample missing from catcode's output (must be 0).
+- The Agent SDK: a ``query()`` of the Python SDK with ``cli_path`` catcode, from the call to its result, against
+  plain ``catcode -p --output-format json`` (the same process start and the same reply), runs interleaved; the
+  quality with it: answers that differ from ``-p``'s (must be 0) and results without a UUID session id (must be 0).
 - Import: ``catcode memory import DIR --yes`` of 300 memories in Claude Code's layout against ``catcode memory list``
   on the same home (the same process start and store load); with it: memories lost (must be 0) and commits made
   (must be 1)."""
@@ -65,6 +69,54 @@ def bench_print_formats(runs: int = 7) -> dict[str, float]:
     }
 
 
+def bench_sdk_round_trip(runs: int = 7) -> dict[str, float]:
+    """The Python Agent SDK's ``query()`` → result against plain ``-p`` (skipped without the SDK installed)."""
+    import asyncio
+    import uuid
+
+    from tests.fakes import FakeAnthropicServer, text
+
+    try:
+        import claude_agent_sdk as sdk
+    except ImportError:
+        return {"sdk_missing": 1.0}
+    plain: list[float] = []
+    driven: list[float] = []
+    differ = no_uuid = 0
+    with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer() as server:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir(parents=True)
+        env = _env(home, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="bench")
+        options = sdk.ClaudeAgentOptions(cli_path=CATCODE, cwd=str(project), env=env)
+
+        async def ask() -> object:
+            results = [m async for m in sdk.query(prompt="hi", options=options) if isinstance(m, sdk.ResultMessage)]
+            return results[0]
+
+        for _ in range(runs):
+            server.enqueue(text("The answer."))
+            start = time.perf_counter()
+            proc = subprocess.run([CATCODE, "-p", "hi", "--output-format", "json"], cwd=project, env=env,
+                                  capture_output=True, text=True, check=True)  # fmt: skip
+            plain.append(time.perf_counter() - start)
+            server.enqueue(text("The answer."))
+            start = time.perf_counter()
+            result = asyncio.run(ask())
+            driven.append(time.perf_counter() - start)
+            differ += getattr(result, "result", None) != json.loads(proc.stdout)["result"]
+            try:
+                uuid.UUID(str(getattr(result, "session_id", "")))
+            except ValueError:
+                no_uuid += 1
+    base = statistics.median(plain)
+    return {
+        "p_json_ms": base * 1000,
+        "sdk_query_vs_p": statistics.median(driven) / base,
+        "sdk_answers_differing": differ,
+        "sdk_results_without_uuid": no_uuid,
+    }
+
+
 def bench_import(count: int = 300) -> dict[str, float]:
     """``memory import`` of ``count`` Claude Code memories against ``memory list`` on the same home."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +150,7 @@ def bench_import(count: int = 300) -> dict[str, float]:
 
 def bench_claude_compat() -> dict[str, float]:
     """Both figures, one section."""
-    return {**bench_print_formats(), **bench_import()}
+    return {**bench_print_formats(), **bench_sdk_round_trip(), **bench_import()}
 
 
 if __name__ == "__main__":

@@ -1,116 +1,136 @@
-"""How the generic token rule generalises (issue 22 §5): rules built from half the vendor formats of the corpus
-(``tests/security/token_corpus.py``), recall measured on the other half, precision on look-alikes that must not
-match — against today's rules (the table without the generic rule) in the same run.
+"""How redaction generalises (issues 22 §5 and 33 §5), against the previous redactor in the same run.
 
-Three ways to "learn" from the seen half: add its prefixes to the table (what a list does: nothing for a vendor it
-never saw), and the generic rule with its two numbers fitted on the seen half (grid search; no redaction of the
-fitting half of the look-alikes allowed) — reported next to the numbers catcode ships. The look-alikes are split
-too: one half to fit on, the other (plus the redaction corpus's own look-alikes) to report on.
+The corpus (``tests/security/secret_formats.py``) holds formats catcode's rules were written against (seen) and
+formats no rule of catcode's names (unseen: only what holds a value — a secret-named key, "password is", a
+connection string — or a generated token's shape can find them), and look-alikes that must come out unchanged
+(prose about passwords, placeholders, code that reads a secret, hashes, ids; plus the redaction corpus's own).
+Figures: recall on each half, precision on the look-alikes (redactions that removed a secret, of all redactions, in
+the unseen samples and the look-alikes) and the look-alikes touched, and the time per MB — of the corpus itself
+(every line a secret or a look-alike: the worst case) and of ordinary mixed text (``bench_trust.mixed_text``:
+prose, code, logs) — for the redactor before issue 33 (read from git at ``PREVIOUS``) and the one shipped; the
+generic rule's parameters fitted on the seen half are reported next to the shipped ones.
 
     .venv/bin/python scripts/bench_redaction.py
 """
 
 from __future__ import annotations
 
-import re
+import importlib
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+from bench_trust import mixed_text  # noqa: E402
 
 from catcode.redact import Redactor  # noqa: E402
-from catcode.redact.generic import DEFAULT, GenericParams  # noqa: E402
-from catcode.redact.rules import RULES, Rule  # noqa: E402
+from catcode.redact.generic import DEFAULT  # noqa: E402
 from tests.security import corpus as redaction_corpus  # noqa: E402
-from tests.security.token_corpus import Sample, fit, lookalikes, samples, split  # noqa: E402
+from tests.security.secret_formats import (  # noqa: E402
+    SEEN,
+    UNSEEN,
+    Sample,
+    false_hits,
+    fitted,
+    found,
+    lookalikes,
+    recall,
+    samples,
+)
+
+PREVIOUS = "2b4b40d19e111ebced8194b63cbf568ac5c41aa3"
+"""The commit whose redactor issue 33 started from."""
 
 
-def recall(redactor: Redactor, found: list[Sample]) -> float:
-    """Share of samples whose token is gone from the redacted text."""
-    hits = 0
-    for sample in found:
-        out, kinds = redactor.redact(sample.text)
-        hits += bool(kinds) and sample.token not in out
-    return hits / len(found)
+def previous_redactor() -> Any:
+    """The redactor of ``PREVIOUS``, loaded from git as a package of its own (None when git cannot give it)."""
+    listing = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{PREVIOUS}:catcode/redact"], capture_output=True, text=True
+    )
+    if listing.returncode != 0:
+        return None
+    folder = Path(tempfile.mkdtemp()) / "previous_redact"
+    folder.mkdir()
+    for name in listing.stdout.split():
+        if name.endswith(".py"):
+            source = subprocess.run(
+                ["git", "-C", str(ROOT), "show", f"{PREVIOUS}:catcode/redact/{name}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            (folder / name).write_text(source.replace("catcode.redact.", "previous_redact."), encoding="utf-8")
+    sys.path.insert(0, str(folder.parent))
+    return importlib.import_module("previous_redact.redactor").Redactor()
 
 
-def false_hits(redactor: Redactor, texts: list[str]) -> int:
-    """Redactions made in texts that hold no secret."""
-    return sum(len(redactor.redact(text)[1]) for text in texts)
-
-
-def precision(redactor: Redactor, found: list[Sample], negatives: list[str]) -> float:
+def precision(redactor: Any, found_in: list[Sample], negatives: list[str]) -> float:
     """Redactions that removed a secret, of all redactions (in the samples and the look-alikes)."""
     good = bad = 0
-    for sample in found:
-        out, kinds = redactor.redact(sample.text)
-        hit = bool(kinds) and sample.token not in out
+    for sample in found_in:
+        hit = found(redactor, sample)
+        kinds = redactor.redact(sample.text)[1]
         good += hit
         bad += len(kinds) - hit
     bad += false_hits(redactor, negatives)
     return good / (good + bad) if good + bad else 1.0
 
 
-def with_prefixes(seen: list[Sample]) -> Redactor:
-    """Today's table plus one rule per prefix of the seen formats (formats without a prefix add nothing)."""
-    learned = []
-    for sample in seen:
-        match = re.match(r"[A-Za-z0-9]+[._-](?:[A-Za-z0-9]+[._-])*", sample.token)
-        if match and len(match.group()) < len(sample.token) - 8:
-            prefix = match.group()
-            learned.append(Rule("learned", re.compile(re.escape(prefix) + r"[\w+/=.-]{16,}")))
-    unique = {rule.pattern.pattern: rule for rule in learned}
-    return Redactor((*RULES, *unique.values()), generic_params=None)
-
-
-def speed_ratio(generic: Redactor, today: Redactor, texts: list[str]) -> float:
-    """Time to redact about 1 MB of look-alike text with the generic rule, over today's rules (same run)."""
-    blob = "\n".join(texts)
-    blob = (blob * (1_000_000 // max(1, len(blob)) + 1))[:1_000_000]
-    times = {}
-    for name, redactor in (("today", today), ("generic", generic)):
-        best = float("inf")
-        for _ in range(3):
+def ms_per_mb(redactors: dict[str, Any], text: str, runs: int = 7) -> dict[str, float]:
+    """Median time of each redactor to redact ``text`` (about 1 MB), in ms per MB — the redactors take turns, run
+    after run, so that a machine busy with something else weighs on both alike."""
+    times: dict[str, list[float]] = {name: [] for name in redactors}
+    for _ in range(runs):
+        for name, redactor in redactors.items():
             start = time.perf_counter()
-            redactor.redact(blob)
-            best = min(best, time.perf_counter() - start)
-        times[name] = best
-    return times["generic"] / times["today"]
+            redactor.redact(text)
+            times[name].append(time.perf_counter() - start)
+    megabytes = len(text.encode()) / 1_000_000
+    return {name: statistics.median(taken) * 1000 / megabytes for name, taken in times.items()}
 
 
 def bench_redaction() -> dict[str, float]:
-    """The figures: recall on unseen vendor formats and precision on look-alikes, today vs the generic rule."""
-    seen_formats, unseen_formats = split()
-    seen, unseen = samples(seen_formats), samples(unseen_formats)
-    looks = lookalikes()
-    fit_on, report_on = looks[0::2], looks[1::2] + redaction_corpus.lookalikes()
-    today = Redactor(generic_params=None)
-
-    def score(params: GenericParams) -> tuple[float, int]:
-        redactor = Redactor(generic_params=params)
-        return recall(redactor, seen), false_hits(redactor, fit_on)
-
-    fitted_params = fit(seen, fit_on, score)
-    fitted, shipped = Redactor(generic_params=fitted_params), Redactor(generic_params=DEFAULT)
-    listed = with_prefixes(seen)
-    return {
-        "unseen_formats": len(unseen_formats),
-        "unseen_recall_today": recall(today, unseen),
-        "unseen_recall_seen_prefixes_listed": recall(listed, unseen),
-        "unseen_recall_generic_fitted": recall(fitted, unseen),
-        "unseen_recall_generic_shipped": recall(shipped, unseen),
-        "seen_recall_generic_fitted": recall(fitted, seen),
-        "lookalikes": len(report_on),
-        "lookalike_precision_today": precision(today, unseen, report_on),
-        "lookalike_precision_generic_fitted": precision(fitted, unseen, report_on),
-        "lookalike_precision_generic_shipped": precision(shipped, unseen, report_on),
-        "lookalike_redactions_generic_shipped": false_hits(shipped, report_on),
-        "fitted_min_body": fitted_params.min_body,
-        "fitted_min_entropy": fitted_params.min_entropy,
-        "fitted_min_assigned": fitted_params.min_assigned,
-        "time_ratio_generic_over_today_1MB": speed_ratio(shipped, today, looks),
+    """The figures (see the module docstring)."""
+    seen, unseen = samples(SEEN), samples(UNSEEN)
+    looks = lookalikes() + redaction_corpus.lookalikes()
+    shipped, before = Redactor(), previous_redactor()
+    blob = "\n".join(looks + [s.text for s in seen + unseen])
+    blob = (blob * (1_000_000 // len(blob) + 1))[:1_000_000]
+    mixed = mixed_text(1_000_000, seed=1)
+    params = fitted()
+    figures: dict[str, float] = {
+        "seen_formats": len(SEEN),
+        "unseen_formats": len(UNSEEN),
+        "unseen_samples": len(unseen),
+        "lookalikes": len(looks),
+        "unseen_recall_shipped": recall(shipped, unseen),
+        "seen_recall_shipped": recall(shipped, seen),
+        "lookalike_precision_shipped": precision(shipped, unseen, looks),
+        "lookalikes_touched_shipped": sum(bool(shipped.redact(t)[1]) for t in looks),
+        "unseen_recall_generic_fitted": recall(Redactor(generic_params=params), unseen),
+        "fitted_equals_shipped": float(params == DEFAULT),
     }
+    redactors = {"shipped": shipped, **({"previous": before} if before is not None else {})}
+    for name, text in (("corpus", blob), ("mixed", mixed)):
+        for who, ms in ms_per_mb(redactors, text).items():
+            figures[f"ms_per_mb_{name}_{who}"] = ms
+    if before is not None:
+        figures |= {
+            "unseen_recall_previous": recall(before, unseen),
+            "seen_recall_previous": recall(before, seen),
+            "lookalike_precision_previous": precision(before, unseen, looks),
+            "lookalikes_touched_previous": sum(bool(before.redact(t)[1]) for t in looks),
+        }
+        for name in ("corpus", "mixed"):
+            shipped_ms, previous_ms = figures[f"ms_per_mb_{name}_shipped"], figures[f"ms_per_mb_{name}_previous"]
+            figures[f"time_ratio_{name}_shipped_over_previous"] = shipped_ms / previous_ms
+    return figures
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install catcode from this checkout: a private virtualenv (with the `web` extra, so every README example works)
+# Install catcode from this checkout: a private virtualenv (with the `web`, `bedrock` and `vertex` extras, so every
+# README example works, Claude on Amazon Bedrock and Google Vertex AI included)
 # and a `catcode` link in a folder on your PATH. Run it again after `git pull` to update.
 #   venv:  $CATCODE_VENV, default ${XDG_DATA_HOME:-~/.local/share}/catcode/venv
 #   link:  $CATCODE_BIN_DIR, default the first of ~/.local/bin, ~/bin that is on PATH; else /usr/local/bin when it
@@ -44,7 +45,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   fi
 fi
 echo "Installing catcode into $VENV ..." >&2
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade "$SRC[web]"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade "$SRC[web,bedrock,vertex]"
 mkdir -p "$BIN"
 ln -sf "$VENV/bin/catcode" "$BIN/catcode"
 

@@ -131,6 +131,19 @@ def load_corpus(directory: Path = CORPUS_DIR) -> Corpus:
     return Corpus(conversations, questions)
 
 
+def split(corpus: Corpus) -> tuple[list[str], list[str]]:
+    """The conversations in two halves, each kind (developer, casual; English, Chinese, mixed) in both: the first,
+    third, fifth… of each kind to choose settings on (tuning), the others to report (held out). A figure reported on
+    the held-out half was never looked at while choosing, as a conversation nobody has seen."""
+    tuning: list[str] = []
+    held_out: list[str] = []
+    for prefix in ("dev", "chat"):
+        ids = sorted(cid for cid in corpus.conversations if cid.startswith(prefix))
+        tuning += ids[0::2]
+        held_out += ids[1::2]
+    return tuning, held_out
+
+
 def _first_gold_rank(ranked: Sequence[str], gold: Iterable[str]) -> int | None:
     wanted = set(gold)
     for rank, turn_id in enumerate(ranked, 1):

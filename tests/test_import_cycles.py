@@ -166,8 +166,9 @@ def package_graph(graph: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
 
 
 PACKAGE_LAYERS = [
-    ("catcode", "catcode.errors", "catcode.log", "catcode.fsutil", "catcode.file_modes", "catcode.text",
-     "catcode.names", "catcode.front_matter", "catcode.redact"),
+    ("catcode", "catcode.errors", "catcode.log", "catcode.fsutil", "catcode.confined", "catcode.boundary",
+     "catcode.file_modes", "catcode.text", "catcode.screen", "catcode.names", "catcode.front_matter", "catcode.redact",
+     "catcode.programs", "catcode.git_locks"),
     ("catcode.settings",),
     ("catcode.conversation",),
     ("catcode.providers", "catcode.sandbox"),

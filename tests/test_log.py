@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode import log as logsetup
+from tests.slowness import bound
 
 METHODS = ["debug", "info", "warning", "error", "exception", "critical"]
 SECRETS = ["sk-ant-api03-abcdefghijklmnop", "Bearer abcdefghijklmnopqrstu", "AKIAIOSFODNN7EXAMPLE", "plain words"]
@@ -108,7 +109,7 @@ def test_a_logger_used_before_structlog_takes_any_field_name(tmp_path: Any) -> N
         "log.get_logger('catcode.x').info('memory_file_read_redacted', name='db-login', method='m', args=1)\n"
         "assert 'structlog' not in sys.modules\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=bound(60))
     assert done.returncode == 0, done.stderr
     line = json.loads(log_file.read_text(encoding="utf-8").splitlines()[-1])
     assert line["event"] == "memory_file_read_redacted" and (line["name"], line["method"], line["args"]) == (
@@ -116,3 +117,18 @@ def test_a_logger_used_before_structlog_takes_any_field_name(tmp_path: Any) -> N
         "m",
         1,
     )
+
+
+def test_a_log_that_cannot_be_written_is_one_line_not_tracebacks(capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(logsetup.QuietFileHandler, "said", False)
+    handler = logsetup.QuietFileHandler("/dev/full", encoding="utf-8")  # every write: No space left on device
+    logger = logging.getLogger("catcode.test.full")
+    logger.addHandler(handler)
+    try:
+        for number in range(20):
+            logger.warning("line %d", number)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    err = capsys.readouterr().err
+    assert err == "catcode: cannot write the log /dev/full (No space left on device); log lines are dropped\n"

@@ -19,9 +19,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.e2e.conftest import COLUMNS, LINES, Catcode
+from tests.e2e.conftest import COLUMNS, LINES, Catcode, as_from_a_terminal
 from tests.e2e.test_memory_e2e import VIM, MemoryModel, adds, candidates, capture_done, ended
 from tests.fakes import FakeAnthropicServer, text
+from tests.slowness import bound
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -64,7 +65,7 @@ def user_env(home: Path, server: FakeAnthropicServer) -> dict[str, str]:
 
 def run(argv: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """One README line, through the shell, as typed."""
-    return subprocess.run(["sh", "-c", argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
+    return subprocess.run(["sh", "-c", argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=bound(240))
 
 
 def readme_block(heading: str) -> list[str]:
@@ -104,7 +105,14 @@ def test_quick_start_runs_as_typed_from_a_fresh_clone(tmp_path: Path) -> None:
         server.responder = MemoryModel(extract=candidates(VIM), consolidate=adds(VIM))
         server.enqueue(text("Understood: vim, and the tests directory stays as it is."))
         child = pexpect.spawn(
-            "catcode", [], cwd=str(project), env=env, encoding="utf-8", dimensions=(LINES, COLUMNS), timeout=60
+            "catcode",
+            [],
+            cwd=str(project),
+            env=env,
+            encoding="utf-8",
+            dimensions=(LINES, COLUMNS),
+            timeout=bound(60),
+            preexec_fn=as_from_a_terminal,
         )
         log = io.StringIO()
         child.logfile_read = log

@@ -5,4 +5,6 @@
 - ``core.py``: the parts every session has (plan mode, the todo list, the bash sandbox) and the system prompt.
 - ``warm.py``: warming the provider where no prompt hides it (print mode, piped input).
 - ``stdin_input.py``: text piped into catcode, read once, bounded, sent as one message.
+- ``stream_input.py``: ``--input-format stream-json`` messages, each held to the same bound without reading a
+  long line whole.
 """

@@ -32,23 +32,12 @@ if TYPE_CHECKING:
 def make_provider(
     settings: Settings, env: dict[str, str], on_retry: Callable[[str], None] | None = None
 ) -> LLMProvider:
-    """The Anthropic provider for these settings; raises ``MissingApiKeyError`` when nothing can be reached.
-    ``on_retry`` hears each retry of a conversation request ("overloaded, retrying in 2 s (attempt 2/4)")."""
-    from catcode.providers.access import api_access
+    """The provider of the platform these settings and ``env`` choose (``providers/registry.py``); raises
+    ``MissingApiKeyError`` when nothing can be reached. ``on_retry`` hears each retry of a conversation request
+    ("overloaded, retrying in 2 s (attempt 2/4)")."""
+    from catcode.providers.registry import chosen
 
-    api_key, base_url = api_access(env)
-    from catcode.providers.anthropic import AnthropicProvider
-
-    return AnthropicProvider(
-        settings.model,
-        api_key=api_key,
-        base_url=base_url,
-        max_retries=settings.max_retries,
-        timeout=settings.request_timeout,
-        memory_model=settings.memory.model,
-        on_retry=on_retry,
-        api_client=settings.api_client,
-    )
+    return chosen(settings.provider, env).build(settings, env, on_retry)
 
 
 def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | None = None) -> list[SessionPart]:
@@ -104,6 +93,8 @@ def build_session(
     defer_start_up: bool = False,
     mcp_wait: WaitScreen | None = None,
     instructions_shown: bool = False,
+    message: str = "",
+    session_id: str | None = None,
 ) -> Session:
     """Build a whole session: provider, tools, permissions, hooks, every part and the agent.
 
@@ -117,7 +108,10 @@ def build_session(
     that it does not compete with the first request (the interactive session, which also calls it when its prompt
     sits idle). MCP servers start at launch all the same (with ``defer_start_up``, once the prompt is drawn:
     ``Session.start_background``); ``mcp_wait`` (a ``mcp.hook.WaitScreen``; default: a line through the notices) shows
-    a request's wait for them. ``instructions_shown``: the interactive header named the instruction files already."""
+    a request's wait for them. ``instructions_shown``: the interactive header named the instruction files already.
+    ``message``: the person's first message when it is known already (print mode): per-turn recall starts on it
+    while the rest of the session is built. ``session_id``: this session's id (default: a new UUID; print mode passes
+    ``--session-id`` or the resumed one's)."""
     from catcode.app.core import system_prompt
     from catcode.commands.misc import register_session_commands
     from catcode.providers.tokens import TokenCounter, estimate_request_overhead
@@ -135,16 +129,17 @@ def build_session(
         settings=settings, paths=paths, provider=provider, env=env, approver=approver, events=events,
         policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root),
         context=_tool_context(settings, paths, events), ask_consent=ask_consent, notify=notify,
-        interactive=interactive, defer_start_up=defer_start_up, hooks=HookManager(),
+        interactive=interactive, defer_start_up=defer_start_up, message=message, hooks=HookManager(),
         tools=ToolRegistry(builtin_tools()), notices=notices,
-        session_id=uuid.uuid4().hex[:12],  # memory's id instead when memory is on (``MemoryPart``)
+        session_id=session_id or str(uuid.uuid4()),  # memory's runtime takes the same id (``MemoryPart``)
         slash_commands=[register_session_commands],  # /compact, /todos, /init, /resume
     )  # fmt: skip
+    builder.context.read_denied = builder.policy.read_denied  # what Read(.env) keeps out, grep leaves out too
     todos = TodoList()
     for part in session_parts(settings, todos, mcp_wait):
         part.attach(builder)
     system, rebuild_system = system_prompt(builder, cwd or Path.cwd(), announce=not instructions_shown)
-    overhead = estimate_request_overhead(system, builder.tools.specs())
+    overhead = estimate_request_overhead(system, builder.tools.specs(builder.policy.denies_whole))
     hooks, memory = builder.hooks, builder.memory
     compactor = Compactor(
         provider,

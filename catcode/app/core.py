@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class PlanModePart:
-    """``exit_plan_mode`` (it asks through the approver when that can show a plan) and the plan-mode reminder."""
+    """``ExitPlanMode`` (it asks through the approver when that can show a plan) and the plan-mode reminder."""
 
     def attach(self, builder: SessionBuilder) -> None:
         """Add the tool and the reminder hook."""
@@ -41,7 +41,8 @@ class TodosPart:
 
 class SandboxPart:
     """The fence around bash (bubblewrap): probed once, off the start's path; one line when it was asked for and
-    cannot start (the prompts then stand alone, never silently); its temp folder removed when the session ends."""
+    cannot start (the prompts then stand alone, never silently); catcode's own folders hidden from it; the project
+    looked through again for outside links at each message; its temp folder removed when the session ends."""
 
     def attach(self, builder: SessionBuilder) -> None:
         """Put the fence on the tool context and tell the policy whether it is up."""
@@ -52,9 +53,15 @@ class SandboxPart:
         def unavailable(problem: str) -> None:
             notify(f"sandbox not available: {problem}; bash commands run unfenced and ask as before")
 
-        fence = make_fence(builder.settings.sandbox, context.project_root, context.allowed_dirs, unavailable)
+        paths = builder.paths
+        fence = make_fence(
+            builder.settings.sandbox, context.project_root, context.allowed_dirs, unavailable,
+            catcode_home=paths.home, memory_root=paths.memory_root,
+        )  # fmt: skip
         context.sandbox = fence
         builder.policy.fenced = lambda: fence.active
+        # Files linked outside the project may have appeared while the person was typing (a pnpm install).
+        builder.hooks.on(HookEvent.USER_PROMPT_SUBMIT, lambda hook_context: fence.rescan())
         builder.hooks.on(HookEvent.SESSION_END, lambda hook_context: fence.close())
 
 

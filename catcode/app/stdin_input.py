@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import IO
 
+from catcode.boundary import wrap
+
 MAX_CHARS = 200_000
 """Piped characters sent at most (about 50k tokens); the rest is dropped with a note."""
 
@@ -19,17 +21,19 @@ def read_piped(stream: IO[bytes] | IO[str], limit: int = MAX_CHARS) -> tuple[str
     return text[:limit], more
 
 
-def cut_note() -> str:
-    """The note for the model (and, on stderr, for the person) when piped input was cut."""
-    return f"[piped input cut at {MAX_CHARS:,} characters; the rest was not sent]"
+def cut_note(what: str = "piped input") -> str:
+    """The note for the model (and, on stderr, for the person) when piped input (or a stream-json message) was
+    cut."""
+    return f"[{what} cut at {MAX_CHARS:,} characters; the rest was not sent]"
 
 
 def combine(prompt: str | None, piped: str, more: bool) -> str:
-    """The one message: the prompt, then the piped text (fenced as ``<stdin>``), then the cut note."""
+    """The one message: the prompt, then the piped text (in a ``<stdin>`` block it cannot close), then the cut
+    note."""
     note = f"\n{cut_note()}" if more else ""
     body = piped.rstrip("\n")
     if not prompt:
         return body + note
     if not body:
         return prompt
-    return f"{prompt}\n\n<stdin>\n{body}\n</stdin>{note}"
+    return f"{prompt}\n\n{wrap('stdin', body)}{note}"

@@ -5,6 +5,8 @@
 - ``session.py``: ``Checkpointer``, one session's side: a checkpoint before a turn's first change, the turns it
   lists, restoring code and conversation (and undoing a restore).
 - ``restore.py``: ``RestorePlan``, what a restore will change and what it would overwrite that catcode did not write.
+- ``inside.py``: the checks before each write and delete of a restore: never through a link out of the project.
+- ``health.py``: what ``catcode doctor`` reports: a lock left by a killed session, torn records, a damaged repository.
 - ``command.py``: ``/rewind`` (and Esc Esc at an empty prompt); ``part.py``: checkpoints as a part of a session.
 
 Its settings (``checkpoints:``) are ``settings/checkpoints.py``; ``catcode checkpoints`` and ``catcode rewind``

@@ -96,7 +96,7 @@ def restore_with_consent(ctx: CommandContext, plan: RestorePlan) -> bool:
         plan.cancel()
         ctx.console.print("Nothing restored.", markup=False)
         return False
-    ctx.console.print(changed_line(plan.apply()), markup=False)
+    ctx.console.print(changed_line(plan.apply(), plan.left), markup=False)
     return True
 
 

@@ -41,7 +41,9 @@ class CheckpointsPart:
             )
             return
         store = store_for(paths.home, paths.project_key, paths.project_root, settings.max_file_mb)
-        checkpointer = Checkpointer(store, session.session_id, agent, notify)
+        # A failed checkpoint is said through the agent's events, which print at once: ``notify`` may hold a line
+        # until the turn is over, after the change the person might have stopped.
+        checkpointer = Checkpointer(store, session.session_id, agent, agent.events.on_notice)
         if session.history is not None:
             from catcode.session.reopen import HistoryMarkers
 

@@ -68,7 +68,8 @@ class Checkpointer:
 
     def before_change(self) -> None:
         """A tool that may change files is about to run: the turn's checkpoint, unless it was taken. A failure is
-        one line; the tool still runs."""
+        one line (``notify`` shows it at once: before the tool changes anything, so that the person can stop the
+        turn); the tool still runs."""
         with self._lock:
             if self.current is not None or self._failed:
                 return

@@ -6,22 +6,25 @@ index, stash and branches are never read or written. git itself honours the proj
 (nested ones too); the project's ``.git/info/exclude`` is copied into the shadow's own exclude file on each snapshot,
 with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache, so a
 snapshot after the first re-reads only the files whose size or time changed; the untracked cache does the same for
-folders. A snapshot is a commit kept alive by its own ref (``refs/checkpoints/<id>``): pruning deletes refs."""
+folders. A snapshot is a commit kept alive by its own ref (``refs/checkpoints/<id>``): pruning deletes refs.
+
+Paths go to git literally (``GIT_LITERAL_PATHSPECS``): a file named ``:(glob)*`` is that one file. A restore never
+goes through a link out of the project (``restore``, ``inside.py``)."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import time
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from catcode import git_locks, programs
+from catcode.checkpoints import inside
 from catcode.errors import CatcodeError
 from catcode.file_modes import GIT_UMASK, PRIVATE_FILE, private_dir
-from catcode.fsutil import locked
+from catcode.fsutil import LockTimeout, locked
 
 _ISOLATION = (
     "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "user.name=catcode",
@@ -30,9 +33,10 @@ _ISOLATION = (
     "-c", "advice.addEmbeddedRepo=false", "-c", "advice.addIgnoredFile=false", "-c", "core.safecrlf=false",
 )  # fmt: skip
 _SCRUBBED_ENV = re.compile(r"GIT_\w+")
+_HEAD = re.compile(r"ref: refs/\S+|[0-9a-f]{40}(?:[0-9a-f]{24})?")
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
 MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
-LOCK_RETRIES, LOCK_POLL_S = 50, 0.1  # how long a locked shadow index is waited for: 5 s
+LINK = "120000"  # git's mode of a symbolic link
 
 
 class CheckpointError(CatcodeError):
@@ -45,6 +49,7 @@ class Change:
 
     status: str
     path: str
+    mode: str = field(default="", compare=False)  # git's mode of the file in the later snapshot (120000: a link)
 
     def describe(self) -> str:
         """``M src/app.py``."""
@@ -57,7 +62,7 @@ class ShadowRepo:
     def __init__(self, git_dir: Path, work_tree: Path, *, max_file_bytes: int, timeout: float = 300.0) -> None:
         self.git_dir, self.work_tree = Path(git_dir), Path(work_tree)
         self.max_file_bytes, self.timeout = max_file_bytes, timeout
-        self.binary = shutil.which("git")
+        self.binary = programs.find("git")
 
     @property
     def available(self) -> bool:
@@ -89,9 +94,10 @@ class ShadowRepo:
 
     def changes(self, before: str, after: str) -> list[Change]:
         """The files that differ from snapshot ``before`` to snapshot ``after``."""
-        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--name-status", before, after)
-        parts = out.split("\0")
-        return [Change(parts[i][0], parts[i + 1]) for i in range(0, len(parts) - 1, 2) if parts[i]]
+        out = self.git("diff-tree", "-r", "-z", "--no-renames", "--raw", before, after)
+        parts = out.split("\0")  # ":100644 120000 <sha> <sha> T", path, ...
+        found = [(parts[i].split(), parts[i + 1]) for i in range(0, len(parts) - 1, 2) if parts[i]]
+        return [Change(meta[-1][0], path, meta[1]) for meta, path in found]
 
     def restorable(self, current: str, target: str) -> list[Change]:
         """What a restore from ``current`` to ``target`` changes: a file now over the size cap is in neither
@@ -100,25 +106,46 @@ class ShadowRepo:
         diff = [c for c in self.changes(current, target) if c.path not in big]
         # A file the target has that is on disk but ignored now (a rule added since) was not saved just before:
         # overwriting it could not be undone.
-        present = [c.path for c in diff if c.status == "A" and os.path.lexists(self.work_tree / c.path)]
+        present = [c.path for c in diff if c.status == "A" and inside.present(self.work_tree, c.path)]
         if not present:
             return diff
-        ignored = set(self.git("check-ignore", "--no-index", "-z", "--stdin", ok=(0, 1), stdin="\0".join(present))
-                      .split("\0"))  # fmt: skip
+        # check-ignore takes no pathspec magic, literal included: "./" keeps a name like ":(glob)*" a plain path.
+        listed = "\0".join(f"./{p}" for p in present)
+        out = self.git("check-ignore", "--no-index", "-z", "--stdin", ok=(0, 1), stdin=listed, literal=False)
+        ignored = {p.removeprefix("./") for p in out.split("\0")}
         return [c for c in diff if c.path not in ignored]
 
-    def restore(self, current: str, target: str) -> list[Change]:
+    def restore(self, current: str, target: str) -> tuple[list[Change], dict[str, str]]:
         """Make the work tree match ``target`` where it differs from ``current`` (a snapshot taken just before):
         files are written back or deleted; ignored and oversized files are never touched. What changed, as seen
-        from the work tree (``A``: brought back, ``D``: removed, ``M``: rewritten). The caller holds ``lock()``."""
+        from the work tree (``A``: brought back, ``D``: removed, ``M``: rewritten), and the paths left alone with
+        why (``inside.py``: a folder on the way is a link, or a folder with files is in the way). The caller holds
+        ``lock()``.
+
+        Deletions come first, each walking the folders without following a link; then files; links last, so that
+        no later step can go through a link the restore itself put back. Each write batch is checked just before
+        git makes it."""
         diff = self.restorable(current, target)
-        wanted = [c.path for c in diff if c.status != "D"]
-        if wanted:
-            self.git("checkout", target, "--pathspec-from-file=-", "--pathspec-file-nul", "--", stdin="\0".join(wanted))
-        for change in diff:
-            if change.status == "D":
-                self._remove(change.path)
-        return diff
+        left: dict[str, str] = {}
+        for change in sorted((c for c in diff if c.status == "D"), key=lambda c: -c.path.count("/")):
+            reason = inside.remove(self.work_tree, change.path)
+            if reason is not None:
+                left[change.path] = reason
+        writes = [c for c in diff if c.status != "D"]
+        for batch in ([c for c in writes if c.mode != LINK], [c for c in writes if c.mode == LINK]):
+            refused = {c.path: why for c in batch if (why := inside.blocked(self.work_tree, c.path)) is not None}
+            left.update(refused)
+            if wanted := [c.path for c in batch if c.path not in refused]:
+                self.git("checkout", target, "--pathspec-from-file=-", "--pathspec-file-nul", "--",
+                         stdin="\0".join(wanted))  # fmt: skip
+        return [c for c in diff if c.path not in left], left
+
+    def blocked(self, changes: list[Change]) -> dict[str, str]:
+        """The paths a restore making ``changes`` would leave alone as things stand, with why (it checks again at
+        each step)."""
+        gone = {c.path for c in changes if c.status == "D"}
+        found = {c.path: inside.blocked(self.work_tree, c.path, gone) for c in changes if c.status != "D"}
+        return {path: reason for path, reason in found.items() if reason is not None}
 
     def forget(self, refs: list[str], *, collect: bool = True) -> None:
         """Delete these checkpoints' refs and (``collect``) drop the objects nothing references any more."""
@@ -151,7 +178,10 @@ class ShadowRepo:
     # -- internals ---------------------------------------------------------------------------------------------
 
     def _ensure(self) -> None:
-        if (self.git_dir / "HEAD").exists():
+        head = _read(self.git_dir / "HEAD")
+        if head:
+            if not _HEAD.fullmatch(head):  # damaged; no snapshot uses it (each has a ref of its own): set it right
+                _write(self.git_dir / "HEAD", "ref: refs/heads/main\n")
             return
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")
@@ -189,49 +219,56 @@ class ShadowRepo:
         except OSError:
             return False
 
-    def _remove(self, path: str) -> None:
-        target = self.work_tree / path
-        try:
-            target.unlink()
-        except FileNotFoundError:
-            return
-        except IsADirectoryError:
-            return
-        folder = target.parent
-        while folder != self.work_tree and folder.is_relative_to(self.work_tree):
-            try:
-                folder.rmdir()  # only when the removal left it empty
-            except OSError:
-                break
-            folder = folder.parent
+    def git(self, *args: str, ok: tuple[int, ...] | None = (0,), stdin: str | None = None, literal: bool = True) -> str:
+        """Run git on the shadow repository; its stdout. ``ok=None`` accepts any exit code. Paths given to git are
+        taken literally (``literal``), never as patterns."""
+        result = self.run(*args, stdin=stdin, literal=literal)
+        if ok is not None and result.returncode not in ok:
+            first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
+            raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
+        return result.stdout
 
-    def git(self, *args: str, ok: tuple[int, ...] | None = (0,), stdin: str | None = None) -> str:
-        """Run git on the shadow repository; its stdout. ``ok=None`` accepts any exit code."""
+    def run(self, *args: str, stdin: str | None = None, literal: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run git on the shadow repository, whatever its exit code. Every command holds the repository's run lock,
+        which its git inherits (``catcode.git_locks``): a git of an ended session (its start-up warm-up) is waited
+        for, and a lock file a killed one left behind is removed."""
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")
         env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+        # Literal pathspecs: a file named ``:(glob)*`` is that file, never a pattern matching others.
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0",
+                   GIT_LITERAL_PATHSPECS="1" if literal else "0")  # fmt: skip
         argv = [self.binary, *_ISOLATION, f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}", *args]
-        for _ in range(LOCK_RETRIES):
+
+        def once(fd: int) -> subprocess.CompletedProcess[str]:
             try:
-                result = subprocess.run(
+                return subprocess.run(
                     argv, cwd=self.work_tree, env=env, capture_output=True, input=stdin, text=True, encoding="utf-8",
-                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK,
+                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK, pass_fds=(fd,),
                     stdin=None if stdin is not None else subprocess.DEVNULL,
                 )  # fmt: skip
             except subprocess.TimeoutExpired:
                 raise CheckpointError(f"git {args[0]} took longer than {self.timeout:.0f}s for a checkpoint") from None
             except OSError as err:
                 raise CheckpointError(f"Could not run git for a checkpoint: {err.strerror or err}") from None
-            # The index is locked by the git of a session that ended while it ran (its start-up warm-up): it
-            # finishes on its own, shortly.
-            if result.returncode == 0 or "index.lock" not in result.stderr:
-                break
-            time.sleep(LOCK_POLL_S)
-        if ok is not None and result.returncode not in ok:
-            first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
-            raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
-        return result.stdout
+
+        try:
+            with git_locks.run_lock(self.run_lock_path, self.timeout) as fd:
+                result = git_locks.run_recovering(lambda: once(fd), self.git_dir)
+        except LockTimeout as exc:
+            raise CheckpointError(str(exc)) from None
+        except OSError as err:
+            raise CheckpointError(f"Could not lock the checkpoint repository: {err.strerror or err}") from None
+        return result
+
+    @property
+    def run_lock_path(self) -> Path:
+        """The run lock every git command holds (``catcode.git_locks``), beside the repository."""
+        return self.git_dir.parent / f"{self.git_dir.name}-run.lock"
+
+    def left_locks(self) -> list[Path]:
+        """The git lock files a git that died left in the repository (``git_locks.left_behind``)."""
+        return git_locks.left_behind(self.git_dir, self.run_lock_path)
 
 
 def _escape(path: str) -> str:

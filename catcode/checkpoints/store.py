@@ -161,10 +161,21 @@ class CheckpointStore:
         return self.repo.size() + records
 
     def _append(self, entry: dict[str, Any]) -> None:
+        """Append one record (the caller holds the repository's lock). A torn last line — a process killed or a
+        disk full mid-write — is ended first, so that it stays a line of its own (skipped when read) instead of
+        swallowing this record."""
         private_dir(self.folder)
-        fd = os.open(self.records_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
-        with os.fdopen(fd, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+        fd = os.open(self.records_file, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line
+            written = 0
+            while written < len(line):
+                written += os.write(fd, line[written:])
+        finally:
+            os.close(fd)
 
 
 def _now() -> str:

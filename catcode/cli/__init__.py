@@ -12,11 +12,17 @@ but the subcommands' names (``subcommands.py``).
 - ``typer_app.py``: the typer app; ``values.py``: parsing option values; ``help_text.py``: how ``-h`` reads;
   ``claude_flags.py``: Claude Code's flags as this run's settings; ``command_errors.py``: a subcommand's failure
   as one line.
-- ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints, in Claude Code's JSON shapes too).
+- ``print_mode.py`` (``catcode -p``) and ``print_events.py`` (what it prints, in Claude Code's JSON shapes too);
+  ``structured.py`` (``--json-schema``), ``budget.py`` (``--max-budget-usd``), ``prompt_tool.py``
+  (``--permission-prompt-tool mcp__…``).
+- The Agent SDK's control protocol (catcode as its ``cli_path``): ``sdk_channel.py`` (the stdin/stdout channel),
+  ``sdk_control.py`` (what the SDK's requests do; ``can_use_tool``, in-process MCP servers), ``sdk_hooks.py`` (its
+  hook callbacks on catcode's hook bus).
 - Sub-apps: ``config_cli.py``, ``memory_cli.py`` (its commands: ``memory_show_cli.py``,
   ``memory_change_cli.py``; what they share: ``memory_offline.py``; its words: ``memory_words.py``),
   ``memory_share_cli.py``,
-  ``memory_transfer_cli.py``, ``doctor_cli.py``, ``mcp_cli.py``, ``checkpoints_cli.py``.
+  ``memory_transfer_cli.py``, ``doctor_cli.py``, ``mcp_cli.py``, ``checkpoints_cli.py``; ``fence_report.py``:
+  how ``doctor`` and ``config`` word what the sandbox hides and where catcode's own programs come from.
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def rewind(
             plan.cancel()
             typer.echo("Nothing restored.")
             raise typer.Exit(1)
-        typer.echo(changed_line(plan.apply()))
+        typer.echo(changed_line(plan.apply(), plan.left))
         typer.echo(f"Undo with `catcode rewind {plan.before.id}`.")
 
 
@@ -93,8 +93,10 @@ def _confirmed(yes: bool, count: int, plan: RestorePlan) -> bool:
     return typer.confirm("Restore these files?", default=False)
 
 
-def doctor_lines(settings: Settings, paths: Paths) -> list[str]:
-    """What ``catcode doctor`` says about this project's checkpoints: how many, their size, the files left out."""
+def doctor_lines(settings: Settings, paths: Paths) -> tuple[list[str], bool]:
+    """What ``catcode doctor`` says about this project's checkpoints: how many, their size, the files left out, and
+    each problem with its fix (``health.check``); and whether one of them needs the person."""
+    from catcode.checkpoints.health import check
     from catcode.checkpoints.store import store_for
 
     store = store_for(paths.home, paths.project_key, paths.project_root, settings.checkpoints.max_file_mb)
@@ -103,7 +105,10 @@ def doctor_lines(settings: Settings, paths: Paths) -> list[str]:
     big = store.repo.big_files()
     if big:
         lines.append(f"checkpoints: {len(big)} file(s) over the size cap left out: {', '.join(big[:10])}")
-    return lines
+    problems = check(store)
+    for problem in problems:
+        lines += [f"checkpoints: problem: {problem.problem}", f"  fix: {problem.fix}"]
+    return lines, any(not p.repaired_by_itself for p in problems)
 
 
 def _size(count: int) -> str:

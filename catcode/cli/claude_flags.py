@@ -9,14 +9,23 @@ prompt; ``--model sonnet|opus|haiku`` is the newest model of that family in ``ca
 ``--mcp-config FILE|JSON`` adds MCP servers in Claude Code's ``.mcp.json`` shape for this run (``mcp.sources``).
 
 ``--allowedTools``, ``--disallowedTools``, ``--add-dir`` and ``--mcp-config`` take several values (``--add-dir
-../a ../b``, ``--allowedTools "Bash(git log:*)" Read``); ``variadic`` says how many of the words after one are its:
-the first always, each following one while it clearly is one — a rule naming a known tool, an existing folder, a
-JSON text or an existing file — so the PROMPT after them (``catcode -p --add-dir ../lib "fix it"``) stays the
-prompt."""
+../a ../b``, ``--allowedTools "Bash(git log:*)" Read``); ``variadic`` says how many of the words after one are its.
+Claude Code's parser takes every word up to the next option, the PROMPT too; catcode keeps the prompt a prompt, so
+that a script's ``catcode -p --allowedTools Read "$TEXT"`` can never turn the text into a rule or a server:
+
+- the first word is always the flag's own value (``--flag=value`` is that one value, as in Claude Code);
+- each following word is one more value only while it clearly is one — a rule naming a known tool, an existing
+  folder, an existing file (a JSON text is a config only as the flag's own value) — and never when it is the last
+  word of the command line: that is the prompt (``catcode -p --allowedTools Read "Bash"`` asks "Bash");
+- ``--`` ends the options: everything after it is the prompt.
+
+So several values before a prompt are given joined (``--allowedTools Read,Grep``), or with the flag repeated, or
+with ``--`` before the prompt (docs/claude-code.md)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,12 +91,14 @@ def add_dirs(values: list[str]) -> list[str]:
     return folders
 
 
-def mcp_servers(values: list[str], env: dict[str, str]) -> dict[str, Any]:
+def mcp_servers(values: list[str], env: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """The servers of ``--mcp-config`` values (each a file or a JSON text in Claude Code's ``.mcp.json`` shape), as
-    catcode's ``McpServerSettings`` by name; ``ConfigError`` naming the value for anything wrong."""
+    catcode's ``McpServerSettings`` by name, and the names of the Agent SDK's in-process servers (``{"type":
+    "sdk"}``: reached through the SDK's channel); ``ConfigError`` naming the value for anything wrong."""
     from catcode.extensions.mcp.sources import claude_servers
 
     servers: dict[str, Any] = {}
+    sdk: list[str] = []
     for value in values:
         text, where = value, "--mcp-config"
         if not value.lstrip().startswith("{"):
@@ -102,8 +113,12 @@ def mcp_servers(values: list[str], env: dict[str, str]) -> dict[str, Any]:
             data = json.loads(text)
         except ValueError as exc:
             raise ConfigError(f"{where}: not valid JSON ({exc})") from None
+        listed = data.get("mcpServers") if isinstance(data, dict) else None
+        if isinstance(listed, dict):
+            sdk += [name for name, entry in listed.items() if isinstance(entry, dict) and entry.get("type") == "sdk"]
+            data = {"mcpServers": {n: e for n, e in listed.items() if n not in sdk}}
         servers.update(claude_servers(data, env, where))
-    return servers
+    return servers, sdk
 
 
 def run_overrides(
@@ -142,23 +157,25 @@ RULE_FLAGS = {"--allowedTools", "--allowed-tools", "--disallowedTools", "--disal
 
 
 def variadic(flag: str, following: list[str]) -> list[str]:
-    """The values of ``flag`` among ``following`` (the words after it)."""
+    """The values of ``flag`` among ``following`` (every word after it on the command line; see the module
+    docstring)."""
     taken: list[str] = []
-    for word in following:
+    for index, word in enumerate(following):
         if word == "--" or (word.startswith("-") and word != "-"):
             break
-        if taken and not _fits(flag, word):
-            break
+        if taken and (index == len(following) - 1 or not _fits(flag, word)):
+            break  # the last word of the command line is the prompt, whatever it looks like
         taken.append(word)
     return taken
 
 
 def _fits(flag: str, word: str) -> bool:
+    """Is ``word``, after the flag's own value, clearly one more value of ``flag``?"""
     if flag in RULE_FLAGS:
         return _is_rules(word)
     if flag == "--add-dir":
         return Path(word).expanduser().is_dir()
-    return word.lstrip().startswith("{") or Path(word).expanduser().is_file()
+    return not word.lstrip().startswith("{") and Path(word).expanduser().is_file()
 
 
 def _is_rules(word: str) -> bool:
@@ -172,3 +189,75 @@ def _is_rules(word: str) -> bool:
     except ConfigError:
         return False
     return bool(rules)
+
+
+def read_text_file(flag: str, value: str) -> str:
+    """The text of the file a flag names (``--system-prompt-file``); ``ConfigError`` when it cannot be read."""
+    try:
+        return Path(value).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{flag}: cannot read {value}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def json_value(flag: str, value: str) -> Any:
+    """A flag's JSON text, or the JSON file it names; ``ConfigError`` naming the flag when it is neither."""
+    text = value if value.lstrip().startswith(("{", "[")) else read_text_file(flag, value)
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"{flag}: not valid JSON ({exc})") from None
+
+
+CLAUDE_SETTINGS = {"permissions", "model", "hooks", "env"}
+"""The keys of Claude Code's ``settings.json`` that ``--settings`` carries over; the rest are named as ignored."""
+
+
+def settings_overrides(run: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
+    """The settings layer of ``--settings FILE|JSON`` (Claude Code's ``settings.json`` shape: ``permissions``
+    ``allow``/``deny``/``defaultMode``/``additionalDirectories``, ``model``, ``hooks``) and
+    ``--no-session-persistence`` (memory off: no history is kept, nothing is captured, nothing can be resumed).
+    The flags that cannot apply say why in one line (``say``)."""
+    layer: dict[str, Any] = {}
+    if run.get("settings"):
+        data = json_value("--settings", str(run["settings"]))
+        if not isinstance(data, dict):
+            raise ConfigError("--settings: expected a JSON object (Claude Code's settings.json)")
+        permissions: dict[str, Any] = data["permissions"] if isinstance(data.get("permissions"), dict) else {}
+        converted: dict[str, Any] = {}
+        for key, ours in (("allow", "allow"), ("deny", "deny"), ("additionalDirectories", "additional_directories")):
+            if isinstance(permissions.get(key), list):
+                converted[ours] = [str(v) for v in permissions[key]]
+        check_rules("--settings permissions.allow", converted.get("allow", []))
+        check_rules("--settings permissions.deny", converted.get("deny", []))
+        if isinstance(permissions.get("defaultMode"), str):
+            converted["mode"] = permission_mode(permissions["defaultMode"])
+        if converted:
+            layer["permissions"] = converted
+        if isinstance(data.get("model"), str):
+            layer["model"] = data["model"]
+        if isinstance(data.get("hooks"), dict):
+            layer["hooks"] = data["hooks"]
+        if isinstance(data.get("env"), dict):
+            import os
+
+            os.environ.update({str(k): str(v) for k, v in data["env"].items()})
+        ignored = sorted(set(data) - CLAUDE_SETTINGS)
+        if ignored:
+            say(f"--settings: {', '.join(ignored)} ignored (catcode has no such setting)")
+    if run.get("setting_sources") is not None:
+        say("--setting-sources: catcode reads its own settings files (~/.cat-code, .cat-code/), never Claude Code's")
+    if run.get("fallback_model"):
+        say("--fallback-model: catcode retries the same model when it is overloaded; no fallback model is used")
+    if run.get("no_persistence"):
+        layer["memory"] = {"enabled": False}
+    return layer
+
+
+def merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """``top`` over ``base``, dictionaries merged key by key (the flags over ``--settings``)."""
+    merged = dict(base)
+    for key, value in top.items():
+        merged[key] = (
+            merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+        )
+    return merged

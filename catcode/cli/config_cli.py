@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from catcode.settings.config import Settings
 
 # Any: settings files are YAML data.
 
@@ -60,8 +63,8 @@ def _lookup(data: dict[str, Any], dotted: str) -> bool:
     return True
 
 
-def effective_rows(env: dict[str, str]) -> list[tuple[str, str, str]]:
-    """``(key, value, layer)`` for every setting, in the order of the settings model."""
+def effective_rows(env: dict[str, str]) -> tuple[Settings, list[tuple[str, str, str]]]:
+    """The settings, and ``(key, value, layer)`` for every one of them, in the order of the settings model."""
     from catcode.safety.trusted_settings import settings_layers
     from catcode.settings.config import ENV_VARS, validate_layers
 
@@ -77,7 +80,7 @@ def effective_rows(env: dict[str, str]) -> list[tuple[str, str, str]]:
                 source = f"environment ({by_path.get(key, '?')})" if name == "environment" else label(name, home, root)
                 break
         rows.append((key, json.dumps(value, ensure_ascii=False), source))
-    return rows
+    return settings, rows
 
 
 @config_app.callback()
@@ -86,14 +89,40 @@ def show(ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from catcode.errors import ConfigError
+    from catcode.providers.registry import report
 
+    env = dict(os.environ)
     try:
-        rows = effective_rows(dict(os.environ))
+        settings, rows = effective_rows(env)
     except ConfigError as exc:
         _fail(str(exc))
     width = max(len(k) + len(v) for k, v, _ in rows) + 3
     for key, value, source in rows:
         typer.echo(f"{f'{key} = {value}':<{width}}  ({source})")
+    typer.echo("")  # then the provider these settings and Claude Code's variables choose, as catcode doctor says
+    for line in report(settings, env):
+        typer.echo(line)
+    typer.echo("")
+    for line in _fence_lines(settings):
+        typer.echo(line)
+
+
+def _fence_lines(settings: Settings) -> list[str]:
+    """What bash commands cannot read or get inside the sandbox, and how to change it."""
+    from catcode.cli.fence_report import hidden_lines, withheld_line
+    from catcode.sandbox.fence import Fence
+    from catcode.sandbox.probe import Availability
+    from catcode.settings.config import resolve_paths
+
+    home, root = _where()
+    paths = resolve_paths(settings, home, root)
+    added = [root / folder for folder in settings.permissions.additional_dirs]
+    fence = Fence(settings.sandbox, root, added, Availability(None, "not probed"), paths.home, paths.memory_root)
+    intro = "Inside the sandbox (docs/sandbox.md): sandbox.hidden hides more, sandbox.readable gives a path back, "
+    return [
+        intro + "sandbox.env passes a variable",
+        *(f"  {line}" for line in [*hidden_lines(fence), withheld_line(fence)]),
+    ]
 
 
 @config_app.command("set")

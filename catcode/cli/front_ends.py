@@ -10,10 +10,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from catcode.cli.launch import load, log_tightened, make_private, say_on_stderr, settle, state
 from catcode.errors import CatcodeError, ConfigError, MissingApiKeyError
+from catcode.text import is_terminal
 
 if TYPE_CHECKING:
     from catcode.settings.config import Settings
@@ -29,7 +30,7 @@ __all__ = ["consent_asker", "guarded", "start"]
 def consent_asker() -> Asker | None:
     """Who to ask about a project's settings, skills and servers: the person at the terminal, when catcode runs
     interactively in one; None (nobody) for piped input or output."""
-    if not (_isatty(sys.stdin) and _isatty(sys.stdout)):
+    if not (is_terminal(sys.stdin) and is_terminal(sys.stdout)):
         return None
 
     def ask(project_root: Path, items: Sequence[ConsentItem]) -> bool:
@@ -58,33 +59,38 @@ def start(
     sandbox: str | None = None,
     input_format: str = "text",
     run: dict[str, Any] | None = None,
+    headless: dict[str, Any] | None = None,
 ) -> int:
     """Run print mode (``-p``), piped input (stdin or stdout not a terminal) or the interactive session, with
     ``prompt`` as the first message and ``resume`` (``"continue"``, ``""`` to pick, an id) taken up first; setup
     problems are one line and exit 2. Only the interactive session asks for consent (before the prompt); print
     mode and piped input never ask. ``run``: Claude Code's flags for this run (``claude_flags.run_overrides``'
-    keywords and ``mcp_config``)."""
+    keywords, ``mcp_config`` and the settings flags: ``claude_flags.settings_overrides``); ``headless``: the flags
+    that shape print mode (``print_mode.PrintOptions``)."""
     try:
         overrides: dict[str, Any] = {}
+        sdk_servers: list[str] = []
         if run or model or permission_mode is not None:
-            model, permission_mode, overrides = _run_flags(model, permission_mode, run or {})
+            model, permission_mode, overrides, sdk_servers = _run_flags(model, permission_mode, run or {})
         ask = None if print_mode else consent_asker()
-        if not print_mode and _isatty(sys.stdin) and _isatty(sys.stdout):
+        if not print_mode and is_terminal(sys.stdin) and is_terminal(sys.stdout):
             interactive = _interactive(
                 prompt, model, permission_mode, resume, ask, sandbox=sandbox, overrides=overrides
             )
             return _exit_now(interactive)
         settings, paths = load(model, permission_mode, ask_consent=ask, sandbox=sandbox, overrides=overrides)
         if print_mode:
-            from catcode.cli.print_mode import run_print
+            from catcode.cli.print_mode import print_options, run_print
 
+            options = print_options(headless or {}, sdk_servers)
             return run_print(
-                settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format
-            )
+                settings, paths, prompt, output_format=output_format, resume=resume, input_format=input_format,
+                options=options,
+            )  # fmt: skip
         from catcode.app.stdin_input import read_piped
         from catcode.ui.piped import run_piped
 
-        text, more = read_piped(sys.stdin) if not _isatty(sys.stdin) else ("", False)
+        text, more = read_piped(sys.stdin) if not is_terminal(sys.stdin) else ("", False)
         return run_piped(settings, paths, text, prompt=prompt, more=more)
     except (MissingApiKeyError, ConfigError) as exc:
         sys.stderr.write(f"catcode: {exc}\n")
@@ -98,9 +104,10 @@ def start(
 
 def _run_flags(
     model: str | None, permission_mode: str | None, run: dict[str, Any]
-) -> tuple[str | None, str | None, dict[str, Any]]:
-    """The model (aliases resolved), the permission mode (Claude Code's spellings mapped) and the settings layer of
-    the other flags; ``ConfigError`` for a bad one. ``--mcp-config``'s servers are registered for this run."""
+) -> tuple[str | None, str | None, dict[str, Any], list[str]]:
+    """The model (aliases resolved), the permission mode (Claude Code's spellings mapped), the settings layer of
+    the other flags and the names of ``--mcp-config``'s in-process SDK servers; ``ConfigError`` for a bad one.
+    ``--mcp-config``'s other servers are registered for this run."""
     from catcode.cli import claude_flags
     from catcode.providers import pricing
 
@@ -114,15 +121,26 @@ def _run_flags(
             raise ConfigError(unknown_mode(permission_mode))
     run = dict(run)
     servers = run.pop("mcp_config", None) or []
-    if servers:
-        from catcode.extensions.mcp import sources
+    sdk_servers: list[str] = []
+    from catcode.extensions.mcp import sources
 
-        sources.RUN_SERVERS.update(claude_flags.mcp_servers(servers, dict(os.environ)))
+    if servers:
+        configured, sdk_servers = claude_flags.mcp_servers(servers, dict(os.environ))
+        sources.RUN_SERVERS.update(configured)
+    if run.get("strict_mcp"):
+        sources.STRICT[0] = True
+    layer = claude_flags.settings_overrides(run, say_on_stderr)
+    model = model or layer.pop("model", None)
+    if permission_mode is None and isinstance(layer.get("permissions"), dict):
+        permission_mode = layer["permissions"].pop("mode", None)
     keys = ("allowed", "disallowed", "add_dir", "max_turns", "system_prompt", "append_system_prompt")
     values: dict[str, Any] = {key: run.get(key) for key in keys}  # Any: each flag's own type, checked by the call
     for key in ("allowed", "disallowed", "add_dir"):
         values[key] = values[key] or []
-    return model, permission_mode, claude_flags.run_overrides(**values)
+    for key, flag in (("system_prompt", "system_prompt_file"), ("append_system_prompt", "append_system_prompt_file")):
+        if run.get(flag):
+            values[key] = claude_flags.read_text_file(f"--{flag.replace('_', '-')}", run[flag])
+    return model, permission_mode, claude_flags.merge(layer, claude_flags.run_overrides(**values)), sdk_servers
 
 
 def _interactive(
@@ -137,9 +155,10 @@ def _interactive(
     """The interactive session, its prompt drawn before the session is built (``ui/repl.py``). Settings are
     validated first, with consent asked for what the project's settings want — unless they are known valid without
     pydantic (``first_screen``: nothing to validate, or exactly what was validated before): they are then loaded
-    behind the prompt. A missing API key is one line and exit 2, before any prompt either way."""
+    behind the prompt. A missing API key (or whatever the chosen platform needs) is one line and exit 2, before any
+    prompt either way."""
     from catcode import log as logsetup
-    from catcode.providers.access import api_access
+    from catcode.providers.registry import chosen
     from catcode.settings.paths import catcode_home, find_project_root, make_paths
     from catcode.ui.first_screen import FirstScreen, remember, remembered, settings_inputs, unsettled_defaults
     from catcode.ui.repl import start_interactive
@@ -169,15 +188,8 @@ def _interactive(
             log_tightened(make_private(paths, notify), paths)
             return settings, paths
 
-    api_access(env)
+    chosen(screen.provider, env).check(env)
     return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def _exit_now(code: int) -> NoReturn:

@@ -67,7 +67,17 @@ def settle(
     if sandbox:
         overrides["sandbox"] = {"mode": sandbox}
     settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
+    distrust_fenced_folders(settings, root)
     return settings, resolve_paths(settings, home, root)
+
+
+def distrust_fenced_folders(settings: Settings, root: Path) -> None:
+    """Never take catcode's own programs (git, bubblewrap, the shell) from a folder a fenced command may write."""
+    from catcode import programs
+
+    folders = [*settings.permissions.additional_dirs, *settings.permissions.additional_directories]
+    added = [Path(folder).expanduser().resolve() for folder in folders]
+    programs.distrust(*settings.sandbox.writable_folders(root, added))
 
 
 def log_tightened(count: int, paths: Paths) -> None:

@@ -12,6 +12,7 @@ import typer
 from catcode.cli.memory_offline import ask_unless_yes, require_versioning, with_runtime
 from catcode.cli.memory_words import said
 from catcode.cli.values import whole_number
+from catcode.text import shown_on
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
@@ -87,7 +88,7 @@ def log_changes(
 
     def body(runtime: MemoryRuntime) -> None:
         require_versioning(runtime)
-        typer.echo(format_changes(memory_log(runtime.git, limit, everything=everything)))
+        typer.echo(shown_on(sys.stdout, format_changes(memory_log(runtime.git, limit, everything=everything))))
 
     with_runtime(body)
 
@@ -98,7 +99,7 @@ def diff(commit: str = typer.Argument(None, help="Change id from `catcode memory
 
     def body(runtime: MemoryRuntime) -> None:
         require_versioning(runtime)
-        typer.echo(memory_diff(runtime.git, commit).rstrip("\n") or NO_CHANGES)
+        typer.echo(shown_on(sys.stdout, memory_diff(runtime.git, commit).rstrip("\n") or NO_CHANGES))
 
     with_runtime(body)
 

@@ -4,6 +4,7 @@ commit; registered on ``memory_app`` by ``memory_cli.py``."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import typer
@@ -12,6 +13,7 @@ from catcode.cli.launch import load
 from catcode.cli.memory_offline import memory_errors, with_runtime
 from catcode.cli.memory_words import not_found, path_summary
 from catcode.cli.values import whole_number
+from catcode.text import shown_on
 
 INDEXING = (
     "Some memories are not in the search index yet: they are being read and indexed in the background, and this "
@@ -33,10 +35,10 @@ def list_memories() -> None:
         for row in store.iter_summaries():  # a chunk at a time: 100,000 memories are never held at once
             lines.append(list_line(*row))
             if len(lines) == 5_000:
-                typer.echo("\n".join(lines))
+                typer.echo(shown_on(sys.stdout, "\n".join(lines)))
                 lines, listed = [], True
         if lines or not listed:
-            typer.echo("\n".join(lines) if lines else NO_MEMORIES)
+            typer.echo(shown_on(sys.stdout, "\n".join(lines)) if lines else NO_MEMORIES)
         hidden, problems = len(store.hidden()), len(store.problems())
         if problems - hidden:
             typer.echo(unreadable_line(problems - hidden), err=True)
@@ -55,7 +57,7 @@ def show(name: str = typer.Argument(..., help="The memory's name.")) -> None:
         entry = runtime.store.get(name.strip())
         if entry is None:
             raise CatcodeError(not_found(name))
-        typer.echo(format_entry(entry, runtime.store.scope_of(name.strip())))
+        typer.echo(shown_on(sys.stdout, format_entry(entry, runtime.store.scope_of(name.strip()))))
 
     with_runtime(body)
 
@@ -91,7 +93,7 @@ def search(
     def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
             if not as_json:
-                typer.echo(search_text(recall, " ".join(query), limit))
+                typer.echo(shown_on(sys.stdout, search_text(recall, " ".join(query), limit)))
             for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:
                 typer.echo(line)
             # A memory file written by hand that is not a valid one is left out of the search: say so, as list
@@ -99,8 +101,11 @@ def search(
             # stat per memory file.
             unreadable = len(runtime.store.problems()) - len(runtime.store.hidden())
             behind = recall.behind or runtime.store.unread() > 0
+            unsaved = recall.unsaved
         if unreadable:
             typer.echo(unreadable_line(unreadable), err=True)
+        if unsaved:
+            typer.echo(f"catcode: {unsaved}", err=True)
         if behind and runtime.start_upkeep():  # a large store searched for the first time: indexed once, apart
             typer.echo(INDEXING, err=True)
 
@@ -116,7 +121,7 @@ def recent(
 
     def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
-            typer.echo(recent_text(recall, count))
+            typer.echo(shown_on(sys.stdout, recent_text(recall, count)))
 
     with_runtime(body)
 

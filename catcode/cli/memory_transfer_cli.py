@@ -16,9 +16,12 @@ from catcode.cli.memory_offline import memory_errors, offline_runtime
 from catcode.cli.memory_words import NOT_RECORDED, undo_hint
 
 if TYPE_CHECKING:
+    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.transfer.consent import Answer
     from catcode.memory.transfer.items import ImportItem, Skipped
     from catcode.memory.transfer.plan import Action, Step
     from catcode.memory.transfer.readers import Offer
+    from catcode.safety.permissions import PermissionPolicy
 
 TOOLS = ("claude", "codex", "gemini")
 FORMATS = ("claude", "agents-md")
@@ -33,15 +36,23 @@ def register(memory_app: typer.Typer) -> None:
 def import_memories(
     source: str = typer.Argument(..., help="claude, codex, gemini, or a file or folder (e.g. an export)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be imported; write nothing."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask; a name that is taken keeps both (renamed)."),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        "-y",
+        help="Do not ask to confirm; a name that is taken keeps both (renamed). Memories for all projects still "
+        "need your consent: asked on a terminal, or allowed by your permission rules.",
+    ),
     claude_md: str | None = typer.Option(
         None, "--claude-md", metavar="SECTIONS", help="claude: CLAUDE.md sections to import too: all, none or 1,3."
     ),
 ) -> None:
     """Bring in the memories another coding agent keeps (Claude Code's auto memory of this project and the
     CLAUDE.md sections you choose, Codex's memories, Gemini CLI's saved facts), as one change `catcode memory
-    revert` undoes. Names that are taken are shown with both texts and merged or renamed, never replaced."""
+    revert` undoes. Names that are taken are shown with both texts and merged or renamed, never replaced; a memory
+    for all projects is saved only with your consent, as a model's memory_write would be."""
     from catcode.errors import CatcodeError
+    from catcode.memory.transfer import consent
     from catcode.memory.transfer.plan import apply_plan, clash_text, make_plan
 
     with memory_errors():
@@ -69,8 +80,15 @@ def import_memories(
                 f"{len(unresolved)} name(s) are taken by memories with another text ({', '.join(unresolved)}); run it "
                 "on a terminal to merge or rename each, or pass --yes (keeps both, renaming the imported ones)"
             )
+        ask = _ask_all_projects if sys.stdin.isatty() else None
+        held = [] if dry_run else consent.settle(plan, _policy(runtime), ask)
         typer.echo(f"From {label} ({where}):")
         typer.echo("\n".join(plan.lines()) or "(nothing found)")
+        if dry_run and plan.for_all_projects():
+            typer.echo(f"{len(plan.for_all_projects())} of them would be for all projects: each asks for your consent.")
+        unasked = [step for step in held if step.why == consent.NO_TERMINAL]
+        if unasked:
+            typer.echo(consent.held_text(unasked, str(runtime.paths.home / "settings.yaml")), err=True)
         count = len(plan.writes)
         if not count:
             typer.echo("Nothing to import.")
@@ -94,17 +112,55 @@ def import_memories(
             typer.echo(f"{counts.redacted} secret(s) were redacted before saving.")
 
 
+def _policy(runtime: MemoryRuntime) -> PermissionPolicy:
+    """The person's permission policy (their settings' mode and rules; a project's only with consent given)."""
+    from catcode.safety.permissions import PermissionPolicy
+
+    rules = runtime.settings.permissions
+    return PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, runtime.paths.project_root)
+
+
+def _ask_all_projects(step: Step) -> Answer:
+    """Show one memory that would be saved for all projects and ask whether it may be."""
+    from catcode.memory.tools import replacement_note
+
+    entry = step.entry
+    if step.existing is not None:
+        typer.echo(replacement_note(step.existing, step.scope, entry).rstrip())
+    else:
+        typer.echo(f"{step.name} ({entry.type.value}) would be a memory for all projects (every project sees it):")
+        typer.echo(f"  {entry.description}")
+        typer.echo("\n".join(f"    {line}" for line in entry.content.strip().splitlines()))
+    answer = typer.prompt("  Save it for all projects? [y]es, [n]o, or [a]ll the rest", default="n")
+    chosen: dict[str, Answer] = {"y": "yes", "a": "all"}
+    return chosen.get(answer.strip().lower()[:1], "no")
+
+
 def _gather(
     source: str, root: Path, env: dict[str, str], claude_md: str | None, *, interactive: bool
 ) -> tuple[str, str, list[ImportItem], list[Skipped]]:
     """The label, where it was read, the items and what was skipped, for ``source``."""
+    from catcode.confined import Refused
+    from catcode.errors import CatcodeError
+
+    try:
+        return _read_source(source, root, env, claude_md, interactive=interactive)
+    except Refused as exc:
+        raise CatcodeError(f"Cannot read {source}: {exc}") from None
+
+
+def _read_source(
+    source: str, root: Path, env: dict[str, str], claude_md: str | None, *, interactive: bool
+) -> tuple[str, str, list[ImportItem], list[Skipped]]:
     from catcode.errors import CatcodeError
     from catcode.memory.transfer import locate, readers
 
     if source == "claude":
+        _say_ignored(root)
         folder = locate.claude_memory_dir(root, env)
         items, skipped = readers.read_folder(folder, root) if folder.is_dir() else ([], [])
-        offers = readers.claude_md_sections(locate.claude_md_files(root, env))
+        offers, unread = readers.claude_md_sections(locate.claude_md_files(root, env), root)
+        skipped += unread
         chosen = _choose_sections(offers, claude_md, interactive)
         items += [offer.item(root) for offer in chosen]
         if not folder.is_dir() and not offers:
@@ -126,6 +182,19 @@ def _gather(
     if path.is_file():
         return path.name, str(path), *readers.read_file(path, root)
     raise CatcodeError(f"No such file or folder: {source} (give claude, codex, gemini or a path)")
+
+
+def _say_ignored(root: Path) -> None:
+    """One line when the project's Claude Code settings ask for another memory folder (which is not followed)."""
+    from catcode.memory.transfer import locate
+
+    ignored = locate.ignored_project_setting(root)
+    if ignored is not None:
+        typer.echo(
+            f"{ignored} sets autoMemoryDirectory: not followed (only your own Claude Code settings choose where "
+            "memory import and export go).",
+            err=True,
+        )
 
 
 def _choose_sections(offers: list[Offer], given: str | None, interactive: bool) -> list[Offer]:
@@ -181,6 +250,8 @@ def export_memories(
             return
         root = runtime.paths.project_root
         if format_ == "claude":
+            if out is None:
+                _say_ignored(root)
             folder = out.expanduser() if out else locate.claude_memory_dir(root, dict(os.environ))
             done = export.export_claude(entries, folder, force=force)
             typer.echo(f"Wrote {len(done.written)} memories to {folder} (Claude Code's auto-memory layout).")

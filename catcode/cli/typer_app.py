@@ -34,7 +34,9 @@ log = get_logger(__name__)
 __all__ = ["app", "normalise", "run"]
 
 VALUE_OPTIONS = {"-m", "--model", "--permission-mode", "--output-format", "--sandbox", "--input-format", "--max-turns"}
-VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt"}
+VALUE_OPTIONS |= {"--append-system-prompt", "--system-prompt", "--session-id", "--json-schema", "--settings"}
+VALUE_OPTIONS |= {"--setting-sources", "--max-budget-usd", "--permission-prompt-tool", "--tools", "--agents"}
+VALUE_OPTIONS |= {"--system-prompt-file", "--append-system-prompt-file", "--fallback-model"}
 VARIADIC_OPTIONS = {
     "--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools", "--add-dir", "--mcp-config",
 }  # fmt: skip
@@ -153,7 +155,53 @@ def root(
         [], "--mcp-config", metavar="FILE|JSON", help="MCP servers for this run, in Claude Code's .mcp.json shape."
     ),
     verbose: bool = typer.Option(
-        False, "--verbose", help="Accepted for Claude Code scripts (stream-json output is always complete)."
+        False, "--verbose", help="With --output-format json: print every message (a JSON array), as Claude Code does."
+    ),
+    session_id: str | None = typer.Option(None, "--session-id", metavar="UUID", help="This session's id (a UUID)."),
+    fork_session: bool = typer.Option(
+        False, "--fork-session", help="With --resume: go on under a new session id (the resumed one stays as it was)."
+    ),
+    json_schema: str | None = typer.Option(
+        None, "--json-schema", metavar="JSON", help="With -p: the answer's shape; the result's structured_output."
+    ),
+    include_partial: bool = typer.Option(
+        False, "--include-partial-messages", help="With stream-json: also the API's streaming events (stream_event)."
+    ),
+    settings_flag: str | None = typer.Option(
+        None, "--settings", metavar="FILE|JSON", help="Claude Code settings for this run (permissions, model, hooks)."
+    ),
+    setting_sources: str | None = typer.Option(
+        None, "--setting-sources", metavar="LIST", help="Claude Code's settings files to read: see docs/claude-code.md."
+    ),
+    max_budget_usd: float | None = typer.Option(
+        None, "--max-budget-usd", metavar="USD", help="With -p: send no request once the session cost this much."
+    ),
+    prompt_tool: str | None = typer.Option(
+        None,
+        "--permission-prompt-tool",
+        metavar="TOOL",
+        help="With -p: who decides what would ask — stdio (the Agent SDK) or an MCP tool (mcp__server__tool).",
+    ),
+    no_persistence: bool = typer.Option(
+        False, "--no-session-persistence", help="Keep nothing of this session (no history, no memory capture)."
+    ),
+    tools_flag: str | None = typer.Option(
+        None, "--tools", metavar="LIST", help='The built-in tools offered: "Bash,Read,Edit", "" for none, or default.'
+    ),
+    system_prompt_file: str | None = typer.Option(
+        None, "--system-prompt-file", metavar="FILE", help="Replace the base system prompt with FILE's text."
+    ),
+    append_system_prompt_file: str | None = typer.Option(
+        None, "--append-system-prompt-file", metavar="FILE", help="Add FILE's text at the end of the system prompt."
+    ),
+    fallback_model: str | None = typer.Option(
+        None, "--fallback-model", metavar="MODEL", help="The model to go on with when the model is overloaded."
+    ),
+    strict_mcp: bool = typer.Option(
+        False, "--strict-mcp-config", help="Only the MCP servers of --mcp-config (none from settings or .mcp.json)."
+    ),
+    agents_flag: str | None = typer.Option(
+        None, "--agents", metavar="JSON", help='Subagents for this run: {"name": {"description", "prompt", ...}}.'
     ),
     debug: bool = typer.Option(False, "--debug", help="Log to the terminal and show tracebacks."),
     version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit."),
@@ -167,13 +215,21 @@ def root(
     if ctx.invoked_subcommand is not None:
         return
     if output_format != OutputFormat.text and not print_mode:
-        fail("--output-format needs -p (print mode)", 2)
+        print_mode = True  # Claude Code: machine-readable output is headless (the Agent SDK passes no -p)
     if input_format != "text" and (not print_mode or output_format != OutputFormat.stream_json):
-        fail("--input-format stream-json needs -p and --output-format stream-json", 2)
+        fail("--input-format stream-json needs --output-format stream-json", 2)
     how = "continue" if continue_ else resume
     run = {
         "allowed": allowed_tools, "disallowed": disallowed_tools, "add_dir": add_dir, "max_turns": max_turns,
         "system_prompt": system_prompt, "append_system_prompt": append_system_prompt, "mcp_config": mcp_config,
+        "settings": settings_flag, "setting_sources": setting_sources, "system_prompt_file": system_prompt_file,
+        "append_system_prompt_file": append_system_prompt_file, "fallback_model": fallback_model,
+        "strict_mcp": strict_mcp or None, "no_persistence": no_persistence or None,
+    }  # fmt: skip
+    headless = {
+        "verbose": verbose, "partial": include_partial, "json_schema": json_schema, "prompt_tool": prompt_tool,
+        "session_id": session_id, "fork": fork_session, "max_budget_usd": max_budget_usd, "agents": agents_flag,
+        "tools": tools_flag,
     }  # fmt: skip
     if skip_permissions:
         permission_mode = "bypass"
@@ -186,7 +242,9 @@ def root(
         resume=how,
         sandbox=sandbox,
         input_format=input_format,
-        run=run if any(run.values()) else None,  # none given: the same call as the fast path (cli.print_words)
+        # none given: the same call as the fast path (cli.print_words)
+        run={k: v for k, v in run.items() if v is not None and v != []} or None,
+        headless={k: v for k, v in headless.items() if v is not None and v is not False} or None,
     )
     raise typer.Exit(code)
 

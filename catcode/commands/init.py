@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from catcode.boundary import wrap
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.conversation.messages import Message
 from catcode.errors import CatcodeError
@@ -27,9 +28,7 @@ and lint (exact commands); the layout (main folders and what they hold); code st
 that must not be done. Use short Markdown sections and bullet points, at most about 60 lines. Do not invent
 commands or facts that the material does not show. Reply with the file's content only.
 
-<project>
-{overview}
-</project>"""
+{overview}"""
 
 
 def project_overview(root: Path) -> str:
@@ -71,7 +70,7 @@ def register_init(registry: CommandRegistry) -> None:
         session = ctx.session
         root = session.paths.project_root
         ctx.console.print("Drafting AGENTS.md from a look at the project…", style="dim", markup=False)
-        prompt = INIT_PROMPT.format(overview=project_overview(root))
+        prompt = INIT_PROMPT.format(overview=wrap("project-overview", project_overview(root)))
         reply = session.provider.chat([Message.user(prompt)], INIT_SYSTEM, [], ChatOptions(max_tokens=2048))
         draft = strip_fence(reply.text)
         if not draft.strip():

@@ -40,6 +40,7 @@ class HookContext:
     messages: list[Message] = field(default_factory=list)  # the conversation (read-only by convention)
     tool_name: str = ""
     tool_input: dict[str, Any] = field(default_factory=dict)
+    call_id: str = ""  # the tool_use id on PRE_TOOL_USE / POST_TOOL_USE
     tool_result: Any = None  # a ToolResult on POST_TOOL_USE
     response: Any = None  # a ChatResponse on POST_LLM_RESPONSE
     prompt: str = ""  # the person's text on USER_PROMPT_SUBMIT
@@ -74,7 +75,16 @@ class Block:
     reason: str
 
 
-HookResult = Continue | AppendMessages | Block | None
+@dataclass(frozen=True)
+class Decide:
+    """PRE_TOOL_USE: the hook's word on the permission — ``allow`` (run without asking; deny rules and the mode's
+    refusals still apply) or ``ask`` (ask even where a rule allows) — and the input to run with instead."""
+
+    decision: str = ""  # "allow", "ask" or "" (no word on the permission)
+    updated_input: dict[str, Any] | None = None
+
+
+HookResult = Continue | AppendMessages | Block | Decide | None
 HookHandler = Callable[[HookContext], HookResult]
 
 
@@ -84,6 +94,7 @@ class HookOutcome:
 
     appended: list[Message] = field(default_factory=list)
     block: Block | None = None
+    decide: Decide | None = None  # the first handler's word on the permission (PRE_TOOL_USE)
 
 
 class HookManager:
@@ -111,6 +122,8 @@ class HookManager:
                 outcome.appended.extend(result.messages)
             elif isinstance(result, Block) and outcome.block is None:
                 outcome.block = result
+            elif isinstance(result, Decide) and outcome.decide is None:
+                outcome.decide = result
         return outcome
 
 

@@ -2,15 +2,20 @@
 with that message and the best few matches are attached to it (``Agent.attached``, see ``turn_attachments.py``).
 
 What is attached: saved memories (and, with ``memory.search_past_sessions``, turns of this project's past
-conversations) whose search score reaches ``memory.auto_recall_min_score``, at most ``auto_recall_max_items`` of
-them, leaving out those the memory index already lists (the model sees them), each with its text, within
-``auto_recall_max_chars`` characters all told. The text is redacted like everything else shown or sent. A memory is
-looked up in the store before it is attached: one deleted since the fact index last synced is never recalled.
+conversations) — when the best match holds at least ``memory.auto_recall_min_coverage`` of the message's words
+(weighed by rarity, ``recall/coverage.py``), the matches whose search score reaches ``auto_recall_min_score``, at
+most ``auto_recall_max_items`` of them, each with its text, within ``auto_recall_max_chars`` characters all told.
+The memory index lists names and descriptions only, so a memory it lists is attached all the same; what is
+attached to an earlier message still in the conversation is not sent again. The text is redacted like everything
+else shown or sent. A memory is looked up in the store before it is attached: one deleted since the fact index last
+synced is never recalled.
 
-Never blocks a turn: the search runs on a worker thread and is given ``auto_recall_timeout_ms``; slower, or
-failing, the message is sent without it and the log says why (``auto_recall_skipped``). A search still running
-from an earlier message is not waited for either. What was attached to recent messages is kept for
-``/memory recalled`` (``recalled_text``)."""
+When: the search starts as soon as the message is known (``begin``: at launch in print mode, while the session is
+built; when Enter is pressed in the REPL) and runs on a worker thread, so the time the first request waits anyway
+(building the session, attachments, hooks) is its time too; once the request is ready it waits at most
+``auto_recall_timeout_ms`` more. Slower, failing, or still busy with an earlier message, the
+message is sent without it and the outcome says why (``Recalled.skipped``: the dim line, print mode's ``recall``
+event). What was attached to recent messages is kept for ``/memory recalled`` (``recalled_text``)."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from catcode.boundary import wrap
 from catcode.log import get_logger
 from catcode.text import flatten
 
@@ -32,19 +38,23 @@ if TYPE_CHECKING:
 
 # Any: as_dict gives JSON for print mode's events and the web view.
 
-__all__ = ["AutoRecall", "Recalled", "RecalledItem", "recalled_text"]
+__all__ = ["AutoRecall", "Recalled", "RecalledItem", "only_a_question", "recalled_text"]
 
 log = get_logger(__name__)
 
 SEARCH_LIMIT = 20
-"""Hits asked of the search: room for those the index lists or that fall below the threshold."""
+"""Hits asked of the search: room for those attached to earlier messages or below the threshold."""
 KEPT = 20
 """Messages whose recall ``/memory recalled`` can show."""
-OPEN, CLOSE = "<recalled-memory>", "</recalled-memory>"
+TAG = "recalled-memory"
+OPEN, CLOSE = f"<{TAG}>", f"</{TAG}>"
 INTRO = (
     "Automatic recall: saved memories (and past conversation turns) that matched this message, found by search. "
     "They may be out of date or unrelated; use what helps. Not written by the person."
 )
+
+Candidate = tuple["Hit", str, str]
+"""A match worth attaching: the hit, its name, its whole text."""
 
 
 @dataclass(frozen=True)
@@ -70,109 +80,150 @@ class RecalledItem:
 
 @dataclass
 class Recalled:
-    """What was attached to one message."""
+    """What recall did for one message: the items attached, or why it was skipped."""
 
     message: str  # the start of the person's message (redacted), for /memory recalled
     items: list[RecalledItem] = field(default_factory=list)
     text: str = ""  # the block attached, "" when nothing was found
-    elapsed_ms: float = 0.0
+    elapsed_ms: float = 0.0  # from the moment the message was known to the answer (or to giving up)
+    skipped: str = ""  # why recall did not run to the end ("slow: …", "failed: …", "busy: …"), "" when it did
 
     @property
     def line(self) -> str:
-        """The dim line: ``recalled: api-gotcha, user-prefers-vim``."""
+        """The dim line: ``recalled: api-gotcha, user-prefers-vim`` or ``recall skipped: slow (…)``."""
+        if self.skipped:
+            return f"recall skipped: {self.skipped}"
         return "recalled: " + ", ".join(item.name for item in self.items)
 
 
-class AutoRecall:
-    """Per-turn recall over a ``Recall`` (the fact index) and the ``MemoryStore``; call it with the message."""
+class _Search:
+    """One search on a worker thread, from the moment its message was known."""
 
-    def __init__(
-        self, recall: Recall, store: MemoryStore, config: MemoryConfig, listed: Callable[[], frozenset[str]] = frozenset
-    ) -> None:
-        """``config``: the ``MemoryConfig``; ``listed``: the names the memory index lists now."""
-        self.recall, self.store, self.config, self.listed = recall, store, config, listed
+    def __init__(self, message: str, find: Callable[[str], list[Candidate]]) -> None:
+        self.message, self.began = message, time.perf_counter()
+        self.found: list[Candidate] | None = None
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._run, args=(find,), name="auto-recall", daemon=True)
+        self.thread.start()
+
+    def _run(self, find: Callable[[str], list[Candidate]]) -> None:
+        try:
+            self.found = find(self.message)
+        except Exception as exc:  # a broken index must not cost the turn
+            self.error = exc
+
+    def serves(self, message: str) -> bool:
+        """True for its own message, also with ``@path`` files attached after it (``session.attachments``)."""
+        return message == self.message or message.startswith(self.message + "\n\n")
+
+
+class AutoRecall:
+    """Per-turn recall over a ``Recall`` (the fact index) and the ``MemoryStore``: ``begin`` it as soon as the
+    message is known, then call it with the message."""
+
+    def __init__(self, recall: Recall, store: MemoryStore, config: MemoryConfig) -> None:
+        """``config``: the ``MemoryConfig``."""
+        self.recall, self.store, self.config = recall, store, config
         self.recent: deque[Recalled] = deque(maxlen=KEPT)
-        self.last_skip = ""  # why the last message got no recall ("" when it got some or nothing matched)
-        self._running: threading.Thread | None = None
+        self.last_skip = ""  # why the last message got no recall ("" when it ran, whether or not it found any)
+        self._lock = threading.Lock()
+        self._search: _Search | None = None  # the latest search started (begun, or asked for and still running)
+
+    def begin(self, message: str) -> None:
+        """Start searching memory for ``message`` now, on a worker thread (the person's message is known: print
+        mode at launch, the REPL when Enter is pressed); ``__call__`` then takes up its answer. Nothing is started
+        for an empty message, one begun already, or while an earlier search still runs."""
+        with self._lock:
+            search = self._search
+            if message.strip() and (search is None or not (search.thread.is_alive() or search.serves(message))):
+                self._search = _Search(message, self.candidates)
 
     def __call__(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled | None:
-        """What to attach to ``message``, or None (nothing matched, slow, failed); never raises, never waits
-        longer than ``auto_recall_timeout_ms``. ``attached``: names already attached to earlier messages of the
+        """What to attach to ``message`` (``Recalled.skipped`` says why when nothing could be looked for); None for
+        an empty message. Never raises. The search has run since the message was known (``begin``; now, when it was
+        not begun): what the request waited for anyway was its time; the request waits at most
+        ``auto_recall_timeout_ms`` more. ``attached``: names already attached to earlier messages of the
         conversation (the model has them: not sent twice)."""
         if not message.strip():
             return None
-        if self._running is not None and self._running.is_alive():
-            self._skip("busy: the recall of an earlier message is still running")
-            return None
-        founds: list[Recalled] = []
-        errors: list[Exception] = []
-
-        def work() -> None:
-            try:
-                founds.append(self.find(message, attached))
-            except Exception as exc:  # a broken index must not cost the turn
-                errors.append(exc)
-
-        start = time.perf_counter()
-        worker = threading.Thread(target=work, name="auto-recall", daemon=True)
-        worker.start()
-        worker.join(self.config.auto_recall_timeout_ms / 1000)
-        elapsed = (time.perf_counter() - start) * 1000
-        if worker.is_alive():
-            self._running = worker
-            self._skip(f"slow: no answer within {self.config.auto_recall_timeout_ms} ms", elapsed)
-            return None
-        if errors:
-            self._skip(f"failed: {errors[0]!r}", elapsed)
-            return None
-        found = founds[0]
-        found.elapsed_ms = elapsed
-        self.last_skip = ""
-        if not found.items:
-            return None
-        self.recent.append(found)
-        log.info("auto_recalled", names=[i.name for i in found.items], chars=len(found.text), ms=round(elapsed, 1))
+        timeout = self.config.auto_recall_timeout_ms
+        with self._lock:
+            search = self._search
+            if search is None or not search.serves(message):
+                if search is not None and search.thread.is_alive():
+                    return self._skip(message, "busy: the recall of an earlier message is still running", 0.0)
+                search = self._search = _Search(message, self.candidates)
+        search.thread.join(timeout / 1000)
+        elapsed = (time.perf_counter() - search.began) * 1000
+        if search.thread.is_alive():
+            return self._skip(message, f"slow: not ready {elapsed:,.0f} ms after the message", elapsed)
+        with self._lock:
+            if self._search is search:
+                self._search = None  # answered: the next message searches again
+        if search.error is not None or search.found is None:
+            return self._skip(message, f"failed: {search.error!r}", elapsed)
+        found = self._assemble(message, [c for c in search.found if c[1] not in attached])
+        found.elapsed_ms, self.last_skip = elapsed, ""
+        if found.items:
+            self.recent.append(found)
+            log.info("auto_recalled", names=[i.name for i in found.items], chars=len(found.text), ms=round(elapsed, 1))
         return found
 
-    def _skip(self, why: str, elapsed: float = 0.0) -> None:
+    def _skip(self, message: str, why: str, elapsed: float) -> Recalled:
         self.last_skip = why
         log.warning("auto_recall_skipped", reason=why, ms=round(elapsed, 1))
-        return None
+        return Recalled(_one_line(message), elapsed_ms=elapsed, skipped=why)
 
     def find(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled:
-        """Search and pick (on the caller's thread, no time limit: the bench and ``__call__``'s worker)."""
+        """Search and pick (on the caller's thread, no time limit: the bench)."""
+        return self._assemble(message, [c for c in self.candidates(message) if c[1] not in attached])
+
+    def candidates(self, message: str) -> list[Candidate]:
+        """What may be attached to ``message``, best first: nothing unless the best match holds at least
+        ``auto_recall_min_coverage`` of the message (``recall.coverage``); then each match whose score reaches
+        ``auto_recall_min_score``, with its text (a memory read from the store again: one deleted since the index
+        last synced is left out). The gate is measured on the best match that holds some of the message in its own
+        words: a past turn ranked by its neighbours alone ("yes, last Tuesday") may ride along, never open it. A
+        past turn that only asks is left out."""
+        from catcode.memory.recall.query import parse_query
+
         config = self.config
-        hits = self.recall.search(message, SEARCH_LIMIT, turns=False)
-        listed = self.listed() | attached
-        picked: list[tuple[Hit, str, str]] = []  # (hit, name, whole text)
-        turns = [h.source_id for h in hits if h.kind == "turn"] if config.search_past_sessions else []
+        kinds = ("memory", "turn") if config.search_past_sessions else ("memory",)
+        hits = [h for h in self.recall.search(message, SEARCH_LIMIT, turns=False) if h.kind in kinds]
+        turns = [h.source_id for h in hits if h.kind == "turn"]
         turn_texts = self.recall.index.turn_texts(turns) if turns else {}
+        turn_texts = {sid: text for sid, text in turn_texts.items() if not only_a_question(text)}
+        hits = [h for h in hits if h.kind == "memory" or h.source_id in turn_texts]
+        parsed = parse_query(message)  # the gate: the best match that holds some of the message in its own words
+        best = next((h for h in hits if h.kind == "memory" or parsed.fact_score(turn_texts[h.source_id])[0]), None)
+        if best is None or self.recall.index.coverage(message, best.source_id) < config.auto_recall_min_coverage:
+            return []
+        picked: list[Candidate] = []
         for hit in hits:
-            if len(picked) >= config.auto_recall_max_items:
-                break
             if hit.score < config.auto_recall_min_score:
-                continue  # the substring tiers come after the words, with scores of their own scale
-            if hit.kind == "memory" and hit.source_id not in listed:
+                continue  # found as a substring only: a score of another scale, and a weak match
+            if hit.kind == "memory":
                 entry = self.store.get(hit.source_id)  # None: deleted since the index last synced
                 if entry is not None:
-                    body = f"{flatten(entry.description)}\n{entry.content.strip()}"
-                    picked.append((hit, entry.name, body))
-            elif hit.kind == "turn" and hit.source_id in turn_texts and hit.label not in listed:
+                    picked.append((hit, entry.name, f"{flatten(entry.description)}\n{entry.content.strip()}"))
+            else:
                 picked.append((hit, hit.label, turn_texts[hit.source_id].strip()))
-        return self._assemble(message, picked)
+        return picked
 
-    def _assemble(self, message: str, picked: list[tuple[Hit, str, str]]) -> Recalled:
-        """The block within the character budget: each item's text cut to its fair share."""
+    def _assemble(self, message: str, picked: list[Candidate]) -> Recalled:
+        """The first ``auto_recall_max_items`` of ``picked`` in a block within the character budget: each item's
+        text cut to its fair share."""
         found = Recalled(message=_one_line(message))
+        picked = picked[: self.config.auto_recall_max_items]
         if not picked:
             return found
         from catcode.redact import redact  # on first use: its rules stay off the way to the first request
 
         heads = [f"## {name} ({_origin(hit)})" for hit, name, _ in picked]
-        bodies = [_defuse(redact(text)[0]) for _, _, text in picked]
+        bodies = [redact(text)[0] for _, _, text in picked]
         frame = len(OPEN) + len(INTRO) + len(CLOSE) + 4 + sum(len(h) + 3 for h in heads)
         shares = fair_shares([len(b) for b in bodies], max(0, self.config.auto_recall_max_chars - frame))
-        parts = [OPEN, INTRO]
+        parts = [INTRO]
         for (hit, name, _), head, body, share in zip(picked, heads, bodies, shares, strict=True):
             if share < min(len(body), 40):
                 continue  # no room left worth sending
@@ -181,9 +232,19 @@ class AutoRecall:
             found.items.append(
                 RecalledItem(name, "turn" if hit.kind == "turn" else "memory", hit.scope, hit.score, text)
             )
-        if found.items:
-            found.text = "\n".join([*parts, CLOSE])
+        if found.items:  # every text in it is the store's or a past turn's: none may close the block
+            found.text = wrap(TAG, "\n".join(parts))
         return found
+
+
+def only_a_question(text: str) -> bool:
+    """True for a past turn that asks and says nothing else ("When did the idempotency change ship? And why?"): it
+    answers nothing, and the turn that answers it (indexed with it as context) is found in its place. A person who
+    asks the same thing in every fresh ``catcode -p`` would otherwise get their own earlier question back."""
+    from catcode.memory.recall.fts_query import split_facts
+
+    facts = split_facts(text)
+    return bool(facts) and all(fact.endswith(("?", "？")) for fact in facts)
 
 
 def fair_shares(lengths: list[int], total: int) -> list[int]:
@@ -218,11 +279,6 @@ def recalled_text(auto: AutoRecall | None, count: int = 1) -> str:
 
 def _origin(hit: Hit) -> str:
     return "past conversation" if hit.kind == "turn" else f"{hit.scope} memory"
-
-
-def _defuse(text: str) -> str:
-    """No memory can close the block early or open a forged one."""
-    return text.replace(OPEN[:-1], "(recalled-memory").replace(CLOSE[:-1], "(/recalled-memory")
 
 
 def _one_line(message: str, width: int = 60) -> str:

@@ -5,6 +5,7 @@ and for ``catcode memory`` (offline: no provider). The objects themselves constr
 from __future__ import annotations
 
 import queue
+import sys
 import uuid
 from collections.abc import Callable
 from datetime import date
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.fsutil import ensure_private_dir
+from catcode.memory.report import unversioned_line
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.scopes import Placement
 from catcode.memory.store.store import MemoryStore
@@ -32,8 +34,13 @@ def build_memory_runtime(
     *,
     provider: LLMProvider | None = None,
     notices: queue.SimpleQueue[str] | None = None,
+    notify: Callable[[str], None] | None = None,
+    session_id: str | None = None,
 ) -> MemoryRuntime:
-    """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline."""
+    """The store and git history of ``paths``' memory root (created 0700), and with ``provider`` the pipeline.
+    ``notify`` (default: a line on stderr) says at once what the person must hear: memory changes no longer
+    recorded in history, history.jsonl no longer written; given, it also carries what background runs did (else
+    those lines wait in ``notices``)."""
     for folder in (paths.memory_root, paths.memory_root / "users", paths.memory_root / "projects"):
         ensure_private_dir(folder).chmod(0o700)
     git = GitStore(paths.memory_root)
@@ -46,15 +53,24 @@ def build_memory_runtime(
         placement=Placement(paths.project_root),  # a correction naming this project's files stays with it
         catalog_dir=paths.memory_cache,
     )
+    say = notify or _on_stderr
+    store.on_unversioned(lambda reason: say(unversioned_line(reason)))
     notices = notices or queue.SimpleQueue()
-    session_id = uuid.uuid4().hex[:12]
-    runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices)
+    session_id = session_id or str(uuid.uuid4())  # the session's (a UUID, as Claude Code's are)
+    runtime = MemoryRuntime(settings, paths, store=store, git=git, session_id=session_id, notices=notices, say=say)
     if provider is not None:
-        _add_pipeline(runtime, provider)
+        _add_pipeline(runtime, provider, say, notify or notices.put)
     return runtime
 
 
-def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider) -> None:
+def _on_stderr(line: str) -> None:
+    """``catcode memory ...`` (no session): a line on stderr, beside the command's own output."""
+    sys.stderr.write(f"catcode: {line}\n")
+
+
+def _add_pipeline(
+    runtime: MemoryRuntime, provider: LLMProvider, say: Callable[[str], None], quiet: Callable[[str], None]
+) -> None:
     """The manager (and the one of background runs, with their own output bound), history log, cursor and service."""
     from catcode.memory.pipeline.consolidator import MemoryConsolidator
     from catcode.memory.pipeline.cursor import DreamCursor
@@ -89,7 +105,8 @@ def _add_pipeline(runtime: MemoryRuntime, provider: LLMProvider) -> None:
         history_config=settings.history,
         run_lock=paths.project_memory / ".dream.lock",
         summarize=llm_summarizer(provider),
-        notify=runtime.notices.put,
+        notify=quiet,  # print mode: on stderr, as nothing reads the notices there
+        warn=say,
         background_manager=manager_for(config.model_copy(update={"extract_max_tokens": config.dream_max_tokens})),
     )
     runtime.provider, runtime.manager, runtime.service = provider, manager, service

@@ -18,6 +18,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from catcode import programs
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.memory.flows import Edited, EditRejected, NoSuchMemory, Unchanged
@@ -48,7 +49,8 @@ def run_editor(path: Path) -> int:
     """Run the person's editor on ``path`` in this terminal; its exit status."""
     command = [*editor_command(), str(path)]
     try:
-        return subprocess.run(command, check=False).returncode
+        # Never an editor planted in the project or a fenced folder (``programs``).
+        return subprocess.run([programs.require(command[0]), *command[1:]], check=False).returncode
     except OSError as exc:
         raise CatcodeError(f"Could not start the editor {command[0]!r}: {exc.strerror or exc}") from None
 

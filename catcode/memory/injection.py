@@ -7,12 +7,15 @@ says how many of each scope and how to list them (``memory_read`` without a name
 
 The text is byte-identical between requests while memory is unchanged (prompt caching depends on it)
 and is rebuilt only when ``store.fingerprint()`` changes, which also catches files written by another
-process. Descriptions are put on one line so no memory can forge a heading of the block."""
+process. Descriptions are put on one line so no memory can forge a heading of the block, and defused
+(``boundary.defuse``) so none can carry a tag that closes or opens one of catcode's blocks. The block itself keeps
+the seed's format: it holds nothing but names and those lines."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from catcode.boundary import defuse
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.conversation.messages import Message
 from catcode.memory.store.models import MemoryEntry, Scope
@@ -29,32 +32,25 @@ with a memory's name to retrieve its full content."""
 def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> str | None:
     """The ``# Persistent Memory`` block: user scope first, then project scope, each sorted by name, at most
     ``max_injected`` entries shared between the scopes and a line saying what was left out. None when empty."""
-    return _index(items, max_injected)[0]
-
-
-def _index(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> tuple[str | None, frozenset[str]]:
-    """The block and the names it lists, from every memory (one pass over what may be many)."""
     counts = {scope: sum(1 for _, s in items if s is scope) for scope in Scope}
     return _block(listed_entries(items, max_injected), counts)
 
 
-def _stored_index(store: MemoryStore, max_injected: int) -> tuple[str | None, frozenset[str]]:
-    """The block and the names it lists, asked of the store: the counts and the newest of each scope within its
-    quota, never every memory (100,000 of them cost nothing more than 30)."""
+def _stored_index(store: MemoryStore, max_injected: int) -> str | None:
+    """The block, asked of the store: the counts and the newest of each scope within its quota, never every
+    memory (100,000 of them cost nothing more than 30)."""
     counts = store.counts()
     quota = _quotas(counts, max_injected)
     shown = {scope: sorted(store.newest(scope, quota[scope]), key=lambda e: e.name) for scope in Scope}
     return _block(shown, counts, store.unread())
 
 
-def _block(
-    shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int], unread: int = 0
-) -> tuple[str | None, frozenset[str]]:
+def _block(shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int], unread: int = 0) -> str | None:
     if not any(counts.values()) and not unread:
-        return None, frozenset()
+        return None
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
-        blocks += [f"## {e.name}\n{flatten(e.description)}" for e in shown[scope]]
+        blocks += [f"## {e.name}\n{defuse(flatten(e.description))}" for e in shown[scope]]
         left_out[scope] = counts[scope] - len(shown[scope])
     hidden = sum(left_out.values())
     if hidden:
@@ -63,7 +59,7 @@ def _block(
         blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
     if unread:  # a first look at a large folder: the rest is being read in the background
         blocks.append(f"({unread} more memory files are being read for the first time: not listed yet.)")
-    return "\n\n".join(blocks), frozenset(e.name for entries in shown.values() for e in entries)
+    return "\n\n".join(blocks)
 
 
 def listed_entries(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> dict[Scope, list[MemoryEntry]]:
@@ -92,8 +88,7 @@ class MemoryInjectionHook:
     def __init__(self, store: MemoryStore, max_injected: int = 30) -> None:
         self._store = store
         self._max_injected = max_injected
-        # (store fingerprint, block, names listed): read by the request path and by per-turn recall's worker
-        self._cached: tuple[tuple[object, ...], str | None, frozenset[str]] | None = None
+        self._cached: tuple[tuple[object, ...], str | None] | None = None  # (store fingerprint, block)
 
     def __call__(self, context: HookContext) -> HookResult:
         """Answer one hook event."""
@@ -104,15 +99,8 @@ class MemoryInjectionHook:
 
     def memory_index_text(self) -> str | None:
         """The current block (cached until memory changes); None when memory is empty."""
-        return self._current()[0]
-
-    def listed_names(self) -> frozenset[str]:
-        """The names the block lists now (per-turn recall leaves them out: the model sees them already)."""
-        return self._current()[1]
-
-    def _current(self) -> tuple[str | None, frozenset[str]]:
         fingerprint = self._store.fingerprint()
         cached = self._cached
         if cached is None or cached[0] != fingerprint:
-            cached = self._cached = (fingerprint, *_stored_index(self._store, self._max_injected))
-        return cached[1], cached[2]
+            cached = self._cached = (fingerprint, _stored_index(self._store, self._max_injected))
+        return cached[1]

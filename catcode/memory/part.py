@@ -33,7 +33,14 @@ class MemoryPart:
         from catcode.memory.builder import build_memory_runtime
 
         settings, paths = builder.settings, builder.paths
-        memory = build_memory_runtime(settings, paths, provider=builder.provider, notices=builder.notices)
+        memory = build_memory_runtime(
+            settings,
+            paths,
+            provider=builder.provider,
+            notices=builder.notices,
+            notify=builder.notify,
+            session_id=builder.session_id,
+        )
         self.runtime = memory
         memory.register(builder.hooks, builder.tools)
         builder.memory, builder.history, builder.session_id = memory, memory.history, memory.session_id
@@ -71,8 +78,8 @@ class RecallPart:
         if builder.settings.memory.auto_recall:
             from catcode.memory.auto_recall import AutoRecall
 
-            assert memory.injection is not None  # set by ``MemoryRuntime.register``
-            auto = AutoRecall(recall, memory.store, builder.settings.memory, listed=memory.injection.listed_names)
+            auto = AutoRecall(recall, memory.store, builder.settings.memory)
+            auto.begin(builder.message)  # print mode: the search runs while the rest of the session is built
         self.auto = auto  # the agent (and, when configured, subagents) call it; /memory recalled shows it
         builder.recall, builder.auto_recall = recall, auto
 

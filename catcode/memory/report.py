@@ -78,6 +78,20 @@ def hidden_line(count: int) -> str:
     return f"{count} {noun} hidden here by one of this project's of the same name — run catcode memory doctor"
 
 
+def unversioned_line(reason: str) -> str:
+    """The line said once when memory changes stop being recorded in memory's history (a commit failed)."""
+    return f"Memory changes are not being recorded in memory's history: {reason}. They are on disk and in use; " + (
+        unversioned_fix(reason) + "."
+    )
+
+
+def unversioned_fix(reason: str) -> str:
+    """What to do when a commit failed for ``reason``: make room on a full disk, else repair the repository."""
+    if "No space left" in reason or "disk is full" in reason:
+        return "free some disk space, and the next memory change records them"
+    return "run catcode memory doctor --fix to repair the memory repository"
+
+
 def scope_counts(counts: ScopeCounts) -> str:
     """``3 for all projects, 1 for this project`` (only the scopes that have any)."""
     return ", ".join(f"{counts.of_scope(s)} for {s.label}" for s in (Scope.USER, Scope.PROJECT) if counts.of_scope(s))

@@ -38,12 +38,12 @@ _VERBS = {"A": "restored", "D": "removed", "M": "changed back"}
 
 def memory_log(git: GitStore, limit: int, *, everything: bool = False) -> list[Change]:
     """The last ``limit`` changes to memories (``everything``: journal entries and set-up too), newest first."""
-    return git.log(limit) if everything else git.log(limit, paths=MEMORY_CHANGES)
+    return git.log(limit) if everything else git.log(limit, paths=MEMORY_CHANGES, patterns=True)
 
 
 def last_memory_change(git: GitStore) -> str | None:
     """The id of the last change to memories (what a bare ``diff`` shows and a bare ``revert`` undoes)."""
-    return git.last_change(MEMORY_CHANGES)
+    return git.last_change(MEMORY_CHANGES, patterns=True)
 
 
 def memory_diff(git: GitStore, commit: str | None = None) -> str:

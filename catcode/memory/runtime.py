@@ -57,8 +57,11 @@ class MemoryRuntime:
         service: MemoryService | None = None,
         history: HistoryLog | None = None,
         cursor: DreamCursor | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
+        """``say``: one line the person sees at once (default: queued with the ``notices``)."""
         self.settings, self.paths, self.config = settings, paths, settings.memory
+        self.say = say or notices.put
         self.store, self.git, self.session_id, self.notices = store, git, session_id, notices
         self.provider, self.manager, self.service = provider, manager, service
         self.history, self.cursor = history, cursor
@@ -92,16 +95,25 @@ class MemoryRuntime:
         interactive session, once its first request has been answered or its prompt sits idle; default: now."""
         if self.service is None or self.history is None:
             return
+        from catcode.memory.pipeline.history import HistoryError
+
         begin = start or (lambda work: work())
         self._interactive = interactive
         session.agent.listeners.append(self.service.record)
-        self.history.append_event("session_start")
+        try:
+            self.history.append_event("session_start")
+        except HistoryError:  # a full disk: the session goes on; its first message says so if it still is
+            log.warning("history_session_start_failed", exc_info=True)
         if self.git.warning:
             self.notices.put(self.git.warning)
         # Checking the store takes a while in a large store: in the background, or in a process of its own (the
         # injection reads what the first request needs itself). It also records what was left uncommitted (a hand
         # edit, a killed session): valid memory files only, redacted.
         begin(self._start_check)
+        if not interactive:
+            # No capture at exit here: a Dream still going is finished within the exit budget, or left whole for
+            # the next start — said either way.
+            session.hooks.on(HookEvent.SESSION_END, lambda context: self._finish_background())
         if interactive:
             from catcode.memory.upkeep import report_notices, take_reports
 
@@ -127,6 +139,12 @@ class MemoryRuntime:
             return False
         self._upkeep_started = True
         return self.launch()
+
+    def _finish_background(self) -> None:
+        assert self.service is not None
+        line = self.service.finish_background(self.config.exit_timeout)
+        if line:
+            self.say(line)
 
     def _start_check(self) -> None:
         self._check = threading.Thread(target=self._check_store, name="memory-check", daemon=True)

@@ -1,5 +1,6 @@
 """``/memory``'s subcommands that show memories and their history: list, show, log, diff, status. Mixed into
-``commands.MemoryCommand``; the flows' results are worded with ``report.py`` and ``revert_tool.py``."""
+``commands.MemoryCommand``; the flows' results are worded with ``report.py`` and ``revert_tool.py``. A memory's
+words (the model may have written them) are shown ``visible``: an escape sequence in one is never obeyed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from catcode.commands.registry import CommandContext
 from catcode.memory.report import format_entry, format_list, hidden_line, unreadable_line
 from catcode.memory.revert_tool import NO_CHANGES, format_changes, memory_diff, memory_log
 from catcode.memory.slash_words import not_found
+from catcode.text import visible
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
@@ -26,7 +28,7 @@ class ShowingSubcommands:
     def sub_list(self, ctx: CommandContext, args: str) -> None:
         """``name - description (type, all projects)``, user scope first; then counts of skipped and hidden."""
         store = self.runtime.store
-        ctx.console.print(format_list(store.listed()), markup=False, highlight=False)
+        ctx.console.print(visible(format_list(store.listed())), markup=False, highlight=False)
         hidden, problems = len(store.hidden()), len(store.problems())
         if problems - hidden:
             ctx.console.print(unreadable_line(problems - hidden), style="yellow", markup=False)
@@ -43,7 +45,7 @@ class ShowingSubcommands:
         if entry is None:
             ctx.console.print(not_found(args), style="red", markup=False)
             return
-        ctx.console.print(format_entry(entry, store.scope_of(args)), markup=False, highlight=False)
+        ctx.console.print(visible(format_entry(entry, store.scope_of(args))), markup=False, highlight=False)
 
     def sub_log(self, ctx: CommandContext, args: str) -> None:
         """Recent changes to memories (``--all``: journal entries too): id, when, why, and A/M/D per memory."""
@@ -56,7 +58,7 @@ class ShowingSubcommands:
         if versioning_off(ctx, self.runtime):
             return
         changes = memory_log(self.runtime.git, int(numbers[0]) if numbers else DEFAULT_LOG, everything=everything)
-        ctx.console.print(format_changes(changes), markup=False, highlight=False)
+        ctx.console.print(visible(format_changes(changes)), markup=False, highlight=False)
 
     def sub_diff(self, ctx: CommandContext, args: str) -> None:
         """The diff of a change (default: the last change to memories), coloured."""
@@ -68,7 +70,7 @@ class ShowingSubcommands:
         if not text:
             ctx.console.print(NO_CHANGES, markup=False)
             return
-        ctx.console.print(Syntax(text.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+        ctx.console.print(Syntax(visible(text.rstrip("\n")), "diff", theme="ansi_dark", background_color="default"))
 
     def sub_status(self, ctx: CommandContext, args: str) -> None:
         """Scopes and counts, cursor, unprocessed lines, last Dream, versioning, unreadable files."""

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
 from catcode.memory.pipeline.manager import MemoryManager
-from catcode.memory.report import NO_MEMORIES, format_entry
+from catcode.memory.report import NO_MEMORIES, format_entry, unversioned_fix
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
@@ -36,6 +36,8 @@ Never save secrets (API keys, tokens, passwords, private keys), anything derivab
 state of the task at hand."""
 
 NAME_REQUIRED = "Error: name is required"
+WRITE_TOOL, WRITE_KEY = "memory_write", "name"
+"""The model's write tool and the argument its permission rules match (``memory_write(user-*)``)."""
 PAGE_SIZE = 50
 """Memories per page of ``memory_read`` without a name: names and descriptions only, full text by name."""
 DESCRIPTION_CHARS = 200
@@ -95,7 +97,7 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         entry = _entry(args, store)
         return None if isinstance(entry, ToolResult) else _write_preview(store, entry)
 
-    @tool("memory_write", key_arg="name", preview=preview_write)
+    @tool(WRITE_TOOL, key_arg=WRITE_KEY, preview=preview_write)
     def memory_write(args: MemoryWriteInput, ctx: ToolContext) -> ToolResult:
         """Save a memory that persists across sessions (writing an existing name updates it).
 
@@ -110,6 +112,8 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
         redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
+        if counts.unversioned:
+            return ToolResult(unversioned(f"Memory written: {entry.name}{redacted}", counts.unversioned), is_error=True)
         if replaced is None:
             return ToolResult(f"Memory saved: {entry.name}{redacted}")
         old, scope = replaced
@@ -136,9 +140,32 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
             deleted = manager.delete_entry(validate_name(name), why="tool")
         except MemoryStoreError as exc:
             return ToolResult(str(exc), is_error=True)
-        return ToolResult(f"Memory deleted: {name}") if deleted else ToolResult(not_found(name), is_error=True)
+        if not deleted:
+            return ToolResult(not_found(name), is_error=True)
+        if store.unversioned:
+            return ToolResult(unversioned(f"Memory deleted: {name}", store.unversioned), is_error=True)
+        return ToolResult(f"Memory deleted: {name}")
 
     return [memory_read, memory_write, memory_delete]
+
+
+def write_probe() -> Tool:
+    """``memory_write`` as the permission policy sees it (its name, permission class and key argument), for memory
+    written outside a session (``catcode memory import``): the person's rules and mode decide it the same way. It
+    never runs."""
+
+    def never(args: MemoryWriteInput, ctx: ToolContext) -> ToolResult:
+        raise AssertionError("the consent probe is never run")
+
+    return tool(WRITE_TOOL, key_arg=WRITE_KEY)(never)
+
+
+def unversioned(done: str, reason: str) -> str:
+    """A write whose files are on disk but whose commit failed: never called saved, and the way out said."""
+    return (
+        f"{done}, but NOT recorded in memory's history: {reason}. The file is on disk and in use; it cannot be "
+        f"listed or undone until then: {unversioned_fix(reason)}."
+    )
 
 
 def memory_page(store: MemoryStore, page: int) -> str:

@@ -1,13 +1,15 @@
-"""``AnthropicProvider``: the ``LLMProvider`` over the Messages API.
+"""``AnthropicProvider``: the ``LLMProvider`` over the Messages API — the Claude API's, and the same API as Amazon
+Bedrock and Google Vertex AI serve it (their folders give it their ``Carrier``).
 
 Streams every call (text deltas reach ``on_text`` as they arrive), retries 408/409/429/5xx and connection
 failures itself (``providers/retry.py``, so that each retry can be shown to the person — "overloaded, retrying in
 2 s (attempt 2/4)" — through ``on_retry``), lays out prompt-cache breakpoints so the byte prefix stays stable, and
 turns every failure into one readable ``ProviderError`` line (``failures.py``).
 
-Requests are carried by the lean client (``lean_client.py``: the standard library's HTTP, milliseconds to import)
-wherever it covers the connection, else by the official SDK (``sdk_client.py``: seconds to import; also what
-``api_client: sdk`` chooses). Both take the same body and fail the same way; the wire tests hold them to it.
+Requests to the Claude API are carried by the lean client (``lean_client.py``: the standard library's HTTP,
+milliseconds to import) wherever it covers the connection, else by the official SDK (``sdk_client.py``: seconds to
+import; also what ``api_client: sdk`` chooses). Both take the same body and fail the same way; the wire tests hold
+them to it. Bedrock and Vertex requests go through the SDK's own clients for them.
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.conversation.messages import Message, Role
 from catcode.errors import ProviderError
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, OnText, ToolSpec, Usage
-from catcode.providers.failures import ApiFailure, NotCovered, provider_error
+from catcode.providers.failures import ApiFailure, Hints, NotCovered, provider_error
 from catcode.providers.retry import retry_delay, retry_notice, retryable
+
+if TYPE_CHECKING:
+    from catcode.settings.config import Settings
 
 # Any: request bodies are Messages API JSON; the SDK client and the httpx client it may take are third-party objects.
 
@@ -33,6 +38,26 @@ PLACEHOLDER_API_KEY = "catcode-local-no-key"  # a local Anthropic-compatible ser
 CACHE = {"type": "ephemeral"}
 API_CLIENTS = ("auto", "sdk")
 """``auto``: the lean client where it covers the connection, else the SDK; ``sdk``: always the SDK."""
+
+
+class Carrier(Protocol):
+    """What carries one streamed request to a platform: the lean client, or the SDK with a platform's client."""
+
+    hints: Hints
+    """What a failure line tells the person to check."""
+
+    @property
+    def where(self) -> str:
+        """The endpoint a failure line names."""
+        ...
+
+    def warm_up(self, model: str) -> None:
+        """Make the first request for ``model`` fast now (safe from a background thread)."""
+        ...
+
+    def stream(self, body: dict[str, Any], attempt: int, on_text: Callable[[str], None] | None) -> ChatResponse:
+        """Send one streaming request; the whole reply. Raises ``ApiFailure``; Ctrl+C propagates."""
+        ...
 
 
 def build_request(messages: list[Message], system: str, tools: list[ToolSpec]) -> dict[str, Any]:
@@ -61,7 +86,8 @@ def build_request(messages: list[Message], system: str, tools: list[ToolSpec]) -
 
 
 class AnthropicProvider:
-    """Talks to the Messages API (or a compatible server at ``base_url``).
+    """Talks to the Messages API: the Claude API (or a compatible server at ``base_url``), or whatever ``carrier``
+    reaches (Bedrock, Vertex: the key, URL, HTTP client and ``api_client`` are then not used).
 
     Keeps ``last_usage`` (the latest successful call), ``total_usage`` and ``calls`` (successful calls)."""
 
@@ -69,14 +95,15 @@ class AnthropicProvider:
         self,
         model: str,
         *,
-        api_key: str | None,
-        base_url: str | None,
+        api_key: str | None = None,
+        base_url: str | None = None,
         max_retries: int = 4,
         timeout: float = 600.0,
         memory_model: str | None = None,
         http_client: Any = None,
         on_retry: Callable[[str], None] | None = None,
         api_client: str = "auto",
+        carrier: Carrier | None = None,
     ) -> None:
         self.model = model
         self.on_retry = on_retry  # told about each retry of a conversation request (not of memory work)
@@ -90,13 +117,35 @@ class AnthropicProvider:
         self._lock = threading.Lock()
         self._key = api_key if api_key is not None else (PLACEHOLDER_API_KEY if base_url else None)
         self._timeout = timeout
-        self.client = _client(api_client, self._key, base_url, timeout, http_client)
+        self.client: Carrier = carrier or _client(api_client, self._key, base_url, timeout, http_client)
         """What carries the requests: a ``LeanClient`` or an ``SdkClient``."""
+
+    @classmethod
+    def for_session(
+        cls,
+        settings: Settings,
+        env: Mapping[str, str],
+        on_retry: Callable[[str], None] | None,
+        **connection: Any,
+    ) -> AnthropicProvider:
+        """The provider of a session: the models the settings and Claude Code's variables choose
+        (``model_choice.py``), the settings' retries and timeout; ``connection``: the ``carrier``, or the Claude
+        API's ``api_key``, ``base_url`` and ``api_client``."""
+        from catcode.providers.model_choice import conversation_model, memory_model
+
+        return cls(
+            conversation_model(settings, env),
+            max_retries=settings.max_retries,
+            timeout=settings.request_timeout,
+            memory_model=memory_model(settings, env),
+            on_retry=on_retry,
+            **connection,
+        )
 
     def warm_up(self) -> None:
         """Make the first request fast now (safe from a background thread): the SDK's import, or the lean
         client's first connection."""
-        self.client.warm_up()
+        self.client.warm_up(self.model)
 
     def model_for(self, options: ChatOptions) -> str:
         """The model one call uses: explicit, else the memory model for memory/compaction work, else ours."""
@@ -177,15 +226,15 @@ class AnthropicProvider:
 
     def _error(self, err: Exception) -> ProviderError:
         """One readable line for any failure: HTTP status, connection, or a stream cut short."""
-        return provider_error(err, where=self.base_url or "https://api.anthropic.com", retries=self.max_retries)
+        return provider_error(err, where=self.client.where, retries=self.max_retries, hints=self.client.hints)
 
 
-def _client(api_client: str, api_key: str | None, base_url: str | None, timeout: float, http_client: Any) -> Any:
+def _client(api_client: str, api_key: str | None, base_url: str | None, timeout: float, http_client: Any) -> Carrier:
     """The lean client where it covers the connection (and nothing asks for the SDK), else the SDK's."""
     from catcode.providers import lean_client
 
     if api_client == "auto" and http_client is None and lean_client.covers(base_url, os.environ):
         return lean_client.LeanClient(api_key=api_key, base_url=base_url, timeout=timeout)
-    from catcode.providers.sdk_client import SdkClient
+    from catcode.providers.sdk_client import ClaudeApi, SdkClient
 
-    return SdkClient(api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client)
+    return SdkClient(ClaudeApi(api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client))

@@ -33,6 +33,7 @@ from catcode import __version__
 from catcode.log import WIRE
 from catcode.providers.base import ChatResponse
 from catcode.providers.failures import (
+    CLAUDE_API,
     ApiConnectionFailure,
     ApiFailure,
     ApiStatusFailure,
@@ -84,11 +85,14 @@ def custom_headers(env: Mapping[str, str]) -> dict[str, str]:
 class LeanClient:
     """Streams Messages API requests to ``base_url``; thread-safe."""
 
+    hints = CLAUDE_API
+
     def __init__(
         self, *, api_key: str | None, base_url: str | None, timeout: float, env: Mapping[str, str] | None = None
     ) -> None:
         env = os.environ if env is None else env
-        parts = urlsplit(base_url or DEFAULT_BASE_URL)
+        self.where = base_url or DEFAULT_BASE_URL
+        parts = urlsplit(self.where)
         self._https = parts.scheme == "https"
         self._host = parts.hostname or ""
         self._port = parts.port or (443 if self._https else 80)
@@ -107,7 +111,7 @@ class LeanClient:
         self._lock = threading.Lock()
         self._tls: Any = None
 
-    def warm_up(self) -> None:
+    def warm_up(self, model: str = "") -> None:
         """Start opening a connection (DNS, TCP and TLS off the first request's path) and return at once: a
         request made meanwhile opens its own; a failure is left for the request to meet and report."""
 

@@ -164,7 +164,7 @@ class Redactor:
             if found:
                 spans.add(*found)
         if self.generic is not None:  # last: a format some rule knows keeps that rule's kind
-            for start, end, kind in find_generic(text, self.generic):
+            for start, end, kind in find_generic(text, self.generic, folded):
                 spans.add(start, end, kind)
         return spans
 

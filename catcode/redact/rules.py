@@ -18,7 +18,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from catcode.redact.values import KEBAB, MARKER_PREFIX, PATH, PLACEHOLDER, quoted_is_secret
+from catcode.redact.generic import entropy
+from catcode.redact.values import (
+    KEBAB,
+    MARKER_PREFIX,
+    PATH,
+    PLACEHOLDER,
+    passphrase_words,
+    quoted_is_secret,
+    stated_word,
+)
 from catcode.redact.vendor_prefixes import LETTER_PREFIXED
 
 __all__ = ["RULES", "Rule"]
@@ -94,9 +103,10 @@ _STANDARD = re.compile(r"[A-Z]{2,6}-?\d{1,4}(?:\.\d+)?")  # AES-256, SHA1, UTF-8
 
 
 def _stated_secret(m: re.Match[str]) -> str | None:
-    """``password`` when the value of "my password is X" looks chosen rather than a word: quoted, or with a digit
-    or symbol, or letters of mixed case; never a number, a range, a standard's name, a kebab-case word, a path, a
-    placeholder or a marker."""
+    """``password`` when the value of "my password is X" is a password rather than prose: quoted, or with a digit
+    or symbol, or letters of mixed case, or a word of one case that ends its clause and does not describe a
+    password (``values.stated_word``: "is letmeinplease" yes, "is required", "is not working" no); never a number,
+    a range, a standard's name, a kebab-case word, a path, a placeholder or a marker."""
     value = m.group("v")
     if m.group("open"):
         return "password" if quoted_is_secret(value) and not value.startswith(MARKER_PREFIX) else None
@@ -105,8 +115,21 @@ def _stated_secret(m: re.Match[str]) -> str | None:
     if KEBAB.fullmatch(value) or PATH.fullmatch(value) or _STANDARD.fullmatch(value) or "=" in value:
         return None  # case-sensitive, /etc/shadow, AES-256, password=...: a word, a path, a name or a key
     if value.isalpha() and (value[1:].islower() or value.isupper()):
-        return None
+        return "password" if stated_word(value, m.string[m.end("v") :]) else None
     return "password"
+
+
+def _stated_passphrase(m: re.Match[str]) -> str | None:
+    """``password`` when "the passphrase is X Y Z" states a diceware passphrase: three to eight lowercase words,
+    none a word of prose, ending the clause."""
+    value = m.group("v")
+    return "password" if passphrase_words(value) == len(value) and not m.string[m.end("v") :][:1].isalnum() else None
+
+
+def _generated(value: str) -> bool:
+    """Letters and digits at random (a user name a service made, not a person's)."""
+    letters, digits = sum(c.isalpha() for c in value), sum(c.isdigit() for c in value)
+    return letters >= 4 and digits >= 4 and entropy(value) >= 3.0
 
 
 def _lead_over(chars: str) -> Callable[[str, int], int]:
@@ -141,6 +164,10 @@ RULES: tuple[Rule, ...] = (
     _rule("github_token", r"gh(?<![\w-]gh)[pousr]_[A-Za-z0-9]{30,255}"),
     _rule("github_token", r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9_]{22,255}"),
     _rule("gitlab_token", r"glpat-(?<![\w-]glpat-)[A-Za-z0-9_-]{20,}"),
+    _rule(  # Doppler: dp.st.…, and a service token may carry its environment: dp.st.prd.…
+        "doppler_token",
+        r"dp\.(?<![\w.-]dp\.)(?:st|pt|ct|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])",
+    ),
     _rule("slack_token", r"x(?<![\w-]x)(?:ox[abeoprs](?:\.xox[bp])?-[A-Za-z0-9-]{10,}|app-\d-[A-Za-z0-9-]{10,})"),
     _rule(
         "webhook",  # whoever has the URL can post as you: Slack, Discord and Teams incoming webhooks
@@ -173,10 +200,18 @@ RULES: tuple[Rule, ...] = (
     ),
     _rule(
         "url_password",
-        r"(?<![A-Za-z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#:@]+:(?P<pw>[^\s/?#]+)@(?=[^\s/?#@])",
+        r"(?<![A-Za-z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/?#:@]*:(?P<pw>[^\s/?#]+)@(?=[^\s/?#@])",
         r"://",
         group="pw",
-        accept=lambda m: None if m.group("pw").startswith(MARKER_PREFIX) else "url_password",
+        accept=lambda m: None if MARKER_PREFIX in m.group() else "url_password",  # nothing redacted is found again
+        lead=_scheme_start,
+    ),
+    _rule(
+        "url_token",  # https://<key>@o123.ingest.sentry.io/1, https://<token>@github.com/…: a generated user name
+        r"(?<![A-Za-z0-9+.-])[a-zA-Z][a-zA-Z0-9+.-]*://(?P<v>[A-Za-z0-9_-]{20,})@(?=[^\s/?#@])",
+        r"://",
+        group="v",
+        accept=lambda m: "url_token" if _generated(m.group("v")) else None,
         lead=_scheme_start,
     ),
     _rule(
@@ -205,7 +240,15 @@ RULES: tuple[Rule, ...] = (
         accept=lambda m: _stated_secret(m) if "machine " in m.string[max(0, m.start() - 300) : m.start()] else None,
     ),
     _rule(
-        "password",  # my password is hunter2; the root passphrase was "…"
+        "password",  # the passphrase is correct horse battery staple (before the one-word rule: the longer span)
+        r"(?i)pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t]*:?[ \t]+"
+        r"(?P<v>[a-z][a-z0-9]*(?:[ \t]+[a-z][a-z0-9]*){2,7})",
+        r"pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t:]",
+        group="v",
+        accept=_stated_passphrase,
+    ),
+    _rule(
+        "password",  # my password is hunter2; the root passphrase was "…"; the wifi password is letmeinplease
         r"(?i)pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t]*:?[ \t]+" + _PROSE_VALUE,
         r"pass(?:w(?:or)?d|phrase|code)[ \t]+(?:is|was)[ \t:]",  # "is X" and "is: X"
         group="v",

@@ -47,8 +47,11 @@ _TOKENS: tuple[tuple[str, str, str], ...] = (
     ("fio-u-", "frameio_token", r"[\w=-]{64}"),
     ("ico-", "infracost_token", r"[A-Za-z0-9]{32}"),
     ("dt0c01.", "dynatrace_token", r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
-    ("hvs.", "vault_token", r"[\w-]{90,120}"),
-    ("hvb.", "vault_token", r"[\w-]{138,300}"),
+    ("hvs.", "vault_token", r"[\w-]{24,120}"),  # a dev server's root token is hvs. and 24 characters
+    ("hvb.", "vault_token", r"[\w-]{100,300}"),
+    ("hvr.", "vault_token", r"[\w-]{24,120}"),
+    ("ATATT3", "atlassian_token", r"[\w=-]{50,300}"),
+    ("ATCTT3", "atlassian_token", r"[\w=-]{50,300}"),
     ("glc_", "grafana_token", r"[A-Za-z0-9+/]{32,400}={0,3}"),
     ("glsa_", "grafana_token", r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
     ("rdme_", "readme_token", r"[a-z0-9]{70}"),

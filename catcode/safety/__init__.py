@@ -2,10 +2,12 @@
 
 - ``permissions.py``: permission modes, the ``Approver`` seam, the decision per tool call; ``permission_rules.py``: the
   allow/deny rules (syntax, the tools they may name, the argument they match, what an "always" answer offers).
-- ``claude_rules.py``: Claude Code's rule spellings read as catcode's own.
+- ``claude_rules.py``: how Claude Code reads its rules (``Edit`` covers ``Write``, ``:*`` is a prefix);
+  ``path_rules.py``: file rules matched against a path as gitignore does, on the real path.
 - ``shell_parse.py`` (bash's grammar), ``shell_static.py`` (what a static reading cannot resolve),
-  ``shell_danger.py`` (options that make a read-only program write or run), ``shell_rules.py`` (``bash(...)``
-  allow rules matched against a command line, and the rules offered), ``shell_deny.py`` (deny rules).
+  ``shell_danger.py`` (options that make a read-only program write or run), ``shell_rules.py`` (``Bash(...)``
+  allow rules matched against a command line, and the rules offered), ``shell_deny.py`` (deny rules),
+  ``shell_reads.py`` (lines proven read-only: print mode runs them inside the fence without a rule).
 - ``project_trust.py``: what a project's settings may bring without consent, and asking for the rest;
   ``trusted_settings.py``: every settings layer read, checked and trusted (``load_settings``);
   ``settings_writer.py``: writing a settings file (``catcode config set``, "always allow"), validated first.

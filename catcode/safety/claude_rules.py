@@ -1,12 +1,14 @@
-"""Claude Code's permission-rule spellings, read as catcode's own (see ``docs/claude-code.md``).
+"""Claude Code's permission-rule spellings (see ``docs/claude-code.md``).
 
-A rule in a settings file or a flag may name a tool the way Claude Code does: ``Read``, ``Edit``, ``Write``,
-``MultiEdit``, ``Bash``, ``Grep``, ``Glob``, ``LS``, ``Task``, ``mcp__server__tool`` (or ``mcp__server`` for every
-tool of a server). Claude Code's ``Edit`` rules cover every tool that changes files, so ``Edit(src/**)`` covers
-``edit_file`` and ``write_file``. Bash patterns keep Claude Code's syntax: ``Bash(git status:*)`` is the prefix
-rule ``bash(git status*)`` (``shell_rules``), ``Bash(npm run test)`` the exact command. File patterns are made
-relative to the project: ``./src/**`` and ``/src/**`` (Claude Code: relative to the settings file's project) become
-``src/**``, ``//etc/**`` (an absolute path) becomes ``/etc/**``, ``~/x`` stays home-relative.
+catcode's tools carry Claude Code's names (``tools/facts.py``), so a rule in a settings file or a flag names them as
+Claude Code does: ``Read``, ``Edit``, ``Write``, ``Bash``, ``Grep``, ``Glob``, ``Task``, ``mcp__server__tool`` (or
+``mcp__server`` for every tool of a server), and ``MultiEdit`` and ``LS`` too; catcode's earlier names
+(``read_file``, ``bash``...) are the same tools. Claude Code's ``Edit`` rules cover every tool that changes files,
+so ``Edit(src/**)`` covers ``Edit`` and ``Write``. A bash pattern's trailing ``:*`` (Claude Code's prefix) is read as
+`` *`` in either spelling, for allow and deny rules alike: ``Bash(git status:*)`` is ``Bash(git status *)``, the
+prefix rule (``shell_rules``), ``Bash(rm:*)`` denies every ``rm``; ``Bash(npm run test)`` is the exact command. File
+patterns follow gitignore (``path_rules``): Claude Code's ``//etc/**`` is absolute (``/etc/**``), its ``/x`` is at
+the project's root (``./x``), ``~/x`` is in the home folder, and the rest is read as written.
 
 Claude Code's tools that catcode does not have (``WebFetch``, ``WebSearch``, ``NotebookEdit``...) are an error that
 says so: a rule that silently never matched would be a deny rule denying nothing."""
@@ -14,35 +16,31 @@ says so: a rule that silently never matched would be a deny rule denying nothing
 from __future__ import annotations
 
 CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
-    "read": ("read_file",),
-    "edit": ("edit_file", "write_file"),
-    "multiedit": ("edit_file",),
-    "write": ("write_file",),
-    "glob": ("list_files",),
-    "ls": ("list_files",),
+    "read": ("Read",),
+    "edit": ("Edit", "Write"),
+    "multiedit": ("Edit",),
+    "write": ("Write",),
+    "glob": ("Glob",),
+    "ls": ("Glob",),
 }
-"""Claude Code's tool names (lower case) → the catcode tools a rule naming them covers (the first is its name)."""
+"""Claude Code's file-tool names (lower case) → the tools a rule naming them covers (the first is its name)."""
 
-UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread", "todowrite", "exitplanmode"})
+UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread"})
 """Claude Code's tools with no catcode equivalent: named in the error so a person knows it is not a typo."""
-
-FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file", "list_files"})
 
 
 def claude_tools(name: str) -> tuple[str, ...] | None:
-    """The catcode tools Claude Code's tool ``name`` (any case) covers; None for a name that is not an alias."""
+    """The tools Claude Code's file-tool name ``name`` (any case) covers; None for any other name."""
     return CLAUDE_TOOLS.get(name.lower())
 
 
-def claude_path(pattern: str) -> str:
-    """A Claude Code file pattern (gitignore style) as catcode's: relative to the project unless absolute."""
+def shell_pattern(pattern: str) -> str:
+    """A bash pattern with Claude Code's trailing ``:*`` read as `` *`` (``git status:*`` → ``git status *``): the
+    one reading of a bash pattern, whichever side (allow or deny) and spelling it comes from."""
     text = pattern.strip()
-    if text.startswith("//"):
-        return text[1:]  # Claude Code's absolute path
-    if text.startswith("./"):
-        return text[2:]
-    if text.startswith("/"):
-        return text[1:]  # Claude Code: relative to the settings file's project
+    if text.endswith(":*"):
+        head = text[:-2].rstrip()
+        return f"{head} *" if head else "*"
     return text
 
 

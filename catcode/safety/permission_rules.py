@@ -1,9 +1,10 @@
 """Permission rules: ``tool`` or ``tool(pattern)`` in the settings' ``permissions.allow`` / ``deny`` lists, the tools
 they may name, the argument they match, and the scoped rules an "always" answer offers.
 
-How ``bash(...)`` patterns match a command line is ``shell_rules.py`` and ``shell_deny.py``; how Claude Code's
-spellings (``Read``, ``Bash(git status:*)``) are read is ``claude_rules.py``; what the rules
-decide is ``permissions.py``.
+``Rule.parse`` is the one reader of a rule's text, for allow and deny lists alike: a bash pattern's Claude Code
+``:*`` becomes `` *`` (``claude_rules``), a file pattern is put in catcode's spelling and checked (``path_rules``).
+How ``bash(...)`` patterns match a command line is ``shell_rules.py`` (allow) and ``shell_deny.py`` (deny); how a
+file pattern matches a path is ``path_rules.py``; what the rules decide is ``permissions.py``.
 """
 
 from __future__ import annotations
@@ -11,15 +12,20 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catcode.errors import ConfigError
 from catcode.tools import facts
 from catcode.tools.base import Tool
 
+if TYPE_CHECKING:
+    from catcode.safety.path_rules import Target
+
 # Any: a tool call's input is the model's JSON object, checked by each tool's own input model.
 
-__all__ = ["MCP_TOOL_PREFIX", "OUTSIDE", "TOOL_NAMES", "Rule", "key_argument", "suggested_rules"]
+__all__ = [
+    "MCP_TOOL_PREFIX", "OUTSIDE", "PATH_TOOLS", "SHELL_RULES", "TOOL_NAMES", "Rule", "key_argument", "suggested_rules",
+]  # fmt: skip
 
 TOOL_NAMES = facts.TOOL_NAMES
 """Every tool a rule in a settings file can name besides MCP tools (``mcp__<server>__<tool>``); a rule naming
@@ -29,35 +35,42 @@ anything else would silently never match (a deny rule that denies nothing), so i
 MCP_TOOL_PREFIX = "mcp__"
 OUTSIDE = "bash_outside"
 """The rule name that allows (or denies) a bash command leaving the sandbox."""
+SHELL_RULES = frozenset({"Bash", OUTSIDE})
+"""Rule names whose pattern is a command line."""
+PATH_TOOLS = frozenset({"Read", "Write", "Edit"})
+"""Tools whose rules match a file path (their ``file_path`` argument), as gitignore does (``path_rules``)."""
 
 
 @dataclass(frozen=True)
 class Rule:
-    """``tool`` or ``tool(pattern)``; the pattern is a glob matched against the tool's key argument. catcode's own
-    tool names are matched whatever their case, and Claude Code's spellings are read as catcode's (``claude_rules``:
-    ``Read``, ``Edit(src/**)``, ``Bash(git status:*)``, ``mcp__server``)."""
+    """``tool`` or ``tool(pattern)``; the pattern is matched against the tool's key argument: a command line for
+    bash (``shell_rules``, ``shell_deny``), a path for the file tools (``path_rules``), a glob over the name or text
+    for the others. catcode's own tools are named by any of their names, whatever the case (``Read``, ``read_file``:
+    ``tools/facts.py``), and Claude Code's readings apply (``claude_rules``: ``Edit(src/**)`` covers ``Write``,
+    ``Bash(git status:*)`` is a prefix, ``mcp__server`` every tool of a server)."""
 
     tool: str
     pattern: str | None = None
-    also: tuple[str, ...] = ()  # further tools the rule covers (Claude Code's Edit covers write_file too)
+    also: tuple[str, ...] = ()  # further tools the rule covers (Claude Code's Edit covers Write too)
 
     _SYNTAX = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
     @classmethod
     def parse(cls, text: str) -> Rule:
-        """Parse ``bash(git status*)``; raises ``ConfigError`` on anything else."""
+        """Parse ``Bash(git status*)``; raises ``ConfigError`` on anything else."""
         match = cls._SYNTAX.match(text)
         if not match:
-            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. bash(git *)")
+            raise ConfigError(f"Invalid permission rule {text!r}: expected tool or tool(pattern), e.g. Bash(git *)")
         tool, pattern = match.group(1), match.group(2)
         if tool.startswith(MCP_TOOL_PREFIX):
             return cls(tool, pattern)
-        from catcode.safety.claude_rules import claude_path, claude_tools
+        from catcode.safety.claude_rules import claude_tools
 
         covered = claude_tools(tool)
-        if covered is None:
-            return cls(tool.lower(), pattern)
-        return cls(covered[0], None if pattern is None else claude_path(pattern), covered[1:])
+        name, also = (facts.canonical(tool) or tool.lower(), ()) if covered is None else (covered[0], covered[1:])
+        if pattern is None:
+            return cls(name, None, also)
+        return cls(name, _read_pattern(text, name, pattern, claude=covered is not None), also)
 
     def check_tool(self, text: str) -> None:
         """Raise ``ConfigError`` unless the rule names a tool that exists (``TOOL_NAMES``) or an MCP tool."""
@@ -67,7 +80,7 @@ class Rule:
             why = unsupported_reason(text.split("(")[0].strip()) or f"there is no tool {self.tool!r}"
             raise ConfigError(
                 f"Invalid permission rule {text!r}: {why} (tools: {', '.join(sorted(TOOL_NAMES))}, bash_outside(...) "
-                "or mcp__<server>__<tool>; Claude Code's names work too)"
+                "or mcp__<server>__<tool>; catcode's earlier names work too)"
             )
 
     def covers_tool(self, tool_name: str) -> bool:
@@ -77,18 +90,51 @@ class Rule:
         server_wide = self.tool.startswith(MCP_TOOL_PREFIX) and "__" not in self.tool[len(MCP_TOOL_PREFIX) :]
         return server_wide and tool_name.startswith(self.tool + "__")
 
+    def whole_tool(self) -> bool:
+        """Does the rule name its tools whatever their arguments (no pattern, ``*`` or ``**``)?"""
+        return self.pattern is None or self.pattern.strip() in ("*", "**")
+
     def matches(self, tool_name: str, key: str | None) -> bool:
-        """Does this rule cover a call of ``tool_name`` whose key argument is ``key``?"""
+        """Does this rule cover a call of ``tool_name`` whose key argument is ``key`` (a name, a search pattern)?"""
         if not self.covers_tool(tool_name):
             return False
-        if self.pattern is None or self.pattern in ("*", "**"):
+        if self.whole_tool():
             return True
-        if key is None:
+        if key is None or self.pattern is None:
             return False
         return _glob(self.pattern, key)
 
+    def matches_path(self, tool_name: str, where: tuple[Target, ...]) -> bool:
+        """Does this rule cover a file tool's call on a path seen as any of ``where`` (``path_rules``)?"""
+        if not self.covers_tool(tool_name):
+            return False
+        if self.whole_tool():
+            return True
+        from catcode.safety.path_rules import matches
+
+        return self.pattern is not None and any(matches(self.pattern, place) for place in where)
+
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+
+def _read_pattern(text: str, tool: str, pattern: str, *, claude: bool) -> str:
+    """A rule's pattern as every side reads it: bash's with ``:*`` as `` *``, a file pattern in catcode's spelling
+    (checked: ``ConfigError`` for one that is no pattern), any other as written."""
+    if tool in SHELL_RULES:
+        from catcode.safety.claude_rules import shell_pattern
+
+        return shell_pattern(pattern)
+    if tool in PATH_TOOLS:
+        from catcode.safety import path_rules
+
+        read = path_rules.canonical(pattern, claude=claude)
+        try:
+            path_rules.check(read)
+        except ConfigError as exc:
+            raise ConfigError(f"Invalid permission rule {text!r}: {exc}") from None
+        return read
+    return pattern
 
 
 def _glob(pattern: str, value: str) -> bool:
@@ -100,7 +146,7 @@ def _glob(pattern: str, value: str) -> bool:
 
 
 def suggested_rules(tool: Tool, tool_input: dict[str, Any]) -> list[str]:
-    """The scoped rules an "always" answer offers: ``bash(<prefix>*)`` per command for shell calls; none for
+    """The scoped rules an "always" answer offers: ``Bash(<prefix>*)`` per command for shell calls; none for
     other tools (their "always" covers the tool for the session)."""
     if tool.key_arg != "command":
         return []
@@ -117,4 +163,6 @@ def key_argument(tool: Tool, tool_input: dict[str, Any]) -> str | None:
     if tool.key_arg is None:
         return None
     value = tool_input.get(tool.key_arg)
+    if value is None and tool.legacy is not None:  # an input in an earlier shape (``path``) is read as the tool's
+        value = tool.legacy("", tool_input).get(tool.key_arg)
     return None if value is None else str(value)

@@ -8,16 +8,18 @@ The rules themselves (syntax, the tools they may name, the argument they match) 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.errors import ConfigError
 from catcode.safety.permission_rules import MCP_TOOL_PREFIX, OUTSIDE, Rule, key_argument, suggested_rules
 from catcode.tools.base import Permission, Tool
+
+if TYPE_CHECKING:
+    from catcode.safety.path_rules import Target
 
 # Any: a tool call's input is the model's JSON object.
 
@@ -47,6 +49,7 @@ class ApprovalRequest:
     tool: Tool
     input: dict[str, Any]
     preview: str | None = None  # a unified diff for file writes, when the tool can compute one
+    call_id: str = ""  # the tool_use id (an SDK's ``can_use_tool`` names the call by it)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class Decision:
     allowed: bool
     reason: str = ""  # why not, passed back to the model
     always: bool = False  # allow this for the rest of the session: ``rules`` when given, else the whole tool
-    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``bash(git status*)``
+    rules: tuple[str, ...] = ()  # scoped rules the person accepted, e.g. ``Bash(git status*)``
+    updated_input: dict[str, Any] | None = None  # run the call with this input instead (an SDK's ``can_use_tool``)
 
 
 class Approver(Protocol):
@@ -99,6 +103,7 @@ class PermissionPolicy:
 
     project_root: Path | None = None  # path arguments are matched relative to it
     fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
+    fenced_reads: bool = False  # print mode: inside the fence, a line proven read-only runs unasked (``shell_reads``)
 
     @classmethod
     def from_strings(
@@ -117,15 +122,16 @@ class PermissionPolicy:
 
     def check(self, tool: Tool, tool_input: dict[str, Any]) -> tuple[Verdict, str]:
         """The verdict for one call and, for a denial, the reason."""
-        key = self._match_key(tool, tool_input)
+        key = key_argument(tool, tool_input)
         shell = tool.key_arg == "command" and key is not None
+        places = self._places(tool, key)
         for rule in self.deny:
-            if rule.covers_tool(tool.name) and (_deny_shell(rule, key) if shell else rule.matches(tool.name, key)):
+            if rule.covers_tool(tool.name) and self._denies(rule, tool, key, shell, places):
                 return Verdict.DENY, f"denied by rule {rule}"
         if tool.permission is Permission.READ:
-            if self.mode is PermissionMode.READ_ONLY and tool.name.startswith(MCP_TOOL_PREFIX):
-                # readOnlyHint is the server's word, not a guarantee: in read-only mode only a rule naming the tool
-                # (or the person's "always" this session) lets it run unasked.
+            if self.mode in NO_WRITES and tool.name.startswith(MCP_TOOL_PREFIX):
+                # readOnlyHint is the server's word, not a guarantee: in a mode that promises no writes (read-only,
+                # plan) only a rule naming the tool (or the person's "always" this session) lets it run unasked.
                 return (Verdict.ALLOW, "") if self._named(tool) else (Verdict.ASK, "")
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.READ_ONLY:
@@ -133,7 +139,7 @@ class PermissionPolicy:
         if self.mode is PermissionMode.PLAN:
             return Verdict.DENY, (
                 f"plan mode: {tool.name} does not run until the person approves a plan; only read-only tools run. "
-                "Finish researching, then call exit_plan_mode with the plan"
+                "Finish researching, then call ExitPlanMode with the plan"
             )
         if shell and tool_input.get("outside_sandbox") is True and self._fenced():
             return self._outside(key or "")
@@ -141,7 +147,9 @@ class PermissionPolicy:
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
         if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
-        if self._allowed_by_rule(tool, key, shell):
+        if shell and self.fenced_reads and self._fenced() and _reads_only(key or "", self.project_root):
+            return Verdict.ALLOW, ""
+        if self._allowed_by_rule(tool, key, shell, places):
             return Verdict.ALLOW, ""
         if self.mode is PermissionMode.ACCEPT_EDITS and tool.permission is Permission.WRITE:
             return Verdict.ALLOW, ""
@@ -166,24 +174,52 @@ class PermissionPolicy:
             return Verdict.ALLOW, ""
         return Verdict.ASK, ""
 
-    def _match_key(self, tool: Tool, tool_input: dict[str, Any]) -> str | None:
-        key = key_argument(tool, tool_input)
-        if key is not None and tool.key_arg == "path":
-            return self._relative(key)
-        return key
+    def denies_whole(self, tool_name: str) -> bool:
+        """Is ``tool_name`` denied whatever its arguments (``--disallowedTools Bash``, ``deny: [mcp__github]``)? Such
+        a tool is not offered to the model at all."""
+        return any(rule.covers_tool(tool_name) and rule.whole_tool() for rule in self.deny)
+
+    def read_denied(self, path: Path) -> bool:
+        """Would a deny rule refuse ``Read`` on ``path``? A search leaves such a file out (``ToolContext``), as
+        Claude Code applies its Read rules to Grep."""
+        rules = [rule for rule in self.deny if rule.covers_tool("Read")]
+        if not rules:
+            return False
+        from catcode.safety.path_rules import target
+
+        places = (target(str(path), self.project_root, real=False), target(str(path), self.project_root, real=True))
+        return any(rule.matches_path("Read", places) for rule in rules)
+
+    def _places(self, tool: Tool, key: str | None) -> tuple[Target, Target] | None:
+        """For a file tool: its path as given and where it really is (links followed); None for other tools."""
+        if key is None or tool.key_arg not in ("file_path", "path"):
+            return None
+        from catcode.safety.path_rules import target
+
+        return target(key, self.project_root, real=False), target(key, self.project_root, real=True)
+
+    def _denies(self, rule: Rule, tool: Tool, key: str | None, shell: bool, places: tuple[Target, ...] | None) -> bool:
+        """A deny rule is broad: a command line anywhere in it, a path as given or where it really is."""
+        if shell:
+            return _deny_shell(rule, key)
+        if places is not None:
+            return rule.matches_path(tool.name, places)
+        return rule.matches(tool.name, key)
 
     def _named(self, tool: Tool) -> bool:
         """Is the whole tool allowed by name (a rule without a pattern, or "always" this session)?"""
         rules = (*self.allow, *self.session_rules)
         return tool.name in self.session_allowed or any(r.covers_tool(tool.name) and r.pattern is None for r in rules)
 
-    def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool) -> bool:
+    def _allowed_by_rule(self, tool: Tool, key: str | None, shell: bool, places: tuple[Target, ...] | None) -> bool:
         rules = [r for r in (*self.allow, *self.session_rules) if r.covers_tool(tool.name)]
         if shell:
             # Every simple command must be covered; substitutions and redirections never are (shell_rules).
             from catcode.safety.shell_rules import allow_covers
 
             return bool(rules) and allow_covers([r.pattern for r in rules], key or "")
+        if places is not None:  # an allow rule is strict: where the file really is
+            return any(rule.matches_path(tool.name, places[1:]) for rule in rules)
         return any(rule.matches(tool.name, key) for rule in rules)
 
     def remember(self, tool: Tool, decision: Decision) -> None:
@@ -197,18 +233,6 @@ class PermissionPolicy:
                     self.session_rules.append(rule)
         else:
             self.session_allowed.add(tool.name)
-
-    def _relative(self, raw: str) -> str:
-        path = Path(raw)
-        if self.project_root is not None and not path.is_absolute():
-            path = self.project_root / path
-        if self.project_root is not None:
-            normal = Path(os.path.normpath(path))
-            try:
-                return normal.relative_to(self.project_root).as_posix()
-            except ValueError:
-                return normal.as_posix()
-        return os.path.normpath(raw)
 
     def describe(self) -> str:
         """Mode and rules, for ``/permissions``."""
@@ -227,6 +251,9 @@ class PermissionPolicy:
         return self.mode
 
 
+NO_WRITES = frozenset({PermissionMode.READ_ONLY, PermissionMode.PLAN})
+"""The modes that promise no writes: there an MCP tool's ``readOnlyHint`` is not enough to run it unasked."""
+
 CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.PLAN)
 """The modes Shift+Tab steps through."""
 
@@ -235,6 +262,12 @@ def _deny_shell(rule: Rule, line: str | None) -> bool:
     from catcode.safety.shell_deny import deny_matches
 
     return deny_matches(rule.pattern, line or "")
+
+
+def _reads_only(line: str, project_root: Path | None) -> bool:
+    from catcode.safety.shell_reads import proves_read_only
+
+    return proves_read_only(line, project_root)
 
 
 def _deny_unsure(patterns: list[str | None], line: str | None) -> bool:

@@ -1,6 +1,6 @@
 """Plan mode: the permission mode ``plan`` (``--permission-mode plan``, ``/permissions plan``, Shift+Tab) lets only
 read-only tools run (``PermissionPolicy.check`` refuses the rest); the model researches, then ends planning with
-``exit_plan_mode`` carrying its plan in Markdown. The person sees the plan and either approves it — choosing the
+``ExitPlanMode`` carrying its plan in Markdown. The person sees the plan and either approves it — choosing the
 mode to carry it out in — or keeps planning, with feedback that goes back to the model. Like Claude Code's.
 
 While the mode is on, each request carries a short reminder after the cached prefix (``PlanModeReminder``), so the
@@ -21,7 +21,7 @@ from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
 REMINDER = (
     "Plan mode is on: the person wants a plan before any change. Only read-only tools run (reading, searching, "
     "listing); do not edit files or run commands that change anything. Research what you need, then call "
-    "exit_plan_mode with the complete plan in Markdown; the person approves it or asks for changes."
+    "ExitPlanMode with the complete plan in Markdown; the person approves it or asks for changes."
 )
 DESCRIPTION = (
     "Present your plan for approval and leave plan mode. Call it in plan mode once you have researched enough to "
@@ -31,7 +31,7 @@ DESCRIPTION = (
 
 
 class ExitPlanModeInput(BaseModel):
-    """Input of ``exit_plan_mode``."""
+    """Input of ``ExitPlanMode``."""
 
     plan: str = Field(description="The plan, in Markdown: what will change, where, and in which order.")
 
@@ -55,13 +55,13 @@ NO_TERMINAL = (
 
 
 def exit_plan_mode_tool(policy: PermissionPolicy, ask: PlanAsker | None) -> Tool:
-    """``exit_plan_mode`` for ``policy``; ``ask`` shows the plan to the person (None: nobody can be asked)."""
+    """``ExitPlanMode`` for ``policy``; ``ask`` shows the plan to the person (None: nobody can be asked)."""
 
     def run(args: ExitPlanModeInput, ctx: ToolContext) -> ToolResult:
         if policy.mode is not PermissionMode.PLAN:
             return ToolResult(f"Not in plan mode (the mode is {policy.mode.value}): carry on with the task.")
         if not args.plan.strip():
-            return ToolResult("The plan is empty: write the plan in Markdown and call exit_plan_mode again.", True)
+            return ToolResult("The plan is empty: write the plan in Markdown and call ExitPlanMode again.", True)
         if ask is None:
             return ToolResult(NO_TERMINAL, is_error=True)
         decision = ask(args.plan)
@@ -73,12 +73,12 @@ def exit_plan_mode_tool(policy: PermissionPolicy, ask: PlanAsker | None) -> Tool
         why = f" Their feedback: {decision.feedback}" if decision.feedback else ""
         return ToolResult(
             f"The person did not approve the plan and wants to keep planning.{why} Stay in plan mode: revise the "
-            "plan and call exit_plan_mode again.",
+            "plan and call ExitPlanMode again.",
             is_error=True,
         )
 
     return Tool(
-        name="exit_plan_mode",
+        name="ExitPlanMode",
         description=DESCRIPTION,
         input_model=ExitPlanModeInput,
         function=run,

@@ -9,8 +9,11 @@ one-time consent for the project (``catcode.settings.consent``: remembered in ``
   environment variable sets the mode. accept-edits is included: it lets the model change any project file without
   asking, ``.git/hooks`` and ``.cat-code/`` included, which is one step from running commands.
 - each ``permissions.allow`` rule, except rules for read-only tools (they never ask anyway) and ``write_file``/
-  ``edit_file`` rules confined to the project's own files: a relative glob that does not start with a wildcard,
-  has no ``..`` and stays out of ``.git`` and ``.cat-code``.
+  ``edit_file`` rules confined to the project's own files: a relative pattern with no ``..`` that cannot match a
+  path in ``.git`` or ``.cat-code`` — decided by what the pattern can match (``reaches_protected``), not by its
+  first literal part: ``Write(.git*)``, ``write_file(.g?t/**)``, ``Edit(.gi[t]/**)`` and any pattern that matches
+  at any depth (``Edit(config)`` matches ``.git/config``) need consent; ``Edit(src/**)`` and ``Edit(/README.md)`` do
+  not.
 - each ``permissions.additional_dirs`` and ``permissions.additional_directories`` entry (file tools could read and
   write there).
 - a ``sandbox`` that is weaker than the person's own: mode off (or workspace-write over their read-only), the
@@ -25,6 +28,7 @@ names its file and key) and a relative ``memory.dir`` anchored to its settings f
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -38,7 +42,15 @@ if TYPE_CHECKING:
 
 MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
-_PROTECTED = (".git", ".cat-code")
+PROTECTED = (".git", ".cat-code")
+"""The project's folders a project's own allow rule may never reach without consent: git's (its config and hooks
+run programs) and catcode's (the project's settings, skills and agents)."""
+PROTECTED_SAMPLES = (
+    ".git", ".git/config", ".git/HEAD", ".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git/info/attributes",
+    ".git/modules/lib/config", ".cat-code", ".cat-code/settings.yaml", ".cat-code/settings.local.yaml",
+    ".cat-code/skills/deploy/SKILL.md", ".cat-code/agents/reviewer.md",
+)  # fmt: skip
+"""Representative paths inside ``PROTECTED``: a rule that matches any of them reaches a protected folder."""
 
 Layer = tuple[str, dict[str, Any]]
 
@@ -79,20 +91,39 @@ def mode_of(data: dict[str, Any]) -> str:
 
 
 def rule_needs_consent(rule: str) -> bool:
-    """Whether a project's allow rule could let something run or write outside the project without asking."""
+    """Whether a project's allow rule could let something run, or write outside the project's own files, without
+    asking."""
     from catcode.safety.permission_rules import Rule
     from catcode.tools.facts import PROJECT_FILE_TOOLS, READ_ONLY_TOOLS
 
     parsed = Rule.parse(rule)
     if parsed.tool in READ_ONLY_TOOLS:
         return False
-    if parsed.tool not in PROJECT_FILE_TOOLS or parsed.pattern is None:
+    if parsed.tool not in PROJECT_FILE_TOOLS or parsed.pattern is None or parsed.whole_tool():
         return True
-    pattern = parsed.pattern.strip()
-    if not pattern or pattern[0] in "/~*?[{\\" or ":" in pattern[:3]:
-        return True  # absolute, home-relative, or a leading wildcard that also matches absolute paths
-    parts = PurePosixPath(pattern.removeprefix("./")).parts
-    return ".." in parts or not parts or parts[0] in _PROTECTED
+    return reaches_protected(parsed.pattern)
+
+
+def reaches_protected(pattern: str) -> bool:
+    """Could a file pattern (catcode's spelling, ``path_rules``) match a path outside the project or inside one of
+    its ``PROTECTED`` folders? Yes for an absolute, home-relative or ``..`` pattern; for one that matches at any depth
+    (``config``, ``*.py``, ``**/x``: inside ``.git`` too); for a first folder that is, or whose wildcards could name,
+    a protected one in any case (``.git/**``, ``.g?t/**``, ``.gi[t]/**``, ``.cat-cod?/**``, ``*/config``); and, as a
+    second reading of the same question, for a pattern that matches one of the ``PROTECTED_SAMPLES``."""
+    from catcode.safety.path_rules import Target, floats, matches
+
+    text = pattern.strip()
+    if not text or text[0] in "/~" or "\\" in text or ":" in text[:3]:
+        return True  # absolute, home-relative, escaped (gitignore's backslash), or a drive letter
+    parts = PurePosixPath(text.removeprefix("./")).parts
+    if not parts or ".." in parts:
+        return True
+    if floats(text):
+        return True  # at any depth: inside .git too (.git/config, .git/modules/<name>/…)
+    first = parts[0].lower()
+    if any(fnmatch.fnmatchcase(name, first) for name in PROTECTED):
+        return True
+    return any(matches(text, Target("/" + sample, sample)) for sample in PROTECTED_SAMPLES)
 
 
 def consent_items(

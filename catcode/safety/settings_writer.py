@@ -15,7 +15,7 @@ import yaml
 
 from catcode.errors import ConfigError
 from catcode.fsutil import atomic_write_text, ensure_private_dir
-from catcode.safety.trusted_settings import settings_layers
+from catcode.safety.trusted_settings import check_project_file, settings_layers
 from catcode.settings.config import Layer, Settings, read_settings_file, validate_layers
 from catcode.settings.consent import ConsentItem, ConsentStore
 
@@ -64,8 +64,8 @@ def checked_write(
     """Validate the settings as they would be with ``target`` holding ``new_data``, then write it (0600)."""
     if not isinstance(new_data, dict):
         raise ConfigError(f"{target}: settings must be a mapping")
-    if target.resolve() != (home / "settings.yaml").resolve() and _sets_memory_dir(new_data):
-        raise ConfigError(f"{target}: memory.dir may only be set in {home / 'settings.yaml'}")
+    if target.resolve() != (home / "settings.yaml").resolve():
+        check_project_file(target, new_data, home)
     layers = settings_layers(home, project_root, env, {})
     replaced: list[Layer] = [(name, new_data if Path(name) == target else data) for name, data in layers]
     if not any(Path(name) == target for name, _ in layers):
@@ -74,11 +74,6 @@ def checked_write(
     ensure_private_dir(target.parent)
     atomic_write_text(target, yaml.safe_dump(new_data, sort_keys=False, allow_unicode=True))
     return settings
-
-
-def _sets_memory_dir(data: dict[str, Any]) -> bool:
-    memory = data.get("memory")
-    return isinstance(memory, dict) and "dir" in memory
 
 
 def rule_consent(rule: str) -> ConsentItem:

@@ -16,17 +16,23 @@ from typing import NamedTuple
 
 
 class Danger(NamedTuple):
-    """One row: ``option`` of ``program`` is dangerous because ``why``."""
+    """One row: ``option`` of ``program`` is dangerous because ``why``; a ``global_only`` row counts only among the
+    program's global options, before its subcommand (``git -c x=y log`` sets configuration; ``git grep -c`` counts
+    matches)."""
 
     program: str
     option: str
     why: str
+    global_only: bool = False
 
 
 SED_SCRIPT = "<script: w W e r R, s///w s///e>"
 AWK_PROGRAM = "<program: system() | > getline>"
 
 TABLE: tuple[Danger, ...] = (
+    Danger("git", "-c", "sets configuration: an alias, core.fsmonitor or protocol.ext.allow runs a program", True),
+    Danger("git", "-C", "runs git in another folder, with that repository's configuration and hooks", True),
+    Danger("git", "--bare", "reads the folder as a repository: a config file there decides what runs", True),
     Danger("git", "--output", "diff/log write the patch to any file"),
     Danger("git", "--no-index", "diff reads files outside the repository"),
     Danger("git", "--ext-diff", "runs the configured external diff program"),
@@ -120,6 +126,16 @@ TABLE: tuple[Danger, ...] = (
 )
 """Every dangerous option; a test per row."""
 
+GIT_VALUED = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
+                        "--attr-source"})  # fmt: skip
+"""git's global options that take the next word as their value (``--git-dir=…`` works too)."""
+GIT_HARMLESS = frozenset({
+    "--no-pager", "-P", "-p", "--paginate", "--no-replace-objects", "--no-lazy-fetch", "--literal-pathspecs",
+    "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks", "--no-advice",
+})  # fmt: skip
+"""git's global options that change nothing a rule is about: a rule for ``git log`` covers ``git --no-pager log``,
+and the rule offered for ``git --no-pager log`` is ``bash(git log*)``."""
+
 _ALIASES = {"gawk": "awk", "mawk": "awk", "nawk": "awk", "gsed": "sed", "pip3": "pip", "gtar": "tar"}
 _BY_PROGRAM: dict[str, list[Danger]] = {}
 for _row in TABLE:
@@ -130,6 +146,26 @@ def program_of(word: str) -> str:
     """The table's name for a command word (``/usr/bin/gawk`` is ``awk``)."""
     name = os.path.basename(word)
     return _ALIASES.get(name, name)
+
+
+def subcommand_at(words: tuple[str, ...] | list[str]) -> int:
+    """Where git's subcommand is in ``words`` (``git -C sub status`` → 3), after its global options; for any other
+    program, 1 (its first argument)."""
+    if not words or program_of(words[0]) != "git":
+        return 1
+    index = 1
+    while index < len(words) and words[index].startswith("-"):
+        index += 2 if words[index] in GIT_VALUED else 1
+    return min(index, len(words))
+
+
+def plain_words(words: tuple[str, ...] | list[str]) -> list[str]:
+    """``words`` without git's harmless global options (``GIT_HARMLESS``), which rules look through."""
+    words = list(words)
+    if not words or program_of(words[0]) != "git":
+        return words
+    at = subcommand_at(words)
+    return [words[0], *(w for w in words[1:at] if w not in GIT_HARMLESS), *words[at:]]
 
 
 def rows(program: str) -> list[Danger]:
@@ -151,7 +187,7 @@ def uses(word: str, option: str) -> bool:
 
 def found(words: tuple[str, ...] | list[str], start: int, named: set[str]) -> Danger | None:
     """The first row that an argument of ``words`` after ``start`` uses and ``named`` (a rule's own words) does not
-    spell out; None when there is none."""
+    spell out (in any of the spellings ``uses`` knows); None when there is none."""
     table = rows(words[0]) if words else []
     if not table:
         return None
@@ -160,8 +196,13 @@ def found(words: tuple[str, ...] | list[str], start: int, named: set[str]) -> Da
         if word == "--":
             break
         arguments.append(word)
+    global_options = list(words[max(start, 1) : subcommand_at(words)])
     for row in table:
-        if row.option in named or any(n.startswith(row.option + "=") for n in named):
+        if any(uses(word, row.option) for word in named):
+            continue  # the rule spells the option out
+        if row.global_only:
+            if any(uses(word, row.option) for word in global_options if word.startswith("-")):
+                return row
             continue
         if row.option == SED_SCRIPT:
             if any(_sed_risky(a) for a in _programs(arguments, ("-e", "--expression"), _SED_VALUED)):

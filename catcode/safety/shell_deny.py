@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from catcode.safety.shell_danger import plain_words
 from catcode.safety.shell_parse import loose_pieces, parse, unresolved
 from catcode.safety.shell_rules import rule_words
 from catcode.safety.shell_static import TooLarge, expand_line
@@ -31,7 +32,7 @@ def deny_matches(pattern: str | None, line: str) -> bool:
     """Does a deny pattern (``None``: the whole tool) match any part of ``line`` (see the module docstring)?"""
     if pattern is None or pattern.strip() in ("*", "**"):
         return True
-    rule = rule_words(pattern)
+    rule = plain_words(rule_words(pattern))  # git's harmless global options, looked through as allow rules do
     if not rule:
         return False
     flat_pattern = " ".join(rule)

@@ -23,6 +23,8 @@ import re
 import shlex
 
 from catcode.safety.shell_danger import found as dangerous_option
+from catcode.safety.shell_danger import plain_words, subcommand_at
+from catcode.safety.shell_danger import rows as danger_rows
 from catcode.safety.shell_parse import SimpleCommand, parse, unresolved
 from catcode.safety.shell_static import has_braces
 
@@ -68,8 +70,10 @@ def command_covered(pattern: str, command: SimpleCommand) -> bool:
     """Does one allow pattern cover one simple command?"""
     if not command.words or command.dynamic or command.redirects or command.assignments:
         return False
-    text = command.text
-    pattern = " ".join(rule_words(pattern))
+    words = plain_words(command.words)  # git's harmless global options are looked through, on both sides
+    text = " ".join(words)
+    named = plain_words(rule_words(pattern))
+    pattern = " ".join(named)
     prefix = _prefix(pattern)
     if prefix is not None:
         if not (text == prefix or text.startswith(prefix + " ")):
@@ -79,7 +83,7 @@ def command_covered(pattern: str, command: SimpleCommand) -> bool:
         covered = 0
     else:
         return False
-    return dangerous_option(command.words, covered, set(rule_words(pattern))) is None
+    return dangerous_option(words, covered, set(named)) is None
 
 
 def _literal_glob(pattern: str) -> re.Pattern[str]:
@@ -91,35 +95,48 @@ def _literal_glob(pattern: str) -> re.Pattern[str]:
 
 
 def _prefix(pattern: str) -> str | None:
-    """``git status`` for ``git status*``, ``git status *`` or Claude Code's ``git status:*``; None for other
-    patterns."""
+    """``git status`` for ``git status*`` or ``git status *`` (Claude Code's ``git status:*`` is read as the latter
+    by ``Rule.parse``); None for other patterns."""
     if not pattern.endswith("*") or pattern.endswith("**"):
         return None
-    head = pattern[:-2] if pattern.endswith(":*") else pattern[:-1]
-    head = head.rstrip()
+    head = pattern[:-1].rstrip()
     if not head or any(ch in head for ch in "*?["):
         return None
     return head
 
 
 def suggest_rules(line: str) -> list[str]:
-    """The scoped rules offered when the person answers "always" to ``line``: one ``bash(<prefix>*)`` per
-    simple command (``git status*`` for ``git status --short``). Empty when the line cannot be covered by rules
-    at all (substitutions, redirections, expansions)."""
+    """The scoped rules offered when the person answers "always" to ``line``: per simple command, the narrowest
+    ``Bash(<prefix>*)`` that covers it — the program and, for ``MULTI_WORD`` programs, what it does (``git status*``
+    for ``git status --short``, and for ``git --no-pager status`` too: harmless global options are looked through);
+    words a prefix rule may not skip are spelled out (``git -C sub status*``). Empty when the line cannot be covered
+    by rules at all (substitutions, redirections, expansions)."""
     parsed = parse(line)
     if not parsed.plain or not parsed.commands:
         return []
     rules: list[str] = []
     for command in parsed.commands:
-        words = command.words
-        keep = 2 if len(words) > 1 and os.path.basename(words[0]) in MULTI_WORD and _plain_word(words[1]) else 1
-        head = " ".join(words[:keep])
-        if any(ch in head for ch in "*?[]()"):
+        rule = _narrowest(command)
+        if rule is None:
             return []
-        rule = f"bash({head}*)"
         if rule not in rules:
             rules.append(rule)
     return rules
+
+
+def _narrowest(command: SimpleCommand) -> str | None:
+    """The shortest prefix rule that covers ``command``, at least its program and its subcommand."""
+    words = plain_words(command.words)
+    at = subcommand_at(words)
+    keep = at + 1 if len(words) > at and os.path.basename(words[0]) in MULTI_WORD and _plain_word(words[at]) else 1
+    for end in range(keep, len(words) + 1):
+        if not command_covered(" ".join(shlex.quote(word) for word in words[:end]) + "*", command):
+            continue
+        if end < len(words) and any(row.option == words[end - 1] for row in danger_rows(words[0])):
+            end += 1  # a dangerous option spelled out: with its value (sort -o out*, not sort -o*)
+        head = " ".join(shlex.quote(word) for word in words[:end])
+        return None if any(ch in head for ch in "*?[]()") else f"Bash({head}*)"
+    return None
 
 
 def _plain_word(word: str) -> bool:

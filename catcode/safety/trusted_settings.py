@@ -11,8 +11,30 @@ from catcode.errors import ConfigError
 from catcode.safety.project_trust import anchor_memory_dir, check_rules, mode_of, trusted_layers
 from catcode.settings.config import ENV_VARS, Layer, Settings, has_key, read_settings_file, set_key, validate_layers
 from catcode.settings.consent import Asker
+from catcode.settings.providers import USER_ONLY
 
 # Any: settings layers are YAML data until pydantic validates them; consent keywords are passed through.
+
+
+def check_project_file(path: Path, data: dict[str, Any], home: Path) -> None:
+    """``ConfigError`` when a project's settings file sets what only the person's own settings may: where memories
+    are written, the base prompt, the provider and its options."""
+    for key, why in (("dir", "redirect where memories are written"), ("project_key", "pick its memory folder")):
+        if has_key(data, ("memory", key)):
+            raise ConfigError(
+                f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
+            )
+    if "system_prompt" in data:  # the base prompt is the person's to replace, not a cloned repository's
+        raise ConfigError(
+            f"{path}: system_prompt may only be set in {home / 'settings.yaml'} or with --system-prompt "
+            "(a project adds instructions with AGENTS.md or append_system_prompt)"
+        )
+    for key in USER_ONLY:
+        if key in data:
+            raise ConfigError(
+                f"{path}: {key} may only be set in {home / 'settings.yaml'} (a project must not choose where "
+                "your requests and credentials go)"
+            )
 
 
 def settings_layers(
@@ -36,16 +58,7 @@ def settings_layers(
     for name in ("settings.yaml", "settings.local.yaml"):
         path = project_dir / name
         data = read_settings_file(path)
-        for key, why in (("dir", "redirect where memories are written"), ("project_key", "pick its memory folder")):
-            if has_key(data, ("memory", key)):
-                raise ConfigError(
-                    f"{path}: memory.{key} may only be set in {home / 'settings.yaml'} (a project must not {why})"
-                )
-        if "system_prompt" in data:  # the base prompt is the person's to replace, not a cloned repository's
-            raise ConfigError(
-                f"{path}: system_prompt may only be set in {home / 'settings.yaml'} or with --system-prompt "
-                "(a project adds instructions with AGENTS.md or append_system_prompt)"
-            )
+        check_project_file(path, data, home)
         project.append((str(path), data))
     env_layer: dict[str, Any] = {}
     for var, keys in ENV_VARS.items():

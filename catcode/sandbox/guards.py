@@ -1,14 +1,16 @@
-"""The project paths a fenced command must neither change nor create: ``.git/hooks``, ``.git/config`` and
-``.cat-code/``. A planted hook or setting would run later, outside the fence (the next ``git commit``, the next
+"""The project paths a fenced command must neither change nor create: every row of ``git_files.GIT_FILES`` in the
+project's repository (its config, hooks, ``commondir``, ``info/``, alternates, worktrees, submodules...) and
+``.cat-code/``. A planted hook or setting would run later, outside the fence (the next ``git status``, the next
 catcode start).
 
-Each is mounted read-only over itself (in a linked worktree or submodule, those of the repository its ``.git`` file
-names). ``.git`` is also mounted over itself (writable): a mount point cannot be
-renamed or removed, so ``mv .git x && mkdir .git`` cannot swap in a new repository round the read-only parts. A path
-that does not exist yet cannot be mounted, and an absent one could be created: it gets an empty placeholder (a
-folder, or an empty file for ``.git/config``) mounted read-only for the command's lifetime, and removed after the
-last running command that needed it ends, if still empty. Inside the fence the placeholder is an empty read-only
-folder: git sees no repository there and ``git init`` fails, as it must (it would write hooks and config)."""
+Each is mounted read-only over itself (in a linked worktree or submodule, in the repository its ``.git`` file
+names, and in the worktree's own git folder). The git folders are also mounted over themselves (writable): a mount
+point cannot be renamed or removed, so ``mv .git x && mkdir .git`` cannot swap in a new repository round the
+read-only parts. A path that does not exist yet cannot be mounted, and an absent one could be created: it gets a
+placeholder (an empty folder, or a file holding what git assumes when it is missing) mounted read-only for the
+command's lifetime, and removed after the last running command that needed it ends, if still as it was made.
+Without any ``.git`` the placeholder is an empty read-only folder: git sees no repository there and ``git init``
+fails, as it must (it would write hooks and config)."""
 
 from __future__ import annotations
 
@@ -16,27 +18,34 @@ import os
 import threading
 from pathlib import Path
 
+from catcode.sandbox.git_files import GIT_FILES
+
+Mount = tuple[Path, list[str]]
+"""A path and the bwrap arguments that mount something on it."""
+
 _lock = threading.Lock()
 _users: dict[Path, int] = {}  # placeholder → running commands that mount it (concurrent subagents share one)
-_created: set[Path] = set()  # placeholders this process made (only those are ever removed)
+_created: dict[Path, str | None] = {}  # placeholders this process made (only those are ever removed) → content
 
 
-def _acquire(path: Path, folder: bool) -> bool:
-    """Make sure ``path`` exists for one more command; False when it cannot be made (the command could not either:
-    it runs with the same rights)."""
+def _acquire(path: Path, content: str | None) -> bool:
+    """Make sure ``path`` exists for one more command (``content`` None: a folder); False when it cannot be made
+    (the command could not either: it runs with the same rights)."""
     with _lock:
         if path in _users:
             _users[path] += 1
             return True
         if not os.path.lexists(path):
             try:
-                if folder:
+                if content is None:
                     path.mkdir(mode=0o755)
                 else:
-                    path.touch(mode=0o644, exist_ok=False)
+                    path.parent.mkdir(parents=True, exist_ok=True)  # objects/info, in a repository without it
+                    with path.open("x", encoding="utf-8") as handle:
+                        handle.write(content)
             except OSError:
                 return False
-            _created.add(path)
+            _created[path] = content
         _users[path] = 1
         return True
 
@@ -49,48 +58,55 @@ def _release(path: Path) -> None:
         del _users[path]
         if path not in _created:
             return
-        _created.discard(path)
+        content = _created.pop(path)
         try:
-            if path.is_dir() and not path.is_symlink():
-                path.rmdir()  # only when still empty
-            elif path.is_file() and path.stat().st_size == 0:
+            if content is None:
+                if path.is_dir() and not path.is_symlink():
+                    path.rmdir()  # only when still empty
+            elif path.is_file() and not path.is_symlink() and path.read_text(encoding="utf-8") == content:
                 path.unlink()
         except OSError:
             pass
 
 
 class Guards:
-    """The bwrap arguments that hold the protected paths of one project read-only, for one command; ``release``
-    (always called, once the command has ended) removes the placeholders no other command still needs."""
+    """The mounts that hold the protected paths of one project read-only, for one command; ``release`` (always
+    called, once the command has ended) removes the placeholders no other command still needs."""
 
     def __init__(self, project: Path) -> None:
-        self.args: list[str] = []
+        self.mounts: list[Mount] = []
         self._held: list[Path] = []
         git = project / ".git"
-        if git.is_dir() and not git.is_symlink():
-            self._repository(git)
+        with _lock:
+            placeholder = git in _created  # another command's empty ``.git``: no repository to guard inside
+        if git.is_dir() and not git.is_symlink() and not placeholder:
+            self._repository(git, shared=True)
         else:
             # No ``.git`` at all: an empty read-only one, so that none can be created. A ``.git`` file (a linked
             # worktree, a submodule) stays as it is, so that it cannot be pointed elsewhere; the repository it
-            # names is writable like ``.git`` (commits work), its hooks and config read-only.
-            self._read_only(git, folder=True)
-            for folder in linked_git_dirs(git):
-                self._repository(folder)
-        self._read_only(project / ".cat-code", folder=True)
+            # names is writable like ``.git`` (commits work), what git reads its settings and programs from is not.
+            self._read_only(git, None)
+            folders = linked_git_dirs(git)
+            for index, folder in enumerate(folders):
+                self._repository(folder, shared=index == 0)
+        self._read_only(project / ".cat-code", None)
 
-    def _repository(self, folder: Path) -> None:
+    def _repository(self, folder: Path, *, shared: bool) -> None:
         # Mounted over itself: a mount point cannot be renamed away and replaced.
-        self.args += ["--bind", str(folder), str(folder)]
-        self._read_only(folder / "hooks", folder=True)
-        self._read_only(folder / "config", folder=False)
-        if (folder / "config.worktree").exists():
-            self._read_only(folder / "config.worktree", folder=False)
+        self.mounts.append((folder, ["--bind", str(folder), str(folder)]))
+        for row in GIT_FILES:
+            if not (row.shared if shared else row.per_worktree):
+                continue
+            path = folder / row.path
+            if row.placeholder is None and not row.folder and not os.path.lexists(path):
+                continue
+            self._read_only(path, None if row.folder else row.placeholder)
 
-    def _read_only(self, path: Path, *, folder: bool) -> None:
+    def _read_only(self, path: Path, content: str | None) -> None:
         # Existing paths are counted too: one may be another command's placeholder, which must outlive this one.
-        if _acquire(path, folder):
+        if _acquire(path, content):
             self._held.append(path)
-            self.args += ["--ro-bind", str(path), str(path)]
+            self.mounts.append((path, ["--ro-bind", str(path), str(path)]))
 
     def release(self) -> None:
         """Give back this command's placeholders."""
@@ -100,8 +116,9 @@ class Guards:
 
 
 def linked_git_dirs(git_file: Path) -> list[Path]:
-    """The folders a ``.git`` file (``gitdir: …``) makes part of the repository: its git dir and, for a linked
-    worktree, the common dir (objects, refs, hooks and config of the main repository). Empty when it is not one."""
+    """The folders a ``.git`` file (``gitdir: …``) makes part of the repository: the common dir (objects, refs,
+    hooks and config of the main repository) first, for a linked worktree, then its own git dir. Empty when it is
+    not one."""
     try:
         with git_file.open("rb") as handle:
             text = handle.read(4096).decode("utf-8", "replace")
@@ -118,5 +135,4 @@ def linked_git_dirs(git_file: Path) -> list[Path]:
     except OSError:
         return [gitdir]
     common = (common if common.is_absolute() else gitdir / common).resolve()
-    # The common dir first: its mount would otherwise cover what is mounted inside it (the git dir is in it).
     return [common, gitdir] if common.is_dir() and common != gitdir else [gitdir]

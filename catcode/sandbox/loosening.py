@@ -1,5 +1,6 @@
 """What a project's settings may not do to the fence without the person's consent: turn it off (or to a weaker mode
-than the person's own), turn the network on, add writable folders. Tightening it (``read-only``) needs nothing.
+than the person's own), turn the network on, add writable folders, give back a hidden path (``readable``), pass a
+secret-looking variable (``env``). Tightening it (``read-only``, more ``hidden`` paths) needs nothing.
 Used by ``project_trust`` on each project layer before the merge; what was refused is dropped from the layer."""
 
 from __future__ import annotations
@@ -13,6 +14,14 @@ if TYPE_CHECKING:
 
 STRENGTH = {"read-only": 0, "workspace-write": 1, "off": 2}
 """How much each mode lets a command do; a project may only stay at or below the person's own."""
+
+
+_LISTS = {
+    "writable": "writable folder",
+    "readable": "hidden path given back:",
+    "env": "secret-looking variable passed:",
+}
+"""The list settings whose every entry loosens the fence, and how the consent question names one."""
 
 
 def _switch(value: Any) -> Any:
@@ -35,11 +44,12 @@ def sandbox_items(data: dict[str, Any], where: str, user: Any) -> list[ConsentIt
         items.append(ConsentItem("settings", "sandbox.mode", f"sandbox mode {mode} ({where})", str(mode)))
     if _switch(sandbox.get("network")) == "on" and _switch(base.get("network")) != "on":
         items.append(ConsentItem("settings", "sandbox.network", f"sandbox network on ({where})", "on"))
-    writable = sandbox.get("writable")
-    for folder in writable if isinstance(writable, list) else []:
-        if isinstance(folder, str):
-            summary = f"sandbox writable folder {folder} ({where})"
-            items.append(ConsentItem("settings", f"sandbox.writable {folder}", summary, folder))
+    for key, what in _LISTS.items():
+        values = sandbox.get(key)
+        for value in values if isinstance(values, list) else []:
+            if isinstance(value, str):
+                summary = f"sandbox {what} {value} ({where})"
+                items.append(ConsentItem("settings", f"sandbox.{key} {value}", summary, value))
     return items
 
 
@@ -52,6 +62,7 @@ def without_refused(data: dict[str, Any], refused: set[str]) -> dict[str, Any]:
     for key in ("mode", "network"):
         if f"settings:sandbox.{key}" in refused:
             kept.pop(key, None)
-    if isinstance(kept.get("writable"), list):
-        kept["writable"] = [v for v in kept["writable"] if f"settings:sandbox.writable {v}" not in refused]
+    for key in _LISTS:
+        if isinstance(kept.get(key), list):
+            kept[key] = [v for v in kept[key] if f"settings:sandbox.{key} {v}" not in refused]
     return {**data, "sandbox": kept}

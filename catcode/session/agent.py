@@ -108,10 +108,11 @@ class Agent:
         recalled = recall_safely(self.recall, text, self.attached.names(self.messages))
         created, added = self._add_user_text(text, context, images)
         start = len(self.messages) - 1
-        if recalled is not None:  # before the person's text: what it found first, the question last
-            at = len(self.messages[start].content) - added  # the person's text: the first block this turn added
-            self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
-            self.events.on_recall(recalled)
+        if recalled is not None:
+            if recalled.text:  # before the person's text: what it found first, the question last
+                at = len(self.messages[start].content) - added  # the person's text: the first block this turn added
+                self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
+            self.events.on_recall(recalled)  # also when nothing was found, or recall was skipped: the front end says
         try:
             while result.rounds < self.max_tool_rounds:
                 result.rounds += 1
@@ -155,7 +156,7 @@ class Agent:
         response = self.provider.chat(
             [*self.attached.for_request(self.messages), *outcome.appended],
             self.system_prompt,
-            self.tools.specs(),
+            self.tools.specs(self.policy.denies_whole),  # a tool denied as a whole is not offered at all
             self.options,
             on_text=self._on_text,
         )

@@ -34,6 +34,9 @@ class AgentEvents:
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
         """A tool finished (or was refused)."""
 
+    def on_denied(self, call: ToolUseBlock, reason: str) -> None:
+        """A call was refused before it ran: by a rule, the mode, a hook or the person (``permission_denials``)."""
+
     def on_notice(self, text: str) -> None:
         """A one-line notice for the person (compaction, limits)."""
 
@@ -45,7 +48,8 @@ class AgentEvents:
         """Live output of the running tool (called from the tool's reader thread)."""
 
     def on_recall(self, recalled: Recalled) -> None:
-        """Per-turn recall attached memories to the person's message (``memory.auto_recall.Recalled``)."""
+        """What per-turn recall did for the person's message (``memory.auto_recall.Recalled``): the memories it
+        attached, none, or why it was skipped."""
 
 
 @dataclass

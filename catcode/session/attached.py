@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import Message
 from catcode.session.loop_seams import Recall
 
@@ -62,8 +63,19 @@ class McpClient(Protocol):
 
 
 class Subagents(Protocol):
-    """``extensions.subagents.runner.SubagentScope`` (what the task tool runs subagents in); read through the
-    session by tests only."""
+    """``extensions.subagents.runner.SubagentScope`` (what the task tool runs subagents in): the SDK's hooks and
+    agent definitions join it through the session."""
+
+    tool_hooks: Callable[[HookManager], None] | None
+    """Registers the tool hooks (the user's, the SDK's) on a subagent's ``HookManager``."""
+
+    def add_agent(self, definition: Any) -> None:
+        """Offer one more subagent (an ``AgentDefinition``) through the Task tool."""
+        ...
+
+    def agent_names(self) -> list[str]:
+        """The subagents the Task tool offers."""
+        ...
 
 
 class Checkpoints(Protocol):

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from catcode.boundary import wrap
+
 if TYPE_CHECKING:
     from catcode.conversation.messages import ImageBlock
 
@@ -67,7 +69,7 @@ def attach_all(text: str, project_root: Path, *, images: bool = True) -> tuple[s
         cut = more or len(content) > MAX_CHARS
         body = content[:MAX_CHARS] + ("\n[… cut: the rest of the file is not attached]" if cut else "")
         rel = path.relative_to(root).as_posix()
-        blocks.append(f'<file path="{rel}">\n{body.rstrip()}\n</file>')
+        blocks.append(wrap("file", body.rstrip(), path=rel))
         shown = content[:MAX_CHARS]
         found.append(Attached(rel, shown.count("\n") + (bool(shown) and not shown.endswith("\n")), cut))
     if not blocks:

@@ -5,6 +5,7 @@ to cut.
 
 from __future__ import annotations
 
+from catcode.boundary import wrap
 from catcode.conversation.messages import Message, ToolResultBlock
 from catcode.conversation.transcript import TranscriptStyle, render_transcript
 from catcode.providers.base import ChatOptions, LLMProvider
@@ -60,7 +61,7 @@ def summarise(provider: LLMProvider, config: CompactConfig, head: list[Message],
     style = TranscriptStyle(call_chars=_TOOL_INPUT_CHARS, result_chars=config.tool_result_max_chars)
     transcript = render_transcript(head, style)
     focus_line = f"Focus the summary on: {focus}\n\n" if focus else ""
-    prompt = f"{SUMMARY_INSTRUCTIONS}\n\n{focus_line}<transcript>\n{transcript}\n</transcript>"
+    prompt = f"{SUMMARY_INSTRUCTIONS}\n\n{focus_line}{wrap('transcript', transcript)}"
     options = ChatOptions(max_tokens=config.summary_max_tokens, temperature=0.3, purpose="compact")
     text = provider.chat([Message.user(prompt)], SUMMARY_SYSTEM, [], options).text.strip()
     if not text:

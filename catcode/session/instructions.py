@@ -16,20 +16,21 @@ inside ``$CATCODE_HOME``) and it is a regular file: ``AGENTS.md -> /proc/self/en
 is skipped with one line. A link loop is skipped with one line. No more than ``MAX_FILE_BYTES`` + 1 bytes of a
 file are ever read (a 1 GiB sparse file costs nothing).
 
-The text is read once per session and sits in the cached system prompt: byte-identical while the files are
-unchanged.
+Each file's text sits in an ``<instructions source="…">`` block it cannot close (``boundary.wrap``): a cloned
+project's file cannot end its block and go on as catcode's own prompt. The text is read once per session and sits
+in the cached system prompt: byte-identical while the files are unchanged.
 
 Precedence against memory: instructions are written by people, memory by the agent; when they disagree, the
 instructions win (the system prompt says so)."""
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catcode.boundary import wrap
+from catcode.confined import Refused, read_inside
 from catcode.log import get_logger
 
 log = get_logger(__name__)
@@ -97,55 +98,28 @@ def load(home: Path, project_root: Path, cwd: Path) -> Instructions:
             continue
         total += len(text)
         result.files.append(path)
-        parts.append(f"## {shown(path, project_root, home)}\n\n{text.strip()}")
+        name = shown(path, project_root, home)
+        parts.append(f"## {name}\n\n{wrap('instructions', text.strip(), source=name)}")
     if parts:
         result.section = HEADER + "\n\n" + "\n\n".join(parts)
     return result
 
 
 def _expand(path: Path, boundary: Path, depth: int, seen: set[Path], result: Instructions) -> str | None:
-    real = _confined(path, boundary, result)
-    if real is None:
+    try:
+        data = read_inside(path, boundary, MAX_FILE_BYTES, where="the project")
+        real = path.resolve(strict=True)
+    except (Refused, OSError, RuntimeError) as exc:
+        why = str(exc) if isinstance(exc, Refused) else "cannot be read"
+        result.warnings.append(f"Instructions: {path.name} skipped ({why})")
         return None
     if real in seen:
         return ""
     seen.add(real)
-    data = _read_capped(real, path, result)
-    if data is None:
-        return None
     text = data.decode("utf-8", errors="replace")
     if len(data) > MAX_FILE_BYTES or len(text) > MAX_FILE_CHARS:
         text = text[:MAX_FILE_CHARS] + f"\n[… {path.name} cut at {MAX_FILE_CHARS:,} characters]"
     return _IMPORT.sub(lambda m: _import(m, real.parent, boundary, depth, seen, result), text)
-
-
-def _confined(path: Path, boundary: Path, result: Instructions) -> Path | None:
-    """The real path of ``path`` when it is inside ``boundary``; else None, with one line saying why."""
-    try:
-        real = path.resolve(strict=True)
-    except (OSError, RuntimeError) as exc:
-        loop = isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == 40  # ELOOP
-        why = "a symlink loop" if loop else (getattr(exc, "strerror", None) or "cannot be read")
-        result.warnings.append(f"Instructions: {path.name} skipped ({why})")
-        return None
-    if real != boundary and boundary not in real.parents:
-        result.warnings.append(f"Instructions: {path.name} skipped (a link to outside the project)")
-        return None
-    return real
-
-
-def _read_capped(real: Path, path: Path, result: Instructions) -> bytes | None:
-    """At most ``MAX_FILE_BYTES`` + 1 bytes of a regular file (never a FIFO, device or directory)."""
-    try:
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        result.warnings.append(f"Instructions: cannot read {path}: {exc.strerror}")
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            result.warnings.append(f"Instructions: {path.name} skipped (not a regular file)")
-            return None
-        return handle.read(MAX_FILE_BYTES + 1)
 
 
 def _import(match: re.Match[str], base: Path, boundary: Path, depth: int, seen: set[Path], result: Instructions) -> str:

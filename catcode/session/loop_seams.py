@@ -3,13 +3,14 @@
 - ``Compactor`` (``compaction.Compactor``) keeps the conversation under the token budget before each request; what
   it returns is ``Compacted`` (``compaction.CompactionResult``).
 - ``Recall`` (``memory.auto_recall.AutoRecall``) searches memory with the person's text before the first request
-  of a turn; what it found is ``Recalled`` (``memory.auto_recall.Recalled``), attached to that text for the requests
-  only. ``recall_safely`` asks it without ever failing the turn.
+  of a turn (``begin`` starts it as soon as the text is known); what it found is ``Recalled``
+  (``memory.auto_recall.Recalled``), attached to that text for the requests only, or why it was skipped.
+  ``recall_safely`` asks it without ever failing the turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from catcode.conversation.messages import Message
@@ -74,22 +75,36 @@ class Recalled(Protocol):
 
     @property
     def elapsed_ms(self) -> float:
-        """How long the search took."""
+        """How long the search took, from the moment the text was known."""
+        ...
+
+    @property
+    def skipped(self) -> str:
+        """Why recall did not run to the end for this text ("slow: …"), "" when it did."""
         ...
 
 
-Recall = Callable[[str, frozenset[str]], Recalled | None]
-"""The person's text and the names already attached to the conversation → what to attach (None: nothing)."""
+class Recall(Protocol):
+    """Per-turn recall: ``begin`` with the person's text as soon as it is known, then call it with that text."""
+
+    def begin(self, text: str) -> None:
+        """Start searching for ``text`` now, in the background."""
+        ...
+
+    def __call__(self, text: str, attached: frozenset[str], /) -> Recalled | None:
+        """The person's text and the names already attached to the conversation → what recall did (None: an empty
+        text)."""
+        ...
 
 
 def recall_safely(recall: Recall | None, text: str, attached: frozenset[str]) -> Recalled | None:
-    """What ``recall`` found for ``text``, leaving out what is ``attached`` already; None when nothing was found or
-    recall failed (logged): a failed search never fails the turn."""
+    """What ``recall`` did for ``text``, leaving out what is ``attached`` already (its ``text`` is empty when
+    nothing was found or it was skipped); None without recall, or when it raised (logged): a failed search never
+    fails the turn."""
     if recall is None:
         return None
     try:
-        recalled = recall(text, attached)
+        return recall(text, attached)
     except Exception:
         log.warning("recall_failed", exc_info=True)
         return None
-    return recalled if recalled is not None and recalled.text else None

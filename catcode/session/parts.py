@@ -63,6 +63,7 @@ class SessionBuilder(Attached):
     notify: Callable[[str], None]  # one line for the person: a notice in the session, or stderr
     interactive: bool  # a person at a prompt (not print mode): exit capture, the session summary, auto sync
     defer_start_up: bool  # start-up work waits for a quiet moment (``Session.start_idle``)
+    message: str = ""  # the person's first message when it is known before the session (print mode), else ""
     # -- what a part adds --
     hooks: HookManager
     tools: ToolRegistry

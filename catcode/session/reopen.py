@@ -219,5 +219,6 @@ def restore(session: Session, chosen: SessionInfo) -> int:
     messages = rebuild(history.read(), chosen.id)
     session.agent.restore(messages)
     session.todos.sync(messages)  # the todo list of the resumed conversation
-    HistoryMarkers(history).resumed(chosen.id)
+    if chosen.id != session.session_id:  # going on under the same id needs no marker: the log is one conversation
+        HistoryMarkers(history).resumed(chosen.id)
     return len(messages)

@@ -61,7 +61,8 @@ def resume_session(session: Session, wanted: str, *, choose: Choose | None = Non
         return Resumption(wanted, unresumed=Unresumed.NO_HISTORY)
     own = session.session_id
     if wanted:
-        chosen = find_session(history, wanted, exclude=own)
+        # ``--resume ID`` in print mode runs under that same id: then the session takes up its own conversation
+        chosen = find_session(history, wanted, exclude=None if own.startswith(wanted) else own)
         if chosen is None:
             return Resumption(wanted, unresumed=Unresumed.UNKNOWN_ID)
     else:

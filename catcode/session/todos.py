@@ -1,7 +1,7 @@
-"""The todo list: the ``todo_write`` tool (the model sends the whole list each call: items of ``content`` and
+"""The todo list: the ``TodoWrite`` tool (the model sends the whole list each call: items of ``content`` and
 ``status`` pending | in_progress | completed, at most one in progress), the session's ``TodoList``, and ``/todos``.
 
-The list lives in the conversation — the latest ``todo_write`` call — so a resumed session or a rewound conversation
+The list lives in the conversation — the latest ``TodoWrite`` call — so a resumed session or a rewound conversation
 finds it there (``sync``). Compaction would drop those calls: the list is then carried into the summary message as
 a block of lines (``[in_progress] Fix the parser``), which ``sync`` reads back too. The REPL draws the list as a
 checklist (``ui/todo_view.py``); ``-p`` stream-json shows the call as it is."""
@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from catcode.conversation.messages import Message, TextBlock
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
+from catcode.tools.facts import canonical
 
-TOOL_NAME = "todo_write"
+TOOL_NAME = "TodoWrite"
 CARRIED = "[todo list, carried over from before the compaction]"
 STATUSES = ("pending", "in_progress", "completed")
 DESCRIPTION = (
@@ -32,6 +33,9 @@ class TodoItem(BaseModel):
 
     content: str = Field(min_length=1, description="What to do, in the imperative (e.g. 'Run the tests').")
     status: Literal["pending", "in_progress", "completed"] = Field(description="pending, in_progress or completed.")
+    activeForm: str | None = Field(
+        None, description="The same in the present continuous (e.g. 'Running the tests'), shown while in progress."
+    )
 
     @field_validator("content")
     @classmethod
@@ -42,7 +46,7 @@ class TodoItem(BaseModel):
 
 
 class TodoWriteInput(BaseModel):
-    """Input of ``todo_write``."""
+    """Input of ``TodoWrite``."""
 
     todos: list[TodoItem] = Field(description="The whole updated todo list, in order.")
 
@@ -73,7 +77,7 @@ class TodoList:
         self.items: list[TodoItem] = []
 
     def tool(self) -> Tool:
-        """``todo_write`` over this list."""
+        """``TodoWrite`` over this list."""
 
         def run(args: TodoWriteInput, ctx: ToolContext) -> ToolResult:
             self.items = list(args.todos)
@@ -91,7 +95,7 @@ class TodoList:
         )
 
     def sync(self, messages: list[Message]) -> None:
-        """Take the list from a conversation (resumed, rewound or cleared): its latest ``todo_write`` call or
+        """Take the list from a conversation (resumed, rewound or cleared): its latest ``TodoWrite`` call or
         carried block; empty when it has neither."""
         self.items = found if (found := latest(messages)) is not None else []
 
@@ -110,10 +114,10 @@ class TodoList:
 
 
 def latest(messages: list[Message]) -> list[TodoItem] | None:
-    """The list of the latest ``todo_write`` call (or carried block) in ``messages``; None when there is none."""
+    """The list of the latest ``TodoWrite`` call (or carried block) in ``messages``; None when there is none."""
     for message in reversed(messages):
         for block in reversed(message.content):
-            if getattr(block, "name", None) == TOOL_NAME:
+            if canonical(getattr(block, "name", None) or "") == TOOL_NAME:  # ``todo_write`` in an older session
                 try:
                     return TodoWriteInput.model_validate(block.input).todos  # type: ignore[union-attr]
                 except ValidationError:

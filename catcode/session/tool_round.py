@@ -1,10 +1,12 @@
 """One round of tool calls: every tool_use of a reply gets exactly one result, whether the tool ran, was denied,
 crashed or the person interrupted.
 
-Each call goes: the tool's input model, PRE_TOOL_USE hooks, the permission policy (the ``Approver`` when it must
-ask), the tool, POST_TOOL_USE hooks. Neighbouring calls of a ``concurrent`` tool run together on worker threads
-(``tool_batch.py``); their prompts and screen output are handed back to the agent's thread. ``agent.py`` runs the
-loop around these rounds.
+A call made under an earlier name or input shape (``read_file`` with ``path``) is read as the tool's own first, so
+hooks, rules and the UI see one name. Each call goes: the tool's input model, PRE_TOOL_USE hooks (which may block
+it, decide its permission or change its input), the permission policy (the ``Approver`` when it must ask; it too
+may change the input), the tool, POST_TOOL_USE hooks. A refused call is told to the events (``on_denied``).
+Neighbouring calls of a ``concurrent`` tool run together on worker threads (``tool_batch.py``); their prompts and
+screen output are handed back to the agent's thread. ``agent.py`` runs the loop around these rounds.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.conversation.messages import Message, Role, ToolResultBlock, ToolUseBlock
@@ -25,6 +27,8 @@ from catcode.tools.base import Tool, ToolContext, ToolInputError, ToolRegistry, 
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+# Any: a tool call's input is the model's JSON object.
 
 __all__ = ["ToolEvents", "ToolHost", "execute_tools"]
 
@@ -39,6 +43,9 @@ class ToolEvents(Protocol):
 
     def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
         """A tool finished (or was refused)."""
+
+    def on_denied(self, call: ToolUseBlock, reason: str) -> None:
+        """A call was refused before it ran (a rule, the mode, a hook, the person)."""
 
 
 class ToolHost(Protocol):
@@ -103,7 +110,8 @@ def _run_concurrently(host: ToolHost, calls: list[ToolUseBlock]) -> list[ToolRes
 
 
 def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
-    result = _decide_and_run(host, call)
+    call = own_call(host.tools, call)
+    result, call = _decide_and_run(host, call)
     if not result.text:
         result = ToolResult("(no output)", result.is_error, result.images)
     feedback = host.hooks.emit(
@@ -113,6 +121,7 @@ def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
             tool_name=call.name,
             tool_input=call.input,
             tool_result=result,
+            call_id=call.id,
         )
     ).block
     if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
@@ -121,37 +130,78 @@ def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
     return result
 
 
+def own_call(tools: ToolRegistry, call: ToolUseBlock) -> ToolUseBlock:
+    """``call`` under its tool's own name and input shape (``read_file {path}`` is ``Read {file_path}``)."""
+    tool = tools.get(call.name)
+    if tool is None or (tool.name == call.name and tool.legacy is None):
+        return call
+    tool_input = tool.legacy(call.name, call.input) if tool.legacy is not None else call.input
+    return call.model_copy(update={"name": tool.name, "input": tool_input})
+
+
 def _tell(host: ToolHost, event: Callable[[], None]) -> None:
     """Screen output happens on this thread, also for calls running on a worker (dropped once interrupted)."""
     with contextlib.suppress(CallCancelled):
         host.thread.call(event, host.context.cancel)
 
 
-def _decide_and_run(host: ToolHost, call: ToolUseBlock) -> ToolResult:
+def _decide_and_run(host: ToolHost, call: ToolUseBlock) -> tuple[ToolResult, ToolUseBlock]:
+    """The call's result, and the call as it ran (a hook or the approver may have changed its input)."""
     tool = host.tools.get(call.name)
     if tool is None:
-        return ToolResult(f"Unknown tool {call.name}. Available tools: {', '.join(host.tools.names())}", True)
+        return ToolResult(host.tools.unknown(call.name), True), call
     try:
         args = tool.parse(call.input)
     except ToolInputError as exc:
-        return ToolResult(str(exc), True)
-    block = host.hooks.emit(
-        HookContext(HookEvent.PRE_TOOL_USE, messages=host.messages, tool_name=call.name, tool_input=call.input)
-    ).block
-    if block is not None:
-        return ToolResult(f"Blocked: {block.reason}", True)
+        return ToolResult(str(exc), True), call
+    outcome = host.hooks.emit(
+        HookContext(
+            HookEvent.PRE_TOOL_USE, messages=host.messages, tool_name=call.name, tool_input=call.input, call_id=call.id
+        )
+    )
+    if outcome.block is not None:
+        return _denied(host, call, f"Blocked: {outcome.block.reason}"), call
+    decide = outcome.decide
+    if decide is not None and decide.updated_input is not None:
+        call, parsed = _with_input(tool, call, decide.updated_input)
+        if isinstance(parsed, ToolResult):
+            return parsed, call
+        args = parsed
     verdict, reason = host.policy.check(tool, call.input)
     if verdict is Verdict.DENY:
-        return ToolResult(f"Permission denied: {reason}.", True)
+        return _denied(host, call, f"Permission denied: {reason}."), call
+    if decide is not None and decide.decision:
+        verdict = Verdict.ALLOW if decide.decision == "allow" else Verdict.ASK
     if verdict is Verdict.ASK:
-        request = ApprovalRequest(tool, call.input, _preview(host, tool, args))
+        request = ApprovalRequest(tool, call.input, _preview(host, tool, args), call_id=call.id)
         decision = host.thread.call(lambda: host.approver.ask(request), host.context.cancel)
         if not decision.allowed:
             why = f" Reason: {decision.reason}" if decision.reason else ""
-            return ToolResult(f"The user declined to run {call.name}.{why}", True)
+            return _denied(host, call, f"The user declined to run {call.name}.{why}"), call
         host.policy.remember(tool, decision)
+        if decision.updated_input is not None and decision.updated_input != call.input:
+            call, parsed = _with_input(tool, call, decision.updated_input)
+            if isinstance(parsed, ToolResult):
+                return parsed, call
+            args = parsed
     _tell(host, lambda: host.events.on_tool_start(call))
-    return host.tools.execute(tool, args, host.context)
+    return host.tools.execute(tool, args, host.context), call
+
+
+def _denied(host: ToolHost, call: ToolUseBlock, text: str) -> ToolResult:
+    _tell(host, lambda: host.events.on_denied(call, text))
+    return ToolResult(text, True)
+
+
+def _with_input(
+    tool: Tool, call: ToolUseBlock, tool_input: dict[str, Any]
+) -> tuple[ToolUseBlock, BaseModel | ToolResult]:
+    """``call`` with the input a hook or the approver gave instead, and that input parsed (or the error)."""
+    call = call.model_copy(update={"input": tool_input})
+    try:
+        return call, tool.parse(tool_input)
+    except ToolInputError as exc:
+        return call, ToolResult(str(exc), True)
 
 
 def _preview(host: ToolHost, tool: Tool, args: BaseModel) -> str | None:

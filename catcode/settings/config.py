@@ -43,6 +43,7 @@ from catcode.settings.paths import find_project_root as find_project_root
 from catcode.settings.paths import make_paths
 from catcode.settings.paths import project_key as project_key
 from catcode.settings.paths import user_hash as user_hash
+from catcode.settings.providers import BedrockSettings, ProviderName, VertexSettings
 from catcode.settings.sandbox import SandboxSettings
 from catcode.settings.subagents import SubagentSettings
 
@@ -109,6 +110,14 @@ class Settings(Section):
     """What carries API requests: ``auto`` — catcode's lean client (the standard library's HTTP, imported in
     milliseconds) wherever it covers the connection, else the official SDK (a proxy variable applies, say); ``sdk``
     — always the SDK, which takes seconds to import (env ``CATCODE_API_CLIENT``; docs/print-mode-speed.md)."""
+    provider: ProviderName | None = None
+    """Which service answers: ``anthropic`` (the Claude API), ``bedrock`` (Amazon Bedrock) or ``vertex`` (Google
+    Vertex AI). Unset: Claude Code's ``CLAUDE_CODE_USE_BEDROCK=1`` / ``CLAUDE_CODE_USE_VERTEX=1``, else the Claude
+    API. Only your own settings may set it, and the sections below (``settings/providers.py``)."""
+    bedrock: BedrockSettings = Field(default_factory=BedrockSettings)
+    """Amazon Bedrock's options (see ``BedrockSettings``)."""
+    vertex: VertexSettings = Field(default_factory=VertexSettings)
+    """Google Vertex AI's options (see ``VertexSettings``)."""
     bash_timeout: int = Field(120, ge=1, le=600)
     """Default timeout of the bash tool, in seconds."""
     permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
@@ -188,7 +197,8 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 
 ACCUMULATED = (
     ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"),
-    ("permissions", "additional_directories"), ("sandbox", "writable"),
+    ("permissions", "additional_directories"), ("sandbox", "writable"), ("sandbox", "hidden"),
+    ("sandbox", "readable"), ("sandbox", "env"),
 )  # fmt: skip
 """Lists that every layer adds to instead of replacing."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from catcode import programs
 from catcode.log import get_logger
 
 log = get_logger(__name__)
@@ -18,10 +19,17 @@ log = get_logger(__name__)
 GIT_TIMEOUT = 10.0  # seconds; git answers these in milliseconds, a hung one must not hold the prompt
 
 
-def _git(project_root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+def _git(project_root: Path, *args: str, literal: bool = True) -> subprocess.CompletedProcess[str] | None:
+    """git in the project; a path given is that path, never a pattern (``literal``: check-ignore refuses the
+    flag, and takes "./path" instead)."""
+    flag = "--literal-pathspecs" if literal else "--no-literal-pathspecs"
     try:
         return subprocess.run(
-            ["git", "-C", str(project_root), *args], capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+            [programs.require("git"), "-C", str(project_root), flag, *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -36,7 +44,7 @@ def keep_out_of_git(project_root: Path, relative: str) -> str | None:
     tracked = _git(project_root, "ls-files", "--error-unmatch", "--", relative)
     if tracked is not None and tracked.returncode == 0:
         return f"git tracks it: `git rm --cached {relative}` keeps it private"
-    ignored = _git(project_root, "check-ignore", "-q", "--", relative)
+    ignored = _git(project_root, "check-ignore", "-q", "--", f"./{relative}", literal=False)
     if ignored is not None and ignored.returncode == 0:
         return "git ignores it"
     where = _git(project_root, "rev-parse", "--git-path", "info/exclude")

@@ -22,8 +22,8 @@ class HookCommand(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     matcher: str = ""
-    """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case, so Claude Code's
-    ``Bash`` matches ``bash`` ("" or "*": every tool)."""
+    """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case ("" or "*": every
+    tool); any of a tool's names counts (``Edit`` or ``edit_file``: ``tools.facts.matcher_covers``)."""
     command: str = Field(min_length=1)
     """The shell command (``sh -c``, in the project root); the event arrives as JSON on its stdin."""
     timeout: float = Field(60.0, gt=0, le=3600)
@@ -38,10 +38,6 @@ class HookCommand(BaseModel):
             except re.error as exc:
                 raise ValueError(f"not a valid regular expression ({exc})") from None
         return value
-
-    def matches(self, tool_name: str) -> bool:
-        """Does this hook apply to a call of ``tool_name``?"""
-        return self.matcher in ("", "*") or re.fullmatch(self.matcher, tool_name, re.IGNORECASE) is not None
 
 
 class HooksSettings(BaseModel):
@@ -105,7 +101,7 @@ class UserHook:
 
     @property
     def label(self) -> str:
-        """``PreToolUse [bash]: ./check.sh`` for messages and the consent question."""
+        """``PreToolUse [Bash]: ./check.sh`` for messages and the consent question."""
         matcher = f" [{self.spec.matcher}]" if self.spec.matcher and self.event in TOOL_EVENTS else ""
         return f"{self.event}{matcher}: {self.spec.command}"
 

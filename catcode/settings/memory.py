@@ -27,8 +27,9 @@ class MemoryConfig(BaseModel):
     """A cheaper model for the memory calls; None uses the main model."""
     exit_timeout: float = Field(default=60.0, gt=0, le=600, allow_inf_nan=False)
     """Seconds the memory work of an exit may take — capture, then the session summary with what is left — in the
-    process it runs in after the exit (the exit itself never waits for it); what is left is done at the next start
-    (at most 600)."""
+    process it runs in after the exit (an interactive exit never waits for it; what is left is done at the next
+    start); for ``catcode -p``, also how long the run waits at its end for a background review still going (at most
+    600)."""
     dream_min_lines: int = Field(default=50, ge=1, le=100_000)
     """Start a background Dream once this many history lines are unprocessed."""
     dream_max_tokens: int = Field(default=2048, gt=0, le=128_000)
@@ -55,15 +56,20 @@ class MemoryConfig(BaseModel):
     # -- per-turn recall (catcode/memory/auto_recall.py, docs/recall.md) --
     auto_recall: bool = True
     """Before each request that starts from your message, search memory with it and attach the best few matches
-    (not already in the memory index) to that message for the model: ``on`` or ``off``."""
-    auto_recall_max_items: int = Field(default=5, ge=1, le=50)
+    to that message for the model: ``on`` or ``off``."""
+    auto_recall_max_items: int = Field(default=8, ge=1, le=50)
     """At most this many memories (or past turns) are attached to one message."""
     auto_recall_min_score: float = Field(default=6.0, ge=0, le=1000, allow_inf_nan=False)
     """Search score (BM25) below which nothing is attached: a weak match is noise that costs tokens."""
+    auto_recall_min_coverage: float = Field(default=0.15, ge=0, le=1, allow_inf_nan=False)
+    """Nothing is attached unless the best match holds at least this share of the message's words, each weighed by
+    its rarity in memory (0 to 1): a message about something memory has never heard of gets nothing."""
     auto_recall_max_chars: int = Field(default=4000, ge=200, le=100_000)
     """Character budget of everything attached to one message (each item is cut to fit)."""
-    auto_recall_timeout_ms: int = Field(default=50, ge=1, le=10_000)
-    """A recall slower than this is given up for that message (sent without it, the reason logged)."""
+    auto_recall_timeout_ms: int = Field(default=1000, ge=1, le=10_000)
+    """Recall starts as soon as your message is known (at launch in ``-p``, on Enter in a session), so it has the
+    time the first request waits anyway; once the request is ready it waits at most this much longer for recall.
+    Slower, the message is sent without it and the dim line (or print mode's ``recall`` event) says so."""
     auto_recall_subagents: bool = False
     """Also recall for the task tool's subagents (by default only the conversation with you gets recall)."""
     search_past_sessions: bool = True

@@ -11,6 +11,8 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from catcode import programs
+
 _SCP_LIKE = re.compile(r"^(?:[^@/\s]+@)?([^:/\s]+):(?!//)(.+)$")  # git@github.com:acme/api.git
 
 
@@ -37,7 +39,7 @@ def remote_project_key(root: Path) -> str | None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         result = subprocess.run(
-            ["git", "-C", str(root), "config", "--get", "remote.origin.url"],
+            [programs.require("git"), "-C", str(root), "config", "--get", "remote.origin.url"],
             capture_output=True, text=True, timeout=10, env=env, stdin=subprocess.DEVNULL,
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -21,6 +23,26 @@ class SandboxSettings(BaseModel):
     """off: no socket reaches any address, loopback and Unix sockets included; on: the network as outside."""
     writable: list[str] = Field(default_factory=list)
     """More folders commands may write to in workspace-write mode (``~`` expands)."""
+    hidden: list[str] = Field(default_factory=list)
+    """More files and folders commands cannot read (``~`` expands; a relative path is in the project), beside the
+    credential stores and catcode's own folders hidden by default."""
+    readable: list[str] = Field(default_factory=list)
+    """Hidden paths given back to commands: a whole default (``~/.aws``) or a path inside a hidden folder
+    (``~/.ssh/known_hosts``)."""
+    env: list[str] = Field(default_factory=list)
+    """Environment variables passed to commands although their name or value looks secret (by name; ``*``
+    matches any text): ``[GITHUB_TOKEN, "AWS_*"]``."""
+
+    def writable_folders(self, project_root: Path, added: list[Path]) -> list[Path]:
+        """The project, then each ``writable`` folder and each ``added`` one (``permissions.additional_dirs``) that
+        exists, resolved (``~`` expands; a relative one is in the project)."""
+        folders = [project_root.resolve()]
+        for raw in [*self.writable, *map(str, added)]:
+            path = Path(os.path.expanduser(raw))
+            path = (path if path.is_absolute() else project_root / path).resolve()
+            if path.is_dir() and path not in folders:
+                folders.append(path)
+        return folders
 
     @field_validator("mode", "network", mode="before")
     @classmethod

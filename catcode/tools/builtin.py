@@ -11,5 +11,5 @@ from catcode.tools.shell import bash
 
 
 def builtin_tools() -> list[Tool]:
-    """read_file, list_files, grep, write_file, edit_file, bash — reads first, then writes, then the shell."""
+    """Read, Glob, Grep, Write, Edit, Bash — reads first, then writes, then the shell."""
     return [read_file, list_files, grep, write_file, edit_file, bash]

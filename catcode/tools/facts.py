@@ -1,12 +1,20 @@
 """What each of catcode's own tools is, declared once: its name, its permission class, whether it writes project
-files, the names Claude Code gives it. The tools take their permission from here (``@tool``), and the permission
-rules, project trust and subagent definitions derive their sets from the same table.
+files, the names it was known by. The tools take their permission from here (``@tool``), and the permission rules,
+hook matchers, project trust and subagent definitions derive their sets from the same table.
+
+The built-in tools the model sees carry Claude Code's names and input shapes (``Bash`` with ``command``, ``Read``
+with ``file_path``...): the model is trained on them, and a program written for Claude Code sees the names it
+expects in tool calls, permission prompts and hook matchers. catcode's earlier names (``bash``, ``read_file``...)
+stay as aliases: rules, settings and agent definitions written with them keep their meaning, and a tool call
+arriving under an old name (a resumed session, an old transcript) runs the same tool. The memory tools keep their
+own names (``memory_read``...): Claude Code has none.
 
 A plain table with no imports beyond the standard library: settings validation reads it on the way to the first
 prompt, before any tool is built. ``tests/tools/test_facts.py`` holds every built tool to its row."""
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -27,31 +35,31 @@ class ToolFact(NamedTuple):
     writes_project_files: bool = False
     """It writes files of the project (a project's allow rule for it may stay inside the project without consent)."""
     delegates: bool = False
-    """What it does is decided by the calls it makes (``task``): it never asks, yet it is not read-only."""
+    """What it does is decided by the calls it makes (``Task``): it never asks, yet it is not read-only."""
     subagent_default: bool = False
     """A subagent definition that lists no tools gets it."""
-    claude: tuple[str, ...] = ()
-    """Claude Code's names for it (agent definition files and permission rules use them)."""
+    aliases: tuple[str, ...] = ()
+    """Other names for it: catcode's earlier name first, then Claude Code's other names (``LS`` for ``Glob``)."""
 
 
 READ, WRITE, EXECUTE = Permission.READ, Permission.WRITE, Permission.EXECUTE
 
 TOOLS: tuple[ToolFact, ...] = (
-    ToolFact("bash", EXECUTE, claude=("Bash",)),
-    ToolFact("read_file", READ, subagent_default=True, claude=("Read",)),
-    ToolFact("list_files", READ, subagent_default=True, claude=("Glob", "LS")),
-    ToolFact("grep", READ, subagent_default=True, claude=("Grep",)),
+    ToolFact("Bash", EXECUTE, aliases=("bash",)),
+    ToolFact("Read", READ, subagent_default=True, aliases=("read_file",)),
+    ToolFact("Glob", READ, subagent_default=True, aliases=("list_files", "LS")),
+    ToolFact("Grep", READ, subagent_default=True, aliases=("grep",)),
     ToolFact("memory_search", READ, subagent_default=True),
     ToolFact("memory_read", READ, subagent_default=True),
-    ToolFact("write_file", WRITE, writes_project_files=True, claude=("Write",)),
-    ToolFact("edit_file", WRITE, writes_project_files=True, claude=("Edit", "MultiEdit")),
-    ToolFact("load_skill", READ),
-    ToolFact("task", READ, delegates=True),
+    ToolFact("Write", WRITE, writes_project_files=True, aliases=("write_file",)),
+    ToolFact("Edit", WRITE, writes_project_files=True, aliases=("edit_file", "MultiEdit")),
+    ToolFact("load_skill", READ, aliases=("Skill",)),
+    ToolFact("Task", READ, delegates=True, aliases=("task", "Agent")),
     ToolFact("memory_write", WRITE),
     ToolFact("memory_delete", WRITE),
     ToolFact("memory_revert", WRITE),
-    ToolFact("exit_plan_mode", READ),  # it changes no file; what it asks is the person's own decision
-    ToolFact("todo_write", READ),  # it changes no file: only what the person is shown
+    ToolFact("ExitPlanMode", READ, aliases=("exit_plan_mode",)),  # it changes no file; what it asks is the person's
+    ToolFact("TodoWrite", READ, aliases=("todo_write",)),  # it changes no file: only what the person is shown
 )
 """Every tool of catcode's own (MCP tools are the servers' and declare themselves)."""
 
@@ -60,11 +68,36 @@ TOOL_NAMES = frozenset(BY_NAME)
 READ_ONLY_TOOLS = frozenset(fact.name for fact in TOOLS if fact.permission is READ and not fact.delegates)
 PROJECT_FILE_TOOLS = frozenset(fact.name for fact in TOOLS if fact.writes_project_files)
 SUBAGENT_DEFAULT_TOOLS = tuple(fact.name for fact in TOOLS if fact.subagent_default)
-CLAUDE_NAMES = {claude: fact.name for fact in TOOLS for claude in fact.claude}
-"""Claude Code's tool name → catcode's (``Edit`` → ``edit_file``)."""
+_CANONICAL = {spelling.lower(): fact.name for fact in TOOLS for spelling in (fact.name, *fact.aliases)}
+
+
+def canonical(name: str) -> str | None:
+    """The tool ``name`` stands for, in any case and by any of its names (``read_file``, ``LS``, ``bash``); None
+    for a name that is none of catcode's own tools."""
+    return _CANONICAL.get(name.lower())
+
+
+def names_of(name: str) -> tuple[str, ...]:
+    """Every name of the tool ``name`` (its own first), for matchers written with any of them; ``(name,)`` for a tool
+    that is not one of catcode's own (an MCP tool)."""
+    fact = BY_NAME.get(canonical(name) or "")
+    return (fact.name, *fact.aliases) if fact else (name,)
 
 
 def permission_of(name: str) -> Permission | None:
-    """The permission class of catcode's tool ``name``; None for a name that is not one of them."""
-    fact = BY_NAME.get(name)
+    """The permission class of catcode's tool ``name`` (by any of its names); None for a name that is not one of
+    them."""
+    fact = BY_NAME.get(canonical(name) or "")
     return fact.permission if fact else None
+
+
+def matcher_covers(matcher: str, tool_name: str) -> bool:
+    """Does a hook's ``matcher`` (a regular expression the whole name must match, ignoring case; "" or "*": every
+    tool) cover a call of ``tool_name``? Any of the tool's names counts, so ``Bash``, ``bash`` and ``Edit|Write`` or
+    ``edit_file`` match as written. A matcher that is not a valid expression matches nothing."""
+    if matcher in ("", "*"):
+        return True
+    try:
+        return any(re.fullmatch(matcher, name, re.IGNORECASE) for name in names_of(tool_name))
+    except re.error:
+        return False

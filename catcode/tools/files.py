@@ -1,4 +1,5 @@
-"""``read_file``, ``write_file`` and ``edit_file``.
+"""``Read``, ``Write`` and ``Edit`` (Claude Code's names and input shapes; catcode's earlier ``read_file``,
+``write_file`` and ``edit_file`` with ``path`` are read as them).
 
 Writes are atomic (a killed process leaves the old file or the new one) and keep the file's mode. Both
 writing tools have a ``preview`` that renders the change as a unified diff for the approval prompt."""
@@ -9,17 +10,19 @@ import difflib
 import stat
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from catcode.errors import ToolError
 from catcode.fsutil import atomic_write_bytes
-from catcode.tools.base import ToolContext, ToolResult, tool
+from catcode.tools.base import ToolContext, ToolResult, renamed, tool
 from catcode.tools.paths import display_path, resolve_path
 
 BINARY_SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 2000
 MAX_PREVIEW_LINES = 400
 NEW_FILE_MODE = 0o644
+FILE_PATH = renamed({"path": "file_path"})  # catcode's earlier shape, for rules and hooks that read the raw input
+EARLIER = AliasChoices("file_path", "path")  # and for the input model itself
 
 
 def is_binary(path: Path) -> bool:
@@ -33,7 +36,7 @@ def _existing_file(path: Path, ctx: ToolContext) -> Path:
     if not path.exists():
         raise ToolError(f"File not found: {shown}")
     if path.is_dir():
-        raise ToolError(f"{shown} is a directory; use list_files to see what it contains.")
+        raise ToolError(f"{shown} is a directory; use Glob to see what it contains.")
     if is_binary(path):
         raise ToolError(f"Refused: {shown} is a binary file ({path.stat().st_size} bytes)")
     return path
@@ -82,19 +85,21 @@ def unified_diff(before: str, after: str, shown: str, *, new: bool = False) -> s
 
 
 class ReadFileInput(BaseModel):
-    """Input of ``read_file``."""
+    """Input of ``Read``."""
 
-    path: str = Field(description="File to read, relative to the project root or absolute.")
-    offset: int = Field(1, ge=1, description="First line to show (1-based).")
+    file_path: str = Field(
+        validation_alias=EARLIER, description="File to read, absolute or relative to the project root."
+    )
+    offset: int = Field(1, ge=0, description="First line to show (1-based; 0 is the first line too).")
     limit: int = Field(2000, ge=1, description="How many lines to show at most.")
 
 
-@tool(key_arg="path")
+@tool("Read", key_arg="file_path", legacy=FILE_PATH)
 def read_file(args: ReadFileInput, ctx: ToolContext) -> ToolResult:
     """Read a text file. Lines are numbered like `cat -n` (number, tab, text); lines longer than 2000
     characters are cut. Use offset and limit to page through long files. An image (PNG, JPEG, GIF, WebP) is shown
     to you as the image itself. Other binary files are refused."""
-    target = resolve_path(args.path, ctx, write=False)
+    target = resolve_path(args.file_path, ctx, write=False)
     image = _image(target, ctx)
     if image is not None:
         return image
@@ -102,25 +107,26 @@ def read_file(args: ReadFileInput, ctx: ToolContext) -> ToolResult:
     shown = display_path(path, ctx)
     out: list[str] = []
     total = 0
+    offset = max(args.offset, 1)
     with path.open("rb") as fh:
         for total, raw in enumerate(fh, start=1):
-            if args.offset <= total < args.offset + args.limit:
+            if offset <= total < offset + args.limit:
                 text = raw.decode("utf-8", "replace").rstrip("\r\n")
                 if len(text) > MAX_LINE_CHARS:
                     text = text[:MAX_LINE_CHARS] + f" … [{len(text) - MAX_LINE_CHARS} more characters cut]"
                 out.append(f"{total:>6}\t{text}")
     if total == 0:
         return ToolResult(f"{shown} is empty.")
-    if args.offset > total:
-        raise ToolError(f"{shown} has {_plural(total, 'line')}; offset={args.offset} is past the end.")
-    last_shown = args.offset + len(out) - 1
+    if offset > total:
+        raise ToolError(f"{shown} has {_plural(total, 'line')}; offset={offset} is past the end.")
+    last_shown = offset + len(out) - 1
     if last_shown < total:
         out.append(f"… {_plural(total - last_shown, 'more line')}; use offset={last_shown + 1} to continue")
     return ToolResult("\n".join(out))
 
 
 def _image(path: Path, ctx: ToolContext) -> ToolResult | None:
-    """``read_file`` on an image file: the image for the model (``ImageTooBig``: one line, nothing sent); None when
+    """``Read`` on an image file: the image for the model (``ImageTooBig``: one line, nothing sent); None when
     the file is not an image after all."""
     from catcode.conversation.images import NotAnImage, is_image_path, load_image, size_text
 
@@ -136,21 +142,23 @@ def _image(path: Path, ctx: ToolContext) -> ToolResult | None:
 
 
 class WriteFileInput(BaseModel):
-    """Input of ``write_file``."""
+    """Input of ``Write``."""
 
-    path: str = Field(description="File to create or overwrite, relative to the project root or absolute.")
+    file_path: str = Field(
+        validation_alias=EARLIER, description="File to create or overwrite, absolute or relative to the project root."
+    )
     content: str = Field(description="The complete new content of the file.")
 
 
 def _write_target(args: WriteFileInput, ctx: ToolContext) -> Path:
-    path = resolve_path(args.path, ctx, write=True)
+    path = resolve_path(args.file_path, ctx, write=True)
     if path.is_dir():
         raise ToolError(f"{display_path(path, ctx)} is a directory; give a file path.")
     return path
 
 
 def preview_write(args: WriteFileInput, ctx: ToolContext) -> str | None:
-    """The diff ``write_file`` would make, or None when it cannot be computed."""
+    """The diff ``Write`` would make, or None when it cannot be computed."""
     try:
         path = _write_target(args, ctx)
         shown = display_path(path, ctx)
@@ -163,10 +171,10 @@ def preview_write(args: WriteFileInput, ctx: ToolContext) -> str | None:
         return None
 
 
-@tool(preview=preview_write, key_arg="path")
+@tool("Write", preview=preview_write, key_arg="file_path", legacy=FILE_PATH)
 def write_file(args: WriteFileInput, ctx: ToolContext) -> ToolResult:
     """Create a file or replace its whole content; missing parent directories are created. To change part
-    of an existing file prefer edit_file. Always read a file before overwriting it."""
+    of an existing file prefer Edit. Always read a file before overwriting it."""
     path = _write_target(args, ctx)
     created = _write_text(path, args.content)
     verdict = "created" if created else "updated"
@@ -174,9 +182,11 @@ def write_file(args: WriteFileInput, ctx: ToolContext) -> ToolResult:
 
 
 class EditFileInput(BaseModel):
-    """Input of ``edit_file``."""
+    """Input of ``Edit``."""
 
-    path: str = Field(description="File to edit, relative to the project root or absolute.")
+    file_path: str = Field(
+        validation_alias=EARLIER, description="File to edit, absolute or relative to the project root."
+    )
     old_string: str = Field(description="Exact text to replace, including whitespace and indentation.")
     new_string: str = Field(description="Text to put in its place.")
     replace_all: bool = Field(False, description="Replace every occurrence instead of exactly one.")
@@ -184,10 +194,10 @@ class EditFileInput(BaseModel):
 
 def _plan_edit(args: EditFileInput, ctx: ToolContext) -> tuple[Path, str, str, int]:
     """(path, current text, edited text, replacements), or ``ToolError`` saying why the edit cannot apply."""
-    path = _existing_file(resolve_path(args.path, ctx, write=True), ctx)
+    path = _existing_file(resolve_path(args.file_path, ctx, write=True), ctx)
     shown = display_path(path, ctx)
     if not args.old_string:
-        raise ToolError("old_string is empty; use write_file to create or overwrite a whole file.")
+        raise ToolError("old_string is empty; use Write to create or overwrite a whole file.")
     if args.old_string == args.new_string:
         raise ToolError("old_string and new_string are identical; there is nothing to change.")
     text = _read_text(path)
@@ -210,7 +220,7 @@ def _plan_edit(args: EditFileInput, ctx: ToolContext) -> tuple[Path, str, str, i
 
 
 def preview_edit(args: EditFileInput, ctx: ToolContext) -> str | None:
-    """The diff ``edit_file`` would make, or None when the edit would fail."""
+    """The diff ``Edit`` would make, or None when the edit would fail."""
     try:
         path, before, after, _ = _plan_edit(args, ctx)
         return unified_diff(before, after, display_path(path, ctx))
@@ -218,7 +228,7 @@ def preview_edit(args: EditFileInput, ctx: ToolContext) -> str | None:
         return None
 
 
-@tool(preview=preview_edit, key_arg="path")
+@tool("Edit", preview=preview_edit, key_arg="file_path", legacy=FILE_PATH)
 def edit_file(args: EditFileInput, ctx: ToolContext) -> ToolResult:
     """Replace an exact string in a file. old_string must occur exactly once (add surrounding lines to make
     it unique) unless replace_all is true. Read the file first so old_string matches it exactly."""

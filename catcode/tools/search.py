@@ -1,9 +1,10 @@
-"""``list_files`` (glob) and ``grep`` (regex) over the project's files.
+"""``Glob`` and ``Grep`` over the project's files (Claude Code's names and input shapes; catcode's earlier
+``list_files`` and ``grep`` calls are read as them).
 
 Both see the same files: in a git repository what ``git ls-files`` reports (tracked plus untracked, minus
 ignored), elsewhere a walk that skips the usual bulky directories. ``.git`` is never listed. A symlink whose real
 target lies outside what ``read_file`` may read (a link to ``~/.netrc`` in a cloned repository) is neither listed
-nor searched: both tools apply ``read_file``'s real-path confinement to every file."""
+nor searched: both tools apply ``Read``'s real-path confinement to every file."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import re
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
+from catcode import programs
 from catcode.errors import ToolError
 from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
@@ -26,6 +29,7 @@ log = get_logger(__name__)
 SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
 MAX_LISTED = 500
 MAX_GREP_LINE_CHARS = 400
+DEFAULT_GREP_LINES = 200  # matching lines shown when the call sets no head_limit
 MAX_GREP_FILE_BYTES = 10 * 1024 * 1024  # bigger files are data, not code worth grepping
 GIT_TIMEOUT_S = 30
 
@@ -79,7 +83,7 @@ def _git_files(directory: Path) -> list[str] | None:
     """What git sees under ``directory``, or None when it is not in a work tree (or git is missing)."""
     try:
         proc = subprocess.run(
-            ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+            [programs.require("git"), "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
             cwd=directory,
             capture_output=True,
             stdin=subprocess.DEVNULL,
@@ -115,19 +119,19 @@ def _search_dir(raw: str, ctx: ToolContext) -> Path:
 
 
 class ListFilesInput(BaseModel):
-    """Input of ``list_files``."""
+    """Input of ``Glob``."""
 
     pattern: str = Field("**/*", description="Glob relative to path: ** spans directories, * does not.")
     path: str = Field(".", description="Directory to search, relative to the project root or absolute.")
 
 
-@tool(key_arg="pattern")
+@tool("Glob", key_arg="pattern")
 def list_files(args: ListFilesInput, ctx: ToolContext) -> ToolResult:
     """List files whose path matches a glob, e.g. "**/*.py" or "src/*.{ts,tsx}". Skips .git and files
     ignored by git. Paths are shown relative to the project root, sorted, at most 500."""
     directory = _search_dir(args.path, ctx)
     if not directory.is_dir():
-        raise ToolError(f"{display_path(directory, ctx)} is a file, not a directory; use read_file to read it.")
+        raise ToolError(f"{display_path(directory, ctx)} is a file, not a directory; use Read to read it.")
     regex = glob_regex(args.pattern)
     found = [rel for rel in project_files(directory, ctx.cancel) if regex.fullmatch(rel)]
     matched = [rel for rel in found if readable(directory / rel, ctx)]
@@ -144,14 +148,32 @@ def _outside_note(count: int) -> str:
     return f"\n({count} symlink(s) leading outside the project left out)" if count else ""
 
 
+FILE_TYPES = {"js": "*.{js,jsx,mjs,cjs}", "ts": "*.{ts,tsx}", "py": "*.{py,pyi}", "rust": "*.rs", "go": "*.go",
+              "java": "*.java", "c": "*.{c,h}", "cpp": "*.{cc,cpp,cxx,h,hpp}", "md": "*.{md,markdown}"}  # fmt: skip
+"""``Grep``'s ``type`` (ripgrep's file types) as a glob; any other type ``t`` is ``*.t``."""
+
+
 class GrepInput(BaseModel):
-    """Input of ``grep``."""
+    """Input of ``Grep``."""
 
     pattern: str = Field(description="Python regular expression searched for in each line.")
     path: str = Field(".", description="File or directory to search, relative to the project root or absolute.")
     glob: str | None = Field(None, description='Only files matching this glob, e.g. "*.py" (any depth) or "src/**".')
-    ignore_case: bool = Field(False, description="Match case-insensitively.")
-    max_results: int = Field(200, ge=1, le=2000, description="Stop after this many matching lines.")
+    type: str | None = Field(None, description='File type, e.g. "py", "js".')
+    output_mode: Literal["files_with_matches", "content", "count"] = Field(
+        "files_with_matches", description="The files, each matching line (path:line: text), or counts per file."
+    )
+    ignore_case: bool = Field(False, validation_alias=AliasChoices("-i", "ignore_case"), description="Ignore case.")
+    head_limit: int | None = Field(
+        None, ge=1, le=2000, validation_alias=AliasChoices("head_limit", "max_results"), description="At most N."
+    )
+
+
+def _grep_legacy(name: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """catcode's earlier ``grep``: matching lines by default, ``ignore_case`` and ``max_results``."""
+    if name == "grep" and "output_mode" not in raw:
+        return {**raw, "output_mode": "content"}
+    return raw
 
 
 def _grep_targets(target: Path, glob: str | None, ctx: ToolContext) -> list[Path]:
@@ -177,39 +199,52 @@ def _searchable_text(path: Path) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-@tool(key_arg="pattern")
+@tool("Grep", key_arg="pattern", legacy=_grep_legacy)
 def grep(args: GrepInput, ctx: ToolContext) -> ToolResult:
-    """Search file contents with a Python regular expression. Prints "path:line: text" for each matching
-    line. Skips binary files, .git and files ignored by git; narrow with path and glob."""
+    """Search file contents with a Python regular expression (output_mode: the matching files by default, or
+    "content" for the lines). Skips binary files, .git and files ignored by git; narrow with path, glob or type."""
     try:
         regex = re.compile(args.pattern, re.IGNORECASE if args.ignore_case else 0)
     except re.error as exc:
         raise ToolError(f"Invalid regular expression {args.pattern!r}: {exc}") from None
     target = _search_dir(args.path, ctx)
+    content = args.output_mode == "content"
+    limit = args.head_limit or (DEFAULT_GREP_LINES if content else MAX_LISTED)
+    glob = args.glob or (FILE_TYPES.get(args.type, f"*.{args.type}") if args.type else None)
     hits: list[str] = []
-    wanted = args.max_results + 1  # one more than shown, to know whether there are more
-    outside = 0
-    for path in _grep_targets(target, args.glob, ctx):
+    wanted = limit + 1  # one more than shown, to know whether there are more
+    outside = denied = 0
+    for path in _grep_targets(target, glob, ctx):
         if ctx.cancel.is_set() or len(hits) >= wanted:
             break
         if not readable(path, ctx):
             outside += 1
             continue
+        if ctx.read_denied is not None and ctx.read_denied(path):
+            denied += 1
+            continue
         text = _searchable_text(path)
         if text is None:
             continue
         shown = display_path(path, ctx)
+        matched = 0
         for lineno, line in enumerate(text.splitlines(), start=1):
             if regex.search(line):
+                matched += 1
+                if not content:
+                    continue
                 if len(line) > MAX_GREP_LINE_CHARS:
                     line = line[:MAX_GREP_LINE_CHARS] + " …"
                 hits.append(f"{shown}:{lineno}: {line}")
                 if len(hits) >= wanted:
                     break
+        if matched and not content:
+            hits.append(shown if args.output_mode == "files_with_matches" else f"{shown}:{matched}")
     where = display_path(target, ctx)
+    notes = _outside_note(outside) + (f"\n({denied} file(s) a deny rule keeps from reading left out)" if denied else "")
     if not hits:
-        return ToolResult(f"No matches for {args.pattern!r} under {where}{_outside_note(outside)}")
-    if len(hits) > args.max_results:
-        del hits[args.max_results :]
-        hits.append(f"… stopped at {args.max_results} matches; narrow the pattern, path or glob to see the rest")
-    return ToolResult("\n".join(hits) + _outside_note(outside))
+        return ToolResult(f"No matches for {args.pattern!r} under {where}{notes}")
+    if len(hits) > limit:
+        del hits[limit:]
+        hits.append(f"… stopped at {limit}; narrow the pattern, path or glob to see the rest")
+    return ToolResult("\n".join(hits) + notes)

@@ -1,4 +1,4 @@
-"""``bash``: run a command in the project root with a timeout, capped output and a clean kill, inside the session's
+"""``Bash``: run a command in the project root with a timeout, capped output and a clean kill, inside the session's
 sandbox (``catcode.sandbox``) unless it is off, cannot start, or the person allowed this call to leave it.
 
 The command runs in its own session (process group), so a timeout, a cancel or Ctrl+C kills everything it
@@ -10,16 +10,16 @@ from __future__ import annotations
 import codecs
 import os
 import select
-import shutil
 import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Any
 
 from pydantic import BaseModel, Field
 
+from catcode import programs
 from catcode.log import get_logger
 from catcode.tools.base import ToolContext, ToolResult, tool
 
@@ -78,8 +78,7 @@ def _drain(stream: IO[bytes], sink: CappedOutput, live: Callable[[str], None] | 
 
 
 def _shell_argv(command: str) -> list[str]:
-    bash = shutil.which("bash")
-    return [bash, "-c", command] if bash else ["/bin/sh", "-c", command]
+    return [programs.shell(), "-c", command]
 
 
 def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
@@ -98,12 +97,11 @@ def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
 
 
 class BashInput(BaseModel):
-    """Input of ``bash``."""
+    """Input of ``Bash`` (Claude Code's shape: ``timeout`` in milliseconds)."""
 
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
-    timeout: int | None = Field(
-        None, ge=1, le=600, description="Seconds before the command is killed (max 600; default: the user's setting)."
-    )
+    timeout: int | None = Field(None, ge=1, le=600_000, description="Milliseconds before it is killed (max 600000).")
+    description: str | None = Field(None, description="What it does, in 5-10 words.")
     outside_sandbox: bool = Field(
         False,
         description="Run outside the sandbox. Only after this command failed because of the sandbox (a write "
@@ -126,21 +124,33 @@ def preview_bash(args: BashInput, ctx: ToolContext) -> str | None:
     return f"Runs OUTSIDE the sandbox ({fence.describe()}): it may write anywhere you can and use the network.{why}"
 
 
-@tool(key_arg="command", preview=preview_bash)
+def _bash_legacy(name: str, raw: dict[str, Any]) -> dict[str, Any]:
+    """catcode's earlier ``bash`` gave ``timeout`` in seconds."""
+    timeout = raw.get("timeout")
+    if name == "bash" and isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        return {**raw, "timeout": int(timeout * 1000)}
+    return raw
+
+
+@tool("Bash", key_arg="command", preview=preview_bash, legacy=_bash_legacy)
 def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and
     end. The command and everything it started is killed after the timeout. Commands usually run in a sandbox:
-    writes only inside the project and $TMPDIR (.git/hooks, .git/config and .cat-code/ read-only), no network. When
+    writes only inside the project and $TMPDIR (git's config and hooks, .cat-code/ and files hard-linked outside the
+    project read-only), no network, credential files (~/.ssh, ~/.aws...) and secret variables hidden. When
     a command fails only because of the sandbox, call again with outside_sandbox true and a reason (the person is
     asked)."""
     fence = ctx.sandbox
     argv = _shell_argv(args.command)
     if fence is None or not fence.active or args.outside_sandbox:
-        return _run(argv, args, ctx)
+        result = _run(argv, args, ctx)
+        if fence is not None:
+            fence.rescan()  # it may have linked files outside the project (a pnpm install)
+        return result
     try:
         with fence.launch(argv, ctx.project_root) as launch:
-            result = _run(launch.argv, args, ctx, launch.pass_fds)
+            result = _run(launch.argv, args, ctx, launch.pass_fds, launch.env)
     except OSError as exc:
         return ToolResult(f"The sandbox could not be set up: {exc}", is_error=True)
     if not result.is_error and not result.text.endswith("exit code: 0") and fenced_failure(result.text):
@@ -157,6 +167,7 @@ FENCE_SIGNS = (
     "Temporary failure in name resolution",
     "Could not resolve",
     "Operation not permitted",
+    "Device or resource busy",  # a mount point (the project, a held file) cannot be removed or renamed
 )
 """What a command's output says when the sandbox stopped it (a hint to leave it is added to the result)."""
 
@@ -194,9 +205,15 @@ class _ExitWaiter:
             self.pidfd = None
 
 
-def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int, ...] = ()) -> ToolResult:
+def _run(
+    argv: list[str],
+    args: BashInput,
+    ctx: ToolContext,
+    pass_fds: tuple[int, ...] = (),
+    env: dict[str, str] | None = None,
+) -> ToolResult:
     # Pagers would wait on a terminal that is not there.
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}
+    env = {**(os.environ if env is None else env), "PAGER": "cat", "GIT_PAGER": "cat"}
     try:
         proc = subprocess.Popen(
             argv,
@@ -214,7 +231,7 @@ def _run(argv: list[str], args: BashInput, ctx: ToolContext, pass_fds: tuple[int
     reader = threading.Thread(target=_drain, args=(proc.stdout, output, ctx.output), name="bash-output", daemon=True)
     reader.start()
     # The setting is read from the context, not baked into the schema: the tool list stays byte-stable for caching.
-    timeout = args.timeout or ctx.bash_timeout
+    timeout = -(-args.timeout // 1000) if args.timeout else ctx.bash_timeout  # whole seconds, rounded up
     deadline = time.monotonic() + timeout
     exited = _ExitWaiter(proc)
     try:

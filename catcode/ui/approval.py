@@ -5,7 +5,10 @@ Answers, confirmed with Enter: ``y`` yes; ``n`` no; ``n <reason>`` no, and the r
 ``a`` always allow — for ``bash`` a scoped rule per command (``bash(git status*)``, see ``shell_rules``), for other
 tools the tool — for the rest of the session; ``s`` the same, also saved to ``.cat-code/settings.local.yaml``
 (through the injected ``save``). Empty (Enter) means no; Ctrl+C means no and stops the whole turn (the agent's
-interrupt); Ctrl+D too, and then the session ends (on a terminal; elsewhere it is a no). Anything else asks again."""
+interrupt); Ctrl+D too, and then the session ends (on a terminal; elsewhere it is a no). Anything else asks again.
+
+What is asked about is shown as it will run: every line of a command, its control characters made visible
+(``text.visible``), and nothing cut without saying how much more there is."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from rich.text import Text
 
 from catcode.safety.permission_rules import suggested_rules
 from catcode.safety.permissions import ApprovalRequest, Decision
-from catcode.text import shorten
+from catcode.text import visible
 
 if TYPE_CHECKING:
     from catcode.safety.plan_mode import PlanDecision
@@ -34,6 +37,8 @@ NO_RULE = (
 NOT_OFFERED = "  a: not offered — $(…), backticks, redirections and expansions always ask"
 LOCAL_SETTINGS = ".cat-code/settings.local.yaml"
 STOPPED = "Not allowed; the turn is stopped."
+SHOWN_LINES = 60  # lines of one argument shown in the question; past that, how many more there are
+SHOWN_CHARS = 8000  # characters of one argument shown; past that, how many more there are
 
 Saver = Callable[[list[str]], str]
 """Saves allow rules to the project's local settings (and records consent); returns a line to show."""
@@ -64,7 +69,7 @@ def is_diff(preview: str) -> bool:
 def diff_text(diff: str) -> Text:
     """A unified diff with additions green, removals red and hunk headers cyan."""
     out = Text()
-    for line in diff.splitlines():
+    for line in diff.split("\n"):
         if line.startswith(("+++", "---")):
             style = "bold"
         elif line.startswith("+"):
@@ -77,26 +82,53 @@ def diff_text(diff: str) -> Text:
             style = "dim"
         else:
             style = ""
-        out.append(line + "\n", style=style)
+        out.append(visible(line, exact=True) + "\n", style=style)
     out.rstrip()
     return out
 
 
 def argument_lines(tool_input: dict[str, Any], skip: set[str] | None = None) -> Text:
-    """``  key: value`` per argument; long or multi-line values are cut to one line with their size."""
+    """``  key: value`` per argument, shown as it will be used: a value of several lines has each on a line of its
+    own, every control character is made visible (``ls -la␍; rm``, ``\\u2028``), and what is too long to show
+    (past ``SHOWN_LINES`` lines or ``SHOWN_CHARS`` characters) is said, never cut silently."""
     out = Text()
     for key, value in tool_input.items():
         if skip and key in skip:
             continue
-        text = value if isinstance(value, str) else repr(value)
-        lines = text.count("\n") + 1
-        shown = shorten(text.splitlines()[0] if text.strip() else text, 160)
-        size = f"  ({lines} lines)" if lines > 1 else ""
+        lines, left, count = shown_lines(visible(value if isinstance(value, str) else repr(value), exact=True))
         out.append(f"  {key}: ", style="dim")
-        out.append(shown)
-        out.append(size + "\n", style="dim")
+        if len(lines) == 1 and not left:
+            out.append(lines[0] + "\n")
+            continue
+        out.append(f"({count:,} line{'s' if count != 1 else ''})\n", style="dim")
+        for line in lines:
+            out.append(f"    {line}\n")
+        if left:
+            out.append(f"    … {left} not shown\n", style="yellow")
     out.rstrip()
     return out
+
+
+def shown_lines(text: str) -> tuple[list[str], str, int]:
+    """The lines of ``text`` that fit in the question, what does not ("3 more lines"; "" when all fits), and how
+    many lines there are."""
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # a final line end changes nothing
+    shown: list[str] = []
+    room = SHOWN_CHARS
+    for line in lines[:SHOWN_LINES]:
+        shown.append(line[:room])
+        room -= len(line)
+        if room <= 0:
+            break
+    left = []
+    if shown and len(shown[-1]) < len(lines[len(shown) - 1]):
+        left.append(f"{len(lines[len(shown) - 1]) - len(shown[-1]):,} more characters of that line")
+    if len(lines) > len(shown):
+        more = len(lines) - len(shown)
+        left.append(f"{more:,} more line{'s' if more != 1 else ''}")
+    return shown, " and ".join(left), len(lines)
 
 
 def ask_yes_no(read: Reader, question: str) -> bool:
@@ -133,7 +165,7 @@ class TerminalApprover:
         keys = "y/n/a/s" if self.save is not None and rules else "y/n/a"
         while True:
             try:
-                answer = self.read(f"Allow {name}? [{keys}, Enter = no] ")
+                answer = self.read(f"Allow {visible(name)}? [{keys}, Enter = no] ")
             except KeyboardInterrupt:
                 self.console.print(Text(STOPPED, style="yellow"))
                 raise  # like Esc in Claude Code: the whole turn stops, not only this call
@@ -155,7 +187,7 @@ class TerminalApprover:
             self.console.print(Text(REASK, style="yellow"))
 
     def ask_plan(self, plan: str) -> PlanDecision:
-        """Plan mode: show the plan ``exit_plan_mode`` carries and read the person's ``PlanDecision``."""
+        """Plan mode: show the plan ``ExitPlanMode`` carries and read the person's ``PlanDecision``."""
         from catcode.ui.plan_prompt import ask_plan
 
         return ask_plan(self.console, self.read, plan)
@@ -164,7 +196,7 @@ class TerminalApprover:
         if not rules:
             self.console.print(Text(NOT_OFFERED, style="dim"))
             return
-        line = f"  a: always allow {', '.join(rules)} this session"
+        line = visible(f"  a: always allow {', '.join(rules)} this session", exact=True)
         if self.save is not None:
             line += f" · s: and save to {LOCAL_SETTINGS}"
         self.console.print(Text(line, style="dim"))
@@ -181,7 +213,7 @@ class TerminalApprover:
     def show(self, request: ApprovalRequest) -> None:
         """The tool, its arguments and, when it has one, the diff it would make."""
         tool = request.tool
-        self.console.print(Text.assemble(("? ", "yellow bold"), (tool.name, "bold"), " wants to run:"))
+        self.console.print(Text.assemble(("? ", "yellow bold"), (visible(tool.name), "bold"), " wants to run:"))
         preview = request.preview
         diff = preview is not None and is_diff(preview)
         # The diff already shows new content; repeating it as an argument would only push the diff off-screen.
@@ -190,4 +222,4 @@ class TerminalApprover:
         if preview is not None and diff:
             self.console.print(diff_text(preview))
         elif preview:
-            self.console.print(Text(preview, style="dim"))
+            self.console.print(Text(visible(preview, exact=True), style="dim"))

@@ -110,9 +110,12 @@ class ReplEvents(AgentEvents):
         self.progress.print(shown)
 
     def on_recall(self, recalled: Recalled) -> None:
-        """The dim ``recalled: a, b`` line; Ctrl+O then pages what was attached (``/memory recalled`` too)."""
-        self.last_output = (recalled.line, recalled.text)
-        self.progress.print(Text(recalled.line, style="dim"))
+        """The dim ``recalled: a, b`` line (Ctrl+O then pages what was attached, ``/memory recalled`` too), or
+        ``recall skipped: why``; nothing when nothing matched."""
+        if recalled.text:
+            self.last_output = (recalled.line, recalled.text)
+        if recalled.text or recalled.skipped:
+            self.progress.print(Text(recalled.line, style="dim"))
 
     def on_notice(self, text: str) -> None:
         """A dim line (compaction, limits, retries)."""
@@ -132,9 +135,9 @@ class ReplEvents(AgentEvents):
             self.progress.file.write(f"\x1b[{self._todo_lines}F\x1b[J")  # up to the old list's start, erase below
         self.progress.print(drawn)
         self._todo_lines = len(self.progress.render_lines(drawn, pad=False))
-        self.last_output = ("todo_write", result.text)
+        self.last_output = ("TodoWrite", result.text)
         if self.full is not None:
-            self.full.write("⏺ todo_write", result.text)
+            self.full.write("⏺ TodoWrite", result.text)
 
     def end_turn(self) -> None:
         """Stop any spinner or Live and keep what streamed before an interrupt or a failure: a tool still running

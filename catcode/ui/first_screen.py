@@ -63,6 +63,8 @@ class FirstScreen:
     """``memory.user_id``."""
     project_key: str | None = None
     """The project's memory folder name when ``memory.project_key`` chose it (None: from the project's path)."""
+    provider: str | None = None
+    """``provider``: which platform's access is checked before the prompt (None: Claude Code's variables choose)."""
 
     @classmethod
     def of(cls, settings: Settings, paths: Paths) -> FirstScreen:
@@ -77,6 +79,7 @@ class FirstScreen:
             memory_dir=str(settings.memory.dir) if settings.memory.dir else None,
             user_id=settings.memory.user_id,
             project_key=None if paths.project_key == project_key(paths.project_root) else paths.project_key,
+            provider=settings.provider,
         )
 
 
@@ -102,7 +105,10 @@ def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstS
     except (OSError, ValueError, KeyError):
         return None
     paths = make_paths(home, project_root, memory_dir=memory_dir, user_id=user_id, project_key=key)
-    return FirstScreen(paths=paths, memory_dir=memory_dir, user_id=user_id, project_key=key, **values)
+    provider = record.get("provider")
+    return FirstScreen(
+        paths=paths, memory_dir=memory_dir, user_id=user_id, project_key=key, provider=provider, **values
+    )
 
 
 def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str | None, screen: FirstScreen) -> None:
@@ -123,6 +129,7 @@ def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str
         "memory_dir": screen.memory_dir,
         "user_id": screen.user_id,
         "project_key": screen.project_key,
+        "provider": screen.provider,
     }
     try:
         atomic_write_text(_record_file(home, project_root), json.dumps(values, sort_keys=True) + "\n")

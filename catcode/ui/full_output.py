@@ -4,7 +4,8 @@ the person can read all of it.
 What a running tool prints is written as it arrives, line by line through the redactor, to one file per session
 (``$CATCODE_HOME/tool-output/<pid>.txt``, 0600 in a 0700 folder), replaced by the next tool's and deleted when the
 session ends (files of sessions that died are deleted by the next one). At most ``CAP_CHARS`` are kept from the
-start; past that only the last ``TAIL_CHARS`` or so are, after a line saying how much was left out."""
+start; past that only the last ``TAIL_CHARS`` or so are, after a line saying how much was left out. The file is
+for the eyes only: its control characters are made visible (``text.visible``), so that no pager obeys them."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from catcode.file_modes import private_dir
+from catcode.text import visible
 
 CAP_CHARS = 10_000_000  # about 10 MB of output kept from the start
 TAIL_CHARS = 1_000_000  # and the last 1 MB past that
@@ -55,7 +57,7 @@ class FullOutput:
             self._partial, self._written, self._dropped, self.fed = "", 0, 0, False
             self._tail.clear()
             self._tail_size = 0
-            self._file.write(f"{_redacted(label)}\n\n")
+            self._file.write(f"{visible(_redacted(label))}\n\n")
 
     def feed(self, text: str) -> None:
         """Output arrived; its complete lines are redacted (together: a private key spans lines) and kept."""
@@ -111,7 +113,8 @@ class FullOutput:
                 self.path.unlink()
 
     def _keep(self, text: str) -> None:
-        text = _redacted(text)
+        # Shown in a pager (which may pass escape sequences on, as ``less -R`` does): visible, a CR a line end.
+        text = visible(_redacted(text), cr_ends_lines=True)
         assert self._file is not None
         room = self.cap - self._written
         if room > 0:

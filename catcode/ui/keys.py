@@ -25,6 +25,7 @@ from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.search import stop_search
 
+from catcode.text import visible
 from catcode.ui.completion import ReplCompleter
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def pager_for(events: ReplEvents | None, console: Console) -> Callable[[], None]
             return
         call, text = last
         with console.pager(styles=False):
-            console.print(f"{call}\n\n{text}", markup=False, highlight=False, soft_wrap=True)
+            console.print(visible(f"{call}\n\n{text}"), markup=False, highlight=False, soft_wrap=True)
 
     return show
 
@@ -152,13 +153,15 @@ def _page_file(path: Path) -> bool:
     """Run the pager on ``path``; False when there is no pager to run."""
     import os
     import shlex
-    import shutil
     import subprocess
 
+    from catcode import programs
+
     argv = shlex.split(os.environ.get("PAGER") or "less")
-    if not argv or shutil.which(argv[0]) is None:
+    pager = programs.find(argv[0]) if argv else None  # never one planted in the project
+    if pager is None:
         return False
-    subprocess.run([*argv, str(path)], check=False)
+    subprocess.run([pager, *argv[1:], str(path)], check=False)
     return True
 
 
@@ -248,6 +251,6 @@ class AnswerReader:
         with self.keys.question(self._prompt.input) as discarded:
             line = discarded_line(discarded)
             if line:
-                sys.stdout.write(f"\x1b[2m{line}\x1b[0m\n")
+                sys.stdout.write(f"\x1b[2m{visible(line)}\x1b[0m\n")
                 sys.stdout.flush()
             return self._prompt.prompt(message)

@@ -89,6 +89,8 @@ class Conversation:
         if is_command(text) and "\n" not in text:
             self.command(text)
             return None
+        if self.session.auto_recall is not None:  # the message is known: recall starts now, the turn takes it up
+            self.session.auto_recall.begin(text)
         return self.turn(text)
 
     def command(self, text: str) -> None:

@@ -13,6 +13,7 @@ from rich.console import Console
 from catcode.app.stdin_input import combine, cut_note
 from catcode.app.warm import warm_now
 from catcode.safety.permissions import NoTerminalApprover
+from catcode.screen import Screen
 from catcode.ui.events import ReplEvents
 from catcode.ui.line_runner import Conversation, build_registry
 
@@ -40,12 +41,12 @@ def run_piped(
     succeeded, 1 when it failed or was interrupted, 2 for a setup problem (nothing to send, a rejected API key)."""
     from catcode.app.build import build_session
 
-    errors = errors or Console(stderr=True, force_terminal=False, highlight=False, soft_wrap=True)
+    errors = errors or Screen(stderr=True, force_terminal=False, highlight=False, soft_wrap=True)
     message = combine(prompt, text, more)
     if not message.strip():
         errors.print(f"catcode: {NOTHING}", markup=False)
         return 2
-    console = console or Console(force_terminal=False, highlight=False, soft_wrap=True)
+    console = console or Screen(force_terminal=False, highlight=False, soft_wrap=True)
     events = ReplEvents(console, live=False, preview_lines=settings.ui.result_preview_lines, progress=errors)
     approver = NoTerminalApprover(report=lambda line: errors.print(f"catcode: {line}", markup=False))
     session = build_session(settings, paths, approver=approver, events=events, provider=provider, env=env)

@@ -1,4 +1,4 @@
-"""The plan approval prompt: the plan ``exit_plan_mode`` carries, drawn as Markdown, then the person's choice —
+"""The plan approval prompt: the plan ``ExitPlanMode`` carries, drawn as Markdown, then the person's choice —
 approve and accept edits, approve and be asked before each change, or keep planning (anything else typed is
 feedback for the model)."""
 

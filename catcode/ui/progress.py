@@ -1,5 +1,6 @@
 """Feedback while something runs: the spinner's "Thinking… 3s · Ctrl+C to interrupt" line, and the live view of
-a running tool (its call, elapsed seconds and the last lines of its output), both transient ``rich`` Lives."""
+a running tool (its call, elapsed seconds and the last lines of its output, made visible: ``text.visible``), both
+transient ``rich`` Lives."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
+
+from catcode.text import visible
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -72,9 +75,11 @@ class ToolProgress:
         self._live.start()
 
     def feed(self, text: str) -> None:
-        """Output arrived (called from the tool's reader thread)."""
+        """Output arrived (called from the tool's reader thread). A CR ends a line (a progress bar's redraws are
+        lines of their own); any other control character is shown, not obeyed."""
+        text = visible(text, cr_ends_lines=True)
         with self._lock:
-            chunk = (self._partial + text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+            chunk = (self._partial + text).split("\n")
             self._partial = chunk.pop()
             self._lines = (self._lines + chunk)[-TAIL_LINES:]
 

@@ -16,6 +16,7 @@ from prompt_toolkit.application import get_app, run_in_terminal
 
 from catcode import __version__
 from catcode.log import get_logger
+from catcode.text import visible
 from catcode.ui.keys import prompt_marker
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def dim_line(console: Console | None, line: str) -> None:
         console.print(Text(line, style="dim"))
         return
     styled = sys.stdout.isatty() and os.environ.get("TERM", "dumb") not in ("dumb", "unknown")
+    line = visible(line)  # a file's name in it may hold an escape sequence: shown, not obeyed
     sys.stdout.write(f"\x1b[2m{line}\x1b[0m\n" if styled else f"{line}\n")
     sys.stdout.flush()
 

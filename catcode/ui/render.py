@@ -4,7 +4,10 @@ and their summarised results, red error lines.
 Streaming: a finished Markdown block (one followed by a blank line, outside a code fence) is printed for good
 as soon as the next block starts; only the block being written lives in a transient ``rich.live.Live``, cut
 to the screen's height. So the Live never grows taller than the terminal (which would duplicate lines in the
-scrollback), and the final output does not depend on how the text was chunked."""
+scrollback), and the final output does not depend on how the text was chunked.
+
+Everything here that came from the model or a tool is made visible first (``text.visible``): an escape sequence
+in a reply or an output is shown as ``␛[…``, never obeyed; only catcode's own styles reach the terminal."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from catcode.providers.base import Usage
-from catcode.text import shorten
+from catcode.text import is_terminal, shorten, visible
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -26,15 +29,15 @@ FENCES = ("```", "~~~")
 
 def tool_call_text(name: str, key: str | None) -> Text:
     """``⏺ write_file(notes.txt)``: a tool call on one line."""
-    out = Text.assemble(("⏺ ", "cyan"), (name, "bold"))
+    out = Text.assemble(("⏺ ", "cyan"), (visible(name), "bold"))
     if key:
-        out.append(f"({shorten(key, 100)})")
+        out.append(f"({visible(shorten(key, 100))})")
     return out
 
 
 def result_text(result: ToolResult, max_lines: int) -> Text:
     """The first ``max_lines`` lines of a tool result, then ``… N more lines``; red when it is an error."""
-    lines = result.text.splitlines() or [""]
+    lines = visible(result.text).splitlines() or [""]
     shown = lines[:max_lines]
     out = Text(style="red" if result.is_error else "dim")
     for i, line in enumerate(shown):
@@ -48,7 +51,7 @@ def result_text(result: ToolResult, max_lines: int) -> Text:
 
 def error_text(message: str) -> Text:
     """One red line: what failed and what to do."""
-    return Text(f"✗ {shorten(message, 400)}", style="red")
+    return Text(f"✗ {visible(shorten(message, 400))}", style="red")
 
 
 def tokens(n: int) -> str:
@@ -165,7 +168,7 @@ class MarkdownStream:
     def _markdown(self, text: str) -> RenderableType:
         from rich.markdown import Markdown
 
-        return Markdown(text, code_theme=self.code_theme)
+        return Markdown(visible(text), code_theme=self.code_theme)
 
     def _print(self, text: str) -> None:
         if text.strip():
@@ -173,18 +176,20 @@ class MarkdownStream:
 
 
 class PlainStream:
-    """Piped output: deltas are written as they come, no Live, no spinner, no Markdown."""
+    """Piped output: deltas are written as they come, no Live, no spinner, no Markdown; made visible when they go
+    to a terminal (to a file or a pipe they are the answer's bytes, as the model wrote them)."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
         self._open = False  # a line was started and not ended
+        self._terminal = is_terminal(console.file)
 
     def begin(self) -> None:
         """Nothing to show while waiting."""
 
     def feed(self, delta: str) -> None:
-        """Write the delta as is."""
-        self.console.file.write(delta)
+        """Write the delta (visible, on a terminal)."""
+        self.console.file.write(visible(delta) if self._terminal else delta)
         self.console.file.flush()
         self._open = not delta.endswith("\n")
 

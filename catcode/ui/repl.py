@@ -55,9 +55,9 @@ def console_maker(console: Console | None) -> Callable[[], Console]:
     def get() -> Console:
         with lock:
             if not made:
-                from rich.console import Console
+                from catcode.screen import Screen
 
-                made.append(Console(highlight=False))
+                made.append(Screen(highlight=False))
             return made[0]
 
     return get

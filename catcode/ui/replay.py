@@ -11,8 +11,9 @@ from rich.console import Console
 from rich.text import Text
 
 from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.text import shorten
+from catcode.text import shorten, visible
 from catcode.tools.base import ToolRegistry, ToolResult
+from catcode.tools.facts import canonical
 from catcode.ui.render import result_text, tool_call_text
 
 SHOWN_EXCHANGES = 3  # the last exchanges drawn in full; the ones before are one line
@@ -79,15 +80,16 @@ def _draw(
             if typed_seen:
                 continue  # what hooks added to the message was never drawn as typed
             typed_seen = True
-            lines = block.text.splitlines() or [""]
+            lines = visible(block.text).splitlines() or [""]
             text = "\n".join(lines[:MESSAGE_LINES]) + (
                 f"\n… {len(lines) - MESSAGE_LINES} more lines" if len(lines) > MESSAGE_LINES else ""
             )
             console.print(Text(f"{marker}{text}", style="bold"))
         elif isinstance(block, TextBlock) and block.text.strip():
-            console.print(Markdown(block.text))
+            console.print(Markdown(visible(block.text)))
         elif isinstance(block, ToolUseBlock):
-            console.print(tool_call_text(block.name, key_argument(block)))
+            # by the tool's own name, also for a call an earlier catcode stored under another (``bash``)
+            console.print(tool_call_text(canonical(block.name) or block.name, key_argument(block)))
             result = results.get(block.id)
             if result is not None:
                 console.print(result_text(ToolResult(result.content, result.is_error), preview_lines))

@@ -6,4 +6,6 @@
 - ``guard.py``: ``Guard`` — Host header (DNS rebinding), token or one-time code → session cookie, same-origin
   changes, security headers.
 - ``server.py``: the command — binding to 127.0.0.1, the token in the printed URL, uvicorn.
+- ``opener.py``: ``--open``'s private page (0600) that sends the browser on with the one-time code, so that no
+  secret is on the browser's command line.
 - ``page.html``: the page: no build step, no outside resource; memory text is only ever inserted as text."""

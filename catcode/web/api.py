@@ -2,10 +2,13 @@
 change history, one change's diff, revert, search — over a ``MemoryRuntime`` and its ``Recall``. Every answer is
 JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the person, worded here
 (``refusal``: the page has no commands of its own, so a line naming a memory command names the shell's, as the CLI
-says it). Calls are serialised: git and the fact index are used by one request at a time."""
+says it). Reads run side by side (Starlette runs each handler on a worker thread): the store is thread-safe, git's
+reads take no lock, and each search borrows one of a few ``Recall`` objects (one SQLite connection each, as separate
+processes would); only a revert waits for the one before it."""
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
 
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
+SEARCHES_AT_ONCE = 4  # searches served side by side (each a SQLite connection); more wait for one to finish
 SCOPES = tuple(scope.value for scope in Scope)
 
 SHELL_LOG = "catcode memory log"
@@ -47,8 +51,11 @@ class MemoryView:
     def __init__(self, runtime: MemoryRuntime, recall: Callable[[], Recall]) -> None:
         self.runtime, self.store, self.git = runtime, runtime.store, runtime.git
         self._open_recall = recall
-        self._recall: Recall | None = None
-        self._lock = threading.Lock()
+        self._recalls: list[Recall] = []  # every one opened (closed by ``close``)
+        self._idle: queue.SimpleQueue[Recall] = queue.SimpleQueue()  # those no search is using
+        self._slots = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
+        self._recalls_guard = threading.Lock()
+        self._write = threading.Lock()  # one revert at a time; reads never wait for it
         self._folders = {
             Scope.USER: _relative(runtime.paths.user_memory, runtime.paths.memory_root),
             Scope.PROJECT: _relative(runtime.paths.project_memory, runtime.paths.memory_root),
@@ -56,32 +63,27 @@ class MemoryView:
 
     def scopes(self) -> list[dict[str, Any]]:
         """Both scopes: name, folder and how many memories each holds."""
-        with self._lock:
-            entries = self.store.load_all()
-            return [
-                {
-                    "scope": scope.value,
-                    "path": str(self.store.dirs[scope]),
-                    "count": sum(self._scope(e) is scope for e in entries),
-                }
-                for scope in Scope
-            ]
+        located = self.store.located()  # one look at the folders, whatever the number of memories
+        return [
+            {
+                "scope": scope.value,
+                "path": str(self.store.dirs[scope]),
+                "count": sum(where is scope for _, where in located),
+            }
+            for scope in Scope
+        ]
 
     def memories(self, scope: str | None) -> list[dict[str, Any]]:
         """Every memory of ``scope`` (both when None), user scope first, by name."""
         wanted = _scope(scope) if scope is not None else None
-        with self._lock:
-            found = [(self._scope(e), e) for e in self.store.load_all()]
-        found.sort(key=lambda pair: (pair[0] is not Scope.USER, pair[1].name))
-        return [_entry(entry, scope) for scope, entry in found if wanted in (None, scope)]
+        found = sorted(self.store.located(), key=lambda pair: (pair[1] is not Scope.USER, pair[0].name))
+        return [_entry(entry, scope) for entry, scope in found if wanted in (None, scope)]
 
     def memory(self, scope: str, name: str) -> dict[str, Any]:
         """One memory with its content."""
         wanted = _scope(scope)
         _name(name)
-        with self._lock:
-            entry = self.store.get(name)
-            where = self._scope(entry) if entry is not None else None
+        entry, where = self.store.get(name), self.store.scope_of(name)  # the scope of the folder holding it
         if entry is None or where is not wanted:
             raise ApiError(
                 404, f"No memory {name} in the {wanted.value} scope; /api/memory?scope={wanted.value} lists them."
@@ -93,18 +95,16 @@ class MemoryView:
         if not 1 <= limit <= MAX_HISTORY:
             raise ApiError(400, f"limit must be between 1 and {MAX_HISTORY}, got {limit}")
         paths = () if name is None else tuple(f"{self._folders[s]}/{_name(name)}.md" for s in Scope)
-        with self._lock:
-            self._require_versioning()
-            return [self._change(c) for c in self.git.log(limit, paths=paths)]
+        self._require_versioning()
+        return [self._change(c) for c in self.git.log(limit, paths=paths)]
 
     def change(self, change_id: str) -> dict[str, Any]:
         """One change's diff (``git show --stat --patch``)."""
-        with self._lock:
-            self._require_versioning()
-            try:
-                diff = self.git.diff(change_id)
-            except UnknownChange as exc:
-                raise ApiError(404, refusal(exc)) from None
+        self._require_versioning()
+        try:
+            diff = self.git.diff(change_id)
+        except UnknownChange as exc:
+            raise ApiError(404, refusal(exc)) from None
         if not diff:
             raise ApiError(404, NO_CHANGES)
         first = diff.split("\n", 1)[0]
@@ -112,7 +112,7 @@ class MemoryView:
 
     def revert(self, change_id: str) -> dict[str, Any]:
         """Undo a change as a new change, under the same rules and with the same messages as the CLI."""
-        with self._lock:
+        with self._write:
             self._require_versioning()
             try:
                 result = self.runtime.revert(change_id)
@@ -133,24 +133,26 @@ class MemoryView:
             raise ApiError(400, "Give something to search for: /api/search?q=WORDS")
         if not 1 <= limit <= MAX_SEARCH:
             raise ApiError(400, f"limit must be between 1 and {MAX_SEARCH}, got {limit}")
-        with self._lock:
-            if self._recall is None:
-                self._recall = self._open_recall()
-            return search_dicts(self._recall, query, limit)
+        with self._slots:
+            try:
+                recall = self._idle.get_nowait()
+            except queue.Empty:
+                recall = self._open_recall()
+                with self._recalls_guard:
+                    self._recalls.append(recall)
+            try:
+                return search_dicts(recall, query, limit)
+            finally:
+                self._idle.put(recall)
 
     def close(self) -> None:
-        """Close the search index."""
-        with self._lock:
-            if self._recall is not None:
-                self._recall.close()
-                self._recall = None
+        """Close the search index (every connection to it)."""
+        with self._recalls_guard:
+            recalls, self._recalls = self._recalls, []
+        for recall in recalls:
+            recall.close()
 
     # -- helpers -----------------------------------------------------------------------------------------------
-
-    def _scope(self, entry: MemoryEntry) -> Scope:
-        """The scope whose folder holds ``entry`` (a hand-placed file may sit outside its type's scope)."""
-        path = self.store.path_of(entry.name)
-        return Scope.USER if path is not None and path.parent == self.store.dirs[Scope.USER] else Scope.PROJECT
 
     def _change(self, change: Change) -> dict[str, Any]:
         return {

@@ -71,7 +71,7 @@ class Guard:
         if not self._host_ok(host):
             refusal = (400, f"Unexpected Host header {host!r}: open the address catcode memory serve printed.")
         elif "code" in query and scope["method"] == "GET" and scope.get("path") == "/":
-            await self._exchange(send, (query.get("code") or [""])[0])
+            await self._exchange(send, (query.get("code") or [""])[0], headers.get("sec-fetch-site", ""))
             return
         elif not self._token_ok(scope, headers):
             refusal = (401, "Missing or wrong token: open the address catcode memory serve printed (with ?token=…).")
@@ -87,9 +87,11 @@ class Guard:
             return True
         return self.any_address and names_an_address(host)
 
-    async def _exchange(self, send: Send, code: str) -> None:
+    async def _exchange(self, send: Send, code: str, fetch_site: str = "") -> None:
         """A one-time code for a session cookie (then the code is gone), and a redirect that drops it from the
-        address bar."""
+        address bar. The browser came from ``--open``'s private page (``opener.py``, a file: ``fetch_site`` says
+        cross-site), a browser keeps a SameSite=Strict cookie from every request of that chain of redirects: so it
+        is sent on from a page of this origin instead, and the cookie goes with that request."""
         if not any(hmac.compare_digest(code.encode("utf-8", "replace"), c.encode()) for c in self._codes):
             used = "This one-time link was already used: open the address catcode memory serve printed."
             await _refuse(send, 401, used)
@@ -98,9 +100,15 @@ class Guard:
         session = secrets.token_urlsafe(32)
         self._sessions.add(session)
         cookie = f"{COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/".encode()
-        headers = [(b"location", b"/"), (b"set-cookie", cookie), (b"content-length", b"0")]
-        await send({"type": "http.response.start", "status": 303, "headers": [*headers, *SECURITY_HEADERS]})
-        await send({"type": "http.response.body", "body": b""})
+        if fetch_site == "cross-site":
+            body = _ONWARD
+            headers = [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+            status = 200
+        else:
+            body, headers, status = b"", [(b"location", b"/"), (b"content-length", b"0")], 303
+        headers.append((b"set-cookie", cookie))
+        await send({"type": "http.response.start", "status": status, "headers": [*headers, *SECURITY_HEADERS]})
+        await send({"type": "http.response.body", "body": body})
 
     def _token_ok(self, scope: Scope, headers: dict[str, str]) -> bool:
         given = ""
@@ -121,6 +129,13 @@ class Guard:
         if origin is None:  # not sent by a browser's cross-site request (scripts and curl send none)
             return True
         return origin == f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+
+
+_ONWARD = (
+    b'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/">'
+    b'<title>catcode memory</title><a href="/">Open your memory</a>'
+)
+"""The page that sends a browser on to ``/`` from this origin (see ``Guard._exchange``)."""
 
 
 def _cookie(header: str, name: str) -> str:

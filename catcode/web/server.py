@@ -1,7 +1,8 @@
 """``catcode memory serve``: the web view on 127.0.0.1 (another address only when asked, with a warning), behind a
-fresh random token printed in its URL, served by uvicorn until Ctrl+C. ``--open`` hands the browser a one-time code
-instead of the token (a browser's command line is visible to every local user; ``guard.py`` exchanges the code
-once for an HttpOnly, SameSite=Strict cookie).
+fresh random token printed in its URL, served by uvicorn until Ctrl+C. ``--open`` hands the browser a private page
+(``opener.py``) that sends it on with a one-time code — neither the token nor the code is ever on the browser's
+command line, which every local user can read; ``guard.py`` exchanges the code once for an HttpOnly,
+SameSite=Strict cookie.
 
 Starlette and uvicorn are the optional ``web`` extra, imported here only: without them the command says how to
 install them. uvicorn's access log is off — every URL carries the token."""
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from catcode.errors import CatcodeError
+from catcode.web.opener import redirect_page
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
@@ -54,8 +56,10 @@ def serve_memory(
     config = uvicorn.Config(
         app, log_config=None, access_log=False, lifespan="off", server_header=False, date_header=False
     )
-    if open_browser:  # a one-time code: the browser's command line is visible to every local user, the token never
-        webbrowser.open(f"http://{_url_host(host)}:{port}/?code={app.one_time_code()}")
+    page = None
+    if open_browser:  # a private page holds the one-time code: the browser's command line is anyone's to read
+        page = redirect_page(runtime.paths.home, f"http://{_url_host(host)}:{port}/?code={app.one_time_code()}")
+        webbrowser.open(page.as_uri())
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
@@ -63,6 +67,8 @@ def serve_memory(
     finally:
         view.close()
         sock.close()
+        if page is not None:
+            page.unlink(missing_ok=True)
     say("Stopped.")
 
 

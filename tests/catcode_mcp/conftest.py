@@ -13,10 +13,17 @@ import pytest
 
 from catcode.extensions.mcp.sources import ServerSpec
 from catcode.settings.mcp import McpServerSettings
+from tests.slowness import bound
 
 SERVERS = Path(__file__).parent / "servers"
 DEMO = str(SERVERS / "demo_server.py")
 BROKEN = str(SERVERS / "broken_server.py")
+
+
+def patient() -> dict[str, Any]:
+    """Settings under which a message waits for the MCP servers as long as this machine, however busy, needs to start
+    them (``mcp.startup_timeout``); it is still sent as soon as they are ready."""
+    return {"mcp": {"startup_timeout": min(600.0, bound(60))}}
 
 
 def spec(name: str, **settings: Any) -> ServerSpec:
@@ -56,4 +63,4 @@ def http_demo() -> Iterator[Callable[..., str]]:
     yield start
     for proc in procs:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=bound(10))

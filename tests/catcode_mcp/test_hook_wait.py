@@ -3,6 +3,7 @@ one that misses it is named once; a skipped wait is not repeated. Real stdio ser
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from catcode.conversation.hook_bus import HookContext, HookEvent
 from catcode.extensions.mcp.hook import McpToolsHook, PlainWait, waiting_line
-from catcode.extensions.mcp.manager import McpManager
+from catcode.extensions.mcp.manager import McpManager, ServerState
 from catcode.tools.base import ToolRegistry
 from tests.catcode_mcp.conftest import broken, demo
 
@@ -52,6 +53,22 @@ def test_a_server_that_misses_the_wait_is_named_once_and_later_requests_do_not_w
         "waiting for MCP server hangs…",
         "MCP server hangs: not ready after 0.3s; its tools join a later request once it is ready",
     ]
+
+
+def test_a_call_to_a_tool_of_a_server_still_starting_says_so_instead_of_unknown_tool(manager_of) -> None:
+    manager = manager_of(broken("hangs", "hang", startup_timeout=600), broken("dies", "crash"))
+    registry: ToolRegistry = ToolRegistry([])
+    request(McpToolsHook(manager, registry, lambda line: None, wait=0.3))
+    deadline = time.monotonic() + 60  # "dies" fails as soon as its process exits; "hangs" never gets ready
+    while manager.servers["dies"].state is not ServerState.FAILED:
+        assert time.monotonic() < deadline, "the crashing server was never seen to fail"
+        manager.wait_ready(0.05)  # returns at the next change of state
+    assert registry.unknown("mcp__hangs__echo") == (
+        "MCP server hangs is still starting: its tools join a later request once it is ready"
+    )
+    assert registry.unknown("mcp__dies__echo").startswith("MCP server dies failed")
+    assert registry.unknown("mcp__other__echo").startswith("Unknown tool mcp__other__echo")
+    assert registry.unknown("read_file").startswith("Unknown tool read_file")
 
 
 class Skipping(PlainWait):

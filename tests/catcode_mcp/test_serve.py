@@ -19,6 +19,7 @@ from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 from tests.e2e.conftest import catcode_argv
+from tests.in_process import run_catcode
 
 SECRET = "sk-ant-api03-" + "Q" * 40
 
@@ -50,7 +51,7 @@ def seed(project: Path) -> None:
 
 
 def run_cli(project: Path, *args: str) -> str:
-    done = subprocess.run([*catcode_argv(), *args], cwd=project, capture_output=True, text=True, timeout=60)
+    done = run_catcode(args, env=dict(os.environ), cwd=project)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

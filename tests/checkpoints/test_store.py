@@ -38,7 +38,8 @@ def _write(root: Path, tree: dict[str, bytes]) -> None:
         (root / name).write_bytes(data)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# own budget: each example takes and restores real git checkpoints (~40 ms)
+@settings(max_examples=12, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(before=TREES, after=TREES)
 def test_a_restore_gives_back_exactly_the_checkpoint_and_is_undoable(tmp_path_factory, before, after) -> None:
     root = tmp_path_factory.mktemp("proj")

@@ -45,5 +45,5 @@ def test_refused_project_items_are_listed_as_not_allowed(tmp_path: Path) -> None
     (agents / "shipper.md").write_text("---\ndescription: ships\ntools: Bash\n---\nShip it.\n")
     assert run(tmp_path, "/mcp").strip() == "tracker  not allowed (you said no, or not asked yet)"
     listing = run(tmp_path, "/agents")
-    assert "general-purpose  (built-in; session model; tools: read_file, list_files, grep" in listing
+    assert "general-purpose  (built-in; session model; tools: Read, Glob, Grep" in listing
     assert "shipper  not allowed (project definition with more than read-only tools)" in listing

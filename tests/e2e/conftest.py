@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -18,8 +19,10 @@ import pyte
 import pytest
 
 from tests.fakes import FakeAnthropicServer
+from tests.in_process import run_catcode
+from tests.slowness import bound
 
-TIMEOUT = 30.0  # seconds; generous for slow CI machines — expect returns as soon as the text shows
+TIMEOUT = 30.0  # seconds on an idle machine, scaled by its load (``bound``); expect returns as soon as the text shows
 PROMPT = "❯"
 COLUMNS, LINES = 120, 40
 
@@ -28,6 +31,12 @@ def catcode_argv() -> list[str]:
     """The real console script of this interpreter's environment, else the module entry point."""
     script = Path(sys.executable).parent / "catcode"
     return [str(script)] if script.exists() else [sys.executable, "-m", "catcode"]
+
+
+def as_from_a_terminal() -> None:
+    """In the child before it runs catcode: Ctrl+C interrupts, as in a shell at a terminal (a test run started in the
+    background by a shell ignores SIGINT, and a child would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def start_in_pty(argv: list[str], cwd: Path, env: dict[str, str], children: list[pexpect.spawn]) -> Catcode:
@@ -41,7 +50,8 @@ def start_in_pty(argv: list[str], cwd: Path, env: dict[str, str], children: list
         encoding="utf-8",
         codec_errors="replace",
         dimensions=(LINES, COLUMNS),
-        timeout=TIMEOUT,
+        timeout=bound(TIMEOUT),
+        preexec_fn=as_from_a_terminal,
     )
     child.logfile_read = log
     children.append(child)
@@ -69,16 +79,17 @@ class Catcode:
         return "\n".join(rows + [row.rstrip() for row in screen.display])
 
     def expect(self, pattern: str | list[str], timeout: float = TIMEOUT) -> int:
-        """Wait for ``pattern`` (regex, or a list: the index of the first that matched)."""
-        return self.child.expect(pattern, timeout=timeout)
+        """Wait for ``pattern`` (regex, or a list: the index of the first that matched), at most ``timeout`` seconds
+        of an idle machine."""
+        return self.child.expect(pattern, timeout=bound(timeout))
 
     def expect_text(self, text: str, timeout: float = TIMEOUT) -> None:
         """Wait for literal text."""
-        self.child.expect_exact(text, timeout=timeout)
+        self.child.expect_exact(text, timeout=bound(timeout))
 
     def prompt(self) -> None:
         """Wait for the prompt to be drawn (it is drawn after the terminal is in raw mode, ready for keys)."""
-        self.child.expect_exact(PROMPT, timeout=TIMEOUT)
+        self.child.expect_exact(PROMPT, timeout=bound(TIMEOUT))
 
     def send(self, keys: str) -> None:
         """Type ``keys`` as they are (``\\r`` is Enter, ``\\x03`` Ctrl+C, ``\\x04`` Ctrl+D)."""
@@ -91,7 +102,7 @@ class Catcode:
     def exit(self) -> int:
         """Ctrl+D at the prompt; the exit code."""
         self.child.sendcontrol("d")
-        self.child.expect(pexpect.EOF, timeout=TIMEOUT)
+        self.child.expect(pexpect.EOF, timeout=bound(TIMEOUT))
         self.child.close()
         return self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
 
@@ -138,6 +149,8 @@ def catcode_env(fake_server: FakeAnthropicServer, home_dir: Path) -> dict[str, s
         "PROMPT_TOOLKIT_NO_CPR": "1",
         # Memory capture at exit would send unscripted requests; memory has its own end-to-end tests.
         "CATCODE_MEMORY_ENABLED": "false",
+        # a run under coverage (``scripts/test.sh --cov``) measures the child too
+        **{name: os.environ[name] for name in ("COVERAGE_PROCESS_CONFIG",) if name in os.environ},
     }
 
 
@@ -155,3 +168,18 @@ def spawn_catcode(project: Path, catcode_env: dict[str, str]) -> Iterator[Callab
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+
+
+@pytest.fixture
+def catcode_cli(project: Path, catcode_env: dict[str, str]) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``catcode_cli(*args, env={...}, unset=(...), input=None)``: ``catcode *args`` in ``project`` with
+    ``catcode_env`` and no terminal, run in the test process through the real entry point (``tests/in_process.py``);
+    the exit code, stdout and stderr as ``subprocess.run`` gives them."""
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = (), input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        merged = {name: value for name, value in {**catcode_env, **(env or {})}.items() if name not in unset}
+        return run_catcode(args, env=merged, cwd=project, input=input)
+
+    return run

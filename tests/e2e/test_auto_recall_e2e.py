@@ -14,6 +14,7 @@ from typing import Any
 from catcode.settings.paths import project_key
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, text
+from tests.in_process import run_catcode
 
 Spawn = Callable[..., Catcode]
 QUESTION = "why does the billing API answer 422 when I send the amount?"
@@ -69,8 +70,7 @@ def test_print_mode_stream_json_reports_the_recall(project: Path, fake_server: F
         ANTHROPIC_BASE_URL=fake_server.base_url,
         ANTHROPIC_API_KEY="test-key",
     )
-    argv = [*catcode_argv(), "-p", "--output-format", "stream-json", QUESTION]
-    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    proc = run_catcode(["-p", "--output-format", "stream-json", QUESTION], env=env, cwd=project)
     assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     (recall,) = [e for e in events if e.get("type") == "system" and e.get("subtype") == "recall"]
@@ -112,3 +112,44 @@ def test_repl_shows_the_dim_line_and_memory_recalled(
         {k: v for k, v in block.items() if k != "cache_control"} for block in user_content(first.body)
     ]
     assert "recalled: api-gotcha" in cat.screen()
+
+
+def test_a_fresh_print_mode_recalls_among_500_memories_with_default_settings(
+    project: Path, fake_server: FakeAnthropicServer
+) -> None:
+    """Issue 36: 500 memories brought over from Claude Code (``catcode memory import PATH``), then a fresh
+    ``catcode -p`` (a cold process, the search index never built) with no settings at all. The memory the question
+    needs is listed by the index (its name and first sentence): its text is attached all the same."""
+    home = project.parent / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), ANTHROPIC_BASE_URL=fake_server.base_url,
+               ANTHROPIC_API_KEY="test-key")  # fmt: skip
+    claude = project.parent / "claude-memory"
+    claude.mkdir()
+    teams = ["billing", "search", "mobile", "infra", "growth", "data", "support", "design", "security", "docs"]
+    topics = ["standup time", "sprint goal", "on-call rota", "release notes", "code review", "test flakes",
+              "dashboard", "budget", "hiring plan", "retro notes"]  # fmt: skip
+    for i in range(499):
+        team, topic = teams[i % 10], topics[(i // 10) % 10]
+        body = (
+            f"# {team.title()} {topic}\n\nThe {team} team keeps its {topic} on wiki page {i}; ask in #{team} first.\n"
+        )
+        (claude / f"note-{i:03d}.md").write_text(f"---\nname: note-{i:03d}\ntype: project\n---\n{body}")
+    why = "Rebase your branch onto main and open a pull request instead; the CI bot reverts force-pushes."
+    (claude / "git.md").write_text(f"---\nname: git\ntype: feedback\n---\n# Git\n\nNever force-push to main. {why}\n")
+    consent = {**env, "CATCODE_PERMISSION_MODE": "accept-edits"}  # the feedback memory applies to all projects
+    imported = subprocess.run([*catcode_argv(), "memory", "import", str(claude), "--yes"], cwd=project, env=consent,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    fake_server.enqueue(text("No: rebase and open a pull request."))
+    question = "should I force-push my branch to main?"
+    argv = [*catcode_argv(), "-p", "--output-format", "stream-json", question]
+    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    first = fake_server.requests()[0]
+    index = json.dumps(first.body["system"], ensure_ascii=False) + json.dumps(first.body["messages"][1:])
+    assert "## git\\nNever force-push to main." in index and why not in index  # the index: name and first sentence
+    assert why in first.body["messages"][0]["content"][0]["text"]  # the text, on the question
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    (recall,) = [e for e in events if e.get("subtype") == "recall"]
+    assert recall["skipped"] is False and recall["items"][0]["name"] == "git"

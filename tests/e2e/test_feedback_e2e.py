@@ -53,7 +53,7 @@ def test_running_tool_live_output_pager_spinner_and_retry(
     cat.expect_text("The loop is done.")
     cat.prompt()
     cat.send("\x0f")  # Ctrl+O: the whole output in the pager
-    cat.expect_text("bash(seq 1 12;")
+    cat.expect_text("Bash(seq 1 12;")
     cat.expect_text("exit code: 0")
     cat.send("q")
     cat.prompt()

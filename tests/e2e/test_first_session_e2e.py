@@ -30,6 +30,7 @@ from tests.e2e.test_memory_e2e import (
     plain,
 )
 from tests.fakes import FakeAnthropicServer, text
+from tests.slowness import bound
 
 HEADLINE = "use vim, never touch the tests directory"
 KEPT = "2 new messages kept; memory runs from 4 — /memory saves them now"
@@ -88,7 +89,7 @@ def test_a_short_session_with_nothing_to_remember_says_its_messages_are_kept_and
 
 def piped(cwd: Path, env: dict[str, str], message: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*catcode_argv()], input=message, cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv()], input=message, cwd=cwd, env=env, capture_output=True, text=True, timeout=bound(60)
     )
 
 
@@ -111,7 +112,7 @@ def test_piped_runs_take_turns_with_the_background_run_and_always_say_the_outcom
     said = capture_done(home_dir)
     assert said[0].startswith(("Memory: 1 added", "Nothing new to remember")), said
     listed = subprocess.run(
-        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
     assert "user-prefers-vim - User edits with vim (user, all projects)" in listed.stdout
     reviewed = [line for r in of_kind(fake_server, "extract") for line in conversation_lines(r)]
@@ -134,7 +135,7 @@ def test_the_capture_after_a_piped_exit_takes_what_a_recovery_still_running_left
     for answer in ("One.", "Two."):  # print mode leaves its messages for the next start: four are waiting
         fake_server.enqueue(text(answer))
         done = subprocess.run(
-            [*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+            [*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
         )
         assert done.returncode == 0, done.stderr
     gate = threading.Event()
@@ -150,13 +151,13 @@ def test_the_capture_after_a_piped_exit_takes_what_a_recovery_still_running_left
     fake_server.responder = respond
     fake_server.enqueue(text("Noted."))
     done = subprocess.run(
-        [*catcode_argv()], input=HEADLINE, cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv()], input=HEADLINE, cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )  # the recovery is held: the exit does not wait for it (it ends with the process)
     assert done.returncode == 0 and SAVING in done.stderr, done.stderr
     gate.set()
     said = capture_done(home_dir)
     assert "Memory: 1 added, 0 updated — /memory list shows them" in said, said
     listed = subprocess.run(
-        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
     assert "user-prefers-vim - User edits with vim (user, all projects)" in listed.stdout

@@ -1,5 +1,6 @@
-"""``catcode -h`` and its subcommands' help through the installed binary: the usage line shows the two forms people
-type, and every command's description is there whole (wrapped under its column), never cut with "..."."""
+"""``catcode -h`` and its subcommands' help (through the installed binary once, else in the test process through
+the real entry point): the usage line shows the two forms people type, and every command's description is there
+whole (wrapped under its column), never cut with "..."."""
 
 from __future__ import annotations
 
@@ -10,20 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import catcode_argv
+from tests.in_process import run_catcode
+from tests.slowness import bound
 
 GROUPS = [(), ("memory",), ("memory", "remote"), ("config",), ("mcp",)]
 
 
 def help_text(project: Path, env: dict[str, str], words: tuple[str, ...], columns: int) -> str:
     """``catcode WORDS -h`` at a terminal width of ``columns``."""
-    proc = subprocess.run(
-        [*catcode_argv(), *words, "-h"],
-        cwd=project,
-        env={**env, "COLUMNS": str(columns)},
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    proc = run_catcode([*words, "-h"], env={**env, "COLUMNS": str(columns)}, cwd=project)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -42,7 +38,12 @@ def commands(text: str) -> dict[str, str]:
 
 
 def test_usage_shows_the_session_form_and_the_command_form(project: Path, catcode_env: dict[str, str]) -> None:
-    text = help_text(project, catcode_env, (), 80)
+    env = {**catcode_env, "COLUMNS": "80"}
+    proc = subprocess.run(
+        [*catcode_argv(), "-h"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(30)
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout  # the console script's own help
     assert text.startswith("Usage: catcode [OPTIONS] [PROMPT]\n       catcode COMMAND [ARGS]...\n")
     assert "[PROMPT] COMMAND" not in text
     assert {"memory", "config", "mcp"} <= set(commands(text))

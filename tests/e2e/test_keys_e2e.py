@@ -35,7 +35,7 @@ def test_ctrl_c_at_a_permission_prompt_stops_the_whole_turn(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("make two files")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.send("\x03")
     cat.expect_text("Not allowed; the turn is stopped.")
     cat.expect_text("interrupted")
@@ -66,7 +66,7 @@ def test_ctrl_c_while_a_tool_runs_keeps_its_call_and_output_on_screen(
     cat.prompt()
     screen = cat.screen()
     header = next(line for line in screen.splitlines() if "interrupted after" in line)
-    assert header.startswith("⏺ bash(echo first-part;")
+    assert header.startswith("⏺ Bash(echo first-part;")
     after = screen.split(header, 1)[1]
     assert "│ first-part" in after and "│ second-part" in after
     assert cat.exit() == 0
@@ -94,7 +94,7 @@ def test_ctrl_d_at_a_permission_prompt_ends_the_session(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("make a file")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.send("\x04")
     cat.expect_text("Not allowed; the turn is stopped.")
     cat.expect_text(ENDING)
@@ -132,7 +132,7 @@ def test_type_ahead_never_answers_a_permission_prompt(
     cat.send("y\r")  # typed before the question exists
     gate.set()
     cat.expect_text('(discarded what was typed before this question: "y")')
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("n")
     cat.expect_text("Not run.")
     cat.prompt()
@@ -194,9 +194,9 @@ def test_a_saved_always_allow_rule_is_kept_out_of_git(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("say hi")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("s")
-    cat.expect_text("Saved bash(echo*) to .cat-code/settings.local.yaml (git ignores it: added to .git/info/exclude)")
+    cat.expect_text("Saved Bash(echo*) to .cat-code/settings.local.yaml (git ignores it: added to .git/info/exclude)")
     cat.expect_text("Done.")
     cat.prompt()
     assert cat.exit() == 0
@@ -217,9 +217,9 @@ def test_a_rule_saved_where_gitignore_already_covers_it_changes_nothing_else(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("say hi")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("s")
-    cat.expect_text("Saved bash(echo*) to .cat-code/settings.local.yaml (git ignores it)")
+    cat.expect_text("Saved Bash(echo*) to .cat-code/settings.local.yaml (git ignores it)")
     cat.prompt()
     assert cat.exit() == 0
     assert (exclude.read_text() if exclude.exists() else None) == before

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import yaml
 
-from tests.catcode_mcp.conftest import BROKEN, DEMO
-from tests.e2e.conftest import Catcode, catcode_argv
+from tests.catcode_mcp.conftest import BROKEN, DEMO, patient
+from tests.e2e.conftest import Catcode
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.in_process import run_catcode
 
 Spawn = Callable[..., Catcode]
 QUESTION = "asks for things that need your consent"
@@ -87,11 +87,10 @@ def test_print_mode_waits_for_the_users_servers_and_never_runs_an_unconsented_on
     )
     settings = home_dir / ".cat-code" / "settings.yaml"
     settings.parent.mkdir(parents=True)
-    settings.write_text(yaml.safe_dump({"mcp_servers": {"demo": {"command": sys.executable, "args": [DEMO]}}}))
+    servers = {"demo": {"command": sys.executable, "args": [DEMO]}}
+    settings.write_text(yaml.safe_dump({"mcp_servers": servers, **patient()}))
     fake_server.enqueue(tool_use("mcp__demo__echo", {"text": "print mode"}), text("Answered with the tool."))
-    done = subprocess.run(
-        [*catcode_argv(), "-p", "hello"], cwd=project, env=catcode_env, capture_output=True, text=True, timeout=60
-    )
+    done = run_catcode(["-p", "hello"], env=catcode_env, cwd=project)
     assert done.returncode == 0 and done.stdout.strip() == "Answered with the tool.", done.stderr
     # The other lines allowed: the test's own settings files were made private at start; the wait for the server
     # (when the request was ready before it).

@@ -5,16 +5,15 @@ Every check is on the fake server's recorded requests or on the screen; nothing 
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
-from tests.catcode_mcp.conftest import BROKEN, DEMO
-from tests.e2e.conftest import catcode_argv
+from tests.catcode_mcp.conftest import BROKEN, DEMO, patient
 from tests.e2e.test_mcp_e2e import wait_for_state
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.in_process import run_catcode
 
 ECHO = {"command": sys.executable, "args": [DEMO]}
 HANGS = {"command": sys.executable, "args": [BROKEN, "hang"], "startup_timeout": 600}
@@ -52,7 +51,7 @@ def test_after_waiting_at_the_prompt_the_first_request_carries_the_tool(
 def test_a_message_sent_at_once_waits_for_the_server_and_carries_its_tool(
     spawn_catcode, fake_server: FakeAnthropicServer, home_dir: Path
 ) -> None:
-    configure(home_dir, {"echo": ECHO})
+    configure(home_dir, {"echo": ECHO}, **patient()["mcp"])
     fake_server.enqueue(text("Echo is available."))
     cat = spawn_catcode()
     cat.prompt()
@@ -101,15 +100,8 @@ def test_esc_sends_without_waiting(spawn_catcode, fake_server: FakeAnthropicServ
 def test_print_mode_waits_for_the_server_too(
     fake_server: FakeAnthropicServer, project: Path, home_dir: Path, catcode_env: dict[str, str]
 ) -> None:
-    configure(home_dir, {"echo": ECHO})
+    configure(home_dir, {"echo": ECHO}, **patient()["mcp"])
     fake_server.enqueue(text("Echo is available."))
-    done = subprocess.run(
-        [*catcode_argv(), "-p", "which tools?"],
-        cwd=project,
-        env=catcode_env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_catcode(["-p", "which tools?"], env=catcode_env, cwd=project)
     assert done.returncode == 0 and done.stdout.strip() == "Echo is available.", done.stderr
     assert "mcp__echo__echo" in tools_of(fake_server.requests()[0])

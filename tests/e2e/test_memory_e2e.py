@@ -20,6 +20,7 @@ import pexpect
 from tests.e2e.conftest import Catcode
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
 from tests.fakes.anthropic_server import RecordedRequest, Step
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 
@@ -347,7 +348,7 @@ def test_a_clear_from_another_process_is_not_undone_at_the_exit_of_a_live_sessio
     # A second process: the person clears memory from another terminal while the session runs.
     clear = subprocess.run(
         [*catcode_argv(), "memory", "clear", "--yes"],
-        cwd=project, env={**catcode_env, **env}, capture_output=True, text=True, timeout=60,
+        cwd=project, env={**catcode_env, **env}, capture_output=True, text=True, timeout=bound(60),
     )  # fmt: skip
     assert clear.returncode == 0, clear.stderr
     assert clear.stdout.startswith("Deleted 1 memory (1 for all projects).")

@@ -29,11 +29,11 @@ def test_always_allow_is_scoped_and_can_be_saved(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("look around")
-    cat.expect_text("a: always allow bash(ls*), bash(git status*) this session")
-    cat.expect_text("Allow bash? [y/n/a/s, Enter = no]")
+    cat.expect_text("a: always allow Bash(ls*), Bash(git status*) this session")
+    cat.expect_text("Allow Bash? [y/n/a/s, Enter = no]")
     cat.say("a")
     cat.expect_text("(git status)\r\n")  # covered by the scoped rule: it ran with no question
-    cat.expect_text("Allow bash?")  # rm -rf build is a different command: asked again
+    cat.expect_text("Allow Bash?")  # rm -rf build is a different command: asked again
     assert "command: \x1b[0mrm -rf build" in cat.output.rsplit("(git status)\r\n", 1)[1]
     cat.say("")  # Enter means no
     cat.expect_text("Stopped before deleting.")
@@ -41,16 +41,16 @@ def test_always_allow_is_scoped_and_can_be_saved(
     assert (project / "build").is_dir()
 
     cat.say("echo something")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("s")
-    cat.expect_text("Saved bash(echo*) to .cat-code/settings.local.yaml")
+    cat.expect_text("Saved Bash(echo*) to .cat-code/settings.local.yaml")
     cat.expect_text("Done.")
     cat.prompt()
     saved = yaml.safe_load((project / ".cat-code" / "settings.local.yaml").read_text())
-    assert saved == {"permissions": {"allow": ["bash(echo*)"]}}
+    assert saved == {"permissions": {"allow": ["Bash(echo*)"]}}
     consent = yaml.safe_load((home_dir / ".cat-code" / "consent.yaml").read_text())
     answers = consent["projects"][str(project)]
-    assert answers["settings:permissions.allow bash(echo*)"]["allowed"] is True
+    assert answers["settings:permissions.allow Bash(echo*)"]["allowed"] is True
 
     cat.send("\x1b[Z")  # Shift+Tab
     cat.expect_text("Permission mode: accept-edits")

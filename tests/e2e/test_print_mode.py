@@ -1,4 +1,6 @@
-"""``catcode -p`` as a real subprocess against the fake Anthropic server."""
+"""``catcode -p`` against the fake Anthropic server: in the test process through the real entry point
+(``tests/in_process.py``), and as a real subprocess of the console script where that is the point (``run_real``:
+the script itself, a peak of memory)."""
 
 from __future__ import annotations
 
@@ -10,18 +12,14 @@ from typing import Any
 
 from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
+from tests.in_process import run_catcode
+from tests.slowness import bound
 
 
-def run(
-    project: Path,
-    server: FakeAnthropicServer | None,
-    *args: str,
-    extra_env: dict | None = None,
-    prefix: tuple[str, ...] = (),
-):
-    """``catcode *args`` as a plain subprocess (no terminal); ``server=None`` runs with no API settings; ``prefix``
-    runs it through another program (``run_with_peak``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+def env_for(project: Path, server: FakeAnthropicServer | None, extra_env: dict | None = None) -> dict[str, str]:
+    """The environment of a run in ``project``: this one without API or catcode settings, a home beside the project,
+    the fake server's address and a key (``server=None``: no API settings), then ``extra_env``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_", "CLAUDE_CODE_"))}
     env.update(
         HOME=str(project.parent / "home"),
         CATCODE_HOME=str(project.parent / "home" / ".cat-code"),
@@ -30,8 +28,28 @@ def run(
     if server is not None:
         env.update(ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key")
     env.update(extra_env or {})
+    return env
+
+
+def run(
+    project: Path, server: FakeAnthropicServer | None, *args: str, extra_env: dict | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``catcode *args`` with no terminal, in the test process (``env_for`` its environment)."""
+    return run_catcode(args, env=env_for(project, server, extra_env), cwd=project)
+
+
+def run_real(
+    project: Path,
+    server: FakeAnthropicServer | None,
+    *args: str,
+    prefix: tuple[str, ...] = (),
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``run``, as a subprocess of the console script; ``prefix`` runs it through another program
+    (``run_with_peak``); ``stdin`` is piped in."""
     argv = [*prefix, *catcode_argv(), *args]
-    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    env = env_for(project, server)
+    return subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=bound(60), input=stdin)
 
 
 _PEAK_WRAPPER = (
@@ -42,10 +60,12 @@ _PEAK_WRAPPER = (
 )
 
 
-def run_with_peak(project: Path, server: FakeAnthropicServer | None, *args: str) -> tuple[Any, int]:
+def run_with_peak(
+    project: Path, server: FakeAnthropicServer | None, *args: str, stdin: str | None = None
+) -> tuple[Any, int]:
     """``run``, and the peak memory in KiB of catcode and everything it started and waited for — measured by a
     process of its own, so that no other test's child counts."""
-    proc = run(project, server, *args, prefix=(sys.executable, "-c", _PEAK_WRAPPER))
+    proc = run_real(project, server, *args, prefix=(sys.executable, "-c", _PEAK_WRAPPER), stdin=stdin)
     head, _, peak = proc.stderr.rpartition("\npeak-kib ")
     proc.stderr = head
     return proc, int(peak)
@@ -54,13 +74,13 @@ def run_with_peak(project: Path, server: FakeAnthropicServer | None, *args: str)
 def test_streams_answer_and_exits_zero(project: Path, fake_server: FakeAnthropicServer) -> None:
     server = fake_server
     server.enqueue(text("Hello from the fake model."))
-    proc = run(project, server, "-p", "hi")
+    proc = run_real(project, server, "-p", "hi")  # the console script itself
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Hello from the fake model."
     body = server.requests()[0].body
     assert body["messages"][0]["content"][0]["text"] == "hi"
     assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert {t["name"] for t in body["tools"]} >= {"read_file", "write_file", "edit_file", "bash", "grep"}
+    assert {t["name"] for t in body["tools"]} >= {"Read", "Write", "Edit", "Bash", "Grep"}
 
 
 def test_tool_allowed_by_rule_runs(project: Path, fake_server: FakeAnthropicServer) -> None:
@@ -120,5 +140,5 @@ def test_project_may_not_redirect_memory_dir(project: Path, fake_server: FakeAnt
 
 
 def test_version_is_fast_path(project: Path) -> None:
-    proc = run(project, None, "--version")
+    proc = run_real(project, None, "--version")
     assert proc.returncode == 0 and proc.stdout.startswith("catcode ")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 
@@ -75,7 +76,7 @@ def test_write_file_yes_no_and_always(spawn_catcode: Spawn, fake_server: FakeAnt
 
     cat.say("write the notes")
     cat.expect_text("+hello notes")  # the diff is shown before the question
-    cat.expect_text("Allow write_file? [y/n/a")
+    cat.expect_text("Allow Write? [y/n/a")
     cat.say("y")
     cat.expect_text("Wrote the notes.")
     cat.prompt()
@@ -83,7 +84,7 @@ def test_write_file_yes_no_and_always(spawn_catcode: Spawn, fake_server: FakeAnt
 
     cat.say("overwrite keep.txt")
     cat.expect_text("-original")
-    cat.expect_text("Allow write_file? [y/n/a")
+    cat.expect_text("Allow Write? [y/n/a")
     cat.say("n keep it as it is")
     cat.expect_text("Left keep.txt alone.")
     cat.prompt()
@@ -93,11 +94,11 @@ def test_write_file_yes_no_and_always(spawn_catcode: Spawn, fake_server: FakeAnt
     assert "declined" in refusal["content"] and "keep it as it is" in refusal["content"]
 
     cat.say("write a and b")
-    cat.expect_text("Allow write_file? [y/n/a")
+    cat.expect_text("Allow Write? [y/n/a")
     cat.say("a")
     cat.expect_text("Wrote 1 line to a.txt")  # past the answered question
     # The second write of the same tool runs without asking.
-    assert cat.expect([r"Allow write_file\?", "Both files written."]) == 1
+    assert cat.expect([r"Allow Write\?", "Both files written."]) == 1
     cat.prompt()
     assert (project / "a.txt").read_text() == "a\n" and (project / "b.txt").read_text() == "b\n"
     assert cat.exit() == 0
@@ -163,12 +164,12 @@ def test_piped_stdin_is_one_message_answered_plainly(
         env={**catcode_env, "PATH": catcode_env["PATH"] + os.pathsep + os.environ.get("PATH", "")},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=bound(60),
     )
     assert proc.returncode == 0, proc.stderr
     assert "\x1b[" not in proc.stdout
     assert proc.stdout.splitlines() == ["First **plain** answer."]  # progress is on stderr
-    assert "⏺ bash(ls)" in proc.stderr and "no terminal to ask for permission" in proc.stderr
+    assert "⏺ Bash(ls)" in proc.stderr and "no terminal to ask for permission" in proc.stderr
     requests = fake_server.requests()
     assert len(requests) == 2  # five piped lines are ONE message (plus the request after the tool result)
     assert user_texts(requests[0].messages) == ["a\nb\nc\nd\ne"]

@@ -54,10 +54,10 @@ def assert_replayed(screen: str) -> None:
     assert "❯ third question" in screen and "Answer number three." in screen  # Markdown drawn, not raw
     assert "**three**" not in screen
     assert "❯ run the check" in screen
-    assert "⏺ bash(echo check-passed)" in screen and "⎿ check-passed" in screen
+    assert "⏺ Bash(echo check-passed)" in screen and "⎿ check-passed" in screen
     assert "The check passed." in screen
     assert "❯ last question" in screen and "Answer number five." in screen
-    order = [screen.index(s) for s in ("not shown", "❯ third", "❯ run the check", "⏺ bash", "❯ last", "Resumed")]
+    order = [screen.index(s) for s in ("not shown", "❯ third", "❯ run the check", "⏺ Bash", "❯ last", "Resumed")]
     assert order == sorted(order)
 
 
@@ -69,7 +69,7 @@ def test_continue_resume_and_slash_resume_show_the_earlier_conversation(
     cat = spawn_catcode("--continue", env=MEMORY_ON)
     screen = shown_after_start(cat)
     assert_replayed(screen)
-    session_id = re.search(r"Resumed session ([0-9a-f]+) \(12 messages\)", screen)[1]
+    session_id = re.search(r"Resumed session ([0-9a-f-]+) \(12 messages\)", screen)[1]
     assert cat.exit() == 0
 
     cat = spawn_catcode("--resume", session_id, env=MEMORY_ON)

@@ -16,6 +16,8 @@ import pytest
 from catcode.sandbox.probe import availability
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.in_process import run_catcode
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 needs_bwrap = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
@@ -39,7 +41,7 @@ def test_bypass_keeps_the_fence_and_leaving_it_asks_naming_it(
     cat.expect_text("Runs OUTSIDE the sandbox (workspace-write, network off)")
     cat.expect_text("reason: write to home")
     cat.expect_text("a: always allow bash_outside(touch*) this session")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     assert not inside.exists()  # the first call ran, fenced, with no question: bypass does not skip the fence
     assert "Read-only file system" in fake_server.requests()[1].all_text  # what the model was told
     cat.say("n")
@@ -47,7 +49,7 @@ def test_bypass_keeps_the_fence_and_leaving_it_asks_naming_it(
     cat.prompt()
     assert not left.exists()
     cat.say("again")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("y")
     cat.expect_text("Done.")
     cat.prompt()
@@ -75,7 +77,7 @@ def test_without_bubblewrap_one_line_at_start_and_bash_asks_as_before(
     cat.expect_text("sandbox not available: bubblewrap (bwrap) not found")
     cat.prompt()
     cat.say("touch it")
-    cat.expect_text("Allow bash?")
+    cat.expect_text("Allow Bash?")
     cat.say("y")
     cat.expect_text("Done.")
     cat.prompt()
@@ -87,7 +89,7 @@ def test_without_bubblewrap_one_line_at_start_and_bash_asks_as_before(
     assert cat.output.count("sandbox not available") == 1
 
     env = {**os.environ, "PATH": path, "HOME": str(home_dir), "CATCODE_HOME": str(home_dir / ".cat-code")}
-    doctor = subprocess.run([*catcode_argv(), "doctor"], cwd=project, env=env, capture_output=True, text=True)
+    doctor = run_catcode(["doctor"], env=env, cwd=project)
     assert doctor.returncode == 1
     assert "sandbox: not available — bubblewrap (bwrap) not found" in doctor.stdout
 
@@ -95,7 +97,9 @@ def test_without_bubblewrap_one_line_at_start_and_bash_asks_as_before(
 @needs_bwrap
 def test_doctor_says_the_fence_is_up(project: Path, home_dir: Path) -> None:
     env = {**os.environ, "HOME": str(home_dir), "CATCODE_HOME": str(home_dir / ".cat-code")}
-    doctor = subprocess.run([*catcode_argv(), "doctor"], cwd=project, env=env, capture_output=True, text=True)
+    doctor = subprocess.run(  # the console script's own run of doctor
+        [*catcode_argv(), "doctor"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
+    )
     assert doctor.returncode == 0, doctor.stderr
     assert doctor.stdout.startswith(f"sandbox: workspace-write, network off (bubblewrap); writable: {project}")
 
@@ -132,9 +136,7 @@ def test_the_sandbox_flag_picks_the_fence_shown_in_permissions(
 
 def test_a_bad_sandbox_mode_is_one_line_and_exit_2(project: Path, home_dir: Path) -> None:
     env = {**os.environ, "HOME": str(home_dir), "CATCODE_HOME": str(home_dir / ".cat-code")}
-    done = subprocess.run(
-        [*catcode_argv(), "--sandbox", "sometimes", "-p", "hi"], cwd=project, env=env, capture_output=True, text=True
-    )
+    done = run_catcode(["--sandbox", "sometimes", "-p", "hi"], env=env, cwd=project)
     assert done.returncode == 2
     assert "unknown value 'sometimes' (choose: workspace-write, read-only, off)" in done.stderr
     assert "Traceback" not in done.stderr
@@ -153,7 +155,7 @@ def test_print_mode_says_once_on_stderr_that_the_fence_is_down(
         "ANTHROPIC_API_KEY": "test-key",
         "CATCODE_MEMORY_ENABLED": "false",
     }
-    done = subprocess.run([*catcode_argv(), "-p", "hi"], cwd=project, env=env, capture_output=True, text=True)
+    done = run_catcode(["-p", "hi"], env=env, cwd=project)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello."
     assert done.stderr.count("catcode: sandbox not available: bubblewrap (bwrap) not found") == 1
@@ -163,7 +165,7 @@ def test_config_shows_the_sandbox_and_the_layer_that_set_it(project: Path, home_
     (home_dir / ".cat-code").mkdir()
     (home_dir / ".cat-code" / "settings.yaml").write_text("sandbox:\n  network: on\n")
     env = {**os.environ, "HOME": str(home_dir), "CATCODE_HOME": str(home_dir / ".cat-code")}
-    done = subprocess.run([*catcode_argv(), "config"], cwd=project, env=env, capture_output=True, text=True)
+    done = run_catcode(["config"], env=env, cwd=project)
     assert done.returncode == 0, done.stderr
     lines = {line.split("=")[0].strip(): line for line in done.stdout.splitlines() if line.startswith("sandbox.")}
     assert '"workspace-write"' in lines["sandbox.mode"] and "(default)" in lines["sandbox.mode"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pexpect
 import pyte
 
-from tests.e2e.conftest import Catcode, catcode_argv
+from tests.e2e.conftest import Catcode, as_from_a_terminal, catcode_argv
 from tests.e2e.test_subagents_e2e import task_calls
 from tests.fakes import FakeAnthropicServer, status, text, tool_use
 
@@ -34,7 +34,13 @@ def test_help_at_80_columns_wraps_under_its_descriptions(
 ) -> None:
     env = {**catcode_env, "COLUMNS": "80"}
     child = pexpect.spawn(
-        catcode_argv()[0], catcode_argv()[1:], cwd=str(project), env=env, encoding="utf-8", dimensions=(40, 80)
+        catcode_argv()[0],
+        catcode_argv()[1:],
+        cwd=str(project),
+        env=env,
+        encoding="utf-8",
+        dimensions=(40, 80),
+        preexec_fn=as_from_a_terminal,
     )
     log = io.StringIO()
     child.logfile_read = log
@@ -114,8 +120,8 @@ def test_a_subagents_done_line_comes_under_its_task_header(
     cat.expect_text("Parent summary.")
     cat.prompt()
     rows = cat.screen().splitlines()
-    header = next(i for i, row in enumerate(rows) if row.startswith("⏺ task("))
+    header = next(i for i, row in enumerate(rows) if row.startswith("⏺ Task("))
     done = next(i for i, row in enumerate(rows) if re.search(r"⎿ .*loader.* — done", row))
     assert header < done
-    assert sum(row.startswith("⏺ task(") for row in rows) == 1  # one task: its header once
+    assert sum(row.startswith("⏺ Task(") for row in rows) == 1  # one task: its header once
     assert cat.exit() == 0

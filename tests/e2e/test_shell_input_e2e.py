@@ -9,19 +9,17 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e.conftest import Catcode, catcode_argv
+from tests.e2e.conftest import Catcode
 from tests.e2e.test_repl import user_texts
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.in_process import run_catcode
 
 Spawn = Callable[..., Catcode]
 
 
 def run(project: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     full_env = {**env, "PATH": env["PATH"] + os.pathsep + os.environ.get("PATH", "")}
-    return subprocess.run(
-        [*catcode_argv(), *args], input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, cwd=project,
-        env=full_env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    return run_catcode(args, env=full_env, cwd=project, input=stdin)
 
 
 def test_prompt_argument_starts_the_repl_with_that_message(spawn_catcode: Spawn, fake_server: FakeAnthropicServer):
@@ -74,16 +72,16 @@ def test_output_formats(project: Path, catcode_env: dict, fake_server: FakeAnthr
     assert result["type"] == "result" and result["result"] == "JSON answer." and not result["is_error"]
     assert result["usage"]["input_tokens"] == 1000 and result["usage"]["output_tokens"] == 100
     assert result["cost_usd"] == 0.003  # 1000 × $2/M + 100 × $10/M
-    assert len(result["session_id"]) == 12
+    assert len(result["session_id"]) == 36  # a UUID, as Claude Code's
 
-    fake_server.enqueue(tool_use("bash", {"command": "ls"}), text("Streamed."))
+    fake_server.enqueue(tool_use("bash", {"command": "touch made.txt"}), text("Streamed."))
     proc = run(project, catcode_env, "-p", "list", "--output-format", "stream-json")
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "system" and events[0]["subtype"] == "init" and kinds[-1] == "result"
     blocks = [b["type"] for e in events if e["type"] in ("assistant", "user") for b in e["message"]["content"]]
     assert {"tool_use", "tool_result", "text"} <= set(blocks)  # Claude Code's shapes (issue 24)
-    assert "refused bash(ls): no terminal to ask for permission" in proc.stderr  # reported to the person too
+    assert "refused Bash(touch made.txt): no terminal to ask for permission" in proc.stderr  # told too
 
 
 def test_help_short_flag_and_flags_shown_as_flags(project: Path, catcode_env: dict) -> None:

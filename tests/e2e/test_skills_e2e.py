@@ -70,7 +70,7 @@ def test_model_loads_a_user_skill_and_reads_its_checklist(
     assert checklist is not None and not checklist.get("is_error"), checklist
     assert "Work through it in order." in checklist["content"]
     assert "## Publish (only after the user's go-ahead)" in checklist["content"]
-    assert "Allow read_file" not in cat.output  # a skill folder is readable without asking
+    assert "Allow Read" not in cat.output  # a skill folder is readable without asking
 
     cat.say("/skills")
     cat.expect(r"release-checklist\s+user\s+Prepare a release of this project")

@@ -18,6 +18,7 @@ from tests.e2e.conftest import PROMPT, Catcode
 from tests.e2e.test_memory_e2e import MemoryModel, of_kind, plain
 from tests.e2e.test_repl import user_texts
 from tests.fakes import FakeAnthropicServer, text
+from tests.slowness import bound
 from tests.ui.test_repl import wait_until
 
 Spawn = Callable[..., Catcode]
@@ -135,7 +136,7 @@ def test_ctrl_d_before_the_session_is_ready_ends_it_properly(
     cat.prompt()
     cat.send("\x04")
     release(gate)  # the exit waits for the session, then ends it (SessionEnd hooks run)
-    cat.child.expect(pexpect.EOF, timeout=30)
+    cat.child.expect(pexpect.EOF, timeout=bound(30))
     cat.child.close()
     assert cat.child.exitstatus == 0 and ended.exists()
 
@@ -145,7 +146,7 @@ def test_a_settings_error_exits_2_with_one_line_before_any_prompt(spawn_catcode:
     settings.parent.mkdir(parents=True)
     settings.write_text("max_tokens: 0\n")
     cat = spawn_catcode()
-    cat.child.expect(pexpect.EOF, timeout=30)
+    cat.child.expect(pexpect.EOF, timeout=bound(30))
     cat.child.close()
     lines = [line for line in plain(cat.output).splitlines() if line.strip()]
     assert lines == [f"catcode: {settings}: max_tokens: must be at least 1, got 0"]
@@ -166,7 +167,7 @@ def test_a_settings_error_is_found_before_the_prompt_after_a_remembered_start(
         assert len(list((home_dir / ".cat-code" / "first-screen").iterdir())) == 1
     settings.write_text("model: claude-opus-5-5\nmax_tokens: 0\n")
     broken = spawn_catcode()
-    broken.child.expect(pexpect.EOF, timeout=30)
+    broken.child.expect(pexpect.EOF, timeout=bound(30))
     broken.child.close()
     assert plain(broken.output).strip() == f"catcode: {settings}: max_tokens: must be at least 1, got 0"
     assert broken.child.exitstatus == 2
@@ -174,12 +175,12 @@ def test_a_settings_error_is_found_before_the_prompt_after_a_remembered_start(
 
 def test_a_bad_variable_or_missing_key_exits_2_before_any_prompt(spawn_catcode: Spawn) -> None:
     bad = spawn_catcode(env={"CATCODE_MAX_RETRIES": "lots"})
-    bad.child.expect(pexpect.EOF, timeout=30)
+    bad.child.expect(pexpect.EOF, timeout=bound(30))
     bad.child.close()
     assert bad.child.exitstatus == 2 and PROMPT not in bad.output
     assert plain(bad.output).strip().startswith("catcode: environment: max_retries")
     nokey = spawn_catcode(unset=("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "CATCODE_MEMORY_ENABLED"))
-    nokey.child.expect(pexpect.EOF, timeout=30)
+    nokey.child.expect(pexpect.EOF, timeout=bound(30))
     nokey.child.close()
     assert nokey.child.exitstatus == 2 and PROMPT not in nokey.output
     assert plain(nokey.output).strip().startswith("catcode: No API key.")

@@ -91,9 +91,9 @@ def test_a_subagent_has_read_only_tools_by_default(
     cat.prompt()
     assert cat.exit() == 0
     first, second = subagent_requests(fake_server)
-    assert [t["name"] for t in first.body["tools"]] == ["read_file", "list_files", "grep"]
+    assert [t["name"] for t in first.body["tools"]] == ["Read", "Glob", "Grep"]
     assert "Unknown tool write_file" in next(iter(results_of(second).values()))
-    assert "Allow write_file?" not in cat.output and not (project / "pwned.txt").exists()
+    assert "Allow Write?" not in cat.output and not (project / "pwned.txt").exists()
     assert "You are a subagent of catcode" in first.system_text  # a fresh context: only the task
     assert [m["role"] for m in first.messages] == ["user"]
 
@@ -150,16 +150,16 @@ def test_granted_write_tools_still_ask_on_the_main_prompt(
     cat = spawn_catcode()
     cat.prompt()
     cat.say("/agents")
-    cat.expect_text("scribe  (user; session model; tools: read_file, write_file)")
+    cat.expect_text("scribe  (user; session model; tools: Read, Write)")
     cat.prompt()
     cat.say("take notes")
     cat.expect_text("Subagent scribe: write notes asks:")
     cat.expect_text("+# Notes")
-    cat.expect_text("Allow write_file? [y/n/a")
+    cat.expect_text("Allow Write? [y/n/a")
     cat.say("y")
     cat.expect_text("The scribe is done.")
     cat.prompt()
     assert cat.exit() == 0
     assert (project / "notes.md").read_text() == "# Notes\n"
     first = subagent_requests(fake_server)[0]
-    assert [t["name"] for t in first.body["tools"]] == ["read_file", "write_file"]
+    assert [t["name"] for t in first.body["tools"]] == ["Read", "Write"]

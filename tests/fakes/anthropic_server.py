@@ -20,8 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl
 
 NO_SCRIPT = "fake server: no scripted response"
+MESSAGES = "/v1/messages"
+"""``requests()``' default: every request routed as a Messages API call (on this server, ``POST /v1/messages``)."""
+SECRET_FIELDS = frozenset({"client_secret", "refresh_token", "assertion", "password"})
+"""Form fields kept in the journal as digests only (an OAuth token request's)."""
 ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -215,6 +220,14 @@ class RecordedRequest:
     step: str = ""  # the answering step's kind, "invalid" or "unscripted"
     credentials: dict[str, str] = field(default_factory=dict)
     """``x-api-key``/``authorization`` as a digest (``sha256:<12 hex>``): which credential came, never the value."""
+    routed: bool = False
+    """It reached a Messages API route (what ``requests()`` lists by default)."""
+    model: str = ""
+    """The model asked for: the body's, or the URL's on a platform that puts it there (Bedrock, Vertex)."""
+    auth: str = ""
+    """How a platform fake saw it authenticated (``sigv4``, ``bearer``, ``oauth``, ``none``); "" on this server."""
+    route: dict[str, str] = field(default_factory=dict)
+    """What a platform fake read from the URL (Bedrock: ``model``, ``action``; Vertex: ``project``, ``region``...)."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -245,6 +258,7 @@ class RecordedRequest:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
+    raw_body: bytes = b""
 
     def setup(self) -> None:
         super().setup()
@@ -265,10 +279,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {}
+        self.raw_body = raw  # what a platform fake verifies a signature over
+        if (self.headers.get("content-type") or "").startswith("application/x-www-form-urlencoded"):
+            fields = parse_qsl(raw.decode("utf-8", "replace"))
+            body: Any = {k: _digest(v) if k in SECRET_FIELDS else v for k, v in fields}
+        else:
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
         secret = ("x-api-key", "authorization")
         headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in secret}
         credentials = {k.lower(): _digest(v) for k, v in self.headers.items() if k.lower() in secret}
@@ -290,17 +309,20 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def start_sse(self) -> None:
+    def start_sse(self, content_type: str = "text/event-stream") -> None:
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-type", content_type)
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", f"req_fake_{next(_ids):06d}")
         self.end_headers()
 
     def sse(self, event: str, data: dict[str, Any]) -> None:
-        chunk = f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-        self.wfile.write(b"%X\r\n%s\r\n" % (len(chunk), chunk))
+        self.chunk(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
+
+    def chunk(self, data: bytes) -> None:
+        """One piece of a chunked body."""
+        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
 
     def end_sse(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
@@ -394,14 +416,12 @@ class FakeAnthropicServer:
         with self._cond:
             return len(self._queue)
 
-    def requests(self, path: str | None = "/v1/messages") -> list[RecordedRequest]:
-        """A snapshot of the journal, filtered by path (None: everything)."""
+    def requests(self, path: str | None = MESSAGES) -> list[RecordedRequest]:
+        """A snapshot of the journal, filtered by path (None: everything; ``MESSAGES``: the Messages API calls)."""
         with self._cond:  # re-entrant: also called from wait_for_requests under the same lock
-            return [r for r in self.journal if path is None or r.path == path]
+            return [r for r in self.journal if path is None or r.path == path or (path == MESSAGES and r.routed)]
 
-    def wait_for_requests(
-        self, n: int, timeout: float = 10, path: str | None = "/v1/messages"
-    ) -> list[RecordedRequest]:
+    def wait_for_requests(self, n: int, timeout: float = 10, path: str | None = MESSAGES) -> list[RecordedRequest]:
         """Block until at least ``n`` requests to ``path`` arrived; fail loudly after ``timeout`` seconds."""
         with self._cond:
             if not self._cond.wait_for(lambda: len(self.requests(path)) >= n, timeout):
@@ -442,42 +462,75 @@ class FakeAnthropicServer:
 
     def _answer(self, h: _Handler, rec: RecordedRequest) -> None:
         self._record(rec)
-        if rec.path != "/v1/messages":
+        body = self._messages_body(h, rec)
+        if body is None:
             rec.status, rec.step = 404, "invalid"
-            return h.send_json(404, _error_body("not_found_error", f"fake server: no route POST {rec.path}"))
-        problem = validation_error(rec.body, rec.headers.get("anthropic-beta", ""))
+            return self._send_error(h, 404, "not_found_error", f"fake server: no route POST {rec.path}")
+        rec.routed, rec.model = True, str(body.get("model") or "")
+        refused = self._refusal(h, rec)
+        if refused is not None:
+            rec.status, rec.step = refused[0], "refused"
+            return self._send_error(h, *refused)
+        problem = validation_error(body, rec.headers.get("anthropic-beta", ""))
         if problem:
             rec.status, rec.step = 400, "invalid"
-            return h.send_json(400, _error_body("invalid_request_error", problem))
+            return self._send_error(h, 400, "invalid_request_error", problem)
         try:
-            step = self._next_step(rec.body)
+            step = self._next_step(body)
         except Exception as err:  # a broken responder must fail the test, not hang it
             step = status(400, f"fake server: responder raised {err!r}")
         if step is None:
             rec.status, rec.step = 400, "unscripted"
             with self._cond:
                 self.unscripted.append(rec)
-            return h.send_json(400, _error_body("invalid_request_error", NO_SCRIPT))
+            return self._send_error(h, 400, "invalid_request_error", NO_SCRIPT)
         rec.step = step.kind
         if not self._wait(step.gate):
             h.close_connection = True
             return None
         rec.status = step.status
         try:
-            self._respond(h, rec.body, step)
+            self._respond(h, body, step)
         except OSError:  # the client went away (e.g. Ctrl+C closed the stream)
             h.close_connection = True
         return None
 
+    # ---- the wire: what a platform fake (tests/fakes/bedrock_server.py, vertex_server.py) speaks differently ----
+
+    def _messages_body(self, h: _Handler, rec: RecordedRequest) -> dict[str, Any] | None:
+        """The request as a Messages API body (``model`` and ``stream`` in it), or None when no route takes it."""
+        return rec.body if rec.path == MESSAGES else None
+
+    def _refusal(self, h: _Handler, rec: RecordedRequest) -> tuple[int, str, str] | None:
+        """``(status, error type, message)`` when the platform refuses the request before reading it (its
+        authentication, its own rules for the body); None to go on."""
+        return None
+
+    def _send_error(
+        self, h: _Handler, code: int, error_type: str, message: str, headers: dict[str, str] | None = None
+    ) -> None:
+        """An error answer in the platform's shape."""
+        h.send_json(code, _error_body(error_type, message), headers)
+
+    def _start_stream(self, h: _Handler) -> None:
+        h.start_sse()
+
+    def _event(self, h: _Handler, event: str, data: dict[str, Any]) -> None:
+        h.sse(event, data)
+
+    def _stream_error(self, h: _Handler, step: Step) -> None:
+        """An error within a 200 stream (the Messages API's ``event: error``)."""
+        h.sse("error", _error_body(step.error_type, step.message))
+
     def _respond(self, h: _Handler, body: dict[str, Any], step: Step) -> None:
         if step.kind == "status":
-            return h.send_json(step.status, _error_body(step.error_type, step.message), step.headers)
+            return self._send_error(h, step.status, step.error_type, step.message, step.headers)
         if not body.get("stream"):
             if step.kind == "drop_midstream":
                 h.close_connection = True
                 return h.connection.shutdown(socket.SHUT_RDWR)
             if step.kind == "error_midstream":
-                return h.send_json(529, _error_body(step.error_type, step.message), {"retry-after-ms": "2"})
+                return self._send_error(h, 529, step.error_type, step.message, {"retry-after-ms": "2"})
             return h.send_json(200, self._message_json(body, step))
         return self._stream(h, body, step)
 
@@ -498,20 +551,22 @@ class FakeAnthropicServer:
         final = self._message_json(body, step)
         usage = final["usage"]
         start = {**final, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
-        h.start_sse()
-        h.sse("message_start", {"type": "message_start", "message": start})
-        h.sse("ping", {"type": "ping"})
+        self._start_stream(h)
+        self._event(h, "message_start", {"type": "message_start", "message": start})
+        self._event(h, "ping", {"type": "ping"})
         held = False
         for index, block in enumerate(step.blocks):
             empty = {**block, "text": ""} if block["type"] == "text" else {**block, "input": {}}
-            h.sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": empty})
+            self._event(
+                h, "content_block_start", {"type": "content_block_start", "index": index, "content_block": empty}
+            )
             if block["type"] == "text":
                 deltas = [{"type": "text_delta", "text": c} for c in _chunks(block["text"])]
             else:
                 raw = json.dumps(block["input"])
                 deltas = [{"type": "input_json_delta", "partial_json": c} for c in _chunks(raw, 5, 16)]
             for delta in deltas:
-                h.sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+                self._event(h, "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
                 if step.hold is not None and not held and delta["type"] == "text_delta":
                     held = True
                     if not self._wait(step.hold):
@@ -521,14 +576,15 @@ class FakeAnthropicServer:
                 h.close_connection = True
                 return h.connection.shutdown(socket.SHUT_RDWR)
             if step.kind == "error_midstream":
-                h.sse("error", _error_body(step.error_type, step.message))
+                self._stream_error(h, step)
                 return h.end_sse()
-            h.sse("content_block_stop", {"type": "content_block_stop", "index": index})
+            self._event(h, "content_block_stop", {"type": "content_block_stop", "index": index})
         delta_usage = {
             k: usage[k]
             for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
         }
-        h.sse(
+        self._event(
+            h,
             "message_delta",
             {
                 "type": "message_delta",
@@ -536,7 +592,7 @@ class FakeAnthropicServer:
                 "delta": {"stop_reason": step.stop_reason, "stop_sequence": None},
             },
         )
-        h.sse("message_stop", {"type": "message_stop"})
+        self._event(h, "message_stop", {"type": "message_stop"})
         return h.end_sse()
 
     def _usage(self, body: dict[str, Any]) -> dict[str, int]:

@@ -20,6 +20,7 @@ from tests.fakes import (
     tool_use,
     validation_error,
 )
+from tests.slowness import bound
 
 HELLO = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
 
@@ -50,7 +51,7 @@ def streamed_text(raw: bytes) -> str:
 
 def test_stream_has_the_real_event_sequence_and_chunked_deltas(server):
     server.enqueue(tool_use("bash", {"command": "ls -la", "n": [1, 2]}, text_before="Let me look at that."))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     resp, raw = post(conn, {**HELLO, "stream": True})
     assert resp.status == 200 and resp.getheader("transfer-encoding") == "chunked"
     events = sse_events(raw)
@@ -67,7 +68,7 @@ def test_stream_has_the_real_event_sequence_and_chunked_deltas(server):
 
 def test_many_requests_share_one_keep_alive_connection(server):
     server.enqueue(text("one"), text("two"), text("three"))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     _, first = post(conn, {**HELLO, "stream": True})
     sock = conn.sock
     _, second = post(conn, HELLO)
@@ -79,7 +80,7 @@ def test_many_requests_share_one_keep_alive_connection(server):
 
 def test_errors_have_the_api_shape_and_tiny_retry_after(server):
     server.enqueue(status(429, retry_after=0), status(401, "invalid x-api-key"))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     resp, raw = post(conn, HELLO)
     assert resp.status == 429 and float(resp.getheader("retry-after-ms")) <= 5 and resp.getheader("retry-after") == "0"
     assert json.loads(raw)["error"]["type"] == "rate_limit_error"
@@ -90,7 +91,7 @@ def test_errors_have_the_api_shape_and_tiny_retry_after(server):
 
 def test_midstream_error_event_and_dropped_connection(server):
     server.enqueue(error_midstream("partial"), drop_midstream("partial"))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     _, raw = post(conn, {**HELLO, "stream": True})
     assert sse_events(raw)[-1] == ("error", {**sse_events(raw)[-1][1], "type": "error"})
     assert sse_events(raw)[-1][1]["error"]["type"] == "overloaded_error"
@@ -100,7 +101,7 @@ def test_midstream_error_event_and_dropped_connection(server):
 
 
 def test_unscripted_request_fails_loudly_and_is_recorded(server):
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     resp, raw = post(conn, HELLO, **{"x-api-key": "sk-secret", "anthropic-version": "2023-06-01"})
     assert resp.status == 400 and NO_SCRIPT in json.loads(raw)["error"]["message"]
     (rec,) = server.journal
@@ -112,7 +113,7 @@ def test_unscripted_request_fails_loudly_and_is_recorded(server):
 def test_responder_is_consulted_before_the_queue(server):
     server.responder = lambda body: text("memory reply") if "memory extractor" in json.dumps(body) else None
     server.enqueue(text("queued reply"))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     body = {**HELLO, "system": "You are a memory extractor."}
     assert json.loads(post(conn, body)[1])["content"][0]["text"] == "memory reply"
     assert json.loads(post(conn, HELLO)[1])["content"][0]["text"] == "queued reply"
@@ -123,14 +124,14 @@ def test_gate_holds_the_answer_until_set_and_close_is_prompt(server):
     gate = threading.Event()
     server.enqueue(text("late", gate=gate), text("never", gate=threading.Event()))
     results: list[bytes] = []
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     worker = threading.Thread(target=lambda: results.append(post(conn, HELLO)[1]))
     worker.start()
     assert server.wait_for_requests(1)[0].status == 0 and not results
     gate.set()
     worker.join(5)
     assert b"late" in results[0] and server.journal[0].status == 200
-    other = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    other = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
 
     def cut_off_by_close() -> None:
         with pytest.raises(OSError):
@@ -150,7 +151,7 @@ def test_wait_for_requests_fails_loudly_on_timeout(server):
 
 def test_simulated_prompt_cache(server):
     server.enqueue(text("a"), text("b"))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     cached = {**HELLO, "system": [{"type": "text", "text": "x" * 400, "cache_control": {"type": "ephemeral"}}]}
     first = json.loads(post(conn, cached)[1])["usage"]
     second = json.loads(post(conn, cached)[1])["usage"]
@@ -188,7 +189,7 @@ def test_invalid_histories_are_rejected_like_the_real_api(body, needle):
 
 def test_a_valid_tool_exchange_passes_and_invalid_gets_400_over_http(server):
     assert validation_error(_msgs(("user", "a"), ("assistant", USE), ("user", RESULT), ("assistant", "done"))) is None
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     resp, raw = post(conn, _msgs(("user", "a"), ("user", "b")))
     assert resp.status == 400 and json.loads(raw)["error"]["type"] == "invalid_request_error"
     assert server.journal[0].step == "invalid" and server.pending == 0
@@ -204,7 +205,7 @@ def test_system_messages_between_the_others_need_their_beta(server):
 
 def test_credentials_are_recorded_as_digests_only(server):
     server.enqueue(text("ok"))
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=bound(5))
     post(conn, HELLO, authorization="Bearer sk-ant-secret-value")
     (rec,) = server.journal
     assert "authorization" not in rec.headers and "sk-ant-secret-value" not in repr(rec)

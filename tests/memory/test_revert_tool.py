@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memory_helpers import seed_api_style, seed_vim
 
@@ -97,7 +97,6 @@ def test_versioning_off_is_an_error(runtime: MemoryRuntime, revert: Tool, tmp_pa
     assert result.is_error and "memory versioning is off" in result.text
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(max_size=200), max_size=200), st.integers(1, 50), st.integers(10, 2000))
 def test_cap_bounds_lines_and_characters(lines: list[str], max_lines: int, max_chars: int) -> None:
     text = "\n".join(line.replace("\n", " ") for line in lines)

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memory_helpers import exit_and_next_start
 
@@ -65,7 +65,6 @@ def test_only_what_the_person_typed_counts() -> None:
     assert not person_stated_something([tool_result])
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_gets_an_answer(text: str) -> None:
     assert states_something_to_remember(text) in (True, False)

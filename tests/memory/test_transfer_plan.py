@@ -21,7 +21,7 @@ TEXTS = st.text(alphabet="abc xyz.", min_size=1, max_size=30).map(str.strip).fil
 TYPES = st.sampled_from(list(MemoryType))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     existing=st.dictionaries(NAMES, st.tuples(TYPES, TEXTS), max_size=4),
     incoming=st.lists(st.tuples(NAMES, TYPES, TEXTS), min_size=1, max_size=6),

@@ -13,7 +13,7 @@ from catcode.safety.shell_danger import AWK_PROGRAM, SED_SCRIPT, TABLE, Danger
 from catcode.tools.builtin import builtin_tools
 from tests.fakes import FakeAnthropicServer
 
-BASH = next(t for t in builtin_tools() if t.name == "bash")
+BASH = next(t for t in builtin_tools() if t.name == "Bash")
 SUBCOMMAND = {"git": "git grep", "npm": "npm install", "pip": "pip install"}
 PROGRAMS = {SED_SCRIPT: "sed -n 'w /tmp/stolen' notes.txt", AWK_PROGRAM: "awk 'BEGIN { system(\"id\") }'"}
 
@@ -22,12 +22,20 @@ def use(row: Danger) -> str:
     """A command line that uses the row's option."""
     if row.option in PROGRAMS:
         return PROGRAMS[row.option]
-    head = SUBCOMMAND.get(row.program, row.program)
     if row.option.startswith("--"):
-        return f"{head} {row.option}=/tmp/x arg"
+        return spelled(row, f"{row.option}=/tmp/x", "arg")
     if len(row.option) == 2:
-        return f"{head} {row.option} /tmp/x arg"
-    return f"{head} . {row.option} /tmp/x"
+        return spelled(row, row.option, "/tmp/x arg")
+    return spelled(row, f". {row.option}", "/tmp/x")
+
+
+def spelled(row: Danger, option: str, rest: str) -> str:
+    """``option`` in a command line of the row's program: a global option before the subcommand, any other after."""
+    head = SUBCOMMAND.get(row.program, row.program)
+    if row.global_only:
+        program, _, subcommand = head.partition(" ")
+        return f"{program} {option} {subcommand or 'status'} {rest}"
+    return f"{head} {option} {rest}"
 
 
 def verdict(command: str, allow: list[str] = (), deny: list[str] = ()) -> Verdict:  # type: ignore[assignment]
@@ -39,33 +47,31 @@ ids = [f"{r.program} {r.option}" for r in TABLE]
 
 @pytest.mark.parametrize("row", TABLE, ids=ids)
 def test_a_prefix_rule_never_covers_the_option(row: Danger) -> None:
-    assert verdict(use(row), allow=[f"bash({row.program}*)"]) is Verdict.ASK, row.why
+    assert verdict(use(row), allow=[f"Bash({row.program}*)"]) is Verdict.ASK, row.why
 
 
 @pytest.mark.parametrize("row", [r for r in TABLE if r.option.startswith("--") and len(r.option) > 5], ids=str)
 def test_a_gnu_abbreviation_is_the_option_on_both_sides(row: Danger) -> None:
-    head = SUBCOMMAND.get(row.program, row.program)
     short = row.option[: max(4, len(row.option) - 3)]
-    abbreviated = f"{head} {short}=/tmp/x arg"
-    assert verdict(abbreviated, allow=[f"bash({row.program}*)"]) is Verdict.ASK
-    assert verdict(abbreviated, deny=[f"bash({row.program} {row.option}*)"]) is Verdict.DENY
+    abbreviated = spelled(row, f"{short}=/tmp/x", "arg")
+    assert verdict(abbreviated, allow=[f"Bash({row.program}*)"]) is Verdict.ASK
+    assert verdict(abbreviated, deny=[f"Bash({row.program} {row.option}*)"]) is Verdict.DENY
 
 
 @pytest.mark.parametrize("row", [r for r in TABLE if len(r.option) == 2], ids=str)
 def test_a_short_option_in_a_cluster_or_with_its_value_attached(row: Danger) -> None:
-    head = SUBCOMMAND.get(row.program, row.program)
-    for spelled in (f"{head} {row.option}/tmp/x arg", f"{head} -q{row.option[1]} /tmp/x arg"):
-        assert verdict(spelled, allow=[f"bash({row.program}*)"]) is Verdict.ASK, spelled
+    for line in (spelled(row, f"{row.option}/tmp/x", "arg"), spelled(row, f"-q{row.option[1]}", "/tmp/x arg")):
+        assert verdict(line, allow=[f"Bash({row.program}*)"]) is Verdict.ASK, line
 
 
 @pytest.mark.parametrize("row", [r for r in TABLE if r.option not in PROGRAMS], ids=str)
 def test_a_deny_rule_naming_the_option_refuses_it(row: Danger) -> None:
-    assert verdict(use(row), deny=[f"bash({row.program} {row.option}*)"]) is Verdict.DENY
+    assert verdict(use(row), deny=[f"Bash({row.program} {row.option}*)"]) is Verdict.DENY
 
 
 def test_a_rule_that_spells_the_option_out_allows_it() -> None:
-    assert verdict("sort -o out.txt in.txt", allow=["bash(sort -o*)"]) is Verdict.ALLOW
-    assert verdict("git grep -O less x", allow=["bash(git grep*)"]) is Verdict.ASK
+    assert verdict("sort -o out.txt in.txt", allow=["Bash(sort -o*)"]) is Verdict.ALLOW
+    assert verdict("git grep -O less x", allow=["Bash(git grep*)"]) is Verdict.ASK
 
 
 ISSUE_SHAPES = [
@@ -81,7 +87,7 @@ ISSUE_SHAPES = [
 @pytest.mark.parametrize("command", ISSUE_SHAPES)
 def test_the_attack_list_shapes_ask(command: str) -> None:
     program = command.split()[0]
-    allow = [f"bash({program}*)"]
+    allow = [f"Bash({program}*)"]
     assert verdict(command, allow=allow) is Verdict.ASK
 
 
@@ -91,7 +97,7 @@ def test_the_attack_list_shapes_ask(command: str) -> None:
      "awk '{print $1}' f", "tar -tf a.tar", "sed 's|w|e|g' f", "wget -q http://h"],
 )  # fmt: skip
 def test_the_harmless_spellings_stay_allowed(command: str) -> None:
-    assert verdict(command, allow=[f"bash({command.split()[0]}*)"]) is Verdict.ALLOW
+    assert verdict(command, allow=[f"Bash({command.split()[0]}*)"]) is Verdict.ALLOW
 
 
 def test_the_table_has_one_row_per_option() -> None:
@@ -106,12 +112,12 @@ def test_through_the_binary_nothing_is_written(project: Path, fake_server: FakeA
     (project / "f").write_text("b\na\n")
     home = project.parent / "home" / ".cat-code"
     home.mkdir(parents=True)
-    (home / "settings.yaml").write_text("permissions:\n  allow: ['bash(sort*)', 'bash(sed*)', 'bash(git*)']\n")
+    (home / "settings.yaml").write_text("permissions:\n  allow: ['Bash(sort*)', 'Bash(sed*)', 'Bash(git*)']\n")
     shapes = ["sort --outp=out1 f", "sed -n 'w out2' f", "git diff --{output=out3,}", "sort f"]
     fake_server.enqueue(*[tool_use("bash", {"command": c}) for c in shapes], text("Done."))
     proc = run(project, fake_server, "-p", "sort it")
     assert proc.returncode == 0, proc.stderr
     assert not any((project / f"out{n}").exists() for n in (1, 2, 3))
-    assert proc.stderr.count("refused bash(") == 3
+    assert proc.stderr.count("refused Bash(") == 3
     last = fake_server.requests()[-1].messages[-1]["content"][0]
     assert not last.get("is_error") and "a\nb" in last["content"]

@@ -14,6 +14,7 @@ import pytest
 
 from tests.e2e.conftest import catcode_argv
 from tests.e2e.test_memory_e2e import MEMORY_ON, VIM, MemoryModel, adds, candidates, capture_done, chat, ended
+from tests.slowness import bound
 
 # What the report listed, relative to $CATCODE_HOME; each must exist after the session and be private.
 EXPECTED = [
@@ -99,7 +100,7 @@ def test_wider_modes_left_by_an_older_version_are_tightened_at_start_with_one_no
 
     def memory_list() -> subprocess.CompletedProcess[str]:
         command = ["/bin/sh", "-c", 'umask 022 && exec "$@"', "sh", *catcode_argv(), "memory", "list"]
-        return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+        return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=bound(60))
 
     first = memory_list()
     assert first.returncode == 0, first.stderr

@@ -16,7 +16,7 @@ from catcode.safety.project_trust import rule_needs_consent
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 from catcode.settings.consent import ConsentItem, ConsentStore
-from tests.e2e.conftest import catcode_argv
+from tests.in_process import run_catcode
 
 
 class Asker:
@@ -106,7 +106,7 @@ def test_the_item_shapes_other_parts_record(dirs) -> None:
 @pytest.mark.parametrize(
     ("rule", "needs"),
     [
-        ("bash(git status*)", True),
+        ("Bash(git status*)", True),
         ("bash", True),
         ("memory_write", True),
         ("mcp__github__create_issue", True),
@@ -176,7 +176,7 @@ def test_stronger_settings_and_what_the_user_already_allows_need_nothing(dirs) -
         ("history:\n  char_budget: 1e300\n", "history.char_budget", ""),
         ("compact:\n  max_rounds: 1000\n", "compact.max_rounds", "must be at most 10"),
         ("memory:\n  search_retention_days: 99999999999999999999999\n", "memory.search_retention_days", "at most"),
-        ("permissions:\n  allow:\n    - 'bash(git diff'\n", "permissions.allow", "Invalid permission rule"),
+        ("permissions:\n  allow:\n    - 'Bash(git diff'\n", "permissions.allow", "Invalid permission rule"),
         ("permissions:\n  deny:\n    - 'rm -rf /'\n", "permissions.deny", "Invalid permission rule"),
     ],
 )
@@ -233,7 +233,7 @@ def _run(project: Path, home: Path, *args: str) -> subprocess.CompletedProcess[s
     env.update(
         HOME=str(home.parent), CATCODE_HOME=str(home), ANTHROPIC_API_KEY="test", ANTHROPIC_BASE_URL="http://127.0.0.1:9"
     )
-    return subprocess.run([*catcode_argv(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    return run_catcode(args, env=env, cwd=project)
 
 
 @pytest.mark.parametrize(
@@ -299,7 +299,7 @@ def test_claude_codes_spelling_of_a_tool_name_is_catcodes_tool(dirs) -> None:
     (home / "settings.yaml").write_text("permissions:\n  mode: bypass\n  deny: ['Bash(rm -rf *)']\n")
     permissions = load(dirs).permissions
     policy = PermissionPolicy.from_strings(permissions.mode, permissions.allow, permissions.deny)
-    bash = next(t for t in builtin_tools() if t.name == "bash")
+    bash = next(t for t in builtin_tools() if t.name == "Bash")
     assert policy.check(bash, {"command": "rm -fr /"})[0] is Verdict.DENY
 
 

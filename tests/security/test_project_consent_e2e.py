@@ -6,11 +6,10 @@ mode is simply not used (one line says so)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
-from tests.e2e.conftest import catcode_argv
 from tests.fakes import FakeAnthropicServer, text, tool_use
+from tests.in_process import run_catcode
 
 BYPASS = "permissions:\n  mode: bypass\n"
 COMMAND = "echo pwned > proof.txt"
@@ -34,7 +33,7 @@ def test_interactive_start_asks_once_and_no_keeps_the_prompts(
     fake_server.enqueue(tool_use("bash", {"command": COMMAND}), text("I did not run it."))
     cat.say("set things up")
     cat.expect_text("wants to run:")  # the question bypass would have skipped
-    cat.expect_text("Allow bash? [y/n/a")
+    cat.expect_text("Allow Bash? [y/n/a")
     cat.say("n")
     cat.expect_text("I did not run it.")
     cat.prompt()
@@ -77,10 +76,7 @@ def test_print_mode_never_asks_and_does_not_use_the_projects_mode(
 ) -> None:
     hostile(project)
     fake_server.enqueue(tool_use("bash", {"command": COMMAND}), text("Could not run it."))
-    proc = subprocess.run(
-        [*catcode_argv(), "-p", "set things up"], stdin=subprocess.DEVNULL,
-        cwd=project, env=_env(project, fake_server), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    proc = run_catcode(["-p", "set things up"], env=_env(project, fake_server), cwd=project)
     assert proc.returncode == 0, proc.stderr
     assert not (project / "proof.txt").exists()
     assert f"Not using from this project until you allow it in an interactive session: {QUESTION}" in proc.stderr
@@ -90,10 +86,7 @@ def test_print_mode_never_asks_and_does_not_use_the_projects_mode(
 def test_piped_input_never_asks(project: Path, fake_server: FakeAnthropicServer) -> None:
     hostile(project)
     fake_server.enqueue(tool_use("bash", {"command": COMMAND}), text("Could not run it."))
-    proc = subprocess.run(
-        catcode_argv(), input="set things up\n",
-        cwd=project, env=_env(project, fake_server), capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    proc = run_catcode([], env=_env(project, fake_server), cwd=project, input="set things up\n")
     assert proc.returncode == 0, proc.stderr
     assert not (project / "proof.txt").exists()
     assert "[y/N]" not in proc.stdout + proc.stderr and QUESTION in proc.stderr

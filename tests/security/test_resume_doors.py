@@ -16,6 +16,7 @@ from tests.e2e.test_memory_e2e import MEMORY_ON, MemoryModel
 from tests.e2e.test_repl import user_texts
 from tests.e2e.test_shell_input_e2e import run
 from tests.fakes import FakeAnthropicServer, text
+from tests.slowness import bound
 
 
 def first_session(project: Path, env: dict, fake_server: FakeAnthropicServer) -> None:
@@ -45,7 +46,7 @@ def test_an_unknown_id_exits_2_in_the_repl(
     asked = len(fake_server.requests())
     cat = spawn_catcode("--resume", "fix", "the", "bug", env=MEMORY_ON)
     cat.expect_text("No session 'fix' in this project")
-    cat.child.expect(pexpect.EOF, timeout=30)
+    cat.child.expect(pexpect.EOF, timeout=bound(30))
     cat.child.close()
     assert cat.child.exitstatus == 2
     assert len(fake_server.requests()) == asked

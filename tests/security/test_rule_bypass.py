@@ -10,9 +10,9 @@ import pytest
 from catcode.safety.permissions import PermissionPolicy, Verdict
 from catcode.tools.builtin import builtin_tools
 
-BASH = next(t for t in builtin_tools() if t.name == "bash")
-ALLOW = ["bash(git status*)", "bash(git diff*)", "bash(ls*)", "bash(echo *)", "bash(cat README.md)", "bash(grep*)"]
-DENY = ["bash(rm -rf *)", "bash(git push --force*)", "bash(curl*)"]
+BASH = next(t for t in builtin_tools() if t.name == "Bash")
+ALLOW = ["Bash(git status*)", "Bash(git diff*)", "Bash(ls*)", "Bash(echo *)", "Bash(cat README.md)", "Bash(grep*)"]
+DENY = ["Bash(rm -rf *)", "Bash(git push --force*)", "Bash(curl*)"]
 
 
 def verdict(command: str, mode: str = "default") -> Verdict:
@@ -134,20 +134,20 @@ def test_plain_commands_the_rules_name_are_allowed(command: str) -> None:
 
 
 def test_a_wildcard_in_a_rule_with_punctuation_never_spans_punctuation() -> None:
-    policy = PermissionPolicy.from_strings("default", ["bash(cd * && make)"], [])
+    policy = PermissionPolicy.from_strings("default", ["Bash(cd * && make)"], [])
     assert policy.check(BASH, {"command": "cd src && make"})[0] is Verdict.ALLOW
     assert policy.check(BASH, {"command": "cd x; touch pwned && make"})[0] is Verdict.ASK
     assert policy.check(BASH, {"command": "cd $(touch pwned) && make"})[0] is Verdict.ASK
 
 
 def test_claude_code_prefix_syntax_is_understood() -> None:
-    policy = PermissionPolicy.from_strings("default", ["bash(npm run test:*)"], [])
+    policy = PermissionPolicy.from_strings("default", ["Bash(npm run test:*)"], [])
     assert policy.check(BASH, {"command": "npm run test -- --watch=false"})[0] is Verdict.ALLOW
     assert policy.check(BASH, {"command": "npm run testx"})[0] is Verdict.ASK
 
 
 def test_a_rule_that_spells_out_a_dangerous_option_allows_it() -> None:
-    policy = PermissionPolicy.from_strings("default", ["bash(git diff --no-index*)", "bash(make > build.log)"], [])
+    policy = PermissionPolicy.from_strings("default", ["Bash(git diff --no-index*)", "Bash(make > build.log)"], [])
     assert policy.check(BASH, {"command": "git diff --no-index a b"})[0] is Verdict.ALLOW
     assert policy.check(BASH, {"command": "make > build.log"})[0] is Verdict.ALLOW
     assert policy.check(BASH, {"command": "make > /etc/passwd"})[0] is Verdict.ASK

@@ -21,10 +21,12 @@ from pathlib import Path
 import pytest
 
 from catcode.sandbox.fence import make_fence
+from catcode.sandbox.git_files import GIT_FILES
 from catcode.sandbox.probe import availability
 from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext
 from catcode.tools.shell import BashInput, bash
+from tests.slowness import whole_seconds
 
 pytestmark = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
 
@@ -39,7 +41,7 @@ def corpus() -> list[tuple[str, str]]:
     for path in sorted(HERE.glob("test_*.py")):
         if path.stem == Path(__file__).stem:
             continue
-        if "bash(" not in path.read_text(encoding="utf-8"):
+        if "bash(" not in path.read_text(encoding="utf-8").lower():
             continue  # not about shell lines (redaction corpora, file modes...)
         module = importlib.import_module(f"tests.security.{path.stem}")
         for attr, value in vars(module).items():
@@ -88,6 +90,13 @@ FENCE_SHAPES = [
     ("unix socket of the host", "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('$SOCK')\""),
     ("escape the process group", "setsid sh -c 'echo pwned > $OUTSIDE/later' &"),
     ("new user namespace", "unshare -r sh -c 'echo pwned > $OUTSIDE/notes.txt'"),
+    ("remount writable", "mount -o remount,rw,bind / ; mount -o remount,rw $OUTSIDE; echo pwned > $OUTSIDE/notes.txt"),
+    ("point commondir elsewhere", "echo $OUTSIDE > .git/commondir"),
+    ("plant attributes", "echo '* filter=lfs diff=evil' > .git/info/attributes"),
+    ("borrow objects", "echo $OUTSIDE > .git/objects/info/alternates"),
+    ("plant a worktree", "mkdir -p .git/worktrees/x && echo $OUTSIDE > .git/worktrees/x/commondir"),
+    ("plant a submodule repository", "mkdir -p .git/modules/x && git init -q --bare .git/modules/x"),
+    ("worktree config", "printf '[core]\\n\\tfsmonitor = touch $OUTSIDE/ran\\n' > .git/config.worktree"),
 ]
 
 
@@ -176,11 +185,9 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
 
 
 def protected(project: Path) -> dict[str, str]:
-    return {
-        k: v
-        for k, v in snapshot(project).items()
-        if k.startswith((str(project / ".git" / "hooks"), str(project / ".git" / "config"), str(project / ".cat-code")))
-    }
+    """Every path of the table of git files (``GIT_FILES``) and of ``.cat-code/``, with what it holds."""
+    held = (*(str(project / ".git" / row.path) for row in GIT_FILES), str(project / ".cat-code"))
+    return {k: v for k, v in snapshot(project).items() if k.startswith(held)}
 
 
 def _check(world: dict, command: str) -> None:
@@ -189,7 +196,7 @@ def _check(world: dict, command: str) -> None:
     before_protected = protected(project)
     canary = Path("/tmp/catcode-fence-plant")
     existed = canary.exists()
-    result = bash.function(BashInput(command=command, timeout=30), world["ctx"])
+    result = bash.function(BashInput(command=command, timeout=whole_seconds(30)), world["ctx"])
     assert "Could not start" not in result.text and "could not be set up" not in result.text, result.text
     assert snapshot(tmp, skip=project) == before_outside, result.text
     assert protected(project) == before_protected, result.text

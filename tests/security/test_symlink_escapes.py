@@ -80,7 +80,7 @@ def test_edit_file_refuses(world: dict[str, Any]) -> None:
 
 def test_grep_does_not_read_through_links(world: dict[str, Any]) -> None:
     """The attack of the report: grep for "password" in a project holding a link to ~/.netrc."""
-    result = run(grep, world["ctx"], pattern="password|PRIVATE KEY")
+    result = run(grep, world["ctx"], pattern="password|PRIVATE KEY", output_mode="content")
     assert not _leaks(result)
     assert "src/app.py:1: password = read_password()" in result.text
     assert "inside-link.py:1:" in result.text  # a link that stays inside the project is searched

@@ -17,6 +17,7 @@ import pytest
 from catcode.memory.store.models import MemoryType
 from tests.e2e.conftest import catcode_argv
 from tests.memory.sync.machines import Machine, bare_remote, git
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 PRIVATE = "the whole private conversation log"
@@ -26,7 +27,7 @@ def sync(home: Path, project: Path) -> subprocess.CompletedProcess[str]:
     env = {"CATCODE_HOME": str(home), "CATCODE_USER_ID": "tester", "HOME": str(home.parent), "PATH": "/usr/bin:/bin",
            "GIT_CONFIG_GLOBAL": "/dev/null"}  # fmt: skip
     return subprocess.run(
-        [*catcode_argv(), "memory", "sync"], cwd=project, env=env, capture_output=True, text=True, timeout=60
+        [*catcode_argv(), "memory", "sync"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
 
 

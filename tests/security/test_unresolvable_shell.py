@@ -18,11 +18,11 @@ from catcode.tools.builtin import builtin_tools
 from tests.e2e.test_print_mode import run
 from tests.fakes import FakeAnthropicServer, text, tool_use
 
-BASH = next(t for t in builtin_tools() if t.name == "bash")
+BASH = next(t for t in builtin_tools() if t.name == "Bash")
 MODES = ["default", "accept-edits", "bypass"]
-ALLOW = ["bash(rm*)", "bash(ls*)", "bash(echo*)", "bash(git*)", "bash(cat*)", "bash(eval*)", "bash(source*)",
-         "bash(exec*)", "bash(cd * && make)"]  # fmt: skip
-DENY = ["bash(rm -rf *)"]
+ALLOW = ["Bash(rm*)", "Bash(ls*)", "Bash(echo*)", "Bash(git*)", "Bash(cat*)", "Bash(eval*)", "Bash(source*)",
+         "Bash(exec*)", "Bash(cd * && make)"]  # fmt: skip
+DENY = ["Bash(rm -rf *)"]
 
 
 def verdict(command: str, mode: str = "default", allow: list[str] = ALLOW, deny: list[str] = DENY) -> Verdict:
@@ -124,7 +124,7 @@ def test_bypass_shapes_through_the_binary(project: Path, fake_server: FakeAnthro
     shapes = [c for _, c in SPELLED_OUT[:4]] + ["X=rm; $X -rf d", 'eval "$(echo rm -rf d)"', "source ./kill.sh"]
     (project / "kill.sh").write_text("rm -rf d\n")
     (project.parent / "home" / ".cat-code").mkdir(parents=True)
-    (project.parent / "home" / ".cat-code" / "settings.yaml").write_text("permissions:\n  deny: ['bash(rm -rf *)']\n")
+    (project.parent / "home" / ".cat-code" / "settings.yaml").write_text("permissions:\n  deny: ['Bash(rm -rf *)']\n")
     fake_server.enqueue(*[tool_use("bash", {"command": c}) for c in shapes], text("Nothing was deleted."))
     for target in ("d", "d1"):
         (project / target).mkdir()
@@ -133,5 +133,5 @@ def test_bypass_shapes_through_the_binary(project: Path, fake_server: FakeAnthro
     assert (project / "d").is_dir()
     results = [r.messages[-1]["content"][0] for r in fake_server.requests()[1:]]
     assert all(r["is_error"] for r in results), results
-    assert sum("denied by rule bash(rm -rf *)" in r["content"] for r in results) == 5  # eval of a visible rm too
-    assert proc.stderr.count("refused bash(") == 2
+    assert sum("denied by rule Bash(rm -rf *)" in r["content"] for r in results) == 5  # eval of a visible rm too
+    assert proc.stderr.count("refused Bash(") == 2

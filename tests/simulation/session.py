@@ -28,8 +28,9 @@ from catcode.memory.upkeep import capture_and_report, take_reports
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 from tests.simulation.model import Events, SimModel
+from tests.slowness import bound
 
-WAIT = 120.0
+WAIT = bound(120.0)
 LOGGED = ("memory_window_skipped", "memory_apply_resumed", "memory_reply_unreadable", "memory_run_failed")
 
 

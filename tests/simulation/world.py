@@ -32,6 +32,7 @@ from catcode.settings.config import resolve_paths
 from tests.simulation.checks import Checker, Fact, View
 from tests.simulation.model import FACT_ID, Events
 from tests.simulation.session import Session, SessionSpec, log_event, spec_json
+from tests.slowness import bound
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_NAMES = ("editor-choice", "shell-choice", "test-runner", "code-style")
@@ -180,7 +181,7 @@ class World:
                "GIT_CONFIG_GLOBAL": "/dev/null", "PYTHONPATH": str(ROOT)}  # fmt: skip
         done = subprocess.run(
             [sys.executable, "-m", "tests.simulation.session", str(spec_file)], cwd=ROOT, env=env,
-            capture_output=True, timeout=300,
+            capture_output=True, timeout=bound(300),
         )  # fmt: skip
         if done.returncode not in (0, -9):
             raise RuntimeError(f"session {spec.number} failed: {done.stderr.decode(errors='replace')[-2000:]}")

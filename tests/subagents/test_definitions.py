@@ -39,7 +39,7 @@ def write(path: Path, text: str) -> Path:
 def test_claude_code_format(tmp_path: Path) -> None:
     agent = parse_definition(write(tmp_path / "code-reviewer.md", REVIEWER), "user")
     assert agent.name == "code-reviewer" and agent.description == "Reviews a change for bugs and missing tests."
-    assert agent.tools == ("read_file", "grep", "list_files", "bash")
+    assert agent.tools == ("Read", "Grep", "Glob", "Bash")
     assert agent.model == "claude-haiku-5-5" and agent.prompt == "You are a careful reviewer."
     listed = parse_definition(
         write(
@@ -48,7 +48,7 @@ def test_claude_code_format(tmp_path: Path) -> None:
         ),
         "project",
     )
-    assert listed.tools == ("read_file", "mcp__github__search") and listed.model is None
+    assert listed.tools == ("Read", "mcp__github__search") and listed.model is None
     plain = parse_definition(write(tmp_path / "plain.md", "---\ndescription: d\n---\nbody\n"), "user")
     assert plain.name == "plain" and plain.tools == DEFAULT_TOOLS  # no tools: read-only
 
@@ -98,7 +98,7 @@ def test_project_definitions_with_write_tools_need_consent(tmp_path: Path) -> No
         return False
 
     refused = gather(paths, tools, refuse, lambda line: None)
-    assert [i.summary for i in asked[0]] == ["subagent deployer with tools bash (.cat-code/agents/deployer.md)"]
+    assert [i.summary for i in asked[0]] == ["subagent deployer with tools Bash (.cat-code/agents/deployer.md)"]
     assert refused.agents.names() == ["general-purpose", "helper"] and refused.refused_agents == ["deployer"]
     assert refused.agents.get("helper").description == "project one"  # read-only: no consent, and it wins
     (home / "consent.yaml").unlink()

@@ -19,6 +19,7 @@ from catcode.safety.permissions import NoTerminalApprover
 from catcode.safety.trusted_settings import load_settings
 from catcode.session.session import Session
 from catcode.settings.config import resolve_paths
+from tests.slowness import bound
 
 SUBAGENT = "You are a subagent of catcode"
 
@@ -81,7 +82,7 @@ def test_at_most_max_parallel_subagents_run_at_once(tmp_path: Path) -> None:
             state["active"] += 1
             state["most"] = max(state["most"], state["active"])
             changed.notify_all()
-        release.wait(30)
+        release.wait(bound(30))
         with changed:
             state["active"] -= 1
         return ChatResponse([TextBlock(text=f"Done: {prompt_of(request)}")], "end_turn", Usage(40, 7))
@@ -99,7 +100,7 @@ def test_at_most_max_parallel_subagents_run_at_once(tmp_path: Path) -> None:
     with changed:
         assert changed.wait_for(lambda: state["active"] == 2, 30)
     release.set()
-    turn.join(30)
+    turn.join(bound(30))
     assert outcome["result"].text == "summary" and state["most"] == 2
     results = [b.content for b in session.agent.messages[2].tool_results]
     assert [r.splitlines()[0] for r in results] == ["Done: Report on a.", "Done: Report on b.", "Done: Report on c."]
@@ -172,4 +173,4 @@ def test_every_subagent_is_cancelled_before_memory_capture(tmp_path: Path) -> No
 
 def test_subagents_can_be_turned_off(tmp_path: Path) -> None:
     session = make_session(tmp_path, ScriptedProvider(), "skills_enabled: false\nsubagents: {enabled: false}\n")
-    assert session.tools.get("task") is None and session.subagents is None
+    assert session.tools.get("Task") is None and session.subagents is None

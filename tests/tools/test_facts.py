@@ -34,10 +34,10 @@ def test_every_tool_a_session_builds_has_its_rows_permission(tmp_path: Path) -> 
 
 
 def test_the_sets_follow_from_the_rows() -> None:
-    read_only = {"read_file", "list_files", "grep", "memory_read", "memory_search", "load_skill"}
-    assert read_only | {"exit_plan_mode", "todo_write"} == READ_ONLY_TOOLS
-    assert {"write_file", "edit_file"} == PROJECT_FILE_TOOLS
-    assert "task" not in READ_ONLY_TOOLS and BY_NAME["task"].permission is Permission.READ
+    read_only = {"Read", "Glob", "Grep", "memory_read", "memory_search", "load_skill"}
+    assert read_only | {"ExitPlanMode", "TodoWrite"} == READ_ONLY_TOOLS
+    assert {"Write", "Edit"} == PROJECT_FILE_TOOLS
+    assert "Task" not in READ_ONLY_TOOLS and BY_NAME["Task"].permission is Permission.READ
 
 
 def test_a_project_rule_for_a_read_only_tool_needs_no_consent_and_one_leaving_the_project_does() -> None:
@@ -45,7 +45,7 @@ def test_a_project_rule_for_a_read_only_tool_needs_no_consent_and_one_leaving_th
     assert not rule_needs_consent("edit_file(src/**)")
     assert rule_needs_consent("edit_file(/etc/**)")
     assert rule_needs_consent("task")
-    assert Rule.parse("Read").tool == "read_file"
+    assert Rule.parse("Read").tool == Rule.parse("read_file").tool == "Read"
 
 
 def test_a_subagent_definition_reads_claude_codes_tool_names_and_defaults_to_the_read_only_rows(
@@ -54,5 +54,5 @@ def test_a_subagent_definition_reads_claude_codes_tool_names_and_defaults_to_the
     fixer, plain = tmp_path / "fixer.md", tmp_path / "plain.md"
     fixer.write_text("---\nname: fixer\ndescription: Fixes\ntools: Read, Edit, Bash, LS\n---\nFix it.\n")
     plain.write_text("---\nname: plain\ndescription: Reads\n---\nRead.\n")
-    assert parse_definition(fixer, "user").tools == ("read_file", "edit_file", "bash", "list_files")
-    assert parse_definition(plain, "user").tools == ("read_file", "list_files", "grep", "memory_search", "memory_read")
+    assert parse_definition(fixer, "user").tools == ("Read", "Edit", "Bash", "Glob")
+    assert parse_definition(plain, "user").tools == ("Read", "Glob", "Grep", "memory_search", "memory_read")

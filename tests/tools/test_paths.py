@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.errors import ToolError
@@ -142,7 +142,6 @@ def fixed_ctx(tmp_path_factory: pytest.TempPathFactory) -> ToolContext:
     return ToolContext(project_root=root)
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(["..", ".", "a", "b", "up", "x", "/"]), min_size=1, max_size=8))
 def test_a_resolved_path_is_never_outside_the_project(fixed_ctx: ToolContext, parts: list[str]) -> None:
     raw = "/".join(parts)

@@ -54,19 +54,19 @@ def ctx(tmp_path: Path) -> ToolContext:
 
 
 def test_builtin_tools_in_a_stable_order() -> None:
-    assert [t.name for t in builtin_tools()] == ["read_file", "list_files", "grep", "write_file", "edit_file", "bash"]
+    assert [t.name for t in builtin_tools()] == ["Read", "Glob", "Grep", "Write", "Edit", "Bash"]
     assert ToolRegistry(builtin_tools()).names() == [t.name for t in builtin_tools()]
 
 
 def test_builtin_permissions_key_arguments_and_previews() -> None:
     table = {t.name: (t.permission, t.key_arg, t.preview is not None) for t in builtin_tools()}
     assert table == {
-        "read_file": (Permission.READ, "path", False),
-        "list_files": (Permission.READ, "pattern", False),
-        "grep": (Permission.READ, "pattern", False),
-        "write_file": (Permission.WRITE, "path", True),
-        "edit_file": (Permission.WRITE, "path", True),
-        "bash": (Permission.EXECUTE, "command", True),  # the fence a call leaves (outside_sandbox)
+        "Read": (Permission.READ, "file_path", False),
+        "Glob": (Permission.READ, "pattern", False),
+        "Grep": (Permission.READ, "pattern", False),
+        "Write": (Permission.WRITE, "file_path", True),
+        "Edit": (Permission.WRITE, "file_path", True),
+        "Bash": (Permission.EXECUTE, "command", True),  # the fence a call leaves (outside_sandbox)
     }
 
 

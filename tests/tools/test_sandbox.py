@@ -19,6 +19,7 @@ from catcode.sandbox.probe import _probe, availability
 from catcode.settings.sandbox import SandboxSettings
 from catcode.tools.base import ToolContext, ToolResult
 from catcode.tools.shell import BashInput, bash
+from tests.slowness import bound
 
 needs_bwrap = pytest.mark.skipif(not availability().ok, reason=f"needs bubblewrap: {availability().problem}")
 
@@ -179,7 +180,7 @@ def test_a_placeholder_outlives_the_first_of_two_concurrent_commands(project: Pa
     assert wait_for(lambda: (project / ".git").is_dir())
     assert run(ctx, "true").text == "exit code: 0"  # starts and ends while the slow one still runs
     (project / "go").touch()
-    waiter.join(30)
+    waiter.join(bound(30))
     assert "planted" not in results["slow"].text and "Read-only file system" in results["slow"].text
     assert sorted(p.name for p in project.iterdir()) == ["go"]
     fence.close()
@@ -221,8 +222,12 @@ def test_yaml_switches_and_bad_values(tmp_path: Path) -> None:
     import yaml
 
     data = yaml.safe_load("mode: off\nnetwork: on\n")
-    assert SandboxSettings.model_validate(data).model_dump() == {"mode": "off", "network": "on", "writable": []}
-    assert SandboxSettings().model_dump() == {"mode": "workspace-write", "network": "off", "writable": []}
+    assert SandboxSettings.model_validate(data).model_dump(include={"mode", "network"}) == {
+        "mode": "off",
+        "network": "on",
+    }
+    defaults = {"mode": "workspace-write", "network": "off", "writable": [], "hidden": [], "readable": [], "env": []}
+    assert SandboxSettings().model_dump() == defaults
     with pytest.raises(ValueError):
         SandboxSettings(mode="sometimes")
 
@@ -261,4 +266,24 @@ def test_a_writable_folder_around_the_project_does_not_let_it_be_swapped(tmp_pat
     result = run(ctx, f"cd {tmp_path / 'work'} && mv project moved; touch fine; ls")
     assert "Device or resource busy" in result.text and (tmp_path / "work" / "fine").exists()
     assert (project / ".git").is_dir()
+    fence.close()
+
+
+@needs_bwrap
+def test_links_made_outside_during_a_session_are_held_after_the_next_message_or_outside_command(
+    tmp_path: Path,
+) -> None:
+    project, store = tmp_path / "project", tmp_path / "store"
+    project.mkdir()
+    store.mkdir()
+    (store / "a.js").write_text("a\n")
+    (store / "b.js").write_text("b\n")
+    ctx, fence = fenced(project)
+    assert run(ctx, "true").text == "exit code: 0"
+    os.link(store / "a.js", project / "a.js")  # the person, in another terminal (a pnpm install)
+    fence.rescan()  # the person's next message
+    assert "Read-only file system" in run(ctx, "echo evil >> a.js").text
+    run(ctx, f"ln {store / 'b.js'} b.js", outside_sandbox=True)  # allowed to leave the fence
+    assert "Read-only file system" in run(ctx, "echo evil >> b.js").text
+    assert (store / "a.js").read_text() == "a\n" and (store / "b.js").read_text() == "b\n"
     fence.close()

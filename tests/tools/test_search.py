@@ -14,6 +14,8 @@ from catcode.tools.search import glob_regex, grep, list_files
 
 
 def run(t: Tool, ctx: ToolContext, **kwargs: Any) -> ToolResult:
+    if t is grep:
+        kwargs.setdefault("output_mode", "content")  # the matching lines (Grep lists the files by default)
     return ToolRegistry([t]).execute(t, t.parse(kwargs), ctx)
 
 
@@ -167,7 +169,7 @@ def test_grep_caps_results_and_cuts_long_lines(tmp_path: Path) -> None:
     ctx = ToolContext(project_root=root)
     lines = run(grep, ctx, pattern="match", max_results=5).text.splitlines()
     assert lines[:5] == [f"a.txt:{i + 1}: match {i}" for i in range(5)]
-    assert lines[5].startswith("… stopped at 5 matches")
+    assert lines[5].startswith("… stopped at 5;")
     exact = run(grep, ctx, pattern=r"match \d", max_results=30).text
     assert "stopped" not in exact
     long_line = run(grep, ctx, pattern="y+").text
@@ -194,3 +196,17 @@ def test_grep_caps_results_and_cuts_long_lines(tmp_path: Path) -> None:
 def test_glob_regex(pattern: str, path: str, matches: bool) -> None:
     assert bool(glob_regex(pattern).fullmatch(path)) is matches
     assert isinstance(glob_regex(pattern), re.Pattern)
+
+
+def test_grep_lists_the_files_by_default_counts_and_reads_an_earlier_call(repo: ToolContext) -> None:
+    from catcode.conversation.messages import ToolUseBlock
+    from catcode.session.tool_round import own_call
+
+    registry = ToolRegistry([grep])
+    files = registry.execute(grep, grep.parse({"pattern": "hello", "-i": True}), repo)
+    assert files.text.splitlines() == ["src/app.py", "src/util.txt"]
+    counted = registry.execute(grep, grep.parse({"pattern": "o", "output_mode": "count", "type": "py"}), repo)
+    assert counted.text.splitlines()[0].startswith("src/app.py:")
+    earlier = own_call(registry, ToolUseBlock(id="t", name="grep", input={"pattern": "hello", "max_results": 5}))
+    assert earlier.name == "Grep" and earlier.input["output_mode"] == "content"
+    assert registry.execute(grep, grep.parse(earlier.input), repo).text == "src/util.txt:1: hello world"

@@ -50,8 +50,8 @@ def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
         ("n", Decision(False)),
         ("no", Decision(False)),
         ("n use the Makefile instead", Decision(False, reason="use the Makefile instead")),
-        ("a", Decision(True, always=True, rules=("bash(rm*)",))),
-        ("always", Decision(True, always=True, rules=("bash(rm*)",))),
+        ("a", Decision(True, always=True, rules=("Bash(rm*)",))),
+        ("always", Decision(True, always=True, rules=("Bash(rm*)",))),
         ("", Decision(False)),
         ("   ", Decision(False)),
     ],
@@ -59,7 +59,7 @@ def bash_request(command: str = "rm -rf build") -> ApprovalRequest:
 def test_answers(answer: str, decision: Decision) -> None:
     ask, reader, _ = approver(answer)
     assert ask.ask(bash_request()) == decision
-    assert reader.prompts == ["Allow bash? [y/n/a, Enter = no] "]
+    assert reader.prompts == ["Allow Bash? [y/n/a, Enter = no] "]
 
 
 def test_ctrl_c_stops_the_whole_turn() -> None:
@@ -92,9 +92,8 @@ def test_shows_tool_and_arguments() -> None:
     ask, _, out = approver("y")
     ask.ask(ApprovalRequest(bash, {"command": "pytest -q\necho done", "timeout": 30}))
     text = out.getvalue()
-    assert "? bash wants to run:" in text
-    assert "  command: pytest -q  (2 lines)" in text
-    assert "  timeout: 30" in text
+    assert "? Bash wants to run:" in text
+    assert "  command: (2 lines)\n    pytest -q\n    echo done\n  timeout: 30\n" in text
 
 
 def test_write_shows_the_diff_coloured_instead_of_the_content(tmp_path: Path) -> None:
@@ -125,3 +124,18 @@ def test_yes_no_question(answer: str, expected: bool) -> None:
 
 def test_yes_no_question_ctrl_c_is_no() -> None:
     assert ask_yes_no(Answers(KeyboardInterrupt()), "Sure?") is False
+
+
+@pytest.mark.parametrize(
+    ("command", "offered"),
+    [
+        ("git -C sub status", "Bash(git -C sub status*)"),
+        ("git --no-pager log", "Bash(git log*)"),
+        ("git status --short", "Bash(git status*)"),
+    ],
+)
+def test_always_offers_and_takes_the_narrowest_rule(command: str, offered: str) -> None:
+    """Issue 33: "always" to ``git -C sub status`` or ``git --no-pager log`` never offers ``bash(git*)``."""
+    ask, _, out = approver("a")
+    assert ask.ask(bash_request(command)) == Decision(True, always=True, rules=(offered,))
+    assert f"a: always allow {offered} this session" in out.getvalue()

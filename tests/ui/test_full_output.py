@@ -36,7 +36,7 @@ def test_keeps_every_line_redacted_private_and_replaced_by_the_next_tool(tmp_pat
     assert not full.path.exists() and full.text() == ""
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sizes=st.lists(st.integers(1, 400), min_size=1, max_size=40))
 def test_beyond_the_cap_the_start_and_the_end_are_kept_and_the_gap_is_said(tmp_path: Path, sizes: list[int]) -> None:
     full = FullOutput(tmp_path / "out", cap=1000, tail=300)  # the same file each time: begin() empties it

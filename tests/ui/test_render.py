@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from io import StringIO
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -107,7 +107,6 @@ def test_streamed_markdown_is_rendered() -> None:
     assert "• one" in text and "用户偏好 vim 编辑器。" in text
 
 
-@settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(min_value=1, max_value=len(DOC)), max_size=12))
 def test_output_does_not_depend_on_how_the_text_was_chunked(cuts: list[int]) -> None:
     points = sorted(set(cuts))
@@ -152,9 +151,9 @@ def test_events_show_call_and_result_summary() -> None:
 def test_events_show_a_refused_call_that_never_started() -> None:
     con, out = console()
     events = _events(con)
-    call = ToolUseBlock(id="t2", name="write_file", input={"content": "x", "path": "notes.md"})
-    events.on_tool_end(call, ToolResult("The user declined to run write_file.", is_error=True))
-    assert out.getvalue().splitlines() == ["⏺ write_file(notes.md)", "  ⎿ The user declined to run write_file."]
+    call = ToolUseBlock(id="t2", name="Write", input={"content": "x", "file_path": "notes.md"})
+    events.on_tool_end(call, ToolResult("The user declined to run Write.", is_error=True))
+    assert out.getvalue().splitlines() == ["⏺ Write(notes.md)", "  ⎿ The user declined to run Write."]
 
 
 def test_unknown_tool_shows_its_first_string_argument() -> None:

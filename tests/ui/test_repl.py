@@ -26,8 +26,9 @@ from catcode.settings.config import Settings, resolve_paths
 from catcode.ui import keys, prompt_loop, repl
 from catcode.ui.line_runner import is_command
 from catcode.ui.piped import run_piped
+from tests.slowness import bound
 
-WAIT = 10.0
+WAIT = bound(10.0)
 
 
 def settings() -> Settings:
@@ -174,12 +175,12 @@ def test_tool_call_is_approved_through_the_same_terminal(harness: Callable[..., 
     write = tool_response("write_file", {"path": "out.txt", "content": "written\n"}, id="toolu_1")
     h = harness(write, text_response("Done writing."))
     h.send("write it\r")
-    h.wait_for("? write_file wants to run:")
+    h.wait_for("? Write wants to run:")
     h.send("y\r")
     h.wait_for("Done writing.")
     h.exit()
     assert (h.root / "out.txt").read_text() == "written\n"
-    assert "⏺ write_file(out.txt)" in h.text and "Wrote 1 line to out.txt" in h.text
+    assert "⏺ Write(out.txt)" in h.text and "Wrote 1 line to out.txt" in h.text
 
 
 def test_notices_print_before_the_prompt_and_while_it_waits(harness: Callable[..., Harness]) -> None:
@@ -257,8 +258,8 @@ def test_piped_text_is_one_message_with_progress_on_stderr(tmp_path: Path) -> No
     code = run_piped(settings(), paths, "one\n\n/nosuch\ntwo\n", provider=provider, console=console, errors=errors)
     assert code == 0
     assert out.getvalue().splitlines() == ["could not write"]  # stdout holds only the answer
-    assert "⏺ write_file(x.txt)" in err.getvalue()
-    assert "catcode: refused write_file(x.txt): no terminal to ask for permission" in err.getvalue()
+    assert "⏺ Write(x.txt)" in err.getvalue()
+    assert "catcode: refused Write(x.txt): no terminal to ask for permission" in err.getvalue()
     assert not (root / "x.txt").exists()
     assert len(provider.requests) == 2  # one message (and the request after its tool result)
     assert provider.requests[0].messages[-1].text == "one\n\n/nosuch\ntwo"

@@ -20,6 +20,7 @@ import pytest
 from web_helpers import make_runtime
 
 from catcode.memory.runtime import MemoryRuntime
+from tests.slowness import bound
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -64,7 +65,7 @@ def start_server(cwd: Path, *args: str) -> Served:
     threading.Thread(target=_lines, args=(process.stderr, err), daemon=True).start()
     try:
         while True:
-            line = out.get(timeout=30)
+            line = out.get(timeout=bound(30))
             if line is None:
                 raise AssertionError(f"serve exited: {drain(err)}")
             found = URL.search(line)
@@ -81,7 +82,7 @@ def drain(err: queue.Queue[str | None]) -> str:
     lines = []
     while True:
         try:
-            line = err.get(timeout=5)
+            line = err.get(timeout=bound(5))
         except queue.Empty:
             break
         if line is None:
@@ -106,7 +107,7 @@ def stop_server(served: Served) -> int:
     """Ctrl+C, as a person would stop it; its exit code."""
     served.process.send_signal(signal.SIGINT)
     try:
-        return served.process.wait(timeout=20)
+        return served.process.wait(timeout=bound(20))
     except subprocess.TimeoutExpired:
         served.process.kill()
         raise

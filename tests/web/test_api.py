@@ -4,10 +4,11 @@ the Host check, no CORS, clear JSON errors with their status codes, and memory t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -18,6 +19,7 @@ from catcode.memory.runtime import MemoryRuntime
 from catcode.web.api import MemoryView
 from catcode.web.routes import create_app
 from catcode.web.server import allowed_hosts
+from tests.in_process import run_catcode
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -40,8 +42,8 @@ def error_of(response: object) -> str:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real ``catcode`` on the same memory (same environment and directory)."""
-    return subprocess.run([sys.executable, "-m", "catcode", *args], capture_output=True, text=True, timeout=60)
+    """``catcode`` on the same memory (same environment and directory), through the real entry point."""
+    return run_catcode(args, env=dict(os.environ), cwd=Path.cwd())
 
 
 # -- the guard -------------------------------------------------------------------------------------------------

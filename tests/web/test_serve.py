@@ -16,10 +16,11 @@ import pytest
 from conftest import start_server, stop_server
 
 from catcode.memory.runtime import MemoryRuntime
+from tests.slowness import bound
 
 
 def request(port: int, path: str, *, host: str | None = None, token: str | None = None) -> tuple[int, dict]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=bound(30))
     try:
         connection.putrequest("GET", path, skip_host=host is not None)
         if host is not None:
@@ -65,7 +66,7 @@ def test_another_address_needs_host_and_gets_a_warning(runtime: MemoryRuntime) -
 
 
 def request_at(address: str, port: int, path: str) -> tuple[int, dict]:
-    connection = http.client.HTTPConnection(address, port, timeout=30)
+    connection = http.client.HTTPConnection(address, port, timeout=bound(30))
     try:
         connection.request("GET", path)
         response = connection.getresponse()
@@ -81,7 +82,7 @@ def test_a_port_in_use_is_one_line(runtime: MemoryRuntime) -> None:
         port = taken.getsockname()[1]
         result = subprocess.run(
             [sys.executable, "-m", "catcode", "memory", "serve", "--port", str(port)],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True, text=True, timeout=bound(60),
         )  # fmt: skip
     assert result.returncode == 1
     assert result.stderr == (
@@ -94,7 +95,7 @@ def test_without_the_web_extra_the_command_says_how_to_install_it(runtime: Memor
     # uvicorn made unimportable in that process only, as when the extra is not installed
     code = "import sys; sys.modules['uvicorn'] = None; sys.argv = ['catcode', 'memory', 'serve']; " \
            "from catcode.cli import main; main()"  # fmt: skip
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=bound(60))
     assert result.returncode == 1
     assert (
         result.stderr
@@ -107,14 +108,16 @@ def test_the_base_commands_never_import_the_web_stack() -> None:
         "import sys; import catcode.cli.typer_app, catcode.app.build; "
         "print(sorted(m for m in ('starlette', 'uvicorn', 'catcode.web') if m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=bound(60), check=True)
     assert result.stdout.strip() == "[]"
 
 
-def test_open_hands_the_browser_a_one_time_code_never_the_token(
+def test_open_hands_the_browser_a_private_page_never_the_token_or_the_code(
     runtime: MemoryRuntime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import re
     import urllib.error
+    import urllib.parse
     import urllib.request
 
     opened = tmp_path / "opened.txt"
@@ -128,7 +131,12 @@ def test_open_hands_the_browser_a_one_time_code_never_the_token(
         while not (opened.exists() and opened.read_text()):
             assert time.monotonic() < deadline, "the browser was never asked to open the page"
             time.sleep(0.05)
-        url = opened.read_text()  # what stood on the browser's command line
+        on_command_line = opened.read_text()  # what stood on the browser's command line: a private file's path
+        assert on_command_line.startswith("file://") and "code=" not in on_command_line
+        assert served.token not in on_command_line
+        page = Path(urllib.parse.unquote(urllib.parse.urlparse(on_command_line).path))
+        assert page.stat().st_mode & 0o777 == 0o600 and page.parent.stat().st_mode & 0o777 == 0o700
+        url = re.search(r"url=([^\"]+)\"", page.read_text()).group(1).replace("&amp;", "&")
         assert served.token not in url and url.startswith(f"http://127.0.0.1:{served.port}/?code=")
 
         class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -137,19 +145,22 @@ def test_open_hands_the_browser_a_one_time_code_never_the_token(
 
         opener = urllib.request.build_opener(NoRedirect)
         with pytest.raises(urllib.error.HTTPError) as first:
-            opener.open(url, timeout=10)
+            opener.open(url, timeout=bound(10))
         assert first.value.code == 303 and first.value.headers["Location"] == "/"
         cookie = first.value.headers["Set-Cookie"]
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and served.token not in cookie
         with pytest.raises(urllib.error.HTTPError) as again:
-            opener.open(url, timeout=10)
+            opener.open(url, timeout=bound(10))
         assert again.value.code == 401  # exchanged once
         api = f"http://127.0.0.1:{served.port}/api/memory"
         request = urllib.request.Request(api, headers={"Cookie": cookie.split(";")[0]})
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=bound(10)) as answer:
             assert answer.status == 200
         with pytest.raises(urllib.error.HTTPError) as forged:
-            urllib.request.urlopen(urllib.request.Request(api, headers={"Cookie": "catcode_session=guess"}), timeout=10)
+            urllib.request.urlopen(
+                urllib.request.Request(api, headers={"Cookie": "catcode_session=guess"}), timeout=bound(10)
+            )
         assert forged.value.code == 401
     finally:
         stop_server(served)
+    assert not page.exists()  # removed when the server stops

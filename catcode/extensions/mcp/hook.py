@@ -5,7 +5,8 @@ mode and piped input while the session is built). A request sent before they are
 for MCP server echo… Esc to send without it" — up to ``mcp.startup_timeout`` seconds after their start (default
 10): the first message gets the tools it was configured for. A server that misses that is named in one line and
 its tools join a later request once it is ready (it keeps its own ``mcp_servers.NAME.startup_timeout`` to come up).
-Esc (at a terminal) sends without waiting, for this request and the next ones.
+Esc (at a terminal) sends without waiting, for this request and the next ones. A call the model makes to a tool
+of a server still starting (or failed) is answered with that, not "Unknown tool".
 
 How the wait is shown and skipped is the ``WaitScreen``'s: ``PlainWait`` (a line through ``notify``; print mode,
 piped input, tests) or the terminal's (``catcode.ui.mcp_wait``, which also watches Esc)."""
@@ -17,7 +18,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
-from catcode.extensions.mcp.manager import McpManager
+from catcode.extensions.mcp.manager import McpManager, ServerState
+from catcode.extensions.mcp.tools import tool_name
 from catcode.tools.base import ToolRegistry
 
 DEFAULT_WAIT = 10.0
@@ -77,6 +79,20 @@ class McpToolsHook:
         self._clock = clock
         self._waiting = True
         self._told: set[str] = set()
+        tools.explain_absent(self.absent)
+
+    def absent(self, name: str) -> str | None:
+        """Why ``name``, which the model called, is not on the registry when it is a tool of a server still
+        starting or failed; None otherwise."""
+        for server in self.manager.servers.values():
+            prefix = tool_name(server.name, "")
+            if prefix is None or not name.startswith(prefix) or server.state is ServerState.READY:
+                continue
+            if server.state is ServerState.FAILED:
+                return f"MCP server {server.name} failed{f': {server.detail}' if server.detail else ''}"
+            if server.state is not ServerState.STOPPED:
+                return f"MCP server {server.name} is still starting: its tools join a later request once it is ready"
+        return None
 
     def __call__(self, context: HookContext) -> HookResult:
         """Start the servers if nothing did; wait for those still starting (within ``wait`` of their start);

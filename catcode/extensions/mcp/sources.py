@@ -34,6 +34,8 @@ log = get_logger(__name__)
 MCP_JSON = ".mcp.json"
 RUN_SOURCE = Path("--mcp-config")
 RUN_SERVERS: dict[str, McpServerSettings] = {}
+STRICT = [False]
+"""``--strict-mcp-config``: only ``RUN_SERVERS`` this run, none from a settings file or ``.mcp.json``."""
 """Servers given with ``--mcp-config`` for this run (set once by the command line, before the session is built):
 the person's own, like the user's settings; no settings file can declare them."""
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -85,6 +87,10 @@ def collect_servers(
 ) -> ServerSources:
     """Every server the user's settings and the project declare (see the module docstring)."""
     env = os.environ if env is None else env
+    if STRICT[0]:
+        return ServerSources(
+            [ServerSpec(n, s, RUN_SOURCE, True, _canonical(s.model_dump())) for n, s in RUN_SERVERS.items()], []
+        )
     user = _from_settings(home / "settings.yaml", notify, trusted=True)
     run = {spec.name for spec in user} & set(RUN_SERVERS)
     user = [spec for spec in user if spec.name not in run]  # --mcp-config's server of the same name wins

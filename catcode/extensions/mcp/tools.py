@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from catcode.boundary import defuse
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
 
 # Any: MCP tool listings and results are the mcp SDK's objects; tool inputs are JSON.
@@ -96,7 +97,7 @@ def result_of(result: Any, name: str = "tool") -> ToolResult:
             parts.append(f"[{kind or 'unknown'} content]")
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False, default=str))
-    text = "\n".join(parts)
+    text = defuse("\n".join(parts))  # the server's text: the tool_result block bounds it, and no tag of ours is in it
     if len(text) > MAX_RESULT:
         text = text[:MAX_RESULT] + f"\n[… {len(text) - MAX_RESULT} more characters not shown]"
     if not text and images:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from catcode.boundary import defuse
 from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
 from catcode.extensions.skills.model import SKILL_FILE, Skill, SkillError, SkillSet, read_skill
@@ -81,7 +82,7 @@ def _scan(root: Path, source: str, warnings: list[str]) -> list[Skill]:
 
 def _inside_project(skill: Skill, project_root: Path, warnings: list[str]) -> bool:
     """A project skill's folder and SKILL.md, symlinks followed, stay inside the project (its folder becomes
-    readable by read_file: a link to ~/.ssh must not make that readable)."""
+    readable by Read: a link to ~/.ssh must not make that readable)."""
     real_root = Path(os.path.realpath(project_root))
     if all(Path(os.path.realpath(p)).is_relative_to(real_root) for p in (skill.folder, skill.path)):
         return True
@@ -102,7 +103,7 @@ def skills_index(skill_set: SkillSet) -> str:
     name_only: list[str] = []
     used = len(INDEX_HEADER)
     for skill in skill_set.skills:
-        line = f"{skill.name}: {skill.description}"
+        line = f"{skill.name}: {defuse(skill.description)}"  # a project's skill: no tag of catcode's in it
         if name_only or used + len(line) + 1 > INDEX_BUDGET_CHARS:
             name_only.append(skill.name)
             continue
@@ -141,7 +142,7 @@ def load_skill_tool(skill_set: SkillSet) -> Tool:
         """Load a skill: its full instructions and the list of its supporting files.
 
         Call it with a name from the Skills list before doing the task that skill describes, then follow
-        its instructions. Its supporting files can be read with read_file at the absolute path shown."""
+        its instructions. Its supporting files can be read with Read at the absolute path shown."""
         skill = skill_set.get(args.name.strip())
         if skill is None:
             available = ", ".join(skill_set.names())

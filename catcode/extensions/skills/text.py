@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from catcode.boundary import defuse
 from catcode.extensions.skills.model import SKILL_FILE, Skill, SkillSet
 
 __all__ = ["MAX_LISTED_FILES", "format_skill", "format_skill_list", "loaded_skill_text", "skill_files"]
@@ -17,10 +18,10 @@ MAX_LISTED_FILES = 50
 def loaded_skill_text(skill: Skill) -> str:
     """What ``load_skill`` returns: the folder, the body, then the other files of the folder."""
     folder = skill.folder.resolve()
-    parts = [f"Skill {skill.name} (folder: {folder})", "", skill.body()]
+    parts = [f"Skill {skill.name} (folder: {folder})", "", defuse(skill.body())]  # a tool result: no tag of ours in it
     files, truncated = skill_files(folder)
     if files:
-        parts += ["", f"Other files of this skill; read one with read_file at {folder}/<file>:"]
+        parts += ["", f"Other files of this skill; read one with Read at {folder}/<file>:"]
         parts += [f"- {rel}" for rel in files]
         if truncated:
             parts.append(f"(only the first {MAX_LISTED_FILES} files are listed)")

@@ -10,9 +10,10 @@ model: haiku                   # optional: sonnet, opus, haiku, inherit, or a mo
 ---
 You are a careful reviewer... (the body is the subagent's system prompt)
 ```
-Without ``tools`` a subagent gets the read-only tools (``read_file``, ``list_files``, ``grep``, ``memory_search``,
-``memory_read``). Claude Code's tool names (Read, Grep, Glob, LS, Edit, MultiEdit, Write, Bash) map onto catcode's;
-catcode names and ``mcp__server__tool`` names work as they are. A project definition that grants more than
+Without ``tools`` a subagent gets the read-only tools (``Read``, ``Glob``, ``Grep``, ``memory_search``,
+``memory_read``). Tools are named as the model sees them (Claude Code's names: Read, Grep, Glob, Edit, Write, Bash),
+by catcode's earlier names (``read_file``...) or Claude Code's other ones (LS, MultiEdit); ``mcp__server__tool``
+names work as they are. A project definition that grants more than
 read-only tools is used only after one-time consent (``consent_item``). A broken file is skipped with a warning."""
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from catcode import front_matter
 from catcode.log import get_logger
 from catcode.names import name_problem
 from catcode.settings.consent import ConsentItem
 from catcode.tools.base import Permission
-from catcode.tools.facts import CLAUDE_NAMES, SUBAGENT_DEFAULT_TOOLS
+from catcode.tools.facts import SUBAGENT_DEFAULT_TOOLS, canonical
+
+# Any: an agent given as data (the Agent SDK's, --agents) is JSON.
 
 log = get_logger(__name__)
 
@@ -34,7 +38,6 @@ BUILTIN_NAME = "general-purpose"
 BUILTIN_PROMPT = """Do the task you are given: search and read the code to find what it asks for, and report what \
 you found — file paths, names, the relevant lines — in a complete and concise answer."""
 DEFAULT_TOOLS = SUBAGENT_DEFAULT_TOOLS
-CLAUDE_TOOLS = CLAUDE_NAMES
 MODEL_ALIASES = {"sonnet": "claude-sonnet-5-5", "opus": "claude-opus-5-5", "haiku": "claude-haiku-5-5"}
 MAX_FILE_BYTES = 128 * 1024
 
@@ -154,13 +157,31 @@ def parse_definition(path: Path, source: str) -> AgentDefinition:
     )
 
 
+def definition_from(name: str, spec: Any) -> AgentDefinition:
+    """A subagent given as data (the Agent SDK's ``agents``, ``--agents``: ``{description, prompt, tools, model}``);
+    ``ValueError`` says what is wrong with it."""
+    if problem := name_problem(name):
+        raise ValueError(f"name {name!r} {problem}")
+    if not isinstance(spec, dict):
+        raise ValueError("expected an object with description and prompt")
+    description, prompt = spec.get("description"), spec.get("prompt")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError("no description")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError("no prompt")
+    tools = _tools(spec.get("tools"))
+    denied = {canonical(t) or t for t in spec.get("disallowedTools") or [] if isinstance(t, str)}
+    kept = tuple(t for t in tools if t not in denied)
+    return AgentDefinition(name, " ".join(description.split()), prompt.strip(), kept, _model(spec.get("model")), "sdk")
+
+
 def _tools(raw: object) -> tuple[str, ...]:
     if raw is None:
         return DEFAULT_TOOLS
     items = raw.split(",") if isinstance(raw, str) else raw if isinstance(raw, list) else None
     if items is None or not all(isinstance(item, str) for item in items):
         raise ValueError("tools must be a comma-separated list or a YAML list of tool names")
-    names = [CLAUDE_TOOLS.get(item.strip(), item.strip()) for item in items if item.strip()]
+    names = [canonical(item.strip()) or item.strip() for item in items if item.strip()]
     return tuple(dict.fromkeys(names))
 
 

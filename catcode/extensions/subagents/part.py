@@ -46,6 +46,7 @@ class SubagentsPart:
             say=(lambda line: console.print(line, markup=False, highlight=False)) if console is not None else None,
         )
         builder.tools.register(task_tool(scope, found.agents))
+        scope.reoffer = lambda: builder.tools.register(task_tool(scope, found.agents))
         builder.subagents = scope
 
         def register(registry: Any) -> None:  # imported with the registry: print mode has none

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Protocol
 from rich.console import Console, Group
 from rich.text import Text
 
+from catcode.text import visible
+
 if TYPE_CHECKING:
     from rich.live import Live
 
@@ -53,14 +55,16 @@ class Progress(Protocol):
 
 
 class _Line:
+    """A subagent's words (its task, what it calls) are the model's: shown, never obeyed (``text.visible``)."""
+
     def __init__(self, owner: _Board, label: str) -> None:
-        self.owner, self.label, self.status = owner, label, "starting"
+        self.owner, self.label, self.status = owner, visible(label), "starting"
 
     def update(self, status: str) -> None:
-        self.status = status
+        self.status = visible(status)
 
     def done(self, summary: str) -> None:
-        self.owner.finish(self, summary)
+        self.owner.finish(self, visible(summary))
 
 
 class _Board:

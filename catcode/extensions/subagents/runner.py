@@ -34,7 +34,7 @@ from catcode.tools.base import ToolContext, ToolRegistry, ToolResult
 T = TypeVar("T")
 log = get_logger(__name__)
 
-MAIN_ONLY = ("task", "exit_plan_mode", "todo_write")  # the main conversation's own: no nesting, one plan, one list
+MAIN_ONLY = ("Task", "ExitPlanMode", "TodoWrite")  # the main conversation's own: no nesting, one plan, one list
 
 PREAMBLE = """You are a subagent of catcode, doing one task for it in the project at {root}. You do not see its \
 conversation: what you know is this prompt and the task. Use your tools, then end with your final answer: it is \
@@ -131,6 +131,7 @@ class SubagentScope:
         self.parent: Agent | None = None  # set once the session's agent exists: usage and its thread
         self.recall: Recall | None = None  # per-turn recall for subagents: only with memory.auto_recall_subagents
         self.cancelled = threading.Event()
+        self.reoffer: Callable[[], None] = lambda: None  # offers the Task tool again (its listing of the agents)
         self._slots = threading.BoundedSemaphore(settings.max_parallel)
         self._usage_lock = threading.Lock()
 
@@ -163,6 +164,15 @@ class SubagentScope:
         finally:
             self.on_agent_thread(lambda: line.done(summary), None)
 
+    def add_agent(self, definition: AgentDefinition) -> None:
+        """Offer one more subagent (the Agent SDK's or ``--agents``'): the Task tool is offered again with it listed."""
+        self.agents.agents[definition.name] = definition
+        self.reoffer()
+
+    def agent_names(self) -> list[str]:
+        """The subagents the Task tool offers."""
+        return self.agents.names()
+
     def on_agent_thread(self, draw: Callable[[], T], cancel: threading.Event | None) -> T | None:
         """Drawing happens on the agent's thread; None when it no longer serves this subagent (Ctrl+C)."""
         if self.parent is None:
@@ -189,6 +199,7 @@ class SubagentScope:
             before_change=self.context.before_change,  # a subagent's changes belong to the parent's turn
             bash_timeout=self.context.bash_timeout,
             sandbox=self.context.sandbox,
+            read_denied=self.context.read_denied,
         )
         events = _Events(line, cancel, registry)
         agent = Agent(

@@ -46,11 +46,11 @@ def task_tool(scope: SubagentScope, agents: AgentSet) -> Tool:
         return scope.run(definition, args.description.strip() or definition.name, args.prompt, ctx.cancel)
 
     return Tool(
-        name="task",
+        name="Task",
         description=f"{DESCRIPTION}\n{listing}",
         input_model=TaskInput,
         function=run,
-        permission=permission_of("task") or Permission.READ,
+        permission=permission_of("Task") or Permission.READ,
         key_arg="description",
         concurrent=True,
     )

@@ -2,14 +2,15 @@
 
 ```yaml
 hooks:
-  PreToolUse: [{matcher: "bash", command: "./scripts/check-command.sh", timeout: 30}]
+  PreToolUse: [{matcher: "Bash", command: "./scripts/check-command.sh", timeout: 30}]
   PostToolUse: []  UserPromptSubmit: []  SessionStart: []  SessionEnd: []  PreCompact: []
 ```
 Each command runs with ``sh -c`` in the project root, in its own process group, with the event as one JSON
 object on stdin (``hook_event_name``, ``session_id``, ``cwd``, and ``tool_name``/``tool_input``,
 ``tool_response``, ``prompt``, ``source``, ``reason`` or ``trigger`` as the event has them).
 - Exit 0 continues. For UserPromptSubmit its stdout is added to the person's message as context; for
-  SessionStart it is added to every request of the session.
+  SessionStart it is added to every request of the session — each in a ``<hook-context event="…">`` block it
+  cannot close (``boundary.wrap``): a branch name or a file a hook prints cannot speak as the person.
 - Exit 2 blocks: PreToolUse — the tool does not run and stderr is the reason the model gets; PostToolUse — the
   tool already ran, stderr goes to the model with its result; UserPromptSubmit — the message is not sent and
   stderr is shown. The other events cannot block (logged).
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catcode.boundary import wrap
 from catcode.conversation.hook_bus import (
     CONTINUE,
     AppendMessages,
@@ -41,6 +43,7 @@ from catcode.conversation.hook_bus import (
 from catcode.conversation.messages import Message
 from catcode.log import get_logger
 from catcode.settings.hook_settings import TOOL_EVENTS, UserHook
+from catcode.tools.facts import matcher_covers
 
 # Any: a hook's payload is the JSON object written to its stdin.
 
@@ -110,13 +113,13 @@ class UserHooks:
         payload = self._payload(name, context)
         added: list[str] = []
         for hook in self.hooks:
-            if hook.event != name or (name in TOOL_EVENTS and not hook.spec.matches(context.tool_name)):
+            if hook.event != name or (name in TOOL_EVENTS and not matcher_covers(hook.spec.matcher, context.tool_name)):
                 continue
             run = self.run(hook, payload)
             if run.code == 0:
                 text = run.stdout.strip()[:CONTEXT_CAP]
                 if text and name in ("UserPromptSubmit", "SessionStart"):
-                    added.append(text)
+                    added.append(wrap("hook-context", text, event=name))
             elif run.code == BLOCK_EXIT and name in ("PreToolUse", "PostToolUse", "UserPromptSubmit"):
                 reason = run.stderr.strip() or f"blocked by the hook `{hook.spec.command}`"
                 log.info("user_hook_blocked", hook_event=name, command=hook.spec.command, reason=reason)

@@ -20,6 +20,8 @@
 - ``service.py``: ``MemoryService`` — exit capture, Dream, recovery and the compaction flush, all through the
   cursor; ``dream.py``: its background runs (Dream mid-session, recovery at start), their backoff and notice;
   ``run_result.py``: ``RunResult`` (what one run did), ``Busy``, and the lines a run leaves for the person.
+- ``exit_gate.py``: ``ExitGate`` — every write phase of a run inside it, so that a process ending while a background
+  run goes on (``catcode -p``) never cuts a write in half: the run stops before its next write, left for the next start.
 - ``remember_cues.py``: whether the person stated something to remember (a rule, a preference, a correction,
   "remember …"), no model call: a short session that did is captured at exit whatever its length.
 

@@ -14,12 +14,14 @@ from catcode.errors import one_line
 from catcode.log import get_logger
 from catcode.memory.pipeline.attempts import Attempts
 from catcode.memory.pipeline.cursor import DreamCursor
+from catcode.memory.pipeline.exit_gate import ExitGate, LeftForNextStart
 from catcode.memory.pipeline.run_result import Busy, RunResult, background_line, skipped_line
 from catcode.settings.memory import MemoryConfig
 
 log = get_logger(__name__)
 
 BACKOFF_START, BACKOFF_MAX = 60.0, 1800.0
+GATE_WAIT = 5.0  # seconds the end waits for a write a background run has begun (it takes milliseconds)
 
 
 class BackgroundRuns(ABC):
@@ -28,6 +30,7 @@ class BackgroundRuns(ABC):
     config: MemoryConfig
     cursor: DreamCursor
     attempts: Attempts
+    gate: ExitGate
     _notify: Callable[[str], None]
     _clock: Callable[[], float]
 
@@ -75,10 +78,32 @@ class BackgroundRuns(ABC):
         if self._dream is not None:
             self._dream.join(timeout)
 
+    def finish_background(self, timeout: float) -> str | None:
+        """At the end of a process that captures nothing at exit (print mode): give a background run still going at
+        most ``timeout`` seconds, then close the gate (``exit_gate``: a write in progress ends, none begins). The one
+        line that says which — finished, or left whole for the next start — or None when no run was going."""
+        run = self._dream
+        if run is None or not run.is_alive():
+            return None
+        waiting = self.pending()
+        run.join(timeout)
+        if not run.is_alive():
+            done = self.last_dream
+            if done is not None and (done.changed or done.skipped):
+                return None  # the run said what it did itself
+            if done is not None and done.error:
+                return f"Memory: the background review failed ({done.error}); the next session tries again"
+            return "Memory: the background review finished; nothing new to remember"
+        self.gate.close(GATE_WAIT)
+        return (
+            f"Memory: the background review of {waiting} message(s) did not finish within {timeout:g} s; it is left "
+            "for the next session, which reviews them (nothing is lost)"
+        )
+
     def _background(self, why: str) -> None:
         try:
             result = self.process_pending(why=why, respect_backoff=why != "recovery")
-        except Busy:
+        except (Busy, LeftForNextStart):
             return
         except Exception as exc:
             self._back_off()

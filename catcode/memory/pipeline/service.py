@@ -31,7 +31,8 @@ from catcode.memory.pipeline.cursor import (
     unprocessed_count,
 )
 from catcode.memory.pipeline.dream import BackgroundRuns
-from catcode.memory.pipeline.history import HistoryLog
+from catcode.memory.pipeline.exit_gate import ExitGate, GatedWindow, LeftForNextStart
+from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord
 from catcode.memory.pipeline.manager import MemoryManager, UnreadableReply
@@ -60,8 +61,14 @@ class MemoryService(BackgroundRuns):
         clock: Callable[[], float] = time.monotonic,
         background_manager: MemoryManager | None = None,
         attempts: Attempts | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
+        """``notify``: a quiet line about a background run; ``warn`` (default ``notify``): a line the person must
+        see at once (history.jsonl cannot be written)."""
         self.manager, self.history, self.cursor = manager, history, cursor
+        self._warn = warn or notify
+        self.gate = ExitGate()  # closed when the process ends with a background run still going
+        self._unrecorded: list[Message] = []  # messages history.jsonl could not take yet (a full disk), in order
         # Dream and recovery runs use their own output bound (memory.dream_max_tokens).
         self.background_manager = background_manager or manager
         self.config, self.history_config = config, history_config
@@ -75,8 +82,25 @@ class MemoryService(BackgroundRuns):
     # -- recording --------------------------------------------------------------------------------------------
 
     def record(self, message: Message) -> None:
-        """Append a stored message to history.jsonl, then start a Dream if enough is unprocessed."""
-        self.history.append(message)
+        """Append a stored message to history.jsonl, then start a Dream if enough is unprocessed. A message that
+        cannot be written (a full disk) never fails the turn: it is held here and written, in order, with the next
+        one once there is room; the first failure (and the recovery) is one line."""
+        held = bool(self._unrecorded)
+        self._unrecorded.append(message)
+        try:
+            while self._unrecorded:
+                self.history.append(self._unrecorded[0])
+                self._unrecorded.pop(0)
+        except HistoryError as exc:
+            log.warning("history_append_failed", held=len(self._unrecorded), error=str(exc))
+            if not held:
+                self._warn(
+                    f"{exc}. This session's messages are held in memory and written once there is room (they are "
+                    "lost if the session ends first)."
+                )
+            return
+        if held:
+            self._warn(f"{self.history.path.name} can be written again: the messages held back are saved.")
         self.maybe_dream()
 
     def pending(self) -> int:
@@ -121,6 +145,8 @@ class MemoryService(BackgroundRuns):
                 result = self._run(why, respect_backoff, minimum)
             finally:
                 self._run_lock.release()
+        except LeftForNextStart:
+            raise
         except Exception:
             self.compact_history(use_model=False)
             raise
@@ -129,7 +155,8 @@ class MemoryService(BackgroundRuns):
 
     def _run(self, why: str, respect_backoff: bool, minimum: int | None) -> RunResult:
         store = self.manager.store
-        resume_intent(self.cursor, lambda operations, was: store.apply(operations, why=f"{was} (finished)"))
+        with self.gate.writing():
+            resume_intent(self.cursor, lambda operations, was: store.apply(operations, why=f"{was} (finished)"))
         window = HistoryWindow(self.history, self.cursor)
         result = RunResult(why, messages=len(window))
         if not window:
@@ -139,21 +166,29 @@ class MemoryService(BackgroundRuns):
             return result
         manager = self.background_manager if why in ("dream", "recovery") else self.manager
         try:
-            result.report = manager.extract_and_consolidate(window, why=why, minimum=minimum)
+            result.report = manager.extract_and_consolidate(GatedWindow(window, self.gate), why=why, minimum=minimum)
+        except LeftForNextStart:
+            raise
         except UnreadableReply as exc:
-            attempt = self.attempts.failed(window.start, str(exc), bad_reply=True)
-            log.warning("memory_reply_unreadable", why=why, attempt=attempt.bad_replies, of=MAX_BAD_REPLIES)
-            if attempt.bad_replies < MAX_BAD_REPLIES:
-                raise
-            self._skip(window, str(exc), result)
+            self.gate.leave()
+            with self.gate.writing():
+                attempt = self.attempts.failed(window.start, str(exc), bad_reply=True)
+                log.warning("memory_reply_unreadable", why=why, attempt=attempt.bad_replies, of=MAX_BAD_REPLIES)
+                if attempt.bad_replies < MAX_BAD_REPLIES:
+                    raise
+                self._skip(window, str(exc), result)
         except Exception as exc:
-            attempt = self.attempts.failed(window.start, one_line(exc), bad_reply=False)
+            self.gate.leave()
+            with self.gate.writing():
+                attempt = self.attempts.failed(window.start, one_line(exc), bad_reply=False)
             log.warning("memory_run_failed", why=why, errors=attempt.errors, retry_at=attempt.next_at)
             raise
         else:
             result.reviewed = window.advanced
             if result.reviewed:
                 self.attempts.clear()
+        finally:
+            self.gate.leave()  # an apply that failed or was superseded: its write phase is over
         log.info("memory_run", why=why, messages=len(window), reviewed=result.reviewed, changed=result.changed)
         return result
 
@@ -168,7 +203,15 @@ class MemoryService(BackgroundRuns):
 
     def compact_history(self, *, use_model: bool = True) -> None:
         """Fold processed history into a summary line when the file is over budget (best effort). Without
-        ``use_model`` (after a failed run: the model is failing) the summary is a stub with counts and dates."""
+        ``use_model`` (after a failed run: the model is failing) the summary is a stub with counts and dates. Not
+        once the process is ending (``gate`` closed): the next run does it."""
+        try:
+            with self.gate.writing():
+                self._compact(use_model)
+        except LeftForNextStart:
+            log.info("history_compaction_left", reason="the session is ending")
+
+    def _compact(self, use_model: bool) -> None:
         try:
             compact_history(
                 self.history,

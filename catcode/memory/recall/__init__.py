@@ -6,9 +6,10 @@
 - ``facts.py``: ``FactsIndex``, the SQLite FTS5 fact index (derived, rebuildable); ``facts_schema.py``: its
   tables and row types (``Hit`` and its JSON form); ``facts_write.py``: writing its rows; ``turns.py``: the
   conversation turns and their context; ``facts_search.py``: one hit per source, with its snippet;
-  ``ranking.py``: BM25 ranking and its refinements; ``feedback.py``: pseudo-relevance feedback words;
-  ``query.py``: questions → safe FTS5 terms; ``stopwords.py``: the standard English stop words;
-  ``irregular_verbs.py``: the English irregular-verb table; ``temporal.py``: when-questions and date expressions;
+  ``ranking.py``: BM25 ranking and its refinements; ``coverage.py``: how much of a question one document holds
+  (per-turn recall's gate); ``feedback.py``: pseudo-relevance feedback words; ``query.py``: questions → safe
+  FTS5 terms; ``stopwords.py``: the standard English stop words; ``irregular_verbs.py``: the English
+  irregular-verb table; ``temporal.py``: when-questions and date expressions;
   ``fts_query.py``: fact splitting, CJK spacing, snippets.
 - ``journal.py``: the daily/weekly/long-term journal files; ``compile.py``: ``JournalCompiler``, days → week →
   long-term.

@@ -53,8 +53,13 @@ OPTIMIZE_AFTER = 5_000
 class FactsIndex:
     """The fact index in ``db_path``; thread-safe (one connection behind a lock), WAL for other processes."""
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, *, in_memory: bool = False) -> None:
+        """``in_memory``: hold a copy of ``db_path``'s index in memory (what it holds when it can be read, else
+        nothing) and never write the file — for when it cannot be written (a full disk): searches still work, the
+        caller's sync fills in what the copy lacks, and nothing is saved."""
         self.db_path = Path(db_path)
+        self.in_memory = in_memory
+        self._seed = in_memory  # copy the file into memory on the first open (not after a reset)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self.open()
@@ -65,8 +70,7 @@ class FactsIndex:
         """Open facts.db, recreating it empty when it is unreadable, corrupt or of another schema version."""
         with self._lock:
             while self._conn is None:  # at most twice: a recreated file is empty
-                private_file(self.db_path)  # SQLite keeps its mode, and gives it to -wal and -shm
-                conn = sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None, check_same_thread=False)
+                conn = self._connect()
                 try:
                     problem = self._check(conn)
                 except sqlite3.DatabaseError as exc:
@@ -75,13 +79,37 @@ class FactsIndex:
                         raise FactsIndexError(f"cannot open the fact index {self.db_path}: {exc}") from exc
                     problem = f"corrupt: {exc}"
                 if problem == "empty":
-                    conn.executescript(SCHEMA)
-                    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                    try:  # one transaction (see ``SCHEMA``): another process may be creating the tables too
+                        conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+                    except sqlite3.DatabaseError as exc:
+                        if conn.in_transaction:
+                            conn.execute("ROLLBACK")
+                        conn.close()
+                        raise FactsIndexError(f"cannot create the fact index {self.db_path}: {exc}") from exc
                 if problem in (None, "empty"):
                     self._conn = conn
                 else:
                     conn.close()
                     self._discard(problem)
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.in_memory:
+            private_file(self.db_path)  # SQLite keeps its mode, and gives it to -wal and -shm
+            return sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        if self._seed and self.db_path.exists():
+            self._seed = False
+            try:  # immutable: no lock, no -shm file to create (the disk is full)
+                source = sqlite3.connect(f"{self.db_path.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
+                try:
+                    source.backup(conn)
+                finally:
+                    source.close()
+            except sqlite3.Error as exc:
+                log.warning("facts_index_not_copied", path=str(self.db_path), error=str(exc))
+                conn.close()
+                conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        return conn
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -115,7 +143,12 @@ class FactsIndex:
         return None
 
     def _discard(self, problem: str) -> None:
-        """Move a corrupt facts.db aside (keeping only the newest such copy) or delete an outdated one."""
+        """Move a corrupt facts.db aside (keeping only the newest such copy) or delete an outdated one (in memory:
+        start again from an empty one)."""
+        if self.in_memory:
+            self._seed = False
+            log.warning("facts_index_copy_recreated", path=str(self.db_path), reason=problem)
+            return
         if problem.startswith("corrupt") and self.db_path.exists():
             for old in self.db_path.parent.glob(f"{self.db_path.name}.corrupt-*"):
                 old.unlink(missing_ok=True)
@@ -244,6 +277,19 @@ class FactsIndex:
         if not seqs:
             return {}
         return self._guarded(lambda conn: {seqs[q]: t for q, t in conn.execute(sql, list(seqs))}, lambda c: {})
+
+    def coverage(self, query: str, source_id: str) -> float:
+        """The IDF-weighted share of ``query``'s terms that the source ``source_id`` holds (``coverage.py``); 0.0
+        when it is not indexed."""
+        from catcode.memory.recall.coverage import coverage
+
+        parsed = parse_query(query)
+
+        def op(conn: sqlite3.Connection) -> float:
+            row = conn.execute("SELECT id FROM sources WHERE source_id = ?", (source_id,)).fetchone()
+            return 0.0 if row is None or parsed.empty else coverage(conn, parsed, row[0])
+
+        return self._guarded(op, lambda conn: 0.0)
 
     def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
         """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the

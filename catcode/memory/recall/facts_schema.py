@@ -19,6 +19,7 @@ rebuilt when later turns of its session arrive. Schema version 2 added ``docs_wo
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
 import sqlite3
@@ -38,6 +39,7 @@ __all__ = [
     "Hit",
     "SyncResult",
     "is_corruption",
+    "is_unwritable",
 ]
 
 SCHEMA_VERSION = "2"
@@ -45,20 +47,24 @@ KINDS = frozenset({"memory", "daily", "weekly", "longterm", "compacted", "turn"}
 WORD_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '_'"
 
 SCHEMA = f"""
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE sources(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, date TEXT NOT NULL,
-                     scope TEXT NOT NULL, label TEXT NOT NULL, session TEXT NOT NULL, hash TEXT NOT NULL);
-CREATE INDEX sources_by_session ON sources(session);
-CREATE TABLE facts(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, text TEXT NOT NULL, words TEXT);
-CREATE INDEX facts_by_source ON facts(source_id);
-CREATE VIRTUAL TABLE facts_word USING fts5(words, content='', tokenize="{WORD_TOKENIZER}");
-CREATE VIRTUAL TABLE facts_tri USING fts5(text, content='facts', content_rowid='id', tokenize='trigram');
-CREATE VIRTUAL TABLE docs_word USING fts5(title, body, context, tokenize="{WORD_TOKENIZER}");
-CREATE TABLE turns(seq INTEGER PRIMARY KEY, session TEXT NOT NULL, n INTEGER NOT NULL, date TEXT NOT NULL,
-                   text TEXT NOT NULL);
-CREATE INDEX turns_by_session ON turns(session, n);
-CREATE INDEX turns_by_date ON turns(date);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+                     date TEXT NOT NULL, scope TEXT NOT NULL, label TEXT NOT NULL, session TEXT NOT NULL,
+                     hash TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sources_by_session ON sources(session);
+CREATE TABLE IF NOT EXISTS facts(id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, text TEXT NOT NULL, words TEXT);
+CREATE INDEX IF NOT EXISTS facts_by_source ON facts(source_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_word USING fts5(words, content='', tokenize="{WORD_TOKENIZER}");
+CREATE VIRTUAL TABLE IF NOT EXISTS facts_tri USING fts5(text, content='facts', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_word USING fts5(title, body, context, tokenize="{WORD_TOKENIZER}");
+CREATE TABLE IF NOT EXISTS turns(seq INTEGER PRIMARY KEY, session TEXT NOT NULL, n INTEGER NOT NULL,
+                   date TEXT NOT NULL, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS turns_by_session ON turns(session, n);
+CREATE INDEX IF NOT EXISTS turns_by_date ON turns(date);
+INSERT OR IGNORE INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');
 """
+"""The tables, created in one transaction (``FactsIndex.open``): processes that start together on a new facts.db
+each run it; the first creates them, the others find them there, and none ever sees them half made."""
 
 
 class FactsIndexError(CatcodeError):
@@ -159,6 +165,21 @@ class SyncResult:
     added: int = 0
     changed: int = 0
     removed: int = 0
+
+
+def is_unwritable(exc: BaseException) -> bool:
+    """The fact index cannot be written where it is (a full disk, a read-only or failing file system), as opposed
+    to corruption or a lock: ``exc`` or what caused it is SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY or
+    SQLITE_CANTOPEN, or an ``OSError`` of that kind."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        code = getattr(seen, "sqlite_errorcode", None)
+        if code is not None and code & 0xFF in (8, 10, 13, 14):
+            return True
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO):
+            return True
+        seen = seen.__cause__
+    return False
 
 
 def is_corruption(exc: sqlite3.DatabaseError) -> bool:

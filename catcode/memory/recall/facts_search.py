@@ -5,8 +5,9 @@ BM25 over every match of the query's words, refined by verb forms, stop words, a
 and pseudo-relevance feedback, with recency only as a tie-break.
 
 **Other tiers.** A query with symbols (``c++``, ``os.path.join``) first gets the facts that hold its chunks as
-typed; after the words, substrings (trigram table) fill up the list — partial identifiers such as ``UserServ``,
-CJK words inside longer runs — and a query under 3 characters falls back to a bounded LIKE scan.
+typed (those its words also rank keep their BM25 score, so that a threshold on scores means one thing); after
+the words, substrings (trigram table) fill up the list — partial identifiers such as ``UserServ``, CJK words inside
+longer runs — and a query under 3 characters falls back to a bounded LIKE scan.
 
 **Snippets.** A hit's snippet is its source's best fact: the one holding most of the query's terms (shortest
 first; ``ParsedQuery.fact_score``), or the fact the substring matched. Picked in Python among the source's facts:
@@ -63,7 +64,11 @@ def search_facts(conn: sqlite3.Connection, parsed: ParsedQuery, limit: int, sess
 
     if parsed.has_symbols:
         substrings("AND")  # the tokenizer drops symbols ("c++" → "c"): facts holding the chunks as typed go first
-    add((doc, score, None) for doc, score in rank_documents(conn, parsed, limit, session))
+    ranked = rank_documents(conn, parsed, limit, session)
+    for doc, score in ranked:  # found as typed and by its words: first for the one, scored as the other (BM25)
+        if doc in found:
+            found[doc] = (score, found[doc][1])
+    add((doc, score, None) for doc, score in ranked)
     if not parsed.has_symbols:
         substrings("AND")
     if not found and len(parsed.substrings) > 1:

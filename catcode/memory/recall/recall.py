@@ -104,6 +104,9 @@ class Recall:
         self._lock = threading.RLock()
         self._background: threading.Thread | None = None
         self._start_synced = threading.Event()  # the start-up sync is over (done or failed)
+        self.unsaved = ""
+        """Why the index is searched from a copy in memory (facts.db cannot be written: a full disk), "" when it is
+        not: one line for the person; searches still find everything, nothing is saved."""
 
     # -- the index ----------------------------------------------------------------------------------------------
 
@@ -113,15 +116,35 @@ class Recall:
         from catcode.memory.recall.facts import FactsIndex
 
         with self._lock:
+            if self._index is not None and self._index.in_memory:
+                return self._index
             current = _file_id(self.paths.facts_db)
             if self._index is not None and current != self._index_file:
                 log.info("facts_db_replaced", path=str(self.paths.facts_db))
                 self._index.close()
                 self._index = None
             if self._index is None:
-                self._index = FactsIndex(self.paths.facts_db)
+                try:
+                    self._index = FactsIndex(self.paths.facts_db)
+                except Exception as exc:
+                    self._index = self._copy_in_memory(exc)
                 self._index_file = _file_id(self.paths.facts_db)
             return self._index
+
+    def _copy_in_memory(self, exc: Exception) -> FactsIndex:
+        """facts.db cannot be written (``exc``): search a copy of it in memory instead, or raise ``exc``."""
+        from catcode.errors import one_line
+        from catcode.memory.recall.facts import FactsIndex
+        from catcode.memory.recall.facts_schema import is_unwritable
+
+        if not is_unwritable(exc):
+            raise exc
+        log.warning("facts_index_in_memory", path=str(self.paths.facts_db), error=repr(exc))
+        self.unsaved = (
+            f"the search index cannot be saved ({one_line(exc)}): searching a copy in memory; it is saved again once "
+            "facts.db can be written (a full disk has room)"
+        )
+        return FactsIndex(self.paths.facts_db, in_memory=True)
 
     def fingerprint(self) -> tuple[object, ...]:
         """Changes whenever a memory, a journal file, the compacted history summary, history.jsonl or its archive
@@ -146,7 +169,20 @@ class Recall:
         process or another: what it was synced to is recorded in facts.db). ``turns`` False leaves new conversation
         turns for a later sync (per-turn recall: the turns this session adds are left out of its searches anyway,
         and indexing them is a write on the way to the request). More than ``budget`` memories to index (a large
-        store indexed for the first time) are left to the background (``behind`` says so); None: index them all."""
+        store indexed for the first time) are left to the background (``behind`` says so); None: index them all.
+        When facts.db cannot be written (a full disk), a copy of it in memory is synced and searched instead."""
+        with self._lock:
+            try:
+                return self._sync(turns, budget)
+            except Exception as exc:
+                if self._index is None or self._index.in_memory:
+                    raise
+                copy = self._copy_in_memory(exc)  # raises ``exc`` unless facts.db cannot be written
+                self._index.close()
+                self._index = copy
+            return self._sync(turns, budget)
+
+    def _sync(self, turns: bool, budget: int | None) -> SyncResult | None:
         from catcode.memory.recall.facts_schema import SyncResult
         from catcode.memory.recall.sources import memory_changes, other_sources
 

@@ -3,14 +3,17 @@ with ``--fix`` repair what can be repaired without losing anything.
 
 Checked: memory files the store skips (broken front matter, non-UTF-8 bytes, missing fields, an unknown
 type, a huge size, a symlink pointing outside the memory root...), a name used in both scopes, a stale or
-missing ``MEMORY.md``, the git repository's health and whether versioning is on, temp files left by an
+missing ``MEMORY.md``, the git repository's health (``versioning/repair.py``: a bad HEAD, a missing, empty or
+broken branch, an unreadable index, missing objects) and whether versioning is on, temp files left by an
 interrupted write, and what the caller adds (``extra``: the history log's bad lines). The diagnosis only reads.
 
 ``--fix`` never deletes a memory. An unreadable file is moved to ``.quarantine/<its scope folder>/`` under the
 memory lock: a folder git ignores, because only valid, redacted memory files are ever committed (when the file
 was versioned before, its removal is committed, never its content), and the report prints the ``mv`` that brings
 it back. Of two memories of the same name, this project's is renamed so both are seen. Stale indexes are rebuilt
-through the store's write path. Lock files are left alone: a stale ``.write.lock`` is harmless (filelock)."""
+through the store's write path. A damaged repository is repaired first (HEAD, the branch at the newest change whose
+history is whole, the index), the memory files left as they are and then recorded again. Lock files are left alone:
+a stale ``.write.lock`` is harmless (filelock)."""
 
 from __future__ import annotations
 
@@ -48,12 +51,20 @@ class Finding:
     warning: bool = False
 
 
+class _Damage(Protocol):
+    @property
+    def problem(self) -> str: ...
+    @property
+    def fixable(self) -> bool: ...
+
+
 class _Versioning(Protocol):
     @property
     def available(self) -> bool: ...
     @property
     def warning(self) -> str: ...
-    def fsck(self) -> bool: ...
+    def damage(self) -> Sequence[_Damage]: ...
+    def repair(self) -> list[str]: ...
     def commit(self, message: str, paths: list[Path]) -> str | None: ...
 
 
@@ -167,9 +178,13 @@ def diagnose(
         )  # fmt: skip
     if not git.available:
         findings.append(Finding("versioning", "versioning", git.warning, "install git", warning=True))
-    elif not git.fsck():
-        fix = f"back up {root}, then run `git -C {root} fsck` to see what is damaged"
-        findings.append(Finding("git", "memory repository", "git fsck reports damage", fix))
+    for damage in git.damage() if git.available else []:
+        fix = (
+            "--fix repairs it: the memory files stay as they are and are recorded again"
+            if damage.fixable
+            else f"back up {root}, then run `git -C {root} fsck` to see what is damaged"
+        )
+        findings.append(Finding("git", "memory repository", damage.problem, fix, fixable=damage.fixable))
     for check in extra:
         findings += check.findings()
     return findings, len(cache.entries)
@@ -186,15 +201,23 @@ def run_doctor(
         return DoctorReport(root, memories, found, remaining=found)
     with locked(runtime.paths.memory_lock):  # no session writes while files move
         found, _ = diagnose(runtime, now=now, extra=extra)
+        # The repository first: every later step commits, and the files it no longer records are recorded again
+        # by the reconcile below.
+        fixed = runtime.git.repair() if any(f.kind == "git" and f.fixable for f in found) else []
         unreadable = [f.path for f in found if f.kind == "unreadable" and f.path is not None]
-        fixed, moved = quarantine(root, runtime.git, unreadable)
+        set_aside, moved = quarantine(root, runtime.git, unreadable)
+        fixed += set_aside
         clashes = [(f.path, f.subject) for f in found if f.kind == "name-clash" and f.path is not None]
         fixed += rename_clashes(runtime.store, clashes)
         for finding in found:
             if finding.kind == "temp-file" and finding.path is not None:
                 finding.path.unlink(missing_ok=True)
                 fixed.append(f"removed stray temp file {finding.subject}")
-        runtime.store.reconcile()  # valid uncommitted files recorded, stale indexes rebuilt: the one write path
+        # Valid uncommitted files recorded (after a repair, those the repository no longer recorded) and stale
+        # indexes rebuilt: the one write path.
+        recorded = runtime.store.reconcile()
+        if recorded and any(f.kind == "git" for f in found):
+            fixed.append(f"recorded the memory files as they are now ({recorded[:7]})")
     for finding in found:
         for check in extra:
             done = check.fix(finding) if finding.fixable else None

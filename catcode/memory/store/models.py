@@ -127,6 +127,10 @@ class AppliedCounts(BaseModel):
     """Memories the batch added or updated whose files already held exactly that: nothing was written for them."""
     commit: str | None = None
     """The id of the change that recorded the batch (None: nothing changed, or versioning is off)."""
+    unversioned: str = ""
+    """Why the files the batch wrote (they are on disk) could not be recorded in memory's history: the commit
+    failed or did not record them ("" when it did, or versioning is off). ``catcode memory doctor --fix`` repairs
+    the repository; the next write then records them."""
     superseded: bool = False
     """Nothing was applied: what the batch came from was dealt with meanwhile (a ``clear`` passed the cursor)."""
 

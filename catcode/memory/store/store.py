@@ -78,6 +78,15 @@ class MemoryStore:
         """The change that recorded this store's latest write (None: it changed nothing, or no versioning)."""
         return self._writer.last_commit
 
+    @property
+    def unversioned(self) -> str:
+        """Why the latest commit failed ("" once one succeeds): what was written since is on disk, not in history."""
+        return self._writer.unversioned
+
+    def on_unversioned(self, say: Callable[[str], None]) -> None:
+        """Call ``say(reason)`` when a commit fails (the first failure, and the first after one succeeded again)."""
+        self._writer.on_unversioned = say
+
     # ----- reading (never writes memory files) ------------------------------------------------------------
     def fingerprint(self) -> tuple[object, ...]:
         """Changes whenever a scope changes (also by another process). Cheap: two ``os.stat`` calls and a query."""

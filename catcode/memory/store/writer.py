@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from catcode.errors import MemoryStoreError
+from catcode.errors import MemoryStoreError, one_line
 from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
 from catcode.log import get_logger
 from catcode.memory.store import entry_file, leftovers
@@ -70,6 +70,10 @@ class WritePath:
         self.last_commit: str | None = None
         """The change that recorded the latest write (None: it changed nothing, or no versioning)."""
         self._texts: dict[int, tuple[MemoryEntry, str]] = {}  # what ``prepare`` rendered, until the write is done
+        self.unversioned = ""
+        """Why the latest commit failed ("" once one succeeds): files written since are on disk, not in history."""
+        self.on_unversioned: Callable[[str], None] | None = None
+        """Told (with the reason) when a commit fails after one succeeded, or first: one line for the person."""
 
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
         """``entry`` exactly as it would be written (secrets redacted, text encodable) and the number of
@@ -170,6 +174,7 @@ class WritePath:
         counts.unchanged_names = [name for name, change in prepared.items() if change and name not in written]
         if paths and self.versioning is not None:
             counts.commit = self._commit(_message(why, summary), paths)
+            counts.unversioned = self.unversioned
         self.last_commit = counts.commit
         return counts
 
@@ -234,12 +239,27 @@ class WritePath:
         return written
 
     def _commit(self, message: str, paths: list[Path]) -> str | None:
+        """Commit ``paths``; a failure is kept in ``unversioned`` and said through ``on_unversioned`` (once until a
+        commit succeeds again), never raised: the files are written and in use, and the next write records them."""
         try:
-            return self.versioning.commit(message, paths)  # type: ignore[union-attr]
+            sha = self.versioning.commit(message, paths)  # type: ignore[union-attr]
         except Exception as exc:  # a versioning failure must not undo or hide a write that happened
             self._recover = True  # the next write commits these files
             log.warning("memory_commit_failed", message=message, error=repr(exc))
+            self._unversioned(exc)
             return None
+        self.unversioned = ""
+        return sha
+
+    def _unversioned(self, exc: Exception) -> None:
+        """A commit (or the look for what is uncommitted) failed: keep why, and say it unless it was said already."""
+        first = not self.unversioned
+        self.unversioned = one_line(exc)
+        if first and self.on_unversioned is not None:
+            try:
+                self.on_unversioned(self.unversioned)
+            except Exception:
+                log.warning("memory_unversioned_notice_failed", exc_info=True)
 
     def _remove_temp_files(self) -> None:
         """Under the lock: remove old temp files of killed writes."""
@@ -257,6 +277,7 @@ class WritePath:
             return [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
         except Exception as exc:  # like a failed commit: the write goes on, the next one tries again
             log.warning("memory_recovery_scan_failed", error=repr(exc))
+            self._unversioned(exc)
             return None
 
     def _record_leftovers(self, pending: list[Path], *, indexes: bool = True) -> str | None:

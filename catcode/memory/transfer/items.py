@@ -15,6 +15,7 @@ FENCE = "~~~~markdown"
 AGENTS_NOTE = "<!-- written by `catcode memory export --format agents-md`; `catcode memory import` reads it back -->"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9`\"'(])")
 _PLAIN_WORDS = {"project", "projects", "code", "repo", "work", "main", "test", "tests", "home", "docs", "source"}
 _USER_WORDS = re.compile(r"\b(i|i'm|my|me|user|prefer|prefers|preferred|likes?|always|never)\b", re.I)
 
@@ -53,12 +54,32 @@ def infer_type(text: str, project_root: Path, default: MemoryType = MemoryType.F
 
 
 def describe(text: str, limit: int = 120) -> str:
-    """A one-line description: the first non-empty line of ``text``, without Markdown bullets, cut at ``limit``."""
+    """A one-line description that says what ``text`` holds: its first sentence (headings skipped, Markdown bullets
+    and emphasis marks removed), cut at ``limit``; the first heading only when there is nothing else. The index of
+    memories shows this line, and the model reads it to decide whether to open the memory: "Git" says nothing,
+    "Never force-push to main." says it."""
+    heading = ""
     for line in text.splitlines():
-        line = _BULLET.sub(r"\1", line).strip().strip("#").strip()
-        if line:
-            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-    return ""
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("```", "~~~", "---")):
+            continue
+        title = _HEADING.match(stripped)
+        if title:
+            heading = heading or title.group(2).strip()
+            continue
+        line = _BULLET.sub(r"\1", stripped).strip()
+        return _cut(_first_sentence(line), limit)
+    return _cut(heading, limit)
+
+
+def _first_sentence(line: str) -> str:
+    """``line`` up to the end of its first sentence ("Never force-push to main. Rebase instead." → the first)."""
+    match = _SENTENCE_END.search(line)
+    return line[: match.start() + 1] if match and match.start() >= 12 else line
+
+
+def _cut(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 def sections(text: str, level: int = 2) -> list[tuple[str, str]]:

@@ -1,10 +1,14 @@
 """Where Claude Code, Codex and Gemini CLI keep their memories, found the way each tool finds them.
 
 - Claude Code: its folder is ``$CLAUDE_CONFIG_DIR`` (default ``~/.claude``). A project's auto memory is
-  ``$CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`` when set, else ``autoMemoryDirectory`` from the user's ``settings.json``
-  or the project's ``.claude/settings.local.json`` (never the shared project settings), else
+  ``$CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`` when set, else ``autoMemoryDirectory`` from the person's own
+  ``settings.json`` in that folder (an absolute or ``~/`` path), else
   ``<folder>/projects/<project path, every character but letters and digits made '-'>/memory/``. The user's
   ``CLAUDE.md`` is ``<folder>/CLAUDE.md``; the project's is ``CLAUDE.md`` or ``.claude/CLAUDE.md``.
+
+  Only the person's own settings choose where import reads and export writes: a repository arrives with its
+  ``.claude/`` folder, ``settings.local.json`` included, so the ``autoMemoryDirectory`` Claude Code would take from
+  there is never read (``ignored_project_setting`` names it, for the line that says so).
 - Codex: ``$CODEX_HOME/memories/`` (default ``~/.codex/memories/``).
 - Gemini CLI: ``$GEMINI_CLI_HOME/.gemini/`` (default ``~/.gemini/``), its memory file ``GEMINI.md`` or the first
   name of ``context.fileName`` in its ``settings.json``."""
@@ -46,17 +50,32 @@ def claude_project_slug(project_root: Path) -> str:
 
 
 def claude_memory_dir(project_root: Path, env: Mapping[str, str]) -> Path:
-    """The auto-memory folder of ``project_root``."""
+    """The auto-memory folder of ``project_root``, as the person's own environment and settings place it."""
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override:
         return Path(override).expanduser()
     folder = claude_folder(env)
-    for settings in (project_root / ".claude" / "settings.local.json", folder / "settings.json"):
-        configured = _json(settings).get("autoMemoryDirectory")
-        if isinstance(configured, str) and configured.strip():
-            return Path(configured).expanduser()
+    configured = _auto_memory_directory(folder / "settings.json")
+    if configured is not None:
+        return configured
     candidates = [folder / "projects" / claude_project_slug(root) / "memory" for root in _spellings(project_root)]
     return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+def _auto_memory_directory(settings: Path) -> Path | None:
+    """``autoMemoryDirectory`` of one settings file, when it is an absolute or ``~/`` path (a relative one would
+    be relative to wherever catcode was started: the repository)."""
+    configured = _json(settings).get("autoMemoryDirectory")
+    if not isinstance(configured, str) or not configured.strip():
+        return None
+    path = Path(configured.strip()).expanduser()
+    return path if path.is_absolute() else None
+
+
+def ignored_project_setting(project_root: Path) -> Path | None:
+    """The project's ``.claude/settings.local.json`` when it sets ``autoMemoryDirectory`` (which is not followed)."""
+    path = project_root / ".claude" / "settings.local.json"
+    return path if "autoMemoryDirectory" in _json(path) else None
 
 
 def _spellings(project_root: Path) -> list[Path]:

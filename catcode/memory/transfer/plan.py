@@ -25,10 +25,10 @@ from catcode.memory.transfer.items import ImportItem, Skipped
 if TYPE_CHECKING:
     from catcode.memory.store.store import MemoryStore
 
-Action = Literal["add", "merge", "rename", "same", "skip"]
+Action = Literal["add", "merge", "rename", "same", "skip", "held"]
 Choose = Callable[["Step"], Action]
 """Decides a clash: ``merge`` (the imported text added to the existing memory), ``rename`` (kept as a new memory
-under a free name) or ``skip``."""
+under a free name) or ``skip``. ``held``: held back for want of the person's consent (``consent.py``)."""
 
 
 @dataclass
@@ -40,6 +40,7 @@ class Step:
     scope: Scope
     action: Action = "add"
     existing: MemoryEntry | None = None  # the memory of the same name, when there is one
+    why: str = ""  # why it was held back
 
     @property
     def entry(self) -> MemoryEntry:
@@ -64,6 +65,14 @@ class ImportPlan:
         """The steps that change memory."""
         return [s for s in self.steps if s.action in ("add", "merge", "rename")]
 
+    def for_all_projects(self) -> list[Step]:
+        """The writes that would change a memory every project sees (the user scope)."""
+        return [s for s in self.writes if s.scope is Scope.USER]
+
+    def held(self) -> list[Step]:
+        """The steps held back for want of consent."""
+        return [s for s in self.steps if s.action == "held"]
+
     def clashes(self) -> list[Step]:
         """Items whose name an existing memory with another text has."""
         return [s for s in self.steps if s.existing is not None and s.action != "same"]
@@ -82,6 +91,8 @@ class ImportPlan:
                 out.append(f"~ {step.name} ({where}) — the imported text is added to it")
             elif step.action == "same":
                 out.append(f"= {step.name} — already there, unchanged")
+            elif step.action == "held":
+                out.append(f"- {step.name} ({where}) — held back: {step.why}")
             else:
                 out.append(f"- {step.item.name} — skipped (its name is taken)")
         out += [f"- {s.origin}: skipped, {s.reason}" for s in self.skipped]

@@ -9,8 +9,13 @@
   sessions they came from, then bullets) — a block about other folders only is skipped — and ``memory_summary.md``'s
   "User Profile" (a user memory) and "General Tips" (feedback); its "What's in Memory" is an index and is skipped.
 - Gemini CLI (``read_gemini``): each fact of the "## Gemini Added Memories" section.
-- Any file (``read_file``): the AGENTS.md section ``export --format agents-md`` writes, a Gemini memory file, or else
-  one memory per ``##`` section (per bullet when there are none)."""
+- Any file (``read_file``): one memory file (front matter), the AGENTS.md section ``export --format agents-md``
+  writes, a Gemini memory file, or else one memory per ``##`` section (per bullet when there are none).
+
+A folder is read without following any link out of it (``confined.read_inside``): a ``notes.md`` that links to
+``/proc/self/environ`` or ``~/.aws/credentials`` is skipped with why, and so is a project's ``CLAUDE.md`` that
+links outside the project (as the system prompt skips it). Only regular files are read, at most ``MAX_READ`` bytes
+each."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from catcode import front_matter
+from catcode.confined import Refused, read_inside
 from catcode.memory.store.models import MemoryType
 from catcode.memory.transfer.items import (
     AGENTS_HEADING,
@@ -44,24 +50,46 @@ _TYPE_LINE = re.compile(r"^\*(user|feedback|project|reference)\*\s*(?:—|-)\s*(
 Found = tuple[list[ImportItem], list[Skipped]]
 
 
-def _text(path: Path, skipped: list[Skipped] | None = None, cap: int = MAX_READ) -> str:
-    """The text of ``path``, at most ``cap`` bytes: a longer file is cut at its last line within the cap, and one
-    line in ``skipped`` says so (nothing is dropped silently)."""
-    with path.open("rb") as handle:
-        data = handle.read(cap + 1)
-        if len(data) > cap:
-            size = len(data) + len(handle.read())
-            data = data[: data.rfind(b"\n", 0, cap) + 1 or cap]
-            rest = size - len(data)
-            if skipped is not None:
-                skipped.append(
-                    Skipped(
-                        str(path),
-                        f"only its first {len(data):,} bytes were read ({cap // 2**20} MB is "
-                        f"the most of one file): {rest:,} bytes after them were not; split the file",
-                    )
+def _text(
+    path: Path,
+    within: Path | None = None,
+    where: str = "the folder",
+    *,
+    skipped: list[Skipped] | None = None,
+    cap: int = MAX_READ,
+) -> str:
+    """The text of ``path``, at most ``cap`` bytes, read only from inside ``within`` when given (raises ``Refused``
+    with why it was not read): a longer file is cut at its last line within the cap, and one line in ``skipped``
+    says so (nothing is dropped silently)."""
+    data = read_inside(path, within or Path(path.anchor or "/"), cap, where=where)
+    if len(data) > cap:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = len(data)
+        data = data[: data.rfind(b"\n", 0, cap) + 1 or cap]
+        if skipped is not None:
+            rest = max(size - len(data), 1)
+            skipped.append(
+                Skipped(
+                    str(path),
+                    f"only its first {len(data):,} bytes were read ({cap // 2**20} MB is the most of one file): "
+                    f"{rest:,} bytes after them were not; split the file",
                 )
+            )
     return data.decode("utf-8", errors="replace")
+
+
+def _read_in(path: Path, folder: Path, skipped: list[Skipped], *, cap: int = MAX_READ) -> str | None:
+    """The text of ``path`` when it is there and read from inside ``folder``; None (and why, in ``skipped``, when
+    it is there but refused)."""
+    if not (path.is_file() or path.is_symlink()):
+        return None
+    try:
+        return _text(path, folder, skipped=skipped, cap=cap)
+    except Refused as exc:
+        skipped.append(Skipped(str(path), f"not read: {exc}"))
+        return None
 
 
 def _type(value: object) -> MemoryType | None:
@@ -80,32 +108,27 @@ def read_folder(folder: Path, project_root: Path) -> Found:
     items: list[ImportItem] = []
     skipped: list[Skipped] = []
     for path in sorted(folder.glob("*.md")):
-        if path.name == "MEMORY.md" or not path.is_file():
+        if path.name != "MEMORY.md" and (path.is_file() or path.is_symlink()):
+            try:
+                if path.stat().st_size > MAX_MEMORY_FILE:
+                    skipped.append(
+                        Skipped(str(path), f"larger than {MAX_MEMORY_FILE // 1024} KB, what one memory holds")
+                    )
+                    continue
+            except OSError:
+                pass  # said by the read below
+        text = None if path.name == "MEMORY.md" else _read_in(path, folder, skipped, cap=MAX_MEMORY_FILE)
+        if text is None:
             continue
-        try:
-            if path.stat().st_size > MAX_MEMORY_FILE:
-                skipped.append(Skipped(str(path), f"larger than {MAX_MEMORY_FILE // 1024} KB, what one memory holds"))
-                continue
-            text = _text(path)
-        except OSError as exc:
-            skipped.append(Skipped(str(path), f"cannot be read ({exc.strerror or exc})"))
-            continue
-        try:
-            fields, body = front_matter.read(text, ValueError, missing="no front matter")
-        except ValueError:
-            fields, body = {}, text
-        raw_metadata = fields.get("metadata")
-        metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
-        kind = _type(fields.get("type")) or _type(metadata.get("type")) or infer_type(body, project_root, PROJECT)
-        name = str(fields.get("name") or path.stem)
-        description = str(fields.get("description") or describe(body) or name)
-        if not body.strip():
+        item = memory_file(path, text, project_root)
+        if item is None:
             skipped.append(Skipped(str(path), "empty"))
-            continue
-        items.append(ImportItem(name, description, kind, body.strip(), str(path)))
+        else:
+            items.append(item)
     index = folder / "MEMORY.md"
-    if index.is_file():
-        notes = "\n".join(line for line in _text(index, skipped).splitlines() if not _LINK_LINE.match(line))
+    index_text = _read_in(index, folder, skipped)
+    if index_text:
+        notes = "\n".join(line for line in index_text.splitlines() if not _LINK_LINE.match(line))
         for title, body in sections(notes):
             body = "\n".join(line for line in body.splitlines() if not line.startswith("# ")).strip()
             if title.lower() in ("", "memory index") and not body:
@@ -113,8 +136,23 @@ def read_folder(folder: Path, project_root: Path) -> Found:
             if body:
                 name = _title_name(title) or "claude-memory-notes"
                 kind = infer_type(body, project_root, PROJECT)
-                items.append(ImportItem(name, title or describe(body), kind, body, f"{index} ({title or 'notes'})"))
+                items.append(ImportItem(name, describe(body) or title, kind, body, f"{index} ({title or 'notes'})"))
     return items, skipped
+
+
+def memory_file(path: Path, text: str, project_root: Path) -> ImportItem | None:
+    """One memory file (front matter ``name``, ``description``, ``type`` — Claude Code's — or catcode's
+    ``metadata.type``; without front matter, the text alone); None when it holds no text."""
+    try:
+        fields, body = front_matter.read(text, ValueError, missing="no front matter")
+    except ValueError:
+        fields, body = {}, text
+    raw_metadata = fields.get("metadata")
+    metadata = raw_metadata if isinstance(raw_metadata, dict) else {}
+    kind = _type(fields.get("type")) or _type(metadata.get("type")) or infer_type(body, project_root, PROJECT)
+    name = str(fields.get("name") or path.stem)
+    description = str(fields.get("description") or describe(body) or name)
+    return ImportItem(name, description, kind, body.strip(), str(path)) if body.strip() else None
 
 
 @dataclass(frozen=True)
@@ -131,18 +169,25 @@ class Offer:
         """The memory this section becomes: feedback from the user's file, project from the project's."""
         kind = MemoryType.FEEDBACK if self.user else MemoryType.PROJECT
         name = _title_name(self.title) or ("claude-md-user" if self.user else "claude-md-project")
-        return ImportItem(name, self.title or describe(self.body), kind, self.body, f"{self.path} ({self.title})")
+        return ImportItem(name, describe(self.body) or self.title, kind, self.body, f"{self.path} ({self.title})")
 
 
-def claude_md_sections(files: list[tuple[Path, bool]]) -> list[Offer]:
-    """Every non-empty ``##`` section of these CLAUDE.md files, numbered from 1."""
+def claude_md_sections(files: list[tuple[Path, bool]], project_root: Path) -> tuple[list[Offer], list[Skipped]]:
+    """Every non-empty ``##`` section of these CLAUDE.md files, numbered from 1, and the files not read (a project's
+    that links outside the project)."""
     offers: list[Offer] = []
+    skipped: list[Skipped] = []
     for path, user in files:
-        for title, body in sections(_text(path)):
+        try:
+            text = _text(path, None if user else project_root, "the project")
+        except Refused as exc:
+            skipped.append(Skipped(str(path), f"not read: {exc}"))
+            continue
+        for title, body in sections(text):
             body = "\n".join(line for line in body.splitlines() if not line.startswith("# ")).strip()
             if body:
                 offers.append(Offer(len(offers) + 1, path, title, body, user))
-    return offers
+    return offers, skipped
 
 
 def read_codex(folder: Path, project_root: Path) -> Found:
@@ -150,13 +195,14 @@ def read_codex(folder: Path, project_root: Path) -> Found:
     items: list[ImportItem] = []
     skipped: list[Skipped] = []
     handbook = folder / "MEMORY.md"
-    if handbook.is_file():
-        found, missed = _codex_blocks(_text(handbook, skipped), handbook, project_root)
+    text = _read_in(handbook, folder, skipped)
+    if text is not None:
+        found, missed = _codex_blocks(text, handbook, project_root)
         items += found
         skipped += missed
     summary = folder / "memory_summary.md"
-    if summary.is_file():
-        text = _text(summary, skipped)
+    text = _read_in(summary, folder, skipped)
+    if text is not None:
         text = text.split("\n", 1)[1] if text.startswith("v1") else text
         kinds = {"user profile": MemoryType.USER, "general tips": MemoryType.FEEDBACK}
         for title, body in sections(text):
@@ -165,7 +211,8 @@ def read_codex(folder: Path, project_root: Path) -> Found:
                 skipped.append(Skipped(origin, "an index of MEMORY.md, whose notes are imported themselves"))
             elif body:
                 kind = kinds.get(title.lower()) or infer_type(body, project_root)
-                items.append(ImportItem(f"codex-{_title_name(title) or 'summary'}", title, kind, body, origin))
+                name = f"codex-{_title_name(title) or 'summary'}"
+                items.append(ImportItem(name, describe(body) or title, kind, body, origin))
     return items, skipped
 
 
@@ -203,7 +250,7 @@ def _free_form(text: str, path: Path, project_root: Path) -> list[ImportItem]:
     found = [(title, body) for title, body in found if body]
     if any(title for title, _ in found):
         return [
-            ImportItem(_title_name(title) or path.stem.lower(), title or describe(body),
+            ImportItem(_title_name(title) or path.stem.lower(), describe(body) or title,
                        infer_type(body, project_root), body, f"{path} ({title or 'top'})")
             for title, body in found
         ]  # fmt: skip
@@ -220,7 +267,7 @@ def read_gemini(path: Path, project_root: Path) -> Found:
     """Each fact of the "Gemini Added Memories" section of Gemini CLI's memory file."""
     items = []
     skipped: list[Skipped] = []
-    for title, body in sections(_text(path, skipped)):
+    for title, body in sections(_text(path, skipped=skipped)):
         if title.strip().lower() == GEMINI_SECTION.lower():
             for fact in bullets(body):
                 name = _title_name(fact) or "gemini-memory"
@@ -251,9 +298,13 @@ def read_agents_section(text: str, origin: str) -> list[ImportItem]:
 
 
 def read_file(path: Path, project_root: Path) -> Found:
-    """Any Markdown file: catcode's AGENTS.md section, a Gemini memory file, else its sections or bullets."""
+    """Any Markdown file: one memory file (front matter), catcode's AGENTS.md section, a Gemini memory file, else
+    its sections or bullets."""
     skipped: list[Skipped] = []
-    text = _text(path, skipped)
+    text = _text(path, skipped=skipped)
+    if text.startswith("---\n"):
+        item = memory_file(path, text, project_root)
+        return ([item], skipped) if item else ([], [*skipped, Skipped(str(path), "empty")])
     if AGENTS_HEADING in text:
         return read_agents_section(text, str(path)), skipped
     if re.search(rf"(?m)^##\s+{GEMINI_SECTION}\s*$", text):

@@ -11,5 +11,7 @@
   left for the caller to resolve, one file at a time.
 - ``git_runner.py``: ``GitRunner`` — git run isolated from the person's setup, pinned to ``<root>/.git``,
   recovering the lock files a killed git left behind.
+- ``repair.py``: the repository's own damage (bad HEAD, a broken or empty branch, an unreadable index, missing
+  objects) found and mended — HEAD, the branch at the newest whole change, the index — the files left as they are.
 
 Knows nothing of memories: it versions files under a root (the store commits through a ``Versioning`` Protocol)."""

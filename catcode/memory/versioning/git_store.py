@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from catcode import programs
 from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
 from catcode.memory.versioning import tracked
@@ -35,20 +35,24 @@ from catcode.memory.versioning.changes import (
     parse_name_status,
 )
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
-from catcode.memory.versioning.repository import commit_staged, ensure_repository, has_commits, is_initialized
+from catcode.memory.versioning.repair import Damage, examine, repair
+from catcode.memory.versioning.repository import commit_index, commit_staged, ensure_repository, is_initialized
 
 log = get_logger(__name__)
+
+STATUS_PATHS = 2_000  # staged paths a commit check names to git status; more: the whole repository, filtered
 
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 
 
 class GitStore:
-    """Versions the memory directory ``root`` with the git CLI. Not thread-safe: callers hold the memory lock."""
+    """Versions the memory directory ``root`` with the git CLI. Writes are not thread-safe (callers hold the memory
+    lock); reads (``log``, ``last_change``, ``diff``) may run side by side, with each other and with a write."""
 
     def __init__(self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0) -> None:
         self.root = Path(root).absolute()
         self.timeout = timeout
-        self._git = shutil.which(git_binary or "git")
+        self._git = programs.find(git_binary or "git")
         self._runner = GitRunner(self.root, self._git, timeout) if self._git else None
         self._warning = ""
         if self._git is None:
@@ -96,7 +100,33 @@ class GitStore:
             # tens of thousands) and in time linear in their number (git matches each pathspec against each file).
             paths_in = "".join(f"{p}\0" for p in [*present, *gone])
             self._run("update-index", "--add", "--remove", "-z", "--stdin", input=paths_in)
-        return self._commit_staged(message, len(present) + len(gone))
+        assert self._runner is not None
+        committed = commit_index(self._runner, message, len(present) + len(gone))
+        head = self._recorded(present + gone)
+        return head if committed else None
+
+    def _recorded(self, staged: list[str]) -> str:
+        """The branch's last commit, once checked that the commit happened: every staged path matches it now (a
+        damaged repository can fail to record a file, or take nothing while git says there was nothing to commit).
+        One ``git status``, which also names HEAD (of the staged paths; of the whole repository when they are
+        many, which no command line could hold). Raises ``MemoryStoreError`` when a path is not recorded."""
+        if not staged:
+            return self._run("rev-parse", "HEAD").stdout.strip()
+        many = len(staged) > STATUS_PATHS
+        named = () if many else ("--", *staged)
+        status = self._run(
+            "status", "--porcelain=v2", "--branch", "-z", "--no-renames", "--untracked-files=all", *named,
+            paths=len(staged) if many else 0,
+        ).stdout.split("\x00")  # fmt: skip
+        head = next((e.removeprefix("# branch.oid ") for e in status if e.startswith("# branch.oid ")), "")
+        unrecorded = [entry.rsplit(" ", 1)[-1] for entry in status if entry and not entry.startswith("#")]
+        if many:
+            wanted = set(staged)
+            unrecorded = [path for path in unrecorded if path in wanted]
+        if unrecorded or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", head):
+            what = ", ".join(unrecorded[:3]) or "anything (the branch has no commit)"
+            raise MemoryStoreError(f"git commit did not record {what} in {self.root}")
+        return head
 
     def uncommitted(self, folders: list[Path]) -> list[Path]:
         """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
@@ -136,14 +166,15 @@ class GitStore:
 
     # -- reading ---------------------------------------------------------------------------------------------
 
-    def log(self, limit: int = 20, *, paths: Sequence[str] = ()) -> list[Change]:
-        """The last ``limit`` changes, newest first (only those touching ``paths``, git pathspecs relative to the
-        root, when given); empty before the first commit or when versioning is off."""
+    def log(self, limit: int = 20, *, paths: Sequence[str] = (), patterns: bool = False) -> list[Change]:
+        """The last ``limit`` changes, newest first (only those touching ``paths``, relative to the root, when
+        given; ``patterns``: they are catcode's own git pathspecs, magic included); empty before the first commit
+        or when versioning is off."""
         if not self.available or not self.initialized or not self._has_commits():
             return []
-        out = self._run(
+        out = self._read(
             "log", f"-n{max(1, limit)}", "--no-renames", "--name-status", "-z",
-            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths,
+            "--format=%x1e%H%x1f%h%x1f%cI%x1f%B%x1f", "--", *paths, patterns=patterns,
         ).stdout  # fmt: skip
         changes = []
         for record in out.split("\x1e")[1:]:
@@ -153,11 +184,13 @@ class GitStore:
             changes.append(Change(sha=sha, short_sha=short, date=when, message=body.strip(), files=files))
         return changes
 
-    def last_change(self, paths: Sequence[str] = ()) -> str | None:
-        """The sha of the newest commit touching ``paths`` (git pathspecs; any commit when empty), or None."""
+    def last_change(self, paths: Sequence[str] = (), *, patterns: bool = False) -> str | None:
+        """The sha of the newest commit touching ``paths`` (any commit when empty; ``patterns`` as for ``log``), or
+        None."""
         if not self.available or not self.initialized or not self._has_commits():
             return None
-        out = self._run("log", "-n1", "--format=%H", *(("--", *paths) if paths else ())).stdout.strip()
+        limit = ("--", *paths) if paths else ()
+        out = self._read("log", "-n1", "--format=%H", *limit, patterns=patterns).stdout.strip()
         return out or None
 
     def diff(self, commit: str | None = None) -> str:
@@ -165,13 +198,25 @@ class GitStore:
         if not self.available or not self.initialized or not self._has_commits():
             return ""
         sha = self._resolve(commit or "HEAD")
-        return self._run("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
+        return self._read("show", "--stat", "--patch", "--no-color", "--no-renames", "--date=iso", sha).stdout
 
     def fsck(self) -> bool:
         """True when the repository is intact (or does not exist yet / versioning is off)."""
-        if not self.available or not self.initialized:
-            return True
-        return self._run("fsck", "--no-progress", ok_codes=None).returncode == 0
+        return not self.damage()
+
+    def damage(self) -> list[Damage]:
+        """What is wrong with the repository itself (``repair.examine``); empty when it is intact, does not exist
+        yet, or versioning is off."""
+        if self._runner is None:
+            return []
+        return examine(self._runner)
+
+    def repair(self) -> list[str]:
+        """Mend the repository (``repair.repair``: HEAD, the branch, the index), the memory files untouched; what was
+        done. The caller holds the memory lock and then records the files again (``MemoryStore.reconcile``)."""
+        if self._runner is None:
+            return []
+        return repair(self._runner)
 
     def maintain(self) -> None:
         """Pack the repository when git's own rule says so (``gc --auto``: thousands of loose objects), which no
@@ -214,7 +259,7 @@ class GitStore:
         bad = UnknownChange(commit)
         if not _REVISION.fullmatch(commit):
             raise bad
-        sha = self._run("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
+        sha = self._read("rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}", ok_codes=(0, 1, 128)).stdout
         if not sha.strip():
             raise bad
         return sha.strip()
@@ -236,8 +281,7 @@ class GitStore:
         return [p for p in listed if p and inside(p)]
 
     def _has_commits(self) -> bool:
-        assert self._runner is not None
-        return has_commits(self._runner)
+        return bool(self._read("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
 
     def _files(self, sha: str) -> list[FileChange]:
         out = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--no-renames", "--name-status", "-z", sha)
@@ -258,7 +302,19 @@ class GitStore:
         return relative.as_posix()
 
     def _run(
-        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), input: str | None = None, paths: int = 0
+        self,
+        *args: str,
+        ok_codes: tuple[int, ...] | None = (0,),
+        patterns: bool = False,
+        input: str | None = None,
+        paths: int = 0,
     ) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
-        return self._runner.run(*args, ok_codes=ok_codes, input=input, paths=paths)
+        return self._runner.run(*args, ok_codes=ok_codes, patterns=patterns, input=input, paths=paths)
+
+    def _read(
+        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), patterns: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """A command that only reads: without the run lock, so that reads (the web view's) run side by side."""
+        assert self._runner is not None
+        return self._runner.read(*args, ok_codes=ok_codes, patterns=patterns)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import uuid
 from pathlib import Path
 
+from catcode import programs
 from catcode.errors import MemoryStoreError
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 from catcode.memory.versioning.merge_index import Conflict, IndexRunner, MergeIndex, Side, run_bytes
@@ -67,7 +67,7 @@ class GitRemote:
         self, root: Path, *, git_binary: str | None = None, timeout: float = 60.0, network_timeout: float = 120.0
     ) -> None:
         self.root = Path(root).absolute()
-        binary = shutil.which(git_binary or "git")
+        binary = programs.find(git_binary or "git")
         if binary is None:
             raise MemoryStoreError("git is not installed: memory sync needs it")
         self._binary, self._timeout = binary, timeout

@@ -16,7 +16,7 @@ from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
 from catcode.memory.versioning.git_runner import GitRunner, first_error_line
 
-__all__ = ["GITIGNORE", "commit_staged", "ensure_repository", "has_commits", "is_initialized"]
+__all__ = ["GITIGNORE", "commit_index", "commit_staged", "ensure_repository", "has_commits", "is_initialized"]
 
 log = get_logger(__name__)
 
@@ -80,16 +80,24 @@ def ensure_repository(runner: GitRunner) -> None:
 def commit_staged(runner: GitRunner, message: str, paths: int = 0) -> str | None:
     """Commit the index (``paths``: how many files were staged, for the command's bound); None when it holds no
     change (git exits 1 and says so, which saves a diff call)."""
+    if not commit_index(runner, message, paths):
+        return None
+    return runner.run("rev-parse", "HEAD").stdout.strip()
+
+
+def commit_index(runner: GitRunner, message: str, paths: int = 0) -> bool:
+    """Commit the index (``paths``: how many files were staged, for the command's bound); False when it holds no
+    change. The caller reads the new commit's id."""
     message = message.strip() or "update memory"
     result = runner.run(
         "commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1), paths=paths
     )
     if result.returncode == 1:
         if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
-            return None
+            return False
         reason = first_error_line(result.stderr) or "exit code 1"
         raise MemoryStoreError(f"git commit failed in {runner.root}: {reason}")
-    return runner.run("rev-parse", "HEAD").stdout.strip()
+    return True
 
 
 def has_commits(runner: GitRunner) -> bool:

@@ -21,6 +21,7 @@ from catcode.memory.pipeline.history import HistoryError, HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
 from catcode.memory.pipeline.history_format import HistoryRecord, parse_line
 from catcode.settings.memory import HistoryConfig
+from tests.slowness import bound
 
 
 def make_log(tmp: Path, session: str = "s1", **kw) -> HistoryLog:
@@ -90,7 +91,7 @@ def test_concurrent_processes_never_interleave_or_reuse_seqs(tmp_path: Path) -> 
     for p in procs:
         p.start()
     for p in procs:
-        p.join(timeout=60)
+        p.join(timeout=bound(60))
         assert p.exitcode == 0
     records = make_log(tmp_path).read()
     assert [r.seq for r in records] == list(range(1, 201))
@@ -341,7 +342,7 @@ def histories(draw: st.DrawFn) -> tuple[bytes, int]:
     return b"".join(out), draw(st.integers(0, seq))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     history=histories(),
     budget=st.integers(0, 1200),

@@ -17,6 +17,7 @@ from catcode.memory.runtime import MemoryRuntime
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
+from tests.slowness import bound
 
 VIM = {"type": "user", "name": "user-prefers-vim", "description": "用户偏好 vim 编辑器", "content": "用户偏好 vim"}
 
@@ -171,8 +172,8 @@ def test_start_reports_unreadable_memory_files_in_the_background(tmp_path: Path)
     (runtime.paths.user_memory / "broken.md").write_text("no front matter here\n")
     runtime.attach(SimpleNamespace(agent=SimpleNamespace(listeners=[]), exit_steps=[]))
     # Written with the test's umask (0644): made private as it is read, and said so.
-    assert runtime.notices.get(timeout=10) == "made 1 memory file(s) private (0600): other users could read them"
-    notice = runtime.notices.get(timeout=10)
+    assert runtime.notices.get(timeout=bound(10)) == "made 1 memory file(s) private (0600): other users could read them"
+    notice = runtime.notices.get(timeout=bound(10))
     assert notice.startswith("1 memory file(s) could not be read and were skipped")
     assert (runtime.paths.user_memory / "broken.md").read_text() == "no front matter here\n"
 

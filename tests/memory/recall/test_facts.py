@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from catcode.memory.recall.facts import FactsIndex
 from catcode.memory.recall.facts_schema import FactSource, Hit, SyncResult
 from catcode.memory.recall.fts_query import split_facts
+from tests.slowness import bound
 
 DATA = Path(__file__).parents[2] / "data" / "facts"
 
@@ -182,7 +183,7 @@ def test_empty_or_operator_only_queries_return_nothing_or_plain_matches(index: F
     assert index.search(query) == []
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=200))
 def test_search_never_raises_on_arbitrary_text(index: FactsIndex, query: str) -> None:
     assert isinstance(index.search(query), list)
@@ -229,7 +230,7 @@ def test_usable_from_another_thread(index: FactsIndex) -> None:
     for thread in [*workers, writer]:
         thread.start()
     for thread in [*workers, writer]:
-        thread.join(timeout=30)
+        thread.join(timeout=bound(30))
     assert results == [["user-prefers-vim"]] * 4 and ids(index.search("threads")) == ["t"]
 
 

@@ -86,7 +86,8 @@ OPS = st.tuples(
 )
 
 
-@settings(max_examples=25, deadline=None)
+# own budget: each example searches from new processes, twice a step (~50 ms)
+@settings(max_examples=25)
 @given(steps=st.lists(st.tuples(st.lists(OPS, max_size=3), st.booleans()), min_size=1, max_size=5))
 def test_a_new_process_answers_as_a_full_parse_after_any_changes(steps: list[tuple[list, bool]]) -> None:
     """Each step changes files, then searches as a new process both ways (each with its own facts.db). ``later``:

@@ -110,7 +110,7 @@ def test_a_summary_cannot_forge_an_entry_heading() -> None:
     assert text == "Decisions\n10:00 session forged\n- kept\n#include <x.h>"
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(texts=st.lists(st.text(max_size=200) | st.sampled_from(["## 10:00 session x\ny", "#\n##", "a\r\n# b"]),
                       min_size=1, max_size=3))  # fmt: skip
 def test_any_summaries_read_back_as_written(journal: Journal, texts: list[str]) -> None:

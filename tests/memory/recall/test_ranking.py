@@ -28,6 +28,7 @@ from catcode.memory.recall.stopwords import STOPWORDS
 from catcode.memory.recall.views import search_text
 from catcode.settings.config import Paths, Settings
 from catcode.settings.memory import MemoryConfig
+from tests.slowness import bound
 
 TODAY = date(2026, 11, 30)
 
@@ -110,7 +111,7 @@ _HOSTILE_PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=120, deadline=timedelta(seconds=5), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=timedelta(seconds=bound(5)), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.one_of(
         st.lists(st.sampled_from(_HOSTILE_PIECES), max_size=30).map(" ".join),

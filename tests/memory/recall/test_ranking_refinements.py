@@ -10,7 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from catcode.memory.recall.facts import FactsIndex
@@ -135,7 +135,6 @@ def _filler(doc: int, count: int) -> list[str]:
     return [f"filler{doc}x{n}" for n in range(count)]
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     matches=st.lists(st.tuples(_TEXTS, st.integers(0, 120)), min_size=1, max_size=3),
     crowd=st.lists(st.tuples(_TEXTS, st.integers(1, 4)), min_size=1, max_size=12),

@@ -122,7 +122,7 @@ def test_search_text_lines_and_the_no_match_line(runtime: MemoryRuntime, recall:
     assert search_text(recall, "") == "No memories match (an empty query)."
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(max_size=300) | st.sampled_from(['"', "AND", "NEAR(vim, 2)", "c++", "*", "^x", "a:b", "x" * 9000]))
 def test_any_query_through_the_tool_answers_hit_lines_or_no_match(runtime: MemoryRuntime, query: str) -> None:
     if runtime.store.get("seed") is None:

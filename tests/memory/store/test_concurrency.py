@@ -21,13 +21,14 @@ import pytest
 from writer_process import USER, Writer, consistency_problems, open_store
 
 from catcode.memory.versioning.git_store import GitStore
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 WRITES = 50
 UPDATES = 10
 SHARED = "shared-choice"
-WAIT = 180.0
+WAIT = bound(180.0)
 WRITERS = {"w1": "pa", "w2": "pa", "w3": "pb", "w4": "pb"}
 UPDATERS = {"ua": "pa", "ub": "pb"}
 

@@ -27,12 +27,13 @@ from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 KILLS_PER_MODE = 100  # two modes: 200 kills in all
 CHECK_EVERY = 10
-WAIT = 30.0  # bound on any single wait for the writer (the memory lock times out at 30 s)
+WAIT = bound(30.0)  # bound on any single wait for the writer (the memory lock times out at 30 s)
 ABSENT = None
 
 

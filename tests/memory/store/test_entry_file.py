@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from memory_helpers import SEED_DAY, data_file, seed_api_style, seed_vim
 
@@ -40,7 +40,6 @@ def test_index_keeps_each_memory_on_one_line() -> None:
     assert text.splitlines()[2] == "- [a-memory](a-memory.md) — line one line two"
 
 
-@settings(max_examples=150, deadline=None)
 @given(description=st.text(), content=st.text())
 def test_any_text_round_trips_and_yaml_agrees(description: str, content: str) -> None:
     original = entry(description, content)

@@ -59,7 +59,7 @@ def test_files_are_private(store: MemoryStore) -> None:
     assert stat.S_IMODE((folder / "MEMORY.md").stat().st_mode) == 0o600
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(description=st.text(max_size=300), content=st.text(max_size=2000), kind=st.sampled_from(list(MemoryType)))
 def test_any_text_round_trips_through_the_store(description: str, content: str, kind: MemoryType) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -16,6 +16,7 @@ from catcode.fsutil import atomic_write_text
 from catcode.memory.store.entry_file import render
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
+from tests.slowness import bound
 
 GOOD = render(seed_vim())
 BAD_FILES = {
@@ -155,7 +156,7 @@ def test_concurrent_processes_lose_no_write(tmp_path: Path) -> None:
     for worker in workers:
         worker.start()
     for worker in workers:
-        worker.join(60)
+        worker.join(bound(60))
         assert worker.exitcode == 0
     store = MemoryStore(tmp_path / "u", tmp_path / "p", lock_path=tmp_path / ".lock")
     assert len(store.load_all()) == 16

@@ -1,12 +1,12 @@
-"""``catcode memory remote add|show`` and ``catcode memory sync`` as a person runs them (the real binary), and
-``memory.sync: auto``: a sync in a process of its own when the prompt is drawn and after the exit capture."""
+"""``catcode memory remote add|show`` and ``catcode memory sync`` as a person runs them (through the real entry point,
+in the test process; the console script's own run is ``tests/security/test_sync_remote.py``'s), and ``memory.sync:
+auto``: a sync in a process of its own when the prompt is drawn and after the exit capture."""
 
 from __future__ import annotations
 
 import queue
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,15 +15,15 @@ import pytest
 from machines import Machine, bare_remote, git
 
 from catcode.memory.sync.auto import attach_auto_sync
+from tests.in_process import run_catcode
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
 def catcode(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"CATCODE_HOME": str(home), "CATCODE_USER_ID": "tester", "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
-    return subprocess.run(
-        [sys.executable, "-m", "catcode", "memory", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
-    )
+    return run_catcode(["memory", *args], env=env, cwd=cwd)
 
 
 def remote_files(remote: Path) -> str:
@@ -87,10 +87,7 @@ def test_config_set_memory_sync_off_writes_off(tmp_path: Path) -> None:
     home = tmp_path / "home" / ".cat-code"
     write_settings(home, "memory:\n  sync: manual\n")
     env = {"CATCODE_HOME": str(home), "HOME": str(home.parent), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-m", "catcode", "config", "set", "memory.sync", "off"], cwd=project, env=env,
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    done = run_catcode(["config", "set", "memory.sync", "off"], env=env, cwd=project)
     assert done.returncode == 0 and done.stdout.startswith('Set memory.sync = "off" in ')
     assert "sync: 'off'" in (home / "settings.yaml").read_text()
     assert catcode(home, project, "sync").stderr.startswith("catcode: Memory sync is off (memory.sync: off)")
@@ -127,7 +124,7 @@ def test_auto_syncs_at_start_and_after_exit_without_waiting(tmp_path: Path, monk
     assert len(session.background_starts) == 1 and len(session.exit_steps) == 1
 
     session.background_starts[0]()  # the prompt is drawn
-    notice = machine.runtime.notices.get(timeout=60)
+    notice = machine.runtime.notices.get(timeout=bound(60))
     assert notice.startswith(f"Synced with {remote}: received 0 changes, sent ")
     assert "editor.md" in remote_files(remote)
 
@@ -137,7 +134,7 @@ def test_auto_syncs_at_start_and_after_exit_without_waiting(tmp_path: Path, monk
     assert process is not None and process.poll() is None  # started, not waited for: the exit goes on
     assert said == []
     wait_for(lambda: "shell.md" in remote_files(remote), "the exit sync to reach the remote")
-    process.wait(timeout=60)
+    process.wait(timeout=bound(60))
 
 
 def test_auto_reports_a_failed_start_sync_in_one_notice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -152,7 +149,7 @@ def test_auto_reports_a_failed_start_sync_in_one_notice(tmp_path: Path, monkeypa
     session = SimpleNamespace(background_starts=[], exit_steps=[])
     attach_auto_sync(session, machine.runtime)
     session.background_starts[0]()
-    notice = machine.runtime.notices.get(timeout=60)
+    notice = machine.runtime.notices.get(timeout=bound(60))
     assert notice.startswith("Memory sync failed: Cannot reach the memory remote")
     with pytest.raises(queue.Empty):
         machine.runtime.notices.get_nowait()

@@ -14,6 +14,7 @@ from structlog.testing import capture_logs
 from catcode.errors import MemoryStoreError
 from catcode.memory.versioning.changes import FileChange, RevertConflict
 from catcode.memory.versioning.git_store import GitStore
+from tests.slowness import bound
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -388,7 +389,7 @@ def test_a_git_left_running_by_a_killed_process_keeps_its_lock_until_it_ends(
         writer = threading.Thread(target=store.commit, args=("edit a", [write(root / "users" / "u" / "a.md", "b\n")]))
         writer.start()
         (hold / "go").write_text("go\n")  # blocks until the orphaned git reads it
-        writer.join(60)
+        writer.join(bound(60))
     assert not writer.is_alive()
     assert [entry["event"] for entry in logs if entry["log_level"] == "warning"] == []
     assert store.log()[0].subject == "edit a" and store.fsck()
