@@ -412,7 +412,7 @@ def test_a_markdown_file_over_a_megabyte_is_read_whole_and_a_cut_is_said(tmp_pat
     assert len(items) == 10_000 and skipped == []
 
     cut: list[readers.Skipped] = []
-    text = readers._text(notes, cut, cap=1_000)
+    text = readers._text(notes, skipped=cut, cap=1_000)
     assert text.endswith("\n") and len(text) <= 1_000
     assert len(cut) == 1 and "bytes after them were not" in cut[0].reason
     assert f"{notes.stat().st_size - len(text.encode()):,} bytes after them" in cut[0].reason

@@ -22,7 +22,7 @@ from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
-from catcode.tools.facts import READ_ONLY_TOOLS
+from catcode.tools.facts import READ_ONLY_TOOLS, canonical
 
 if TYPE_CHECKING:
     from catcode.settings.memory import MemoryConfig
@@ -104,7 +104,7 @@ def summarize_session_at_exit(
     if asked < 2 and earlier is None:
         log.info("session_summary_skipped", user_messages=asked)
         return
-    worked = {call.name for r in records for call in r.message().tool_uses} - READ_ONLY_TOOLS
+    worked = {canonical(call.name) or call.name for r in records for call in r.message().tool_uses} - READ_ONLY_TOOLS
     if not saved and not worked and earlier is None:
         log.info("session_summary_skipped", reason="nothing happened: nothing saved, only reading tools")
         return
