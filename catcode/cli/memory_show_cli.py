@@ -19,6 +19,10 @@ INDEXING = (
     "Some memories are not in the search index yet: they are being read and indexed in the background, and this "
     "search may miss them."
 )
+SEARCH_NOW = 10_000
+"""Memories a search reads and indexes itself before it answers, when the index lacks them (a folder written by
+hand, searched for the first time): an answer that misses none of them is worth a few seconds once. More are left
+to the background (``INDEXING``)."""
 
 if TYPE_CHECKING:
     from catcode.memory.runtime import MemoryRuntime
@@ -92,6 +96,9 @@ def search(
 
     def body(runtime: MemoryRuntime) -> None:
         with build_recall(runtime) as recall:
+            if runtime.store.unread() <= SEARCH_NOW:
+                runtime.store.complete()
+            recall.sync(budget=SEARCH_NOW)
             if not as_json:
                 typer.echo(shown_on(sys.stdout, search_text(recall, " ".join(query), limit)))
             for line in search_json_lines(recall, " ".join(query), limit) if as_json else []:

@@ -204,6 +204,36 @@ def test_search_says_how_many_hand_written_files_it_left_out(project: Path) -> N
     assert result.stderr.endswith("\n1 unreadable memory file skipped — run catcode memory doctor\n")
 
 
+def test_a_first_search_of_a_folder_written_by_hand_reads_and_indexes_it_all_up_to_its_budget(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond what a start reads at once (``READ_BUDGET``) and what a sync indexes on the way to an answer
+    (``SYNC_BUDGET``), an explicit search still reads and indexes every memory up to ``SEARCH_NOW``: its first
+    answer misses none; beyond that it says the rest is indexed in the background."""
+    from catcode.cli import memory_show_cli
+    from catcode.memory.recall import recall as recall_module
+    from catcode.memory.store import store as store_module
+
+    monkeypatch.setattr(store_module, "READ_BUDGET", 3)
+    monkeypatch.setattr(recall_module, "SYNC_BUDGET", 5)
+    started: list[object] = []
+    monkeypatch.setattr(MemoryRuntime, "start_upkeep", lambda self: started.append(self) or True)
+    folder = runtime(project).paths.project_memory
+    for i in range(40):
+        _write_memory_file(folder, f"note-{i:02d}", f"Note {i}", f"Filler text number {i}.")
+    _write_memory_file(folder, "zz-kayak", "Caroline", "Caroline bought a kayak.")
+    result = cli("search", "--json", "--", "kayak")
+    assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == ["memory zz-kayak"]
+    assert "background" not in result.stderr and started == []
+
+    monkeypatch.setattr(memory_show_cli, "SEARCH_NOW", 10)
+    _write_memory_file(folder, "zz-canoe", "Caroline", "Caroline bought a canoe.")
+    for i in range(40, 60):
+        _write_memory_file(folder, f"note-{i:02d}", f"Note {i}", f"Filler text number {i}.")
+    late = cli("search", "--json", "--", "canoe")
+    assert late.exit_code == 0 and memory_show_cli.INDEXING in late.stderr and len(started) == 1
+
+
 @pytest.mark.parametrize(
     "question",
     ['"unbalanced', "NEAR(vim, 2) AND -x", "col:vim*", "--json", "-n 5", "what's up?!", "(c++) OR ^vim", "用户 vim"],

@@ -152,11 +152,13 @@ class GitStore:
         short, subject = original.split("\x00", 1)
         if self._run("rev-parse", "--verify", "--quiet", f"{sha}^2", ok_codes=(0, 1)).stdout.strip():
             raise MergedChange(short, subject)
-        result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128))
+        # Its bound grows with the files the change holds (an import of 100,000 memories rewrites 100,000 files).
+        count = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "-z", sha).stdout.count("\0")
+        result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128), paths=count)
         if result.returncode != 0:
             self._abandon_revert(short, subject, result)
         message = f"{message_prefix}: undo {short} '{subject}'"
-        new_sha = self._commit_staged(message)
+        new_sha = self._commit_staged(message, count)
         if new_sha is None:
             self._run("revert", "--quit", ok_codes=None)
             raise MemoryStoreError(f"Change {short} '{subject}' is already undone; nothing to revert")
