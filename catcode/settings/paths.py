@@ -11,6 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+FACTS_FOLDER = ".recall"
+"""The search index's own folder in a project's memory folder: facts.db's journal files come and go with every
+process that opens it, and in the memory folder itself they would change its mtime each time (a large folder would
+then be listed again by every process)."""
+
 
 def catcode_home(env: Mapping[str, str] | None = None) -> Path:
     """``$CATCODE_HOME`` or ``~/.cat-code``."""
@@ -86,7 +91,7 @@ class Paths:
             "memory_lock": self.memory_root / ".write.lock",
             "history_file": project / "history.jsonl",
             "cursor_file": project / ".dream_cursor",
-            "facts_db": project / "facts.db",
+            "facts_db": project / FACTS_FOLDER / "facts.db",
             "memory_cache": self.home / "cache" / "memory",
         }
         for name, path in derived.items():

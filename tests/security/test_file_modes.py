@@ -75,9 +75,10 @@ def test_a_whole_session_creates_nothing_wider_than_private(
     after = modes(home)
 
     project_scope = next(p for p in running if p.startswith("memory/projects/") and p.count("/") == 2)
-    for rel in [*EXPECTED, f"{project_scope}/history.jsonl", f"{project_scope}/facts.db"]:
+    facts = f"{project_scope}/.recall/facts.db"  # in a folder of its own: its journal files leave the scope's be
+    for rel in [*EXPECTED, f"{project_scope}/history.jsonl", f"{project_scope}/.recall", facts]:
         assert rel in after, f"{rel} was not created"
-    assert {f"{project_scope}/facts.db-wal", f"{project_scope}/facts.db-shm"} <= running.keys()
+    assert {f"{facts}-wal", f"{facts}-shm"} <= running.keys()
     assert any(rel.startswith("input-history/") for rel in after)
     assert any("/journal/" in f"/{rel}/" for rel in after)  # the session summary's folder
     assert any(rel.endswith(".lock") and "memory/projects/" in rel for rel in after)

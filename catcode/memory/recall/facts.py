@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from catcode.file_modes import private_file
+from catcode.file_modes import private_dir, private_file
 from catcode.log import get_logger
 from catcode.memory.recall.facts_schema import (
     KINDS,
@@ -94,6 +94,7 @@ class FactsIndex:
 
     def _connect(self) -> sqlite3.Connection:
         if not self.in_memory:
+            private_dir(self.db_path.parent)
             private_file(self.db_path)  # SQLite keeps its mode, and gives it to -wal and -shm
             return sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None, check_same_thread=False)
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)

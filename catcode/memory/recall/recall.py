@@ -124,6 +124,8 @@ class Recall:
                 self._index.close()
                 self._index = None
             if self._index is None:
+                if current is None:
+                    _drop_earlier_index(self.paths.facts_db)
                 try:
                     self._index = FactsIndex(self.paths.facts_db)
                 except Exception as exc:
@@ -312,6 +314,24 @@ class Recall:
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self.close()
+
+
+def _drop_earlier_index(facts_db: Path) -> None:
+    """Remove the facts.db an earlier catcode kept in the project's memory folder itself (derived: it is rebuilt in
+    its own folder, ``FACTS_FOLDER``), with its journal files."""
+    from catcode.settings.paths import FACTS_FOLDER
+
+    if facts_db.parent.name != FACTS_FOLDER:
+        return
+    earlier = facts_db.parent.parent / facts_db.name
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            earlier.with_name(earlier.name + suffix).unlink()
+            log.info("facts_db_moved", removed=str(earlier) + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            log.warning("facts_db_not_removed", path=str(earlier) + suffix, error=str(exc))
 
 
 def _file_id(path: Path) -> tuple[int, int] | None:

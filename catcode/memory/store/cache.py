@@ -129,6 +129,9 @@ class DiskCache:
         folders itself (facts.db's journal files change the project folder each time)."""
         for scope in Scope:
             key, started = _dir_key(self.dirs[scope]), self._clock()
+            listing = self.catalogs.meta(scope, "listing")
+            if listing is not None and key is not None and listing[0] == key and _settled(listing[1], key):
+                continue  # recorded already, a tick after the folder's last change: nothing to list
             if not self.unread[scope] and _digest_of(self.dirs[scope]) == self.catalogs.meta(scope, "names"):
                 self.catalogs.set_meta(scope, "listing", [key, started])
 

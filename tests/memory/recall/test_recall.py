@@ -192,6 +192,25 @@ def test_a_deleted_facts_db_is_rebuilt(runtime: MemoryRuntime, recall: Recall, p
     assert paths.facts_db.exists()
 
 
+def test_the_index_of_an_earlier_catcode_beside_the_memories_is_replaced_by_one_in_its_own_folder(
+    runtime: MemoryRuntime, paths: Paths
+) -> None:
+    """facts.db's journal files come and go with each process: beside the memory files they changed the folder's
+    mtime, so that every process listed a large folder again. It lives in a folder of its own now."""
+    runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
+    earlier = paths.project_memory / "facts.db"
+    for suffix in ("", "-wal", "-shm"):
+        earlier.with_name(earlier.name + suffix).write_bytes(b"an earlier index")
+    with make_recall(runtime) as recall:
+        assert sources(recall, "pnpm") == ["ci-cache"]
+        before = os.stat(paths.project_memory).st_mtime_ns
+        recall.index.close()  # its journal files go: the memory folder is left as it was
+        assert sources(recall, "pnpm") == ["ci-cache"]
+        assert os.stat(paths.project_memory).st_mtime_ns == before
+    assert paths.facts_db.parent == paths.project_memory / ".recall" and paths.facts_db.exists()
+    assert not list(paths.project_memory.glob("facts.db*"))
+
+
 def test_a_corrupt_facts_db_is_rebuilt_at_open(runtime: MemoryRuntime, paths: Paths) -> None:
     runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
     with make_recall(runtime) as first:

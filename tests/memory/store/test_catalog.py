@@ -216,3 +216,30 @@ def test_a_scan_never_overwrites_a_write_made_meanwhile(tmp_path: Path) -> None:
     hand_write(tmp_path, newer)
     assert cache.catalogs.put_checked(Scope.USER, {path.name: stale}, cache._key_now(Scope.USER)) == 0
     assert process(tmp_path).get("user-prefers-vim") == newer
+
+
+def test_a_process_after_one_that_settled_the_folders_neither_lists_nor_digests_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large folder (a small one is stat'ed whole at each process's first look) is not listed by the next
+    process when the last one recorded it as it is, nor listed again at that process's end."""
+    monkeypatch.setattr(cache_module, "VERIFY_BUDGET", 2)
+    for n in range(5):
+        hand_write(tmp_path, note(n))
+    first = process(tmp_path)
+    assert len(first.load_all()) == 5
+    first.settle_listing()  # a process's end
+    listed: list[str] = []  # of the folders that exist (the user scope's does not)
+    for name in ("_listing", "_digest_of"):
+        real = getattr(cache_module, name)
+        monkeypatch.setattr(
+            cache_module,
+            name,
+            lambda folder, real=real, name=name: (folder.exists() and listed.append(name)) or real(folder),
+        )
+    second = process(tmp_path)
+    assert len(second.load_all()) == 5 and second.get("note-3") == note(3)
+    second.settle_listing()
+    assert listed == []
+    hand_write(tmp_path, note(9))  # a change by hand: seen, by a listing
+    assert process(tmp_path).get("note-9") == note(9) and "_listing" in listed
