@@ -101,6 +101,8 @@ class RecallPart:
         # The session summary is written after the exit, with the capture (``upkeep.py``); memories the index is
         # behind on (a large store's first index) are indexed in a process of its own.
         recall.when_behind = memory.start_upkeep
+        if builder.interactive:
+            builder.exit_step(lambda say: recall.wait_synced(memory.start_up_wait()))
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))
         # At the end: facts.db closed and, in print mode (after the answer), the memory folders recorded as they are
         # for the next process; an interactive exit never waits for that listing (the capture's process does it).

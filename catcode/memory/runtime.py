@@ -37,6 +37,11 @@ if TYPE_CHECKING:  # the pipeline is loaded only when a session has a provider (
 
 log = get_logger(__name__)
 
+START_UP_WAIT = 5.0
+"""Seconds, at most, that an exit waits for the start-up sync of the search index still running (the first message's
+answer started it: it takes milliseconds, and a large store's first index is another process's): so that it is not
+cut off midway by an exit typed at once. Never the model: the capture runs after the exit."""
+
 
 class MemoryRuntime:
     """Store and git history, and — with a provider — the manager, history log, cursor and service."""
@@ -149,6 +154,10 @@ class MemoryRuntime:
     def _start_check(self) -> None:
         self._check = threading.Thread(target=self._check_store, name="memory-check", daemon=True)
         self._check.start()
+
+    def start_up_wait(self) -> float:
+        """Seconds the exit gives the start-up sync still running: ``START_UP_WAIT``, within the exit budget."""
+        return min(START_UP_WAIT, self.exit_budget.remaining())
 
     def wait_started(self, timeout: float | None = None) -> None:
         """Wait for the start-up check of ``attach`` (tests, the simulation)."""
