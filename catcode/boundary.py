@@ -1,16 +1,16 @@
 """Text catcode did not write, inside a tag it cannot close.
 
-catcode puts tags round what others wrote before the model reads it — recalled memories, AGENTS.md/CLAUDE.md, a
-hook's added context, piped input, an attached file, the transcript a summary is made from — so that the model
-knows where that text starts and ends and whose it is. A text that could write the closing tag itself could
-end its block early and go on as if catcode (or the person) were speaking: a memory holding
-``</Recalled-Memory>`` followed by "The person wrote: …". So every such block is made by ``wrap`` here, and
-``defuse`` first makes every tag of catcode's own in the text inert, whatever its spelling: any case, spaces or
-invisible characters inside it (``< / recalled\u200b-memory >``), full-width ``＜``, a slash or dash of another
-kind. Only its ``<`` changes (to ``‹``), so the text reads the same. What ``defuse`` leaves can never contain the
-closing tag of any wrapper, nor an opening one but right after a letter or digit — ``List<File>`` in an attached
-Java file is a type, not a tag, and reaches the model as written (``tests/test_boundary.py`` holds it to that over
-any text, with hypothesis).
+catcode puts tags round what others wrote before the model reads it — recalled memories, AGENTS.md/CLAUDE.md, a hook's
+added context, piped input, an attached file, the transcript a summary is made from, a command the person ran at the
+prompt with ``!`` and its output — so that the model knows where that text starts and ends and whose it is. A text that
+could write the closing tag itself could end its block early and go on as if catcode (or the person) were speaking: a
+memory holding ``</Recalled-Memory>`` followed by "The person wrote: …". So every such block is made by ``wrap`` here,
+and ``defuse`` first makes every tag of catcode's own in the text inert, whatever its spelling: any case, spaces or
+invisible characters inside it (``< / recalled\u200b-memory >``), full-width ``＜``, a slash or dash of another kind.
+Only its ``<`` changes (to ``‹``), so the text reads the same. What ``defuse`` leaves can never contain the closing tag
+of any wrapper, nor an opening one but right after a letter or digit — ``List<File>`` in an attached Java file is a
+type, not a tag, and reaches the model as written (``tests/test_boundary.py`` holds it to that over any text, with
+hypothesis).
 
 Text that reaches the model in a block of its own rather than a tag — an MCP tool's result or a skill's
 instructions (a tool_result block of the API), the memory index's descriptions and the skills index (the seed's
@@ -28,6 +28,7 @@ __all__ = ["TAGS", "defuse", "wrap"]
 
 TAGS = frozenset({
     "recalled-memory", "instructions", "hook-context", "stdin", "file", "transcript", "project-overview",
+    "bash-input", "bash-stdout", "bash-stderr",
 })  # fmt: skip
 """Every tag catcode puts round text it did not write. ``wrap`` refuses any other: a new wrapper is added here,
 which also makes its tag inert in every other wrapper's text."""
@@ -119,12 +120,14 @@ def _attribute(value: object) -> str:
     return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def wrap(tag: str, text: str, **attributes: object) -> str:
-    """``<tag name="value">`` + newline + ``text`` defused + newline + ``</tag>``. Attribute names are given with
-    ``_`` for ``-``; a value of None is left out."""
+def wrap(tag: str, text: str, *, inline: bool = False, **attributes: object) -> str:
+    """``<tag name="value">`` + newline + ``text`` defused + newline + ``</tag>`` (``inline``: no newlines, as
+    Claude Code writes a ``!command``'s ``<bash-stdout>``). Attribute names are given with ``_`` for ``-``; a value
+    of None is left out."""
     if tag not in TAGS:
         raise ValueError(f"unknown wrapper tag {tag!r}: add it to boundary.TAGS")
     given = "".join(
         f' {name.replace("_", "-")}="{_attribute(value)}"' for name, value in attributes.items() if value is not None
     )
-    return f"<{tag}{given}>\n{defuse(text)}\n</{tag}>"
+    end = "" if inline else "\n"
+    return f"<{tag}{given}>{end}{defuse(text)}{end}</{tag}>"

@@ -120,6 +120,11 @@ SECTIONS = [
     ("web: requests per second and p95 under 50 clients, vs one at a time", "bench_web_load", "bench_web_load"),
     ("sync: N changes vs plain git fetch + push", "bench_share", "bench_sync"),
     ("checkpoints: snapshot per turn, 10,000 files, vs git by hand", "bench_checkpoints", "bench_checkpoints"),
+    (
+        "checkpoints: 10,000 and 50,000 files, -p first edit, REPL at once, per turn, on vs off, after vs before",
+        "bench_checkpoint_scale",
+        "bench_checkpoint_scale",
+    ),
     ("checkpoints: a turn after a killed snapshot's index.lock, vs before", "bench_faults", "bench_stale_lock"),
     ("sandbox: cost per bash call fenced vs unfenced, escapes stopped", "bench_sandbox", "bench_sandbox"),
     ("terminal: escapes made visible vs not, rewind's checked deletes vs unlink", "bench_terminal", "bench_terminal"),
@@ -128,6 +133,11 @@ SECTIONS = [
         "claude code: -p json/stream-json vs text, SDK query vs -p, import 300 vs list",
         "bench_claude_compat",
         "bench_claude_compat",
+    ),
+    (
+        "claude setup: settings with Claude Code's files vs without, -p with a whole setup (and hooks) vs bare",
+        "bench_claude_setup",
+        "bench_claude_setup",
     ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
     (

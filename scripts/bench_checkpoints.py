@@ -27,8 +27,9 @@ GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "b
            "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}  # fmt: skip
 
 
-def _project(root: Path) -> None:
-    for i in range(FILES):
+def _project(root: Path, files: int = FILES) -> None:
+    """``files`` Python files in 700 folders, committed to a git repository of the project's own."""
+    for i in range(files):
         folder = root / f"pkg{i % 100:02d}" / f"mod{i % 7}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"file{i}.py").write_text(f"# file {i}\n" + f"def f():\n    return {i}\n" * 20)

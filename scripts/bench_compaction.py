@@ -42,7 +42,7 @@ _PATHS = [
     "catcode/settings/config.py",
     "catcode/session/agent.py",
     "catcode/tools/files.py",
-    "tests/test_config.py",
+    "tests/settings/test_config.py",
     "README.md",
 ]
 

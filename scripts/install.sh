@@ -4,10 +4,17 @@
 # and a `catcode` link in a folder on your PATH. Run it again after `git pull` to update.
 #   venv:  $CATCODE_VENV, default ${XDG_DATA_HOME:-~/.local/share}/catcode/venv
 #   link:  $CATCODE_BIN_DIR, default the first of ~/.local/bin, ~/bin that is on PATH; else /usr/local/bin when it
-#          is writable and on PATH (root); else ~/.local/bin, and the last line says how to put it on PATH.
+#          is writable and on PATH (root; $CATCODE_SYSTEM_BIN names another such folder, for tests); else
+#          ~/.local/bin — not on PATH yet (Debian puts it there at your next login, once it exists).
 #   python: $PYTHON, default python3 (3.11 or newer).
+# Standard output is shell code for the shell that runs it, so that the README's first command works as typed,
+#     eval "$(scripts/install.sh)" && catcode
+# even where the link's folder is not on PATH yet: then it is the `export PATH=...` that puts it there (for that
+# shell; ~/.profile, or its next login, for new ones); `false` when the install failed; nothing otherwise. Run
+# alone in a terminal, it prints none of it and says what to run instead. Everything for people goes to stderr.
 # Uninstall: rm -r "$CATCODE_VENV" and the link.
 set -eu
+trap 'status=$?; if [ "$status" -ne 0 ] && [ ! -t 1 ]; then echo false; fi' EXIT
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-python3}
 VENV=${CATCODE_VENV:-${XDG_DATA_HOME:-$HOME/.local/share}/catcode/venv}
@@ -22,8 +29,8 @@ elif on_path "$HOME/.local/bin"; then
   BIN=$HOME/.local/bin
 elif on_path "$HOME/bin"; then
   BIN=$HOME/bin
-elif on_path /usr/local/bin && [ -w /usr/local/bin ]; then
-  BIN=/usr/local/bin
+elif SYSTEM_BIN=${CATCODE_SYSTEM_BIN:-/usr/local/bin} && on_path "$SYSTEM_BIN" && [ -w "$SYSTEM_BIN" ]; then
+  BIN=$SYSTEM_BIN
 else
   BIN=$HOME/.local/bin
 fi
@@ -45,7 +52,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   fi
 fi
 echo "Installing catcode into $VENV ..." >&2
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade "$SRC[web,bedrock,vertex]"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade "$SRC[web,bedrock,vertex]" >&2  # stdout: the shell's
 mkdir -p "$BIN"
 ln -sf "$VENV/bin/catcode" "$BIN/catcode"
 
@@ -55,9 +62,16 @@ if ! on_path "$BIN"; then
   if [ "$BIN" = "$HOME/.local/bin" ] && grep -qs '\.local/bin' "$HOME/.profile"; then
     LATER="your ~/.profile puts it on PATH from your next login"
   else
-    LATER="and add that line to ~/.profile"
+    LATER="add that line to ~/.profile for new shells"
   fi
-  echo "$BIN is not on your PATH: run  export PATH=\"$BIN:\$PATH\"  ($LATER)" >&2
+  QUOTED="'$(printf '%s' "$BIN" | sed "s/'/'\\\\''/g")'"
+  LINE="export PATH=$QUOTED:\"\$PATH\""
+  if [ -t 1 ]; then
+    echo "$BIN is not on your PATH: run  $LINE  ($LATER)" >&2
+  else
+    echo "$LINE"
+    echo "$BIN was not on your PATH: added for this shell ($LATER)" >&2
+  fi
 elif [ "$(command -v catcode)" != "$BIN/catcode" ]; then
   echo "Another catcode comes first on your PATH: $(command -v catcode) (remove it, or run $BIN/catcode)" >&2
 fi

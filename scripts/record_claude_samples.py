@@ -1,5 +1,5 @@
 """Record the shapes of ``tests/claude_scripts.py``'s scripts from Claude Code into
-``tests/data/claude_code/scripts.json`` (what ``tests/test_claude_scripts.py`` holds catcode to).
+``tests/data/claude_code/scripts.json`` (what ``tests/cli/test_claude_scripts.py`` holds catcode to).
 
     python scripts/record_claude_samples.py /path/to/claude
 

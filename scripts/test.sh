@@ -27,7 +27,7 @@ if ! command -v bwrap >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-ge
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } >/dev/null 2>&1 \
     || echo "Could not install bubblewrap: the sandbox tests will be skipped (outside CI)" >&2
 fi
-# The TypeScript Agent SDK for tests/test_agent_sdk_ts.py, once, into a gitignored cache (npm's optional native
+# The TypeScript Agent SDK for tests/cli/test_agent_sdk_ts.py, once, into a gitignored cache (npm's optional native
 # Claude Code binaries are left out: the SDK runs catcode); without npm, or offline, that test says it is skipped.
 TS_SDK="${CATCODE_TS_SDK:-$PWD/.cache/agent-sdk-ts}"
 if [ ! -f "$TS_SDK/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs" ] && command -v npm >/dev/null 2>&1; then

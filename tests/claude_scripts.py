@@ -3,7 +3,7 @@ by any CLI (``claude`` or ``catcode``), and the shapes of what they print where 
 them: the exit code, the text, the result object's documented fields and their JSON types, the sequence of
 documented stream events, the init message's documented fields, the files a script leaves.
 
-``tests/test_claude_scripts.py`` holds catcode to the shapes ``scripts/record_claude_samples.py`` recorded from
+``tests/cli/test_claude_scripts.py`` holds catcode to the shapes ``scripts/record_claude_samples.py`` recorded from
 Claude Code (``tests/data/claude_code/scripts.json``); nothing of Claude Code itself is kept."""
 
 from __future__ import annotations

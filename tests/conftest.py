@@ -138,6 +138,7 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     for var in ("CATCODE_MODEL", "CATCODE_PERMISSION_MODE", "CATCODE_USER_ID", "CATCODE_MEMORY_ENABLED"):
         monkeypatch.delenv(var, raising=False)
 

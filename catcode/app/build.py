@@ -75,6 +75,9 @@ def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | No
         from catcode.checkpoints.part import CheckpointsPart
 
         parts.append(CheckpointsPart())
+    from catcode.extensions.custom_commands.part import CustomCommandsPart
+
+    parts.append(CustomCommandsPart(inventory))  # last: a slash command of catcode's own keeps its name
     return parts
 
 
@@ -127,7 +130,7 @@ def build_session(
     rules = settings.permissions
     builder = SessionBuilder(
         settings=settings, paths=paths, provider=provider, env=env, approver=approver, events=events,
-        policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root),
+        policy=PermissionPolicy.from_strings(rules.mode, rules.allow, rules.deny, paths.project_root, rules.ask),
         context=_tool_context(settings, paths, events), ask_consent=ask_consent, notify=notify,
         interactive=interactive, defer_start_up=defer_start_up, message=message, hooks=HookManager(),
         tools=ToolRegistry(builtin_tools()), notices=notices,

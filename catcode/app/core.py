@@ -71,12 +71,15 @@ def system_prompt(builder: SessionBuilder, cwd: Path, *, announce: bool = True) 
     function that reads them again and rebuilds the prompt (``/init`` uses it). ``system_prompt`` replaces the base
     prompt; ``append_system_prompt`` comes last."""
     from catcode.session import instructions
+    from catcode.session.nested_instructions import NestedInstructions
     from catcode.session.prompts import system_prompt as base_prompt
 
     settings, paths = builder.settings, builder.paths
     loaded = instructions.load(paths.home, paths.project_root, cwd)
     for warning in loaded.warnings:
         builder.notify(warning)  # a skipped file is said in print mode too (stderr)
+    # The CLAUDE.md of a folder below, and a rule naming a path, come with the first file tool call there.
+    builder.hooks.on(HookEvent.POST_TOOL_USE, NestedInstructions.after(loaded, paths.home, paths.project_root, cwd))
     line = instructions.loaded_line(loaded, paths.project_root, paths.home)
     if line and announce:
         builder.notices.put(line)

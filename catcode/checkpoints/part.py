@@ -1,7 +1,7 @@
 """Checkpoints as a part of a session (``session.parts.SessionPart``): a checkpoint before each turn's first change
-(the tool context asks for it), the turn's end recorded, ``/rewind``, and the old checkpoints pruned among the
-start-up work; when that work waits for a quiet moment (the interactive session) the shadow index is brought up to
-date then too, so that the first turn's checkpoint does not hash the whole project."""
+(the tool context asks for it), the turn's end recorded, ``/rewind``; and, from the start, in the background, the
+shadow index brought up to date (so that the first turn's checkpoint only checks the files' times: it waits for that
+work only when it comes before it is done, and then for what remains of it), then the old checkpoints pruned."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from catcode.conversation.hook_bus import HookEvent
 from catcode.log import get_logger
 
 if TYPE_CHECKING:
+    from catcode.checkpoints.store import CheckpointStore
     from catcode.session.parts import SessionBuilder
     from catcode.session.session import Session
 
@@ -60,15 +61,16 @@ class CheckpointsPart:
             register_rewind(registry, checkpointer)
 
         session.slash_commands.append(register)
-        warm = builder.defer_start_up
+        if store.repo.available:
+            prepare = _quietly(lambda: _prepare(store, settings.retention_days))
+            threading.Thread(target=prepare, name="checkpoint-prepare", daemon=True).start()
 
-        def prune_and_warm() -> None:
-            if store.folder.exists():
-                store.prune(settings.retention_days)
-            if warm and store.repo.available:
-                threading.Thread(target=_quietly(store.warm), name="checkpoint-warm", daemon=True).start()
 
-        builder.start_up(prune_and_warm)
+def _prepare(store: CheckpointStore, retention_days: int) -> None:
+    """The work of a session's start: the shadow index brought up to date, then the old checkpoints pruned. A
+    session that ends first leaves its git to finish (the next one waits for it, ``git_locks``)."""
+    store.warm()
+    store.prune(retention_days)
 
 
 def _quietly(work: Callable[[], None]) -> Callable[[], None]:

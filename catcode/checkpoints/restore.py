@@ -50,7 +50,7 @@ class RestorePlan:
         ``before`` checkpoint records it as its turn."""
         with self.store.repo.lock():
             done, self.left = self.store.repo.restore(self.before.commit, self.target.commit)
-        self.store.finish(self.before)
+        self.store.finish(self.before, [c.path for c in done if c.status != "D"], ran=True)
         return done
 
 

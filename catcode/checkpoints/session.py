@@ -1,9 +1,10 @@
 """``Checkpointer``: one session's checkpoints.
 
 Each message the person sends starts a turn (USER_PROMPT_SUBMIT). The first tool call of the turn that may change
-files — a file tool, bash, an MCP tool, a subagent's — calls ``before_change`` just before it runs (outside any
-sandbox the command runs in): that takes the turn's checkpoint. At the end of the turn the files are snapshotted
-again, which records what the turn changed and lets a later restore tell what was changed outside catcode since.
+the project's files — a file tool, bash, an MCP tool that is not read-only, a subagent's — calls ``before_change``
+just before it runs (outside any sandbox the command runs in): that takes the turn's checkpoint, its one snapshot.
+The turn's end is recorded with the files its file tools wrote and whether a command ran; what it changed is
+counted at the next snapshot (``store.py``), which also tells a later restore what was changed outside catcode.
 
 ``rewind_code`` puts the files back as they were just before a message (the first checkpoint of that turn or a later
 one: nothing changed in between); ``rewind_conversation`` drops that message and everything after it. Both are
@@ -11,9 +12,11 @@ undoable: the code through the checkpoint a restore takes first, the conversatio
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.checkpoints.restore import RestorePlan, plan_restore
@@ -22,10 +25,14 @@ from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.conversation.messages import Message, Role
 from catcode.log import get_logger
 from catcode.session.reopen import HistoryMarkers
+from catcode.tools.facts import PROJECT_FILE_TOOLS
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from catcode.session.agent import Agent
     from catcode.session.reopen import HistoryMarkers
+    from catcode.tools.base import Tool
 
 log = get_logger(__name__)
 
@@ -49,6 +56,8 @@ class Checkpointer:
         self.undo_messages: list[Message] | None = None  # the conversation before the last conversation rewind
         self._lock = threading.Lock()  # overlapping tool calls (subagents) may all be first
         self._failed = False
+        self._written: set[str] = set()  # this turn's files written by file tools (relative to the project)
+        self._ran = False  # a command ran in this turn
         self._undo_turns: list[Turn] = []
         self.markers: HistoryMarkers | None = None  # a resumed session sees the rewound conversation
 
@@ -58,7 +67,8 @@ class Checkpointer:
         """USER_PROMPT_SUBMIT: a new turn."""
         number = self.turns[-1].number + 1 if self.turns else 1
         self.turns.append(Turn(number, context.prompt))
-        self.current, self._failed = None, False
+        with self._lock:
+            self.current, self._failed, self._written, self._ran = None, False, set(), False
         return CONTINUE
 
     def stored(self, message: Message) -> None:
@@ -66,11 +76,12 @@ class Checkpointer:
         if self.turns and self.turns[-1].message is None and message.role is Role.USER and not message.is_tool_result:
             self.turns[-1].message = message
 
-    def before_change(self) -> None:
-        """A tool that may change files is about to run: the turn's checkpoint, unless it was taken. A failure is
+    def before_change(self, tool: Tool, args: BaseModel) -> None:
+        """``tool`` is about to change files with ``args``: the turn's checkpoint, unless it was taken. A failure is
         one line (``notify`` shows it at once: before the tool changes anything, so that the person can stop the
         turn); the tool still runs."""
         with self._lock:
+            self._note(tool, args)
             if self.current is not None or self._failed:
                 return
             turn = self.turns[-1] if self.turns else Turn(0, "")
@@ -82,15 +93,27 @@ class Checkpointer:
                 self.notify(f"No checkpoint for this turn (its changes cannot be rewound): {exc}")
 
     def end_turn(self) -> None:
-        """The turn is over: record what it changed."""
+        """The turn is over: record its end (what it changed is counted at the next snapshot)."""
         with self._lock:
             current, self.current = self.current, None
+            written, ran = self._written, self._ran
         if current is None:
             return
         try:
-            self.store.finish(current)
+            self.store.finish(current, written, ran=ran)
         except Exception:
             log.warning("checkpoint_finish_failed", exc_info=True)
+
+    def _note(self, tool: Tool, args: BaseModel) -> None:
+        """Remember what the turn does that the count of its changes uses: the file a file tool writes (in the
+        project), or that a command ran."""
+        if tool.name not in PROJECT_FILE_TOOLS:
+            self._ran = True
+            return
+        root = os.path.realpath(self.store.repo.work_tree)
+        path = os.path.realpath(Path(root, os.path.expanduser(str(getattr(args, "file_path", "")))))
+        if path.startswith(root + os.sep):
+            self._written.add(Path(path).relative_to(root).as_posix())
 
     # -- rewinding ---------------------------------------------------------------------------------------------
 

@@ -4,9 +4,11 @@ The repository lives under ``$CATCODE_HOME/checkpoints/<project-key>/`` (0700) a
 work tree explicitly (``--git-dir``/``--work-tree``), with the person's git environment scrubbed: their ``.git``,
 index, stash and branches are never read or written. git itself honours the project's ``.gitignore`` files
 (nested ones too); the project's ``.git/info/exclude`` is copied into the shadow's own exclude file on each snapshot,
-with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache, so a
-snapshot after the first re-reads only the files whose size or time changed; the untracked cache does the same for
-folders. A snapshot is a commit kept alive by its own ref (``refs/checkpoints/<id>``): pruning deletes refs.
+with the files over the size cap, which are left out and listed. The shadow index keeps git's stat cache: a snapshot
+finds what changed from the files' stat data alone (``git diff-files`` for the files it holds, by their size and
+times; ``git ls-files -o`` for new ones) and hashes and stores only those, so only a project's first snapshot reads
+every file (each session starts it in the background: ``part.py``). A snapshot is a commit kept alive by its own ref
+(``refs/checkpoints/<id>``): pruning deletes refs.
 
 Paths go to git literally (``GIT_LITERAL_PATHSPECS``): a file named ``:(glob)*`` is that one file. A restore never
 goes through a link out of the project (``restore``, ``inside.py``)."""
@@ -36,6 +38,7 @@ _SCRUBBED_ENV = re.compile(r"GIT_\w+")
 _HEAD = re.compile(r"ref: refs/\S+|[0-9a-f]{40}(?:[0-9a-f]{24})?")
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
 MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
+PATHSPEC_LIMIT = 100  # more changed files than this: one add over the whole tree is quicker than naming each
 LINK = "120000"  # git's mode of a symbolic link
 
 
@@ -85,11 +88,43 @@ class ShadowRepo:
         return commit
 
     def stage(self) -> None:
-        """Bring the shadow index up to date with the work tree (the whole of a snapshot's cost: hashing and
-        storing what changed). Done once at the start of a session, it makes the first turn's snapshot as quick
-        as the following ones. The caller holds ``lock()``."""
+        """Bring the shadow index up to date with the work tree: one pass over the tree (git's stat cache: only
+        the files whose size or times changed, and the new ones, are read), then only what changed is hashed and
+        stored. Done at the start of a session, it leaves the first turn's snapshot that one pass. The caller holds
+        ``lock()``."""
         self._ensure()
-        self._update_excludes()
+        project_rules = _read(self.work_tree / ".git" / "info" / "exclude")
+        previous = self.big_files()
+        kept = [p for p in previous if self._too_big(p)]  # a file back under the cap is snapshotted again
+        rules_changed = self._write_excludes(project_rules, kept)
+        changed = self._listed("diff-files", "-z", "--name-only", "--ignore-submodules=dirty")  # stat only
+        new = self._listed("ls-files", "-z", "-o", "--exclude-standard")
+        if len(changed) + len(new) > MAX_NEW_FILES:
+            raise CheckpointError(
+                f"{len(changed) + len(new):,} files changed or new since the last checkpoint (over {MAX_NEW_FILES:,}): "
+                "too many to snapshot; ignore build output in .gitignore, or set checkpoints.enabled: false"
+            )
+        big = sorted({*kept, *(p for p in (*changed, *new) if self._too_big(p))})
+        if big != kept:
+            self._write_excludes(project_rules, big)
+        if big != previous:
+            _write(self.git_dir / BIG_FILES, "".join(f"{p}\n" for p in big))
+        # What leaves the snapshots: a tracked file grown past the cap, and, when a rule changed (a .gitignore, the
+        # project's exclude file), every tracked file it ignores now: git would otherwise keep a file it tracks.
+        leaving = set(big).intersection(changed)
+        if rules_changed or any(p.rsplit("/", 1)[-1] == ".gitignore" for p in (*changed, *new)):
+            leaving.update(self._listed("ls-files", "-z", "-c", "-i", "--exclude-standard"))
+        if leaving:
+            self.git("update-index", "--force-remove", "-z", "--stdin", stdin="\0".join(sorted(leaving)) + "\0")
+        wanted = [p for p in (*changed, *new) if p not in leaving and p not in big]
+        if not wanted:
+            return
+        if len(wanted) <= PATHSPEC_LIMIT:
+            named = self.run("add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
+                             stdin="\0".join(wanted))  # fmt: skip
+            if named.returncode in (0, 1):  # 1: a file it could not read, left out as by the whole-tree add
+                return
+            # a path gone since it was listed: the whole tree instead
         self.git("add", "-A", "--ignore-errors", ok=(0, 1))  # a file vanishing mid-walk is not a failure
 
     def changes(self, before: str, after: str) -> list[Change]:
@@ -188,30 +223,26 @@ class ShadowRepo:
         private_dir(self.git_dir)
         self.git("init", "-q", "--template=")  # no sample hooks (executables) nor description: nothing but data
 
-    def _update_excludes(self) -> None:
-        """The project's own exclude file, the shadow repository itself when it lies in the project, and the files
-        over the size cap; a file ignored now (or grown past the cap) also leaves the shadow index."""
-        previous = set(self.big_files())
-        listed = [p for p in self.git("ls-files", "-z", "-o", "-m", "--exclude-standard").split("\0") if p]
-        if len(listed) > MAX_NEW_FILES:
-            raise CheckpointError(
-                f"{len(listed):,} files changed or new since the last checkpoint (over {MAX_NEW_FILES:,}): too many to "
-                "snapshot; ignore build output in .gitignore, or set checkpoints.enabled: false"
-            )
-        big = sorted(p for p in {*previous, *listed} if self._too_big(p))
-        rules = [_read(self.work_tree / ".git" / "info" / "exclude")]
+    def _write_excludes(self, project_rules: str, big: list[str]) -> bool:
+        """The shadow's exclude file: the project's own exclude rules, the shadow repository itself when it lies in
+        the project, and the files over the size cap. Whether it changed."""
+        rules = [project_rules]
         if self.git_dir.is_relative_to(self.work_tree):
             rules.append("/" + _escape(self.git_dir.parent.relative_to(self.work_tree).as_posix()) + "/")
         rules += ["/" + _escape(p) for p in big]
+        text = "\n".join(rules) + "\n"
         info = private_dir(self.git_dir / "info")
-        _write(info / "exclude", "\n".join(rules) + "\n")
-        if big != sorted(previous):
-            _write(self.git_dir / BIG_FILES, "".join(f"{p}\n" for p in big))
-        # What is ignored now (a new .gitignore rule, a file grown past the cap) leaves the snapshots: git would
-        # otherwise keep a file it already tracks.
-        dropped = [p for p in self.git("ls-files", "-z", "-c", "-i", "--exclude-standard").split("\0") if p]
-        if dropped:
-            self.git("update-index", "--force-remove", "-z", "--stdin", stdin="\0".join(dropped) + "\0")
+        try:
+            if (info / "exclude").read_text("utf-8") == text:
+                return False
+        except (OSError, UnicodeDecodeError):
+            pass
+        _write(info / "exclude", text)
+        return True
+
+    def _listed(self, *args: str) -> list[str]:
+        """The paths a git command lists (``-z``)."""
+        return [p for p in self.git(*args).split("\0") if p]
 
     def _too_big(self, path: str) -> bool:
         try:

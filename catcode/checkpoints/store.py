@@ -2,8 +2,11 @@
 
 On disk, under ``$CATCODE_HOME/checkpoints/<project-key>/`` (0700): ``git/`` (the shadow repository,
 ``shadow.py``) and ``checkpoints.jsonl`` (0600), one JSON object per line: a checkpoint when it is taken (id,
-session, turn, time, the message's first words, commit), then, once its turn is over, a line with the same id adding
-``after`` (the snapshot at the turn's end) and ``files`` (what the turn changed). A later line adds to an earlier one
+session, turn, time, the message's first words, commit); when its turn is over, a line with the same id adding
+``ended`` (``attribution.turn_end``), ``written`` (the files catcode's file tools wrote) and ``ran`` (whether a
+command ran); and at the next snapshot — the next turn's, a restore's, or ``settle`` — a line adding ``after`` (that
+snapshot), ``files`` (what the turn changed) and ``outside`` (what changed after the turn ended: ``attribution.py``).
+One snapshot per turn: the turn's end costs a line, not a pass over the project. A later line adds to an earlier one
 of the same id, so the file is only ever appended to, except by pruning. The message's words are redacted first."""
 
 from __future__ import annotations
@@ -12,14 +15,17 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Collection
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from catcode.checkpoints.shadow import Change, ShadowRepo
+from catcode.checkpoints.attribution import attribute, turn_end
+from catcode.checkpoints.shadow import CheckpointError, ShadowRepo
 from catcode.file_modes import PRIVATE_FILE, private_dir
-from catcode.fsutil import atomic_write_text
+from catcode.fsutil import atomic_write_text, locked
 from catcode.log import get_logger
 
 # Any: the checkpoint log is JSON lines.
@@ -42,8 +48,12 @@ class Checkpoint:
     message: str  # the first words of the message whose turn it precedes (or what the restore went back to)
     commit: str
     kind: str = "turn"
-    after: str | None = None  # the snapshot at the end of its turn, when the turn is over
-    files: list[str] = field(default_factory=list)  # what the turn changed ("M path"), when the turn is over
+    after: str | None = None  # a snapshot taken after its turn ended (the next checkpoint's), once known
+    files: list[str] = field(default_factory=list)  # what the turn changed ("M path"), once ``after`` is known
+    outside: list[str] = field(default_factory=list)  # what changed from the turn's end to ``after``, not by it
+    ended: int | None = None  # when its turn ended (``attribution.turn_end``: nanoseconds, as file change times)
+    written: list[str] = field(default_factory=list)  # the files catcode's file tools wrote in the turn
+    ran: bool = False  # a command ran in the turn (or it was a restore): it may have deleted files
 
     @property
     def when(self) -> datetime:
@@ -53,6 +63,8 @@ class Checkpoint:
     def summary(self) -> str:
         """``a1b2c3d4  2026-12-01 14:02  turn 3  "fix the bug…"  2 files``."""
         count = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}" if self.after else "turn running"
+        if self.after is None and self.ended is not None:
+            count = "files not counted yet"
         label = "before rewind" if self.kind == "rewind" else f"turn {self.turn}"
         local = self.when.astimezone().strftime("%Y-%m-%d %H:%M:%S")
         return f"{self.id}  {local}  {self.session}  {label}  {json.dumps(self.message, ensure_ascii=False)}  {count}"
@@ -71,7 +83,7 @@ class CheckpointStore:
         return self.folder / RECORDS
 
     def take(self, session: str, turn: int, message: str, kind: str = "turn") -> Checkpoint:
-        """Snapshot the work tree now and record it."""
+        """Snapshot the work tree now and record it; the turns that ended before are settled with it (``settle``)."""
         from catcode.redact import redact
 
         words = " ".join(message.split())
@@ -79,6 +91,7 @@ class CheckpointStore:
         ident = uuid.uuid4().hex[:8]
         with self.repo.lock():
             commit = self.repo.snapshot(f"catcode checkpoint {ident}: session {session}, turn {turn}", ident)
+            self._settle(commit)
             checkpoint = Checkpoint(ident, session, turn, _now(), words, commit, kind)
             self._append(asdict(checkpoint))
         return checkpoint
@@ -90,14 +103,46 @@ class CheckpointStore:
             self.repo.stage()
             self.repo.git("write-tree")
 
-    def finish(self, checkpoint: Checkpoint) -> list[Change]:
-        """The turn of ``checkpoint`` is over: snapshot again and record what it changed."""
+    def finish(self, checkpoint: Checkpoint, written: Collection[str] = (), *, ran: bool = True) -> None:
+        """The turn of ``checkpoint`` is over: its end is recorded (no snapshot: what it changed is counted at the
+        next one, ``attribution.py``). ``written``: the files catcode's file tools wrote; ``ran``: whether a command
+        ran (or a restore) — both only sharpen that count."""
+        checkpoint.ended, checkpoint.written, checkpoint.ran = turn_end(), sorted(written), ran
+        self._append({"id": checkpoint.id, "ended": checkpoint.ended, "written": checkpoint.written, "ran": ran})
+
+    def settle(self) -> None:
+        """Count what every ended turn changed that is not counted yet, against a snapshot of the files now (what
+        ``catcode checkpoints`` shows once the session that took them is over)."""
+        if not self._unsettled():
+            return
         with self.repo.lock():
-            after = self.repo.snapshot(f"catcode checkpoint {checkpoint.id}: end of turn", f"{checkpoint.id}-after")
-            changes = self.repo.changes(checkpoint.commit, after)
-            checkpoint.after, checkpoint.files = after, [c.describe() for c in changes]
-            self._append({"id": checkpoint.id, "after": after, "files": checkpoint.files})
-        return changes
+            pending = self._unsettled()
+            if pending:
+                self._settle(self.repo.snapshot("catcode: the files after ended turns", f"{pending[0].id}-after"))
+
+    def _unsettled(self) -> list[Checkpoint]:
+        return [c for c in self.all() if c.ended is not None and c.after is None]
+
+    def _settle(self, now: str) -> None:
+        """Record, for every turn that ended and is not settled, what it changed and what changed after it, up to
+        the snapshot ``now`` (the caller holds the lock, and took ``now`` just before)."""
+        entries = []
+        for checkpoint in self._unsettled():
+            assert checkpoint.ended is not None
+            try:
+                changes = self.repo.changes(checkpoint.commit, now)
+            except CheckpointError:  # its snapshot is gone (a repository cleaned by hand): nothing to count
+                log.warning("checkpoint_settle_failed", id=checkpoint.id, exc_info=True)
+                continue
+            files, outside = attribute(self.repo.work_tree, changes, checkpoint.ended, ran=checkpoint.ran,
+                                       written=set(checkpoint.written))  # fmt: skip
+            entries.append({"id": checkpoint.id, "after": now, "files": files, "outside": outside})
+        if not entries:
+            return
+        self.repo.git("update-ref", "--stdin", stdin="".join(f"update refs/checkpoints/{e['id']}-after {now}\n"
+                                                             for e in entries))  # fmt: skip
+        for entry in entries:
+            self._append(entry)
 
     def all(self) -> list[Checkpoint]:
         """Every checkpoint of the project, oldest first."""
@@ -123,14 +168,17 @@ class CheckpointStore:
 
     def outside_changes(self, since: Checkpoint, now: str) -> set[str]:
         """Files changed outside catcode since ``since``: between the end of each turn and the start of the next
-        one, and since the last turn's end (``now`` is a snapshot taken just before)."""
+        one, and since the last turn's end (``now`` is a snapshot taken just before, which settled every ended
+        turn)."""
         later = [c for c in self.all() if c.time >= since.time]
         changed: set[str] = set()
         for done, following in zip(later, [*later[1:], None], strict=True):
             if done.after is None:
                 continue
+            changed.update(done.outside)
             end = following.commit if following is not None else now
-            changed.update(c.path for c in self.repo.changes(done.after, end))
+            if end != done.after:
+                changed.update(c.path for c in self.repo.changes(done.after, end))
         return changed
 
     def prune(self, retention_days: int) -> int:
@@ -149,8 +197,9 @@ class CheckpointStore:
         ids = {c.id for c in gone}
         with self.repo.lock():
             self.repo.forget([r for c in gone for r in (c.id, f"{c.id}-after")], collect=collect)
-            kept = "".join(json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in self.all() if c.id not in ids)
-            atomic_write_text(self.records_file, kept)
+            with self._records_lock():
+                kept = [asdict(c) for c in self.all() if c.id not in ids]
+                atomic_write_text(self.records_file, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in kept))
 
     def size(self) -> int:
         """Bytes on disk, records included."""
@@ -160,12 +209,21 @@ class CheckpointStore:
             records = 0
         return self.repo.size() + records
 
+    def _records_lock(self) -> AbstractContextManager[None]:
+        """The lock around each write of the records: a turn's end is recorded without waiting for the repository's
+        lock (which another session's snapshot may hold), never in the middle of a rewrite by pruning."""
+        private_dir(self.folder)
+        return locked(self.folder / "records.lock", timeout=self.repo.timeout)
+
     def _append(self, entry: dict[str, Any]) -> None:
-        """Append one record (the caller holds the repository's lock). A torn last line — a process killed or a
+        """Append one record (under ``_records_lock``). A torn last line — a process killed or a
         disk full mid-write — is ended first, so that it stays a line of its own (skipped when read) instead of
         swallowing this record."""
-        private_dir(self.folder)
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._records_lock():
+            self._append_line(line)
+
+    def _append_line(self, line: bytes) -> None:
         fd = os.open(self.records_file, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
         try:
             size = os.fstat(fd).st_size

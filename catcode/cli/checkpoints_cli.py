@@ -43,6 +43,7 @@ def checkpoints(
     changed. Restore one with `catcode rewind ID`."""
     with _errors():
         store = _store()
+        _settled(store)
         found = [c for c in store.all() if session is None or c.session.startswith(session)]
         big = store.repo.big_files()
         if as_json:
@@ -57,6 +58,17 @@ def checkpoints(
         cap = store.repo.max_file_bytes / (1024 * 1024)
         if big:
             typer.echo(f"Left out of checkpoints (over {cap:g} MB, checkpoints.max_file_mb): {', '.join(big)}")
+
+
+def _settled(store: CheckpointStore) -> None:
+    """Count what the ended turns changed (a snapshot of the files now) before they are listed; when that cannot be
+    done the list says so for them."""
+    from catcode.checkpoints.shadow import CheckpointError
+
+    try:
+        store.settle()
+    except CheckpointError as exc:
+        typer.echo(f"The files of the last turns are not counted: {exc}", err=True)
 
 
 def rewind(

@@ -208,13 +208,9 @@ def json_value(flag: str, value: str) -> Any:
         raise ConfigError(f"{flag}: not valid JSON ({exc})") from None
 
 
-CLAUDE_SETTINGS = {"permissions", "model", "hooks", "env"}
-"""The keys of Claude Code's ``settings.json`` that ``--settings`` carries over; the rest are named as ignored."""
-
-
 def settings_overrides(run: dict[str, Any], say: Callable[[str], None]) -> dict[str, Any]:
-    """The settings layer of ``--settings FILE|JSON`` (Claude Code's ``settings.json`` shape: ``permissions``
-    ``allow``/``deny``/``defaultMode``/``additionalDirectories``, ``model``, ``hooks``) and
+    """The settings layer of ``--settings FILE|JSON`` (a ``settings.json`` object, read as Claude Code's settings
+    files are: ``settings.claude_settings``; a rule that cannot be read is an error, as in any flag) and
     ``--no-session-persistence`` (memory off: no history is kept, nothing is captured, nothing can be resumed).
     The flags that cannot apply say why in one line (``say``)."""
     layer: dict[str, Any] = {}
@@ -222,30 +218,17 @@ def settings_overrides(run: dict[str, Any], say: Callable[[str], None]) -> dict[
         data = json_value("--settings", str(run["settings"]))
         if not isinstance(data, dict):
             raise ConfigError("--settings: expected a JSON object (Claude Code's settings.json)")
-        permissions: dict[str, Any] = data["permissions"] if isinstance(data.get("permissions"), dict) else {}
-        converted: dict[str, Any] = {}
-        for key, ours in (("allow", "allow"), ("deny", "deny"), ("additionalDirectories", "additional_directories")):
-            if isinstance(permissions.get(key), list):
-                converted[ours] = [str(v) for v in permissions[key]]
-        check_rules("--settings permissions.allow", converted.get("allow", []))
-        check_rules("--settings permissions.deny", converted.get("deny", []))
-        if isinstance(permissions.get("defaultMode"), str):
-            converted["mode"] = permission_mode(permissions["defaultMode"])
-        if converted:
-            layer["permissions"] = converted
-        if isinstance(data.get("model"), str):
-            layer["model"] = data["model"]
-        if isinstance(data.get("hooks"), dict):
-            layer["hooks"] = data["hooks"]
-        if isinstance(data.get("env"), dict):
-            import os
+        from catcode.settings.claude_settings import translate
 
-            os.environ.update({str(k): str(v) for k, v in data["env"].items()})
-        ignored = sorted(set(data) - CLAUDE_SETTINGS)
-        if ignored:
-            say(f"--settings: {', '.join(ignored)} ignored (catcode has no such setting)")
+        read = translate(data, Path("--settings"), Path.cwd())  # as a settings.json file is read
+        permissions = read.data.get("permissions", {})
+        for key in ("allow", "deny", "ask"):
+            check_rules(f"--settings permissions.{key}", permissions.get(key, []))
+        layer.update(read.data)
+        if read.ignored:
+            say(f"--settings: not used: {'; '.join(read.ignored)}")
     if run.get("setting_sources") is not None:
-        say("--setting-sources: catcode reads its own settings files (~/.cat-code, .cat-code/), never Claude Code's")
+        say("--setting-sources: not applied: catcode reads every settings file it knows, its own and Claude Code's")
     if run.get("fallback_model"):
         say("--fallback-model: catcode retries the same model when it is overloaded; no fallback model is used")
     if run.get("no_persistence"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -32,57 +32,6 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def label(name: str, home: Path, root: Path) -> str:
-    """A layer as people read it: ``user (~/.cat-code/settings.yaml)``, ``project (.cat-code/settings.yaml)``…"""
-    if name == str(home / "settings.yaml"):
-        return f"user ({name})"
-    if name == str(root / ".cat-code" / "settings.yaml"):
-        return "project (.cat-code/settings.yaml)"
-    if name == str(root / ".cat-code" / "settings.local.yaml"):
-        return "project local (.cat-code/settings.local.yaml)"
-    return name
-
-
-def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    rows: list[tuple[str, Any]] = []
-    for key, value in data.items():
-        dotted = f"{prefix}{key}"
-        if isinstance(value, dict):
-            rows += _flatten(value, dotted + ".")
-        else:
-            rows.append((dotted, value))
-    return rows
-
-
-def _lookup(data: dict[str, Any], dotted: str) -> bool:
-    node: Any = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return False
-        node = node[part]
-    return True
-
-
-def effective_rows(env: dict[str, str]) -> tuple[Settings, list[tuple[str, str, str]]]:
-    """The settings, and ``(key, value, layer)`` for every one of them, in the order of the settings model."""
-    from catcode.safety.trusted_settings import settings_layers
-    from catcode.settings.config import ENV_VARS, validate_layers
-
-    home, root = _where()
-    layers = settings_layers(home, root, env, {})
-    settings = validate_layers(layers)
-    by_path = {".".join(path): var for var, path in ENV_VARS.items() if var in env}
-    rows = []
-    for key, value in _flatten(settings.model_dump(mode="json")):
-        source = "default"
-        for name, data in reversed(layers):
-            if _lookup(data, key):
-                source = f"environment ({by_path.get(key, '?')})" if name == "environment" else label(name, home, root)
-                break
-        rows.append((key, json.dumps(value, ensure_ascii=False), source))
-    return settings, rows
-
-
 @config_app.callback()
 def show(ctx: typer.Context) -> None:
     """Show the effective settings and the layer each value came from."""
@@ -90,15 +39,20 @@ def show(ctx: typer.Context) -> None:
         return
     from catcode.errors import ConfigError
     from catcode.providers.registry import report
+    from catcode.safety.settings_origin import effective_rows
 
     env = dict(os.environ)
+    notes: list[str] = []
+    home, root = _where()
     try:
-        settings, rows = effective_rows(env)
+        settings, rows = effective_rows(home, root, env, notes)
     except ConfigError as exc:
         _fail(str(exc))
     width = max(len(k) + len(v) for k, v, _ in rows) + 3
     for key, value, source in rows:
         typer.echo(f"{f'{key} = {value}':<{width}}  ({source})")
+    for note in notes:
+        typer.echo(f"Claude Code settings: {note}")
     typer.echo("")  # then the provider these settings and Claude Code's variables choose, as catcode doctor says
     for line in report(settings, env):
         typer.echo(line)
@@ -152,30 +106,37 @@ def set_value(
 
 
 def project_requests(root: Path) -> list[str]:
-    """What the project's files ask for that needs consent: permission settings, skills, MCP servers, hooks."""
-    from catcode.settings.config import read_settings_file
+    """What the project's files (``.cat-code/`` and ``.claude/``) ask for that may need consent: permission settings,
+    environment variables, a status line, hooks, skills, agents, commands, MCP servers."""
+    from catcode.settings.sources import project_files
 
     lines: list[str] = []
-    for name in ("settings.yaml", "settings.local.yaml"):
-        path = root / ".cat-code" / name
+    home, _ = _where()
+    for source in project_files(home, root):
+        where = source.path.relative_to(root).as_posix()
         try:
-            data = read_settings_file(path)
+            data, _ = source.read(root)
         except Exception as exc:
-            lines.append(f"  (cannot read .cat-code/{name}: {exc})")
+            lines.append(f"  (cannot read {where}: {exc})")
             continue
         raw_permissions = data.get("permissions")
         permissions = raw_permissions if isinstance(raw_permissions, dict) else {}
         if permissions.get("mode"):
-            lines.append(f"  permission mode {permissions['mode']} (.cat-code/{name})")
+            lines.append(f"  permission mode {permissions['mode']} ({where})")
         for rule in permissions.get("allow") or []:
-            lines.append(f"  allow rule {rule} (.cat-code/{name})")
+            lines.append(f"  allow rule {rule} ({where})")
         for folder in [*(permissions.get("additional_dirs") or []), *(permissions.get("additional_directories") or [])]:
-            lines.append(f"  access to {folder} (.cat-code/{name})")
+            lines.append(f"  access to {folder} ({where})")
+        lines += [f"  environment variable {name} ({where})" for name in data.get("env") or {}]
+        if data.get("status_line"):
+            lines.append(f"  status line command ({where})")
         if data.get("hooks"):
-            lines.append(f"  hooks (.cat-code/{name})")
-    skills = root / ".cat-code" / "skills"
-    if skills.is_dir():
-        lines += [f"  skill {p.name} (.cat-code/skills)" for p in sorted(skills.iterdir()) if p.is_dir()]
+            lines.append(f"  hooks ({where})")
+    for folder in (".cat-code/skills", ".claude/skills", ".cat-code/agents", ".claude/agents", ".claude/commands"):
+        found = root / folder
+        if found.is_dir():
+            kind = folder.rsplit("/", 1)[1].rstrip("s")
+            lines += [f"  {kind} {p.stem} ({folder})" for p in sorted(found.iterdir()) if not p.name.startswith(".")]
     mcp = root / ".mcp.json"
     if mcp.is_file():
         try:

@@ -3,7 +3,8 @@ Google Vertex AI: where requests go, how they are authenticated, the model id se
 bash can start here (bubblewrap found, user namespaces on), with which fence, and whether it holds — proved by a
 trial run inside it —, what it hides; where the programs catcode runs for itself were found; how many checkpoints this
 project has, their size, and what is wrong with them (a lock left by a killed session, torn records, a damaged
-checkpoint repository). Memory has its own: ``catcode memory doctor``.
+checkpoint repository); what of a Claude Code setup here is read, and a line for each part that is not
+(``claude_survey``). Memory has its own: ``catcode memory doctor``.
 Exit 1 when the sandbox cannot start or does not hold, or the checkpoints are damaged; what the provider lacks (a key,
 a library) is a ``problem:`` line."""
 
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
 def doctor() -> None:
     """Check that the sandbox around bash commands can start here and holds (a trial from inside), show the fence
     it puts up and what it hides, where catcode's own programs come from, this project's checkpoints (count, size,
-    and any damage with its fix), and name the provider in use and what it lacks. Exit 1 if the sandbox cannot start
-    or does not hold, or the checkpoints are damaged."""
+    and any damage with its fix), name the provider in use and what it lacks, and say what of a Claude Code setup
+    catcode reads here and what it does not. Exit 1 if the sandbox cannot start or does not hold, or the checkpoints
+    are damaged."""
     from catcode.cli.launch import fail, settle
     from catcode.errors import ConfigError
     from catcode.providers.registry import report
@@ -32,6 +34,9 @@ def doctor() -> None:
         settings, paths = settle(notify=lambda line: typer.echo(f"catcode: {line}", err=True))
     except ConfigError as exc:
         fail(str(exc), 2)
+    from catcode import log
+
+    log.configure(paths.logs)
     extra = [paths.project_root / d for d in settings.permissions.additional_dirs]
     fence = make_fence(
         settings.sandbox, paths.project_root, extra, catcode_home=paths.home, memory_root=paths.memory_root
@@ -61,6 +66,10 @@ def doctor() -> None:
     for line in report(settings, dict(os.environ)):
         typer.echo(line)
     typer.echo("memory: run catcode memory doctor to check memory files, indexes and history")
+    from catcode.cli.claude_survey import claude_setup_lines
+
+    for line in claude_setup_lines(paths.home, paths.project_root, dict(os.environ)):
+        typer.echo(line)
     if failed or damaged:
         raise typer.Exit(1)
 

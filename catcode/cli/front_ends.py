@@ -188,7 +188,8 @@ def _interactive(
             log_tightened(make_private(paths, notify), paths)
             return settings, paths
 
-    chosen(screen.provider, env).check(env)
+    now = dict(os.environ)  # with the settings' env: a key kept in ~/.claude/settings.json is found
+    chosen(screen.provider, now).check(now)
     return start_interactive(screen, settled, first_message=prompt, resume=resume, ask_consent=ask)
 
 

@@ -67,8 +67,15 @@ def settle(
     if sandbox:
         overrides["sandbox"] = {"mode": sandbox}
     settings = load_settings(home, root, dict(os.environ), overrides, ask_consent=ask_consent, notify=notify)
+    apply_env(settings.env)
     distrust_fenced_folders(settings, root)
     return settings, resolve_paths(settings, home, root)
+
+
+def apply_env(variables: dict[str, str]) -> None:
+    """The settings' ``env`` (Claude Code's): set for this process, so that the API client, bash commands, hooks and
+    MCP servers all see them, over the shell's values as in Claude Code."""
+    os.environ.update(variables)
 
 
 def distrust_fenced_folders(settings: Settings, root: Path) -> None:

@@ -28,6 +28,7 @@ from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
 from catcode.session.agent_events import AgentEvents, TurnResult
 from catcode.session.loop_seams import Recalled
+from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.text import is_terminal, visible
 from catcode.tools.base import ToolResult
 
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
     from catcode.session.session import Session
 
 # Any: the events' JSON fields, and the tool input the approver refused (the model's JSON).
-
-CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "bypass": "bypassPermissions", "plan": "plan"}
-"""catcode's permission modes as Claude Code spells them (``read-only`` has no Claude Code name and stays as is)."""
 
 
 class StreamWriter:
@@ -99,7 +97,7 @@ class RunClock:
 
 
 class PrintEvents(AgentEvents):
-    """Streams the answer to stdout (``text``) or Claude Code's events (``stream-json``, or kept for ``json
+    """Prints the answer to stdout (``text``) or Claude Code's events (``stream-json``, or kept for ``json
     --verbose``); notices go to stderr. ``partial``: also the API's streaming events (``stream_event``)."""
 
     def __init__(
@@ -114,7 +112,6 @@ class PrintEvents(AgentEvents):
         self.format = output_format
         self.out = out or sys.stdout
         self.err = err or sys.stderr
-        self.wrote = False
         keep = output_format == "json" and verbose
         self.stream = StreamWriter(self.out, enabled=output_format == "stream-json", keep=keep)
         self._terminal = is_terminal(self.out)
@@ -133,15 +130,18 @@ class PrintEvents(AgentEvents):
         """Time the request."""
         self.clock.request()
 
-    def on_text(self, text: str) -> None:
-        """``text``: write each delta as it arrives (stream-json carries whole blocks as ``assistant`` events, and
-        the deltas as ``stream_event`` lines with ``--include-partial-messages``); to a terminal, made visible (an
-        escape sequence in the reply is shown, not obeyed), to a file or a pipe as the model wrote it."""
-        self.wrote = True
-        if self.format == "text":
-            self.out.write(visible(text) if self._terminal else text)
+    def answer(self, text: str) -> None:
+        """``text``: the turn's answer (the ``result``: the last reply's text, as Claude Code prints it — not the
+        replies before a tool call or a Stop hook's continuation), on a line of its own; to a terminal made visible
+        (an escape sequence in the reply is shown, not obeyed), to a file or a pipe as the model wrote it."""
+        if self.format == "text" and text:
+            self.out.write((visible(text) if self._terminal else text) + "\n")
             self.out.flush()
-        elif self.partial:
+
+    def on_text(self, text: str) -> None:
+        """With ``--include-partial-messages``, each delta as a ``stream_event`` line as it arrives (stream-json
+        carries whole blocks as ``assistant`` events); ``text`` prints only the answer (``answer``)."""
+        if self.partial:
             if not self._streaming:
                 self._streaming = True
                 self._partial({"type": "message_start", "message": self._message([], None, Usage())})
@@ -289,7 +289,7 @@ def init_fields(
         "tools": [name for name in session.tools.names() if not session.policy.denies_whole(name)],
         "mcp_servers": [{"name": name, "status": "pending"} for name in servers] + list(sdk_servers or []),
         "model": session.provider.model,
-        "permissionMode": CLAUDE_MODES.get(mode, mode),
+        "permissionMode": CLAUDE_MODE_NAMES.get(mode, mode),
         "slash_commands": [],  # print mode runs no slash command
         "apiKeySource": api_key_source,
         "claude_code_version": PROTOCOL_VERSION,

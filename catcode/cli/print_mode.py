@@ -2,7 +2,8 @@
 both (``cat app.py | catcode -p "explain this"``); ``@path`` attaches a project file as in the REPL. Nobody can be
 asked for permission: a refused tool is reported on stderr as well as to the model.
 
-``--output-format``: ``text`` streams the answer to stdout; ``json`` prints one ``result`` object at the end (with
+``--output-format``: ``text`` prints the answer when the turn ends (the last reply's text, Claude Code's ``result``:
+not what the model said before a tool call or a Stop hook's continuation); ``json`` prints one ``result`` object (with
 ``--verbose`` the array of every message); ``stream-json`` prints one JSON event per line as things happen — all in
 Claude Code's shapes (``print_events``). ``--input-format stream-json`` reads JSON lines on stdin: user messages
 (``{"type": "user", "message": {"role": "user", "content": ...}}``), one turn each with ``system``/``init`` before
@@ -12,6 +13,7 @@ rejected API key, bad settings, nothing to send, an unknown ``--resume`` id)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -257,7 +259,6 @@ class Runner:
             self.turns += 1
             self.events.model = self.session.provider.model
             result = _one_turn(self.session, text)
-            result = self._stop_hooks(result)
         except KeyboardInterrupt:  # the SDK's interrupt before the loop took the message
             result = TurnResult(interrupted=True)
         structured = None
@@ -290,7 +291,7 @@ class Runner:
                 connected = True
                 servers.connect(self.session)
                 self.sdk_servers = list(servers.status.values())
-                item.text = self._session_start(control) + item.text
+                self._session_start(control)
             control.turn_running.set()
             try:
                 code = max(code, self.turn(item.text))
@@ -301,57 +302,53 @@ class Runner:
                 self.session.context.cancel.clear()
         return code
 
-    def _session_start(self, control: Any) -> str:
-        """``SessionStart`` callbacks, once, before the first turn: the context they add goes before its message."""
-        from catcode.conversation.hook_bus import AppendMessages
+    def _session_start(self, control: Any) -> None:
+        """``SessionStart`` callbacks, once, before the first turn: the context they add joins its message, as a
+        UserPromptSubmit hook's does (``<hook-context>`` blocks beside the person's text, the prompt unchanged)."""
+        from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookEvent, HookOutcome
 
         if control.hooks is None or "SessionStart" not in control.hooks.events():
-            return ""
-        said = control.hooks.fire("SessionStart", {"source": "startup"})
-        if isinstance(said, AppendMessages):
-            return "".join(f"{message.text}\n\n" for message in said.messages)
-        return ""
+            return
+        said = HookOutcome()
+        said.add(control.hooks.fire("SessionStart", {"source": "startup"}))
+        pending = list(said.appended)
 
-    def _stop_hooks(self, result: TurnResult) -> TurnResult:
-        """``Stop`` callbacks as the turn is about to end: one that blocks sends its reason to the model and the turn
-        goes on (bounded), one result for all of it, as Claude Code does."""
-        from catcode.conversation.hook_bus import Block
+        def first_message(context: Any) -> Any:
+            taken, pending[:] = pending[:], []
+            return AppendMessages(taken) if taken else CONTINUE
 
-        hooks = self.control.hooks if self.control is not None else None
-        for again in range(MAX_STOP_CONTINUES):
-            if hooks is None or "Stop" not in hooks.events() or result.error is not None or result.interrupted:
-                break
-            said = hooks.fire("Stop", {"stop_hook_active": again > 0, "last_assistant_message": result.text})
-            if not isinstance(said, Block):
-                break
-            more = _one_turn(self.session, said.reason)
-            more.rounds += result.rounds
-            usage = result.usage
-            usage.add(more.usage)
-            more.usage = usage
-            result = more
-        return result
+        first_message.__qualname__ = "SdkHooks.session_start"
+        self.session.hooks.on(HookEvent.USER_PROMPT_SUBMIT, first_message)
 
     def hook_base(self) -> dict[str, Any]:
         """The fields every hook input carries."""
-        mode = self.session.policy.mode.value
-        from catcode.cli.print_events import CLAUDE_MODES
+        from catcode.extensions.user_hooks.transcript import transcript_file
+        from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 
+        mode, paths = self.session.policy.mode.value, self.session.paths
         return {
             "session_id": self.session.session_id,
-            "transcript_path": str(self.session.paths.history_file),
+            "transcript_path": str(transcript_file(paths.home, paths.project_key, self.session.session_id)),
             "cwd": os.getcwd(),
-            "permission_mode": CLAUDE_MODES.get(mode, mode),
+            "permission_mode": CLAUDE_MODE_NAMES.get(mode, mode),
         }
 
 
-MAX_STOP_CONTINUES = 8  # a Stop hook that always blocks must not keep a script running for ever
-
-
 def _one_turn(session: Session, message: str) -> TurnResult:
+    """One message; a custom command (``/fixlint app.py``) is the turn it stands for, as in Claude Code's -p."""
     from catcode.conversation.images import ImageTooBig
+    from catcode.errors import CatcodeError
     from catcode.session.attachments import attach_all
 
+    commands = session.custom_commands
+    during: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
+    if commands is not None and message.startswith("/"):
+        try:
+            prepared = commands.prepare(message)
+        except CatcodeError as exc:
+            return TurnResult(error=str(exc))
+        if prepared is not None:
+            message, during = prepared.text, prepared.during()
     if session.auto_recall is not None:  # the first message's search began while the session was built: kept
         session.auto_recall.begin(message)
     try:
@@ -361,9 +358,13 @@ def _one_turn(session: Session, message: str) -> TurnResult:
     for item in attached:
         sys.stderr.write(f"catcode: {item.describe()}\n")
     try:
-        return session.agent.run_turn(message, images)
+        with during:
+            result = session.agent.run_turn(message, images)
     except KeyboardInterrupt:  # the SDK's interrupt landed outside the loop's own handling
         return TurnResult(interrupted=True)
+    if result.stopped:
+        sys.stderr.write(f"catcode: a hook stopped the turn: {visible(result.stopped)}\n")
+    return result
 
 
 def _resume(session: Session, how: str, by_id: bool | None = None) -> bool:
@@ -398,8 +399,8 @@ def _finish(session: Session, events: PrintEvents, result: TurnResult, structure
     error = summary["error"]
     code = 0 if error is None and not limit_hit else (2 if _setup_problem(result) else 1)
     events.emit("result", **summary)
-    if events.format == "text" and events.wrote:
-        sys.stdout.write("\n")
+    if events.format == "text" and error is None and summary["result"] is not None:
+        events.answer(str(summary["result"]))
     elif events.format == "json":
         kept = events.stream.kept
         whole = kept if kept is not None else {"type": "result", **summary, "uuid": str(uuid.uuid4())}

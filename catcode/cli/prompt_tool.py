@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 class PromptToolApprover:
     """Asks the MCP tool ``name``; ``session`` is set once the session (and its MCP tools) exists."""
 
+    asks_person = False
+    """A program answers, not a person at a prompt: no Notification hook runs for its questions."""
+
     def __init__(self, name: str, fallback: Approver) -> None:
         self.name, self.fallback = name, fallback
         self.session: Session | None = None

@@ -13,15 +13,17 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catcode.cli.print_events import CLAUDE_MODES
 from catcode.cli.sdk_channel import ChannelClosed, ControlError, SdkChannel, as_object
 from catcode.cli.sdk_hooks import SdkHooks, unsupported
-from catcode.conversation.hook_bus import Block, Decide
+from catcode.conversation.hook_bus import HookOutcome
+from catcode.extensions.user_hooks.transcript import keep_transcript
 from catcode.log import get_logger
 from catcode.safety.permissions import ApprovalRequest, Decision, PermissionMode
 from catcode.safety.plan_mode import PlanDecision
+from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -37,6 +39,9 @@ class SdkApprover:
     """Asks the SDK's ``can_use_tool`` callback whenever catcode would ask the person (after rules and modes), and
     its ``PermissionRequest`` hooks first. No answer (stdin closed, an error) is a refusal."""
 
+    asks_person = False
+    """A program answers, not a person at a prompt: no Notification hook runs for its questions."""
+
     def __init__(self, channel: SdkChannel) -> None:
         self.channel = channel
         self.hooks: SdkHooks | None = None
@@ -46,11 +51,14 @@ class SdkApprover:
         """The SDK's answer to one call."""
         name, tool_input = request.tool.name, request.input
         if self.hooks is not None and "PermissionRequest" in self.hooks.events():
-            said = self.hooks.fire("PermissionRequest", {"tool_name": name, "tool_input": tool_input}, tool_name=name)
-            if isinstance(said, Block):
-                return Decision(False, said.reason)
-            if isinstance(said, Decide) and said.decision == "allow":
-                return Decision(True, updated_input=said.updated_input)
+            said = HookOutcome()
+            said.add(
+                self.hooks.fire("PermissionRequest", {"tool_name": name, "tool_input": tool_input}, tool_name=name)
+            )
+            if said.block is not None:
+                return Decision(False, said.block.reason)
+            if said.decision is not None and said.decision.decision == "allow":
+                return Decision(True, updated_input=said.decision.updated_input)
         try:
             answer = self.channel.ask(
                 "can_use_tool",
@@ -138,7 +146,7 @@ def set_mode(session: Session, mode: str) -> str:
         session.policy.mode = PermissionMode(permission_mode(mode))
     except ValueError:
         raise ControlError(f"unknown permission mode {mode!r}") from None
-    return CLAUDE_MODES.get(session.policy.mode.value, session.policy.mode.value)
+    return CLAUDE_MODE_NAMES.get(session.policy.mode.value, session.policy.mode.value)
 
 
 def interrupt(session: Session) -> None:
@@ -244,6 +252,10 @@ class SdkControl:
         if hooks:
             self.hooks = SdkHooks.parse(self.channel, self.base, hooks)
             self.hooks.register(self.session.hooks)
+            keep_transcript(
+                self.session.agent.listeners, Path(self.base()["transcript_path"]), self.session.session_id,
+                self.session.paths.project_root,
+            )  # fmt: skip
             self.approver.hooks = self.hooks
             scope = self.session.subagents
             if scope is not None:  # a subagent's tool calls obey the same PreToolUse/PostToolUse hooks
@@ -283,7 +295,7 @@ def both(earlier: Callable[[HookManager], None] | None, hooks: SdkHooks) -> Call
     def register(manager: HookManager) -> None:
         if earlier is not None:
             earlier(manager)
-        hooks.register(manager, tools_only=True)
+        hooks.register(manager, subagent=True)
 
     return register
 

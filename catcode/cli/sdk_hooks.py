@@ -1,7 +1,10 @@
 """The Agent SDK's hook callbacks (``ClaudeAgentOptions.hooks``, ``initialize``'s ``hooks``) on catcode's hook bus:
 each registered event fires where catcode's own hooks fire (``conversation/hook_bus.py``: the same events and the
 same matchers on the tools' names as ``.claude``/``.cat-code`` hooks, ``tools.facts.matcher_covers``), and each
-matching callback is asked over the channel (``hook_callback``) with Claude Code's input for the event.
+matching callback is asked over the channel (``hook_callback``) with the same input a settings hook reads on stdin
+(``extensions/user_hooks/shapes.py``). Its answer is read as a settings hook's JSON is
+(``extensions/user_hooks/answers.py``): a block, a halt (``continue: false``), a permission decision, context in a
+``<hook-context>`` block. A Stop callback that blocks makes the model go on in the same turn, as a Stop hook does.
 
 Fail closed: ``initialize`` naming an event catcode never fires is refused (``unsupported``), and a guard event's
 callback that fails (raises in the SDK, times out, answers nonsense, stdin closes) blocks what it guards unless its
@@ -11,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catcode.cli.sdk_channel import ChannelClosed, SdkChannel, as_object
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, Block, Decide, HookContext, HookEvent, HookResult
+from catcode.cli.sdk_channel import ChannelClosed, SdkChannel
+from catcode.conversation.hook_bus import CONTINUE, AppendMessages, Block, HookContext, HookEvent, HookResult
 from catcode.conversation.messages import Message
+from catcode.extensions.user_hooks.answers import contexts, from_json, on_bus
+from catcode.extensions.user_hooks.shapes import event_fields
 from catcode.log import get_logger
 from catcode.tools.facts import matcher_covers
 
@@ -33,11 +39,15 @@ BUS_EVENTS = {
     "UserPromptSubmit": HookEvent.USER_PROMPT_SUBMIT,
     "PreCompact": HookEvent.PRE_COMPACT,
     "SessionEnd": HookEvent.SESSION_END,
+    "Stop": HookEvent.STOP,
 }
-OWN_EVENTS = ("Stop", "SessionStart", "PermissionRequest")
-"""Fired by the SDK session itself (the turn loop, ``initialize``, the approver), not through the bus."""
-GUARDS = ("PreToolUse", "UserPromptSubmit", "PermissionRequest", "Stop")
-"""Events whose callbacks decide whether something happens: a failure blocks unless ``onFailure`` is "continue"."""
+SUBAGENT_EVENTS = {"SubagentStop": HookEvent.STOP}
+"""Fired on a subagent's own bus (``register(..., subagent=True)``): its STOP is the SDK's SubagentStop."""
+OWN_EVENTS = ("SessionStart", "PermissionRequest")
+"""Fired by the SDK session itself (``initialize``, the approver), not through the bus."""
+GUARDS = ("PreToolUse", "UserPromptSubmit", "PermissionRequest")
+"""Events whose callbacks decide whether something happens: a failure blocks unless ``onFailure`` is "continue".
+(Stop is not one: its block makes the model go on, which a callback that cannot answer never asks for.)"""
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
 
 
@@ -57,7 +67,8 @@ class Matcher:
 
 def unsupported(hooks: dict[str, Any]) -> list[str]:
     """The events of ``initialize``'s ``hooks`` catcode never fires."""
-    return sorted(event for event in hooks if event not in BUS_EVENTS and event not in OWN_EVENTS)
+    known = {*BUS_EVENTS, *SUBAGENT_EVENTS, *OWN_EVENTS}
+    return sorted(event for event in hooks if event not in known)
 
 
 @dataclass
@@ -84,31 +95,40 @@ class SdkHooks:
         """The events some callback is registered for."""
         return {m.event for m in self.matchers if m.callback_ids}
 
-    def register(self, manager: HookManager, *, tools_only: bool = False) -> None:
-        """A handler per bus event with callbacks (``tools_only``: PreToolUse/PostToolUse, for subagents)."""
+    def register(self, manager: HookManager, *, subagent: bool = False) -> None:
+        """A handler per bus event with callbacks; a subagent's bus (``subagent``) gets the tool events and
+        SubagentStop."""
         used = self.events()
-        for bus in dict.fromkeys(BUS_EVENTS[e] for e in used if e in BUS_EVENTS):
-            if not tools_only or bus in (HookEvent.PRE_TOOL_USE, HookEvent.POST_TOOL_USE):
-                manager.on(bus, self._handler(bus))
+        events: dict[str, HookEvent]
+        if subagent:
+            events = {e: BUS_EVENTS[e] for e in ("PreToolUse", "PostToolUse", "PostToolUseFailure") if e in used}
+            events.update({e: bus for e, bus in SUBAGENT_EVENTS.items() if e in used})
+        else:
+            events = {e: bus for e, bus in BUS_EVENTS.items() if e in used}
+        for bus in dict.fromkeys(events.values()):
+            names = [e for e, b in events.items() if b is bus]
+            manager.on(bus, self._handler(bus, names))
 
-    def _handler(self, bus: HookEvent) -> Callable[[HookContext], HookResult]:
+    def _handler(self, bus: HookEvent, names: list[str]) -> Callable[[HookContext], HookResult]:
         def handle(context: HookContext) -> HookResult:
-            return self.fire_bus(bus, context)
+            return self.fire_bus(names, context)
 
         handle.__qualname__ = f"SdkHooks.{bus.value}"
         return handle
 
-    def fire_bus(self, bus: HookEvent, context: HookContext) -> HookResult:
-        """One bus event: the matching callbacks, in order; the first block (or decision) wins."""
-        if bus is HookEvent.POST_TOOL_USE:
+    def fire_bus(self, names: list[str], context: HookContext) -> HookResult:
+        """One bus event, as the SDK event among ``names`` it is (PostToolUse or PostToolUseFailure by the
+        result): the matching callbacks, in order; the first block (or halt) ends the run."""
+        event = names[0]
+        if "PostToolUse" in names or "PostToolUseFailure" in names:
             failed = context.tool_result is not None and context.tool_result.is_error
             event = "PostToolUseFailure" if failed else "PostToolUse"
-        else:
-            event = next(name for name, value in BUS_EVENTS.items() if value is bus)
-        return self.fire(event, event_input(event, context), tool_name=context.tool_name, call_id=context.call_id)
+        fields = event_fields(event, context, Path(self.base()["cwd"]))
+        return self.fire(event, fields, tool_name=context.tool_name, call_id=context.call_id)
 
     def fire(self, event: str, fields: dict[str, Any], *, tool_name: str = "", call_id: str = "") -> HookResult:
-        """Ask each matching callback of ``event``; what their answers mean for catcode's hook bus."""
+        """Ask each matching callback of ``event``; what their answers mean on catcode's hook bus."""
+        results: list[HookResult] = []
         added: list[str] = []
         for matcher in self.matchers:
             if matcher.event != event or not matcher.covers(tool_name):
@@ -124,49 +144,12 @@ class SdkHooks:
                         return Block(f"the {event} hook could not be asked ({exc}), so the call is refused")
                     log.warning("sdk_hook_failed", hook_event=event, error=str(exc))
                     continue
-                result = read_answer(event, answer)
-                if isinstance(result, AppendMessages):
-                    added += [m.text for m in result.messages]
-                elif result is not CONTINUE and result is not None:
-                    return result
-        return AppendMessages([Message.system(text) for text in added]) if added else CONTINUE
-
-
-def event_input(event: str, context: HookContext) -> dict[str, Any]:
-    """Claude Code's input fields for ``event`` (besides session_id, cwd, permission_mode, hook_event_name)."""
-    if event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
-        fields: dict[str, Any] = {"tool_name": context.tool_name, "tool_input": context.tool_input}
-        fields["tool_use_id"] = context.call_id
-        result = context.tool_result
-        if event == "PostToolUse" and result is not None:
-            fields["tool_response"] = result.text
-        if event == "PostToolUseFailure" and result is not None:
-            fields["error"] = result.text
-        return fields
-    if event == "UserPromptSubmit":
-        return {"prompt": context.prompt}
-    if event == "PreCompact":
-        return {"trigger": context.trigger or "auto", "custom_instructions": None}
-    if event == "SessionEnd":
-        return {"reason": "other"}
-    return {}
-
-
-def read_answer(event: str, answer: dict[str, Any]) -> HookResult:
-    """A callback's output (``continue``, ``decision``, ``reason``, ``hookSpecificOutput``...) on the bus: a block,
-    a permission decision with perhaps a new input, context for the model, or nothing."""
-    specific = as_object(answer.get("hookSpecificOutput"))
-    reason = str(answer.get("reason") or specific.get("permissionDecisionReason") or answer.get("stopReason") or "")
-    if answer.get("continue") is False:
-        return Block(reason or f"stopped by the {event} hook")
-    decision = specific.get("permissionDecision")
-    if answer.get("decision") == "block" or decision == "deny":
-        return Block(reason or f"blocked by the {event} hook")
-    updated = specific.get("updatedInput")
-    if event == "PreToolUse" and (decision in ("allow", "ask") or isinstance(updated, dict)):
-        word = decision if decision in ("allow", "ask") else ""
-        return Decide(str(word), updated if isinstance(updated, dict) else None)
-    context = specific.get("additionalContext")
-    if isinstance(context, str) and context.strip():
-        return AppendMessages([Message.system(context)])
-    return CONTINUE
+                read = from_json(event, answer, f"the SDK's {event} hook")
+                added += contexts(event, read)
+                said, done = on_bus(event, read)
+                results += said
+                if done:
+                    return tuple(results)
+        if added:
+            results.append(AppendMessages([Message.system(text) for text in added]))
+        return tuple(results) if results else CONTINUE

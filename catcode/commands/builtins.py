@@ -11,6 +11,11 @@ from catcode.safety.permissions import PermissionMode
 from catcode.settings.config_errors import unknown_mode
 
 MODES = [m.value for m in PermissionMode]
+NOT_CLAUDES = (
+    "Not as in Claude Code: /memory works on catcode's own memory (CLAUDE.md files are yours to edit, and are read "
+    "as they are); /init drafts an AGENTS.md, taking an existing CLAUDE.md into account."
+)
+"""The one line /help gives to the commands that do another job than Claude Code's of the same name."""
 
 
 def hanging(rows: list[tuple[str, str]], indent: int = 0) -> Table:
@@ -43,12 +48,14 @@ def register_builtins(registry: CommandRegistry) -> None:
             return
         ctx.console.print(hanging([(f"/{cmd.name}", cmd.summary) for cmd in registry.all()]))
         ctx.console.print(
-            "Type a message to talk to the agent. @path attaches a file (or an image); \\ or Alt+Enter adds a line; "
-            "Shift+Tab cycles the permission mode; Esc Esc rewinds; Ctrl+O shows the last tool's output; Ctrl+C "
-            "cancels; Ctrl+D exits.",
+            "Type a message to talk to the agent. @path attaches a file (or an image); !cmd runs a shell command and "
+            "adds its output to the conversation; \\ or Alt+Enter adds a line; Shift+Tab cycles the permission mode "
+            "(plan on the second press); Esc Esc rewinds; Ctrl+O shows the last tool's output; Ctrl+C cancels; "
+            "Ctrl+D exits.",
             style="dim",
             markup=False,
         )
+        ctx.console.print(NOT_CLAUDES, style="dim", markup=False)
 
     @registry.command("exit", takes_args=False)
     def cmd_exit(ctx: CommandContext, args: str) -> None:
@@ -58,7 +65,12 @@ def register_builtins(registry: CommandRegistry) -> None:
     @registry.command("clear", takes_args=False)
     def cmd_clear(ctx: CommandContext, args: str) -> None:
         """Start a new conversation (memory and settings stay)."""
+        from catcode.conversation.hook_bus import HookContext, HookEvent
+
         ctx.session.agent.clear()
+        ctx.session.hooks.emit(
+            HookContext(HookEvent.SESSION_START, source="clear")
+        )  # SessionStart hooks, as Claude Code
         ctx.console.print("Started a new conversation.", style="dim", markup=False)
 
     @registry.command("cost", takes_args=False)

@@ -15,7 +15,7 @@ from catcode.providers.base import ChatOptions
 
 KEY_FILES = (
     "README.md", "README.rst", "README", "pyproject.toml", "setup.cfg", "package.json", "Cargo.toml", "go.mod",
-    "Makefile", "justfile", "tox.ini", "CONTRIBUTING.md", "AGENTS.md", "CLAUDE.md",
+    "Makefile", "justfile", "tox.ini", "CONTRIBUTING.md", "AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md",
 )  # fmt: skip
 FILE_CHARS = 3_000
 LISTING = 80
@@ -29,6 +29,11 @@ that must not be done. Use short Markdown sections and bullet points, at most ab
 commands or facts that the material does not show. Reply with the file's content only.
 
 {overview}"""
+EXISTING = """
+
+The project already has {names}, shown above, which coding agents read as instructions: do not repeat what it says;
+cover what it leaves out, and say at the top that {names} holds the rest."""
+CLAUDE_FILES = ("CLAUDE.md", ".claude/CLAUDE.md")
 
 
 def project_overview(root: Path) -> str:
@@ -66,11 +71,24 @@ def register_init(registry: CommandRegistry) -> None:
 
     @registry.command("init", takes_args=False)
     def cmd_init(ctx: CommandContext, args: str) -> None:
-        """Draft an AGENTS.md for this project with the model; it is written only if you approve."""
+        """Draft an AGENTS.md for this project with the model; it is written only if you approve.
+
+        An existing CLAUDE.md is read as it is (not rewritten, as Claude Code's /init would): the draft covers what
+        it leaves out."""
         session = ctx.session
         root = session.paths.project_root
+        existing = [name for name in CLAUDE_FILES if (root / name).is_file()]
+        if existing:  # Claude Code's /init would improve it; catcode reads it as it is and drafts AGENTS.md beside it
+            names = " and ".join(existing)
+            ctx.console.print(
+                f"This project has {names}, read as instructions already: the draft AGENTS.md adds what it does not "
+                "cover (edit it yourself to change it).",
+                markup=False,
+            )
         ctx.console.print("Drafting AGENTS.md from a look at the project…", style="dim", markup=False)
         prompt = INIT_PROMPT.format(overview=wrap("project-overview", project_overview(root)))
+        if existing:
+            prompt += EXISTING.format(names=" and ".join(existing))
         reply = session.provider.chat([Message.user(prompt)], INIT_SYSTEM, [], ChatOptions(max_tokens=2048))
         draft = strip_fence(reply.text)
         if not draft.strip():

@@ -1,5 +1,6 @@
 """Small commands: /compact, /todos; and ``register_session_commands``, every command over the session's own
-objects (these two, /init, /resume), which the composition root puts among the session's slash commands."""
+objects (these two, /init, /resume, /context, /status, /config, /statusline, /add-dir, /export, /review), which the
+composition root puts among the session's slash commands."""
 
 from __future__ import annotations
 
@@ -7,14 +8,21 @@ from catcode.commands.registry import CommandContext, CommandRegistry
 
 
 def register_session_commands(registry: CommandRegistry) -> None:
-    """Add /compact, /todos, /init and /resume (each imported here, with the registry: print mode has none)."""
+    """Add /compact, /todos, /init, /resume, /context, /status, /config, /statusline, /add-dir, /export and /review
+    (each imported here, with the registry: print mode has none)."""
+    from catcode.commands.context_view import register_context
     from catcode.commands.init import register_init
     from catcode.commands.resume import register_resume
+    from catcode.commands.session_info import register_session_info
+    from catcode.commands.workspace import register_workspace
 
     register_compact(registry)
     register_todos(registry)
     register_init(registry)
     register_resume(registry)
+    register_context(registry)
+    register_session_info(registry)
+    register_workspace(registry)
 
 
 def register_compact(registry: CommandRegistry) -> None:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from catcode.conversation.messages import Message
     from catcode.providers.base import Usage
+    from catcode.session.attached import PendingTurn
     from catcode.session.session import Session
 
 
@@ -25,6 +26,8 @@ class ReplState:
     """The tokens of the latest agent turn (``/cost`` shows them)."""
     prefill: str = ""
     """Text to put at the next prompt (``/rewind`` gives back the message it rewound)."""
+    pending_turn: PendingTurn | None = None
+    """A turn to run once the command is done (a custom command, ``/review``), as if the person had typed it."""
 
 
 @dataclass
@@ -59,8 +62,8 @@ class Command:
 
     @property
     def summary(self) -> str:
-        """The first line of the help."""
-        return self.doc.splitlines()[0] if self.doc else ""
+        """The help's first paragraph, on one line: a whole sentence, whatever its length in the source."""
+        return " ".join(self.doc.split("\n\n", 1)[0].split()) if self.doc else ""
 
 
 class CommandRegistry:

@@ -30,6 +30,8 @@ class HookEvent(StrEnum):
     SESSION_END = "session_end"
     USER_PROMPT_SUBMIT = "user_prompt_submit"  # before the person's text is stored; may add context or block it
     PRE_COMPACT = "pre_compact"  # before the conversation is compacted (``trigger``: auto or manual)
+    STOP = "stop"  # the model ended its answer (no tool call); ``Block`` makes it go on with the reason
+    NOTIFICATION = "notification"  # catcode waits for the person (``source``: permission_prompt or idle_prompt)
 
 
 @dataclass
@@ -45,6 +47,10 @@ class HookContext:
     response: Any = None  # a ChatResponse on POST_LLM_RESPONSE
     prompt: str = ""  # the person's text on USER_PROMPT_SUBMIT
     trigger: str = ""  # "auto" or "manual" on PRE_COMPACT
+    source: str = ""  # SESSION_START: startup, resume or clear; SESSION_END: exit or clear; NOTIFICATION: its type
+    message: str = ""  # NOTIFICATION: what catcode waits for; STOP: the model's last answer
+    stop_active: bool = False  # STOP: the model is already going on because a Stop hook blocked
+    preview: bool = False  # PRE_LLM_REQUEST for a look only (``/context``): nothing may wait, run or change
 
 
 class Continue:
@@ -70,31 +76,60 @@ class Block:
     """PRE_LLM_REQUEST: the request is not sent; ``reason`` is shown to the person (the turn ends there).
     PRE_TOOL_USE: do not run the tool; ``reason`` goes back to the model as an error result.
     POST_TOOL_USE: the tool ran; ``reason`` is added to its result for the model.
-    USER_PROMPT_SUBMIT: the text is not sent; ``reason`` is shown to the person."""
+    USER_PROMPT_SUBMIT: the text is not sent; ``reason`` is shown to the person.
+    STOP: the model goes on, with ``reason`` as its next instruction."""
 
     reason: str
 
 
 @dataclass(frozen=True)
 class Decide:
-    """PRE_TOOL_USE: the hook's word on the permission — ``allow`` (run without asking; deny rules and the mode's
-    refusals still apply) or ``ask`` (ask even where a rule allows) — and the input to run with instead."""
+    """PRE_TOOL_USE (Claude Code's ``permissionDecision``): ``allow`` runs the call without asking (a deny rule or a
+    read-only mode still refuses it), ``ask`` asks even where a rule or the mode would not, "" says nothing of the
+    permission; ``reason`` is shown to the person. ``updated_input`` replaces the call's input. A denial is a
+    ``Block``."""
 
-    decision: str = ""  # "allow", "ask" or "" (no word on the permission)
+    decision: str = ""  # "allow", "ask" or ""
+    reason: str = ""
     updated_input: dict[str, Any] | None = None
 
 
-HookResult = Continue | AppendMessages | Block | Decide | None
+@dataclass(frozen=True)
+class Halt:
+    """Any event (Claude Code's ``"continue": false``): stop the turn once this step is over; ``reason`` is shown to
+    the person, not the model."""
+
+    reason: str
+
+
+HookResult = Continue | AppendMessages | Block | Decide | Halt | tuple["HookResult", ...] | None
 HookHandler = Callable[[HookContext], HookResult]
 
 
 @dataclass
 class HookOutcome:
-    """All handlers' answers to one event, combined."""
+    """All handlers' answers to one event, combined: the first block, decision and halt win."""
 
     appended: list[Message] = field(default_factory=list)
     block: Block | None = None
-    decide: Decide | None = None  # the first handler's word on the permission (PRE_TOOL_USE)
+    decision: Decide | None = None
+    halt: Halt | None = None
+    sources: list[tuple[str, list[Message]]] = field(default_factory=list)
+    """Which handler (its qualified name) appended which messages: what ``/context`` counts each part by."""
+
+    def add(self, result: HookResult) -> None:
+        """Fold one handler's answer (a tuple holds several) into this outcome."""
+        if isinstance(result, tuple):
+            for part in result:
+                self.add(part)
+        elif isinstance(result, AppendMessages):
+            self.appended.extend(result.messages)
+        elif isinstance(result, Block) and self.block is None:
+            self.block = result
+        elif isinstance(result, Decide) and self.decision is None:
+            self.decision = result
+        elif isinstance(result, Halt) and self.halt is None:
+            self.halt = result
 
 
 class HookManager:
@@ -118,12 +153,10 @@ class HookManager:
             except Exception as exc:
                 log.warning("hook_failed", hook_event=context.event.value, handler=_name(handler), error=repr(exc))
                 continue
-            if isinstance(result, AppendMessages):
-                outcome.appended.extend(result.messages)
-            elif isinstance(result, Block) and outcome.block is None:
-                outcome.block = result
-            elif isinstance(result, Decide) and outcome.decide is None:
-                outcome.decide = result
+            before = len(outcome.appended)
+            outcome.add(result)
+            if len(outcome.appended) > before:
+                outcome.sources.append((_name(handler), outcome.appended[before:]))
         return outcome
 
 

@@ -117,6 +117,11 @@ class TokenCounter:
         self._sent_count = len(sent)
         self._anchor = sent[-1]
 
+    @property
+    def reported(self) -> int:
+        """The context size the last response reported (0: none since the start, compaction or /clear)."""
+        return self._reported
+
     def reset(self) -> None:
         """Forget the last report; the next ``count`` estimates everything."""
         self._reported, self._sent_count, self._anchor = 0, 0, None

@@ -10,7 +10,8 @@
   ``shell_reads.py`` (lines proven read-only: print mode runs them inside the fence without a rule).
 - ``project_trust.py``: what a project's settings may bring without consent, and asking for the rest;
   ``trusted_settings.py``: every settings layer read, checked and trusted (``load_settings``);
-  ``settings_writer.py``: writing a settings file (``catcode config set``, "always allow"), validated first.
+  ``settings_writer.py``: writing a settings file (``catcode config set``, "always allow"), validated first;
+  ``settings_origin.py``: every effective value with the file it came from (``catcode config``, ``/config``).
 - ``plan_mode.py``: the permission mode ``plan`` and its ``exit_plan_mode`` tool.
 
 What the person consented to is remembered by ``settings/consent.py``; private file modes are

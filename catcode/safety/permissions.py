@@ -1,7 +1,9 @@
 """Permission modes, allow/deny rules, the ``Approver`` seam and the decision for each tool call.
 
-Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then allow rules and
-"always" answers from this session, then the mode's default (allow, or ask the ``Approver``). How ``bash(...)``
+Order of precedence: a deny rule, then the mode's hard refusals (read-only, plan), then ask rules (Claude Code's
+``ask``: they ask whatever the mode, bypass included), then allow rules and "always" answers from this session, then
+the mode's default (allow, or ask the ``Approver``). Deny and ask rules are read broadly — a command line anywhere
+in it, a path as given or where it really is — and allow rules strictly. How ``bash(...)``
 rules match a command line is ``shell_rules.py`` (allow) and ``shell_deny.py`` (deny).
 
 The rules themselves (syntax, the tools they may name, the argument they match) are ``permission_rules.py``."""
@@ -75,20 +77,34 @@ class NoTerminalApprover:
     """Used when nobody can be asked (print mode, piped input): every ask is a no. ``report`` (e.g. a line on
     stderr) tells the person what was refused, since the model alone hears about it otherwise."""
 
+    asks_person = False
+    """Nobody is waiting to answer: no Notification hook runs for its questions."""
+
     def __init__(self, report: Callable[[str], object] | None = None) -> None:
         self.report = report
 
     def ask(self, request: ApprovalRequest) -> Decision:
-        """Refuse, telling the model how the user could allow it."""
-        example = suggested_rules(request.tool, request.input) or [f"{request.tool.name}(...)"]
+        """Refuse, telling the model (and the person, through ``report``) the flag that would allow it."""
+        hint = allow_hint(request.tool, request.input)
         if self.report is not None:
             key = key_argument(request.tool, request.input)
             shown = f"{request.tool.name}({key})" if key else request.tool.name
-            self.report(
-                f"refused {shown}: no terminal to ask for permission — allow it with a rule such as "
-                f"{example[0]} or --permission-mode"
-            )
-        return Decision(False, f"no terminal to ask for permission; allow it with a rule such as {example[0]}")
+            self.report(f"refused {shown}: no terminal to ask for permission — allow it with {hint}")
+        return Decision(False, f"no terminal to ask for permission; the user can allow it with {hint}")
+
+
+def allow_hint(tool: Tool, tool_input: dict[str, Any]) -> str:
+    """The flag that would let this call run unasked, as typed: ``--allowedTools "Bash(git status*)"`` (the
+    narrowest rule), for a file write also ``--permission-mode acceptEdits``."""
+    rules = suggested_rules(tool, tool_input)
+    key = key_argument(tool, tool_input)
+    rule = rules[0] if rules else f"{tool.name}({key})" if key and tool.key_arg == "file_path" else tool.name
+    hint = f'--allowedTools "{rule}"'
+    from catcode.tools.facts import PROJECT_FILE_TOOLS
+
+    if tool.name in PROJECT_FILE_TOOLS:
+        hint += " or --permission-mode acceptEdits"
+    return hint
 
 
 @dataclass
@@ -98,16 +114,23 @@ class PermissionPolicy:
     mode: PermissionMode = PermissionMode.DEFAULT
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
     session_allowed: set[str] = field(default_factory=set)
     session_rules: list[Rule] = field(default_factory=list)  # scoped "always" answers of this session
 
     project_root: Path | None = None  # path arguments are matched relative to it
+    cycle: tuple[PermissionMode, ...] = ()  # what Shift+Tab steps through (default: ``CYCLE``)
     fenced: bool | Callable[[], bool] = False  # bash runs in a sandbox: ``outside_sandbox`` leaves it, always asks
     fenced_reads: bool = False  # print mode: inside the fence, a line proven read-only runs unasked (``shell_reads``)
 
     @classmethod
     def from_strings(
-        cls, mode: str, allow: list[str], deny: list[str], project_root: Path | None = None
+        cls,
+        mode: str,
+        allow: list[str],
+        deny: list[str],
+        project_root: Path | None = None,
+        ask: list[str] | None = None,
     ) -> PermissionPolicy:
         """Build from settings values (rules as text); raises ``ConfigError`` for a bad mode or rule."""
         try:
@@ -117,17 +140,27 @@ class PermissionPolicy:
 
             raise ConfigError(unknown_mode(mode)) from None
         return cls(
-            parsed_mode, [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], project_root=project_root
+            parsed_mode,
+            [Rule.parse(r) for r in allow],
+            [Rule.parse(r) for r in deny],
+            [Rule.parse(r) for r in ask or []],
+            project_root=project_root,
+            cycle=(*CYCLE, PermissionMode.BYPASS) if parsed_mode is PermissionMode.BYPASS else CYCLE,
         )
 
-    def check(self, tool: Tool, tool_input: dict[str, Any]) -> tuple[Verdict, str]:
-        """The verdict for one call and, for a denial, the reason."""
+    def check(self, tool: Tool, tool_input: dict[str, Any], *, hook_allows: bool = False) -> tuple[Verdict, str]:
+        """The verdict for one call and, for a denial, the reason. ``hook_allows``: a PreToolUse hook answered
+        ``allow``, which counts as the bypass mode does — deny rules, read-only and plan mode, a command leaving the
+        sandbox and one a deny rule cannot be checked against still refuse or ask."""
         key = key_argument(tool, tool_input)
         shell = tool.key_arg == "command" and key is not None
         places = self._places(tool, key)
         for rule in self.deny:
             if rule.covers_tool(tool.name) and self._denies(rule, tool, key, shell, places):
                 return Verdict.DENY, f"denied by rule {rule}"
+        asked = any(rule.covers_tool(tool.name) and self._denies(rule, tool, key, shell, places) for rule in self.ask)
+        if tool.permission is Permission.READ and asked:
+            return Verdict.ASK, ""
         if tool.permission is Permission.READ:
             if self.mode in NO_WRITES and tool.name.startswith(MCP_TOOL_PREFIX):
                 # readOnlyHint is the server's word, not a guarantee: in a mode that promises no writes (read-only,
@@ -145,7 +178,9 @@ class PermissionPolicy:
             return self._outside(key or "")
         if shell and _deny_unsure([r.pattern for r in self.deny if r.covers_tool(tool.name)], key):
             return Verdict.ASK, ""  # what a static reading cannot resolve is never let through by bypass
-        if self.mode is PermissionMode.BYPASS or tool.name in self.session_allowed:
+        if asked or (shell and _deny_unsure([r.pattern for r in self.ask if r.covers_tool(tool.name)], key)):
+            return Verdict.ASK, ""
+        if self.mode is PermissionMode.BYPASS or hook_allows or tool.name in self.session_allowed:
             return Verdict.ALLOW, ""
         if shell and self.fenced_reads and self._fenced() and _reads_only(key or "", self.project_root):
             return Verdict.ALLOW, ""
@@ -239,14 +274,17 @@ class PermissionPolicy:
         lines = [f"mode: {self.mode.value}"]
         lines.append("allow: " + (", ".join(map(str, self.allow)) or "(none)"))
         lines.append("deny: " + (", ".join(map(str, self.deny)) or "(none)"))
+        if self.ask:
+            lines.append("ask: " + ", ".join(map(str, self.ask)))
         session = sorted(self.session_allowed) + [str(r) for r in self.session_rules]
         if session:
             lines.append("allowed this session: " + ", ".join(session))
         return "\n".join(lines)
 
     def cycle_mode(self) -> PermissionMode:
-        """The next mode in ``CYCLE`` (Shift+Tab); bypass is only ever chosen explicitly."""
-        order = list(CYCLE)
+        """The next mode in ``CYCLE`` (Shift+Tab): plan mode on the second press, as in Claude Code; bypass only in a
+        session started in bypass mode (``--dangerously-skip-permissions``), read-only only by name."""
+        order = list(self.cycle or CYCLE)
         self.mode = order[(order.index(self.mode) + 1) % len(order)] if self.mode in order else order[0]
         return self.mode
 
@@ -254,8 +292,8 @@ class PermissionPolicy:
 NO_WRITES = frozenset({PermissionMode.READ_ONLY, PermissionMode.PLAN})
 """The modes that promise no writes: there an MCP tool's ``readOnlyHint`` is not enough to run it unasked."""
 
-CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.PLAN)
-"""The modes Shift+Tab steps through."""
+CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN)
+"""The modes Shift+Tab steps through, Claude Code's order (``read-only`` by ``/permissions read-only``)."""
 
 
 def _deny_shell(rule: Rule, line: str | None) -> bool:

@@ -42,13 +42,14 @@ if TYPE_CHECKING:
 
 MODE_STRENGTH = {"read-only": 0, "plan": 0, "default": 1, "accept-edits": 2, "bypass": 3}
 """How much each mode lets through without asking; a project may only stay at or below the user's own."""
-PROTECTED = (".git", ".cat-code")
+PROTECTED = (".git", ".cat-code", ".claude")
 """The project's folders a project's own allow rule may never reach without consent: git's (its config and hooks
-run programs) and catcode's (the project's settings, skills and agents)."""
+run programs), catcode's and Claude Code's (the project's settings, hooks, commands, skills and agents)."""
 PROTECTED_SAMPLES = (
     ".git", ".git/config", ".git/HEAD", ".git/hooks/pre-commit", ".git/hooks/post-checkout", ".git/info/attributes",
     ".git/modules/lib/config", ".cat-code", ".cat-code/settings.yaml", ".cat-code/settings.local.yaml",
-    ".cat-code/skills/deploy/SKILL.md", ".cat-code/agents/reviewer.md",
+    ".cat-code/skills/deploy/SKILL.md", ".cat-code/agents/reviewer.md", ".claude", ".claude/settings.json",
+    ".claude/settings.local.json", ".claude/commands/fix.md", ".claude/hooks/check.sh",
 )  # fmt: skip
 """Representative paths inside ``PROTECTED``: a rule that matches any of them reaches a protected folder."""
 
@@ -60,7 +61,7 @@ def check_rules(source: str, data: dict[str, Any]) -> None:
     permissions = data.get("permissions")
     if not isinstance(permissions, dict):
         return
-    for key in ("allow", "deny"):
+    for key in ("allow", "deny", "ask"):
         rules = permissions.get(key)
         if not isinstance(rules, list):
             continue
@@ -156,7 +157,27 @@ def consent_items(
                 key = f"permissions.{field} {folder}"
                 item = ConsentItem("settings", key, f"additional directory {folder} ({where})", folder)
                 items.setdefault(item.id, item)
+    for source, data in project_layers:
+        for item in _runs_or_changes(data, shown_path(source, root)):
+            items[item.id] = item  # the higher layer's value is the one that would be used
     return ([mode_item] if mode_item else []) + list(items.values())
+
+
+def _runs_or_changes(data: dict[str, Any], where: str) -> list[ConsentItem]:
+    """A project layer's environment variables (each could change what every command runs: ``PATH``,
+    ``LD_PRELOAD``, ``ANTHROPIC_BASE_URL``...) and its status-line command (it runs at every prompt)."""
+    from catcode.settings.consent import ConsentItem
+
+    found = []
+    env = data.get("env")
+    for name, value in env.items() if isinstance(env, dict) else ():
+        found.append(ConsentItem("settings", f"env {name}", f"environment variable {name}={value} ({where})",
+                                 f"{name}={value}"))  # fmt: skip
+    line = data.get("status_line")
+    command = line.get("command") if isinstance(line, dict) else None
+    if isinstance(command, str):
+        found.append(ConsentItem("settings", "status_line", f"status line command `{command}` ({where})", command))
+    return found
 
 
 def trusted_layers(
@@ -184,13 +205,18 @@ def trusted_layers(
 
 
 def _asks_anything(project_layers: list[Layer]) -> bool:
-    return any(isinstance(data.get(key), dict) for _, data in project_layers for key in ("permissions", "sandbox"))
+    keys = ("permissions", "sandbox", "env", "status_line")
+    return any(isinstance(data.get(key), dict) for _, data in project_layers for key in keys)
 
 
 def _without(data: dict[str, Any], refused: set[str], base_mode: str) -> dict[str, Any]:
     from catcode.sandbox.loosening import without_refused
 
     data = without_refused(data, refused)
+    if isinstance(data.get("env"), dict):
+        data = {**data, "env": {k: v for k, v in data["env"].items() if f"settings:env {k}" not in refused}}
+    if "settings:status_line" in refused and "status_line" in data:
+        data = {k: v for k, v in data.items() if k != "status_line"}
     permissions = data.get("permissions")
     if not isinstance(permissions, dict):
         return data
@@ -222,20 +248,25 @@ MCP_JSON = ".mcp.json"
 names equal)."""
 ASKING_FOLDERS = ("skills", "agents")
 """Folders of ``.cat-code/`` whose contents may need consent: project skills and agent definitions."""
+CLAUDE_ASKING_FOLDERS = ("skills", "agents", "commands")
+"""Folders of ``.claude/`` whose contents may need consent: skills, agents, and commands that run something."""
 ASKING_KEYS = ("hooks", "mcp_servers")
 """Keys of a project settings file that run commands, which need consent."""
 
 
 def may_ask(project_root: Path) -> bool:
     """Whether building a session for this project could ask the person something: an ``.mcp.json``, skills or agent
-    definitions under ``.cat-code/``, or hooks or MCP servers in its settings files (what those files ask about the
-    permission prompts is asked while the settings are loaded, before). The interactive session is then built
-    before the prompt is drawn, so that every question is answered before what it governs is used; otherwise it is
-    built behind the prompt, where nobody can be asked."""
-    folder = project_root / ".cat-code"
+    definitions under ``.cat-code/`` or ``.claude/`` (commands too), or hooks or MCP servers in its settings files
+    (what those files ask about the permission prompts is asked while the settings are loaded, before). The
+    interactive session is then built before the prompt is drawn, so that every question is answered before what it
+    governs is used; otherwise it is built behind the prompt, where nobody can be asked."""
+    folder, claude = project_root / ".cat-code", project_root / ".claude"
     if (project_root / MCP_JSON).exists() or any((folder / name).exists() for name in ASKING_FOLDERS):
         return True
-    return any(_runs_commands(folder / name) for name in ("settings.yaml", "settings.local.yaml"))
+    if any((claude / name).exists() for name in CLAUDE_ASKING_FOLDERS):
+        return True
+    files = [folder / "settings.yaml", folder / "settings.local.yaml", claude / "settings.json"]
+    return any(_runs_commands(path) for path in [*files, claude / "settings.local.json"])
 
 
 def _runs_commands(settings_file: Path) -> bool:

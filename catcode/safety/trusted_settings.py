@@ -9,7 +9,7 @@ from typing import Any
 
 from catcode.errors import ConfigError
 from catcode.safety.project_trust import anchor_memory_dir, check_rules, mode_of, trusted_layers
-from catcode.settings.config import ENV_VARS, Layer, Settings, has_key, read_settings_file, set_key, validate_layers
+from catcode.settings.config import ENV_VARS, Layer, Settings, has_key, set_key, validate_layers
 from catcode.settings.consent import Asker
 from catcode.settings.providers import USER_ONLY
 
@@ -45,43 +45,94 @@ def settings_layers(
     *,
     ask_consent: Asker | None = None,
     notify: Callable[[str], None] | None = None,
+    managed: Path | None = None,
+    notes: list[str] | None = None,
 ) -> list[Layer]:
-    """Every layer, lowest first, read and checked for keys a layer may not set (not yet validated).
+    """Every layer, lowest first (``settings.sources``: catcode's files and Claude Code's, then the environment,
+    the flags and Claude Code's managed policy), read and checked for keys a layer may not set (not yet validated).
 
     What the project's files ask that needs consent (``project_trust``) is asked through ``ask_consent`` (None:
-    nobody is asked, only earlier answers count) and dropped when not given, with one line through ``notify``."""
-    project_dir = project_root / ".cat-code"
-    user_file = home / "settings.yaml"
-    user = read_settings_file(user_file)
-    anchor_memory_dir(user, user_file)
+    nobody is asked, only earlier answers count) and dropped when not given, with one line through ``notify``.
+    What a Claude Code file holds that catcode does not use — keys, rules naming tools catcode does not have — is
+    left out, one line per file added to ``notes`` (``catcode doctor`` shows them)."""
+    from catcode.settings.sources import MANAGED, USER, settings_files
+
+    notes = [] if notes is None else notes
+    files = settings_files(home, project_root, env, managed=managed)
+    user: list[Layer] = []
     project: list[Layer] = []
-    for name in ("settings.yaml", "settings.local.yaml"):
-        path = project_dir / name
-        data = read_settings_file(path)
-        check_project_file(path, data, home)
-        project.append((str(path), data))
+    top: list[Layer] = []
+    for source in files:
+        data, note = source.read(project_root)
+        if source.claude:
+            note = _keep_usable_rules(data, note, source.path)
+        if note:
+            notes.append(note)
+        name = str(source.path)
+        if source.from_project:
+            check_project_file(source.path, data, home)
+            project.append((name, data))
+        else:
+            if source.scope == USER and not source.claude:
+                anchor_memory_dir(data, source.path)
+            check_rules(name, data)
+            (top if source.scope == MANAGED else user).append((name, data))
+    base_mode = next((mode_of(data) for _, data in reversed(user) if has_key(data, ("permissions", "mode"))), "default")
+    user_sandbox = next((data["sandbox"] for _, data in reversed(user) if "sandbox" in data), None)
     env_layer: dict[str, Any] = {}
     for var, keys in ENV_VARS.items():
         if var in env:
             set_key(env_layer, keys, env[var])
-    for source, data in [(str(user_file), user), *project]:
-        check_rules(source, data)
+    for source_name, data in project:
+        check_rules(source_name, data)
     project = trusted_layers(
         project,
         home=home,
         root=project_root,
-        base_mode=mode_of(user),
+        base_mode=base_mode,
         mode_fixed=has_key(env_layer, ("permissions", "mode")) or has_key(overrides, ("permissions", "mode")),
         ask=ask_consent,
         notify=notify or (lambda line: None),
-        user_sandbox=user.get("sandbox"),
+        user_sandbox=user_sandbox,
     )
-    return [(str(user_file), user), *project, ("environment", env_layer), ("command line", overrides)]
+    return [*user, *project, ("environment", env_layer), ("command line", overrides), *top]
+
+
+def _keep_usable_rules(data: dict[str, Any], note: str | None, path: Path) -> str | None:
+    """A Claude Code file's rules that catcode can use; the others (``WebFetch(domain:x)``, a tool catcode does not
+    have) are left out and named, never an error: the file was written for Claude Code."""
+    from catcode.safety.permission_rules import Rule
+
+    permissions = data.get("permissions")
+    if not isinstance(permissions, dict):
+        return note
+    left_out: list[str] = []
+    for key in ("allow", "deny", "ask"):
+        usable = []
+        for rule in permissions.get(key) or []:
+            try:
+                Rule.parse(rule).check_tool(rule)
+            except ConfigError:
+                left_out.append(rule)
+                continue
+            usable.append(rule)
+        if key in permissions:
+            permissions[key] = usable
+    if not left_out:
+        return note
+    shown = f"permission rules for tools catcode does not have: {', '.join(left_out)}"
+    return f"{note}; {shown}" if note else f"{path}: not used: {shown}"
 
 
 def load_settings(
     home: Path, project_root: Path, env: dict[str, str], overrides: dict[str, Any], **consent: Any
 ) -> Settings:
     """Merge all layers and validate once; errors name the layer and key that caused them. ``consent`` takes
-    ``settings_layers``' keywords (``ask_consent``, ``notify``)."""
-    return validate_layers(settings_layers(home, project_root, env, overrides, **consent))
+    ``settings_layers``' keywords (``ask_consent``, ``notify``). A model named by its family (``opus``, as Claude
+    Code's settings and catcode's flags allow) is the newest of that family."""
+    settings = validate_layers(settings_layers(home, project_root, env, overrides, **consent))
+    if settings.model.strip().lower() in ("sonnet", "opus", "haiku"):
+        from catcode.providers.pricing import model_alias
+
+        settings.model = model_alias(settings.model)
+    return settings

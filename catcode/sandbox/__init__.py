@@ -5,7 +5,7 @@ said it may and, by default, reaching no network.
   once per process; ``proof.py``: the trial run inside the fence that proves it (the probe and ``catcode doctor``).
 - ``fence.py``: ``Fence``: what one session's commands may write, read and reach, and the bwrap command line for it.
 - ``guards.py``: the project paths a command must not create or change, held read-only even when they do not exist
-  yet: ``.cat-code/`` and the table of ``git_files.py`` (every file git reads settings or programs from).
+  yet: ``.cat-code/``, ``.claude/`` and the table of ``git_files.py`` (every file git reads settings or programs from).
 - ``hardlinks.py``: the project's files hard-linked outside it (pnpm's store), found off the command's path.
 - ``hidden.py``: what a command cannot read (credential stores, catcode's own folders); ``environment.py``: the
   variables it does not get.

@@ -1,15 +1,15 @@
 """``Fence``: what one session's shell commands may write, read and reach, and the bubblewrap command line that
 holds them to it.
 
-Inside the fence the filesystem is visible read-only, less what ``hidden`` covers (credential stores, catcode's
-own folders, ``sandbox.hidden``); in ``workspace-write`` mode the project, the session's temp folder (``TMPDIR``
-points at it; the shared ``/tmp`` stays read-only, so nothing is planted there for others), ``sandbox.writable``
-and ``permissions.additional_dirs`` are writable, with ``guards.Guards`` holding what git reads its settings and
-programs from and ``.cat-code/`` read-only, and ``hardlinks`` the files that are also outside the project. The
-command holds no privilege (``probe``), gets new namespaces (user, PID, IPC, UTS, network unless it is on), a fresh
-``/dev`` and ``/proc``, a new session (no typing into the person's terminal), a seccomp filter (``seccomp``), and
-dies with catcode. The working directory is the person's; the environment is theirs less what looks secret
-(``environment``)."""
+Inside the fence the filesystem is visible read-only, less what ``hidden`` covers (credential stores, catcode's own
+folders, ``sandbox.hidden``); in ``workspace-write`` mode the project, the session's temp folder (``TMPDIR`` points
+at it; the shared ``/tmp`` stays read-only, so nothing is planted there for others), ``sandbox.writable`` and
+``permissions.additional_dirs`` are writable, with ``guards.Guards`` holding what git reads its settings and
+programs from, ``.cat-code/`` and ``.claude/`` read-only, and ``hardlinks`` the files that are also outside the
+project. The command holds no privilege (``probe``), gets new namespaces (user, PID, IPC, UTS, network unless it is
+on), a fresh ``/dev`` and ``/proc``, a new session (no typing into the person's terminal), a seccomp filter
+(``seccomp``), and dies with catcode. The working directory is the person's; the environment is theirs less what
+looks secret (``environment``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The project paths a fenced command must neither change nor create: every row of ``git_files.GIT_FILES`` in the
-project's repository (its config, hooks, ``commondir``, ``info/``, alternates, worktrees, submodules...) and
-``.cat-code/``. A planted hook or setting would run later, outside the fence (the next ``git status``, the next
-catcode start).
+project's repository (its config, hooks, ``commondir``, ``info/``, alternates, worktrees, submodules...),
+``.cat-code/`` and ``.claude/`` (Claude Code's settings, hooks and commands, which catcode reads too). A planted hook
+or setting would run later, outside the fence (the next ``git status``, the next catcode start).
 
 Each is mounted read-only over itself (in a linked worktree or submodule, in the repository its ``.git`` file
 names, and in the worktree's own git folder). The git folders are also mounted over themselves (writable): a mount
@@ -90,6 +90,7 @@ class Guards:
             for index, folder in enumerate(folders):
                 self._repository(folder, shared=index == 0)
         self._read_only(project / ".cat-code", None)
+        self._read_only(project / ".claude", None)
 
     def _repository(self, folder: Path, *, shared: bool) -> None:
         # Mounted over itself: a mount point cannot be renamed away and replaced.

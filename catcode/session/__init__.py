@@ -8,8 +8,8 @@
   calls (hooks, permission check, one result each); ``tool_batch.py``: overlapping tool calls on worker threads;
   ``history_repair.py``: keeping the history valid after an interrupt or a failed request; ``loop_seams.py``: the
   Protocols of the loop's optional helpers (compaction, per-turn recall).
-- ``prompts.py``: the static system prompt; ``instructions.py``: the project's standing instructions (CATCODE.md,
-  AGENTS.md, CLAUDE.md…).
+- ``prompts.py``: the static system prompt; ``instructions.py``: the standing instructions (AGENTS.md, the CLAUDE.md
+  family, .claude/rules); ``nested_instructions.py``: those that come with the first file tool call on a path below.
 - ``attachments.py`` (``@path`` in a message) and ``turn_attachments.py`` (text for the requests only).
 - ``todos.py``: the model's todo list (``todo_write``).
 - ``compaction.py``: keeping the conversation under its token budget; ``compaction_marks.py``: where a history may be

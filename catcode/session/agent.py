@@ -13,6 +13,7 @@ import contextlib
 import threading
 from collections.abc import Callable
 
+from catcode.boundary import wrap
 from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.errors import CatcodeError, ProviderError
@@ -32,6 +33,8 @@ log = get_logger(__name__)
 
 BLOCKED_PROMPT = "Not sent: a UserPromptSubmit hook blocked it"
 BLOCKED_REQUEST = "Not sent: a hook blocked the request"
+STOP_FEEDBACK = "Stop hook feedback:\n"
+"""How a Stop hook's reason reaches the model, as Claude Code words it."""
 
 
 class RequestBlocked(CatcodeError):
@@ -79,6 +82,7 @@ class Agent:
         self.attached = TurnAttachments()
         self._partial: list[str] = []
         self._streaming = False
+        self._halted: str | None = None
 
     # -- the loop ---------------------------------------------------------------------------------------------
 
@@ -100,7 +104,11 @@ class Agent:
             # reply) must stay cancelled.
             self.context.cancel = threading.Event()
         self._repair_after_interrupt()  # a second Ctrl+C can land while the previous repair ran
+        self._halted = None
         submitted = self.hooks.emit(HookContext(HookEvent.USER_PROMPT_SUBMIT, messages=self.messages, prompt=text))
+        if submitted.halt is not None:
+            result.stopped = submitted.halt.reason
+            return result
         if submitted.block is not None:
             result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
             return result
@@ -113,6 +121,7 @@ class Agent:
                 at = len(self.messages[start].content) - added  # the person's text: the first block this turn added
                 self.attached.add(self.messages[start], at, recalled.text, tuple(i.name for i in recalled.items))
             self.events.on_recall(recalled)  # also when nothing was found, or recall was skipped: the front end says
+        stop_active = False
         try:
             while result.rounds < self.max_tool_rounds:
                 result.rounds += 1
@@ -122,8 +131,16 @@ class Agent:
                 self._store(reply)
                 result.text = response.text
                 if not reply.tool_uses:
-                    return result
+                    feedback = self._stop_feedback(response.text, stop_active, result)
+                    if feedback is None:
+                        return result
+                    self._store(Message.user(STOP_FEEDBACK + feedback))
+                    stop_active = True
+                    continue
                 self._store(Message(role=Role.USER, content=list(self.execute_tools(reply.tool_uses))))
+                if self._halted is not None:
+                    result.stopped = self._halted
+                    return result
             result.limit_reached = True
             self.events.on_notice(f"Stopped after {self.max_tool_rounds} tool rounds (max_tool_rounds).")
         except KeyboardInterrupt:
@@ -168,6 +185,19 @@ class Agent:
         self.hooks.emit(HookContext(HookEvent.POST_LLM_RESPONSE, messages=self.messages, response=response))
         return response
 
+    def _stop_feedback(self, text: str, active: bool, result: TurnResult) -> str | None:
+        """What a Stop hook wants the model to do before it stops (it blocked, with this reason), or None."""
+        outcome = self.hooks.emit(HookContext(HookEvent.STOP, messages=self.messages, message=text, stop_active=active))
+        if outcome.halt is not None:
+            result.stopped = outcome.halt.reason
+            return None
+        return outcome.block.reason if outcome.block is not None else None
+
+    def halt(self, reason: str) -> None:
+        """Stop the turn once the current round of tool calls is over (a hook's ``"continue": false``)."""
+        if self._halted is None:
+            self._halted = reason
+
     def execute_tools(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
         """Run each call in order (``tool_round.py``); every call gets exactly one result, even when interrupted."""
         return execute_tools(self, calls, self._store)
@@ -185,6 +215,17 @@ class Agent:
         created = join_user_message(self.messages, message)
         self._notify(message)
         return created, len(message.content)
+
+    def add_local_command(self, command: str, output: str) -> None:
+        """A command the person ran themselves (``!cmd`` at the prompt): into the conversation as Claude Code puts
+        it, so that the next message can refer to it; it joins the person's next message."""
+        stdout = wrap("bash-stdout", output, inline=True) + wrap("bash-stderr", "", inline=True)
+        message = Message(
+            role=Role.USER,
+            content=[TextBlock(text=wrap("bash-input", command, inline=True)), TextBlock(text=stdout)],
+        )
+        join_user_message(self.messages, message)
+        self._notify(message)
 
     def _repair_after_interrupt(self) -> None:
         tail = interrupted_tail(self.messages, self._streaming, self._partial)

@@ -63,3 +63,4 @@ class TurnResult:
     status: int | None = None  # the HTTP status of a provider failure (401: the API key was rejected)
     usage: Usage = field(default_factory=Usage)
     limit_reached: bool = False  # stopped by ``max_tool_rounds`` with tool calls still to answer
+    stopped: str = ""  # a hook stopped the turn (Claude Code's ``"continue": false``): its reason, for the person

@@ -8,6 +8,7 @@ tests, the benches and whoever comes next, and its docstring names the class sto
 
 from __future__ import annotations
 
+import contextlib
 import queue
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -90,6 +91,23 @@ class ServerName(Protocol):
         """The server's name (print mode's ``system``/``init`` event lists them)."""
 
 
+class PendingTurn(Protocol):
+    """A turn a slash command stands for (``extensions.custom_commands.expand.PreparedTurn``)."""
+
+    text: str
+
+    def during(self) -> contextlib.AbstractContextManager[object]:
+        """What holds while the turn runs (the command's allowed tools and model)."""
+
+
+class CustomCommands(Protocol):
+    """``extensions.custom_commands.part.CustomCommands``: Claude Code's custom slash commands."""
+
+    def prepare(self, line: str) -> PendingTurn | None:
+        """The turn a ``/name args`` line stands for (its ``!`` lines run), or None when it names no custom command;
+        raises ``CatcodeError`` when a ``!`` line is refused or fails."""
+
+
 class Extensions(Protocol):
     """``extensions.inventory.Extensions``: what the session uses beyond the built-in tools, after consent."""
 
@@ -115,6 +133,7 @@ class Attached:
     mcp: McpClient | None = None
     subagents: Subagents | None = None
     checkpoints: Checkpoints | None = None
+    custom_commands: CustomCommands | None = None
     slash_commands: list[CommandRegistration] = field(default_factory=list)  # the UI runs them on its registry
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI
     exit_steps: list[ExitStep] = field(default_factory=list)

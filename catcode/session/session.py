@@ -64,11 +64,12 @@ class Session(Attached):
             except Exception:
                 log.warning("background_start_failed", exc_info=True)
 
-    def end(self) -> None:
-        """Run SESSION_END hooks (they never raise)."""
-        self.hooks.emit(HookContext(HookEvent.SESSION_END, messages=self.agent.messages))
+    def end(self, reason: str = "other") -> None:
+        """Run SESSION_END hooks (they never raise); ``reason`` as Claude Code names it (``prompt_input_exit``: the
+        person ended the session at the prompt; ``clear``; ``other``)."""
+        self.hooks.emit(HookContext(HookEvent.SESSION_END, messages=self.agent.messages, source=reason))
 
-    def shutdown(self, say: Callable[[str], None]) -> None:
+    def shutdown(self, say: Callable[[str], None], reason: str = "prompt_input_exit") -> None:
         """End the session: start-up work that never found a quiet moment is started (as it would have been at
         the start), then exit steps (memory capture...) then SESSION_END hooks. Never raises; Ctrl+C skips the
         step it interrupts. ``say`` prints one line for the person."""
@@ -82,6 +83,6 @@ class Session(Attached):
             except Exception:
                 log.warning("exit_step_failed", exc_info=True)
         try:
-            self.end()
+            self.end(reason)
         except BaseException:
             log.warning("session_end_failed", exc_info=True)

@@ -59,6 +59,10 @@ class ToolHost(Protocol):
     thread: AgentThread
     messages: list[Message]
 
+    def halt(self, reason: str) -> None:
+        """A hook asked to stop the turn once this round is over (Claude Code's ``"continue": false``)."""
+        ...
+
     @property
     def events(self) -> ToolEvents:
         """Told when each call starts and ends."""
@@ -114,7 +118,7 @@ def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
     result, call = _decide_and_run(host, call)
     if not result.text:
         result = ToolResult("(no output)", result.is_error, result.images)
-    feedback = host.hooks.emit(
+    after = host.hooks.emit(
         HookContext(
             HookEvent.POST_TOOL_USE,
             messages=host.messages,
@@ -123,9 +127,14 @@ def _run_tool(host: ToolHost, call: ToolUseBlock) -> ToolResult:
             tool_result=result,
             call_id=call.id,
         )
-    ).block
-    if feedback is not None:  # the tool ran; a PostToolUse hook has something to tell the model about it
-        result = ToolResult(f"{result.text}\n\n{feedback.reason}", result.is_error, result.images)
+    )
+    # The tool ran; a PostToolUse hook has something to tell the model about it.
+    told = [after.block.reason] if after.block is not None else []
+    told += [message.text for message in after.appended if message.text.strip()]
+    if told:
+        result = ToolResult("\n\n".join([result.text, *told]), result.is_error, result.images, result.total_lines)
+    if after.halt is not None:
+        host.halt(after.halt.reason)
     _tell(host, lambda: host.events.on_tool_end(call, result))
     return result
 
@@ -154,25 +163,33 @@ def _decide_and_run(host: ToolHost, call: ToolUseBlock) -> tuple[ToolResult, Too
         args = tool.parse(call.input)
     except ToolInputError as exc:
         return ToolResult(str(exc), True), call
-    outcome = host.hooks.emit(
+    before = host.hooks.emit(
         HookContext(
             HookEvent.PRE_TOOL_USE, messages=host.messages, tool_name=call.name, tool_input=call.input, call_id=call.id
         )
     )
-    if outcome.block is not None:
-        return _denied(host, call, f"Blocked: {outcome.block.reason}"), call
-    decide = outcome.decide
-    if decide is not None and decide.updated_input is not None:
-        call, parsed = _with_input(tool, call, decide.updated_input)
+    if before.halt is not None:
+        host.halt(before.halt.reason)
+        return _denied(host, call, f"Not run: a hook stopped the turn ({before.halt.reason})"), call
+    if before.block is not None:
+        return _denied(host, call, f"Blocked: {before.block.reason}"), call
+    hooked = before.decision
+    if hooked is not None and hooked.updated_input is not None:
+        call, parsed = _with_input(tool, call, hooked.updated_input)
         if isinstance(parsed, ToolResult):
-            return parsed, call
+            why = f"A PreToolUse hook changed the input into one that is not valid: {parsed.text}"
+            return ToolResult(why, True), call
         args = parsed
-    verdict, reason = host.policy.check(tool, call.input)
+    allows = hooked is not None and hooked.decision == "allow"
+    verdict, reason = host.policy.check(tool, call.input, hook_allows=allows)
     if verdict is Verdict.DENY:
         return _denied(host, call, f"Permission denied: {reason}."), call
-    if decide is not None and decide.decision:
-        verdict = Verdict.ALLOW if decide.decision == "allow" else Verdict.ASK
+    if verdict is Verdict.ALLOW and hooked is not None and hooked.decision == "ask":
+        verdict = Verdict.ASK
     if verdict is Verdict.ASK:
+        if getattr(host.approver, "asks_person", True):  # a Notification hook tells the person they are waited for
+            waiting = f"catcode needs your permission to use {call.name}"
+            host.hooks.emit(HookContext(HookEvent.NOTIFICATION, source="permission_prompt", message=waiting))
         request = ApprovalRequest(tool, call.input, _preview(host, tool, args), call_id=call.id)
         decision = host.thread.call(lambda: host.approver.ask(request), host.context.cancel)
         if not decision.allowed:

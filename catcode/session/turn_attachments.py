@@ -46,6 +46,11 @@ class TurnAttachments:
         present = {id(m) for m in messages}
         return frozenset(n for a in self._items if id(a.message) in present for n in a.names)
 
+    def texts(self, messages: list[Message]) -> list[str]:
+        """The text attached to the messages of ``messages`` (what the next request carries besides them)."""
+        present = {id(m) for m in messages}
+        return [b.text for a in self._items if id(a.message) in present for b in a.blocks]
+
     def drop(self, message: Message) -> None:
         """Forget what was attached to ``message`` (its turn failed and the message was taken back)."""
         self._items = [a for a in self._items if a.message is not message]

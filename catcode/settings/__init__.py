@@ -10,6 +10,9 @@ other package may read them; they import no feature. Nothing here is imported ea
 - ``paths.py``: ``$CATCODE_HOME``, the project root and key, and ``Paths`` (every file a session touches).
 - ``project_identity.py``: a project's memory key from its git remote, the same on every machine.
 - ``git_ignore.py``: keeping ``.cat-code/settings.local.yaml`` out of git.
+- ``claude_settings.py``: Claude Code's ``settings.json`` files as catcode layers; ``sources.py``: every settings
+  file, catcode's and Claude Code's, in the order their layers stack.
+- ``memory_glance.py``: how many memories there are and how large their index is, from the folders alone.
 
 Reading the layers with the project's requests trusted or refused is ``safety.trusted_settings``; writing a
 settings file is ``safety.settings_writer``.

@@ -70,6 +70,9 @@ class PermissionsSettings(Section):
     project's rules for bash, or for writes that may leave the project, are used only with the person's consent."""
     deny: list[str] = Field(default_factory=list)
     """Rules that always refuse; a deny rule wins over everything. Every layer adds its own."""
+    ask: list[str] = Field(default_factory=list)
+    """Rules that always ask, whatever the mode or an allow rule says (Claude Code's ``ask``); a deny rule still
+    refuses. Every layer adds its own."""
     additional_dirs: list[str] = Field(default_factory=list)
     """Directories outside the project that file tools may read and write; a project's need consent."""
     additional_directories: list[str] = Field(default_factory=list)
@@ -91,6 +94,16 @@ class UiSettings(Section):
     """Show the bottom toolbar with model, permission mode and tokens."""
     result_preview_lines: int = Field(6, ge=0, le=200)
     """How many lines of each tool result are shown."""
+
+
+class StatusLineSettings(Section):
+    """A status line drawn by a command of yours, under the prompt (Claude Code's ``statusLine``)."""
+
+    command: str = Field(min_length=1, max_length=10_000)
+    """The shell command (``sh -c``, in the project root); it gets the session as JSON on stdin (model, workspace,
+    cost...) and its first line of output is the status line."""
+    padding: int = Field(0, ge=0, le=20)
+    """Spaces before the line."""
 
 
 class Settings(Section):
@@ -149,6 +162,12 @@ class Settings(Section):
     """The ``task`` tool's subagents (see ``SubagentSettings``)."""
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
     """Snapshots of the project's files for ``/rewind`` (see ``CheckpointSettings``)."""
+    env: dict[Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], str] = Field(default_factory=dict)
+    """Environment variables set for the session (Claude Code's ``env``): catcode, its bash commands, hooks and MCP
+    servers see them; they win over the shell's. A project's need your consent."""
+    status_line: StatusLineSettings | None = None
+    """A command whose output is the line under the prompt (see ``StatusLineSettings``); a project's needs your
+    consent."""
     # -- Claude Code's --system-prompt / --append-system-prompt (docs/claude-code.md) --
     system_prompt: str | None = Field(None, max_length=100_000)
     """Replaces catcode's base system prompt (project instructions and memory guidance still follow it)."""
@@ -196,9 +215,9 @@ def read_settings_file(path: Path) -> dict[str, Any]:
 
 
 ACCUMULATED = (
-    ("permissions", "allow"), ("permissions", "deny"), ("permissions", "additional_dirs"),
-    ("permissions", "additional_directories"), ("sandbox", "writable"), ("sandbox", "hidden"),
-    ("sandbox", "readable"), ("sandbox", "env"),
+    ("permissions", "allow"), ("permissions", "deny"), ("permissions", "ask"), ("permissions", "additional_dirs"),
+    ("permissions", "additional_directories"), ("sandbox", "writable"), ("sandbox", "hidden"), ("sandbox", "readable"),
+    ("sandbox", "env"),
 )  # fmt: skip
 """Lists that every layer adds to instead of replacing."""
 

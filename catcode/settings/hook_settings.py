@@ -14,20 +14,31 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # Any: hook settings are YAML data (Claude Code's shape too), read by a pydantic validator.
 
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+EVENTS = (
+    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
+    "Notification",
+)  # fmt: skip
+"""Claude Code's hook events that catcode runs (its other events are listed by ``catcode doctor`` as not run)."""
 
 
 class HookCommand(BaseModel):
     """One hook: a command, and for tool events which tools it applies to."""
 
-    model_config = ConfigDict(extra="forbid")
-
     matcher: str = ""
-    """PreToolUse/PostToolUse: a regular expression the whole tool name must match, ignoring case ("" or "*": every
-    tool); any of a tool's names counts (``Edit`` or ``edit_file``: ``tools.facts.matcher_covers``)."""
+    """Which calls it applies to, as Claude Code matches (``tools.facts.matcher_matches``): "" or "*" every one;
+    plain names (``Bash``, ``Edit|Write``, ``bash``) equal to one of the tool's names (Claude Code's or catcode's
+    earlier one); anything else a regular expression searched for in them (``mcp__github__.*``, ``Notebook.*``).
+    SessionStart matches its source (``startup``, ``resume``, ``clear``, ``compact``), PreCompact its trigger
+    (``manual``, ``auto``), Notification its type (``permission_prompt``, ``idle_prompt``)."""
     command: str = Field(min_length=1)
     """The shell command (``sh -c``, in the project root); the event arrives as JSON on its stdin."""
     timeout: float = Field(60.0, gt=0, le=3600)
     """Seconds before the command and everything it started are killed (a failure, never a block)."""
+    if_: str | None = Field(None, alias="if")
+    """PreToolUse/PostToolUse (Claude Code's ``if``): a permission rule the call must match too, e.g.
+    ``Bash(rm *)``; None: every call the matcher selects."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     @field_validator("matcher")
     @classmethod
@@ -57,6 +68,13 @@ class HooksSettings(BaseModel):
     """When the session ends (after memory capture)."""
     PreCompact: list[HookCommand] = Field(default_factory=list)
     """Before the conversation is compacted (automatically or by /compact)."""
+    Stop: list[HookCommand] = Field(default_factory=list)
+    """When the model has finished answering; exit 2 (or ``{"decision": "block", "reason": ...}``) makes it go on,
+    with the reason as its next instruction."""
+    SubagentStop: list[HookCommand] = Field(default_factory=list)
+    """When a subagent (the task tool) has finished; blocking makes it go on, like Stop."""
+    Notification: list[HookCommand] = Field(default_factory=list)
+    """When catcode asks for your permission, or has waited 60 seconds for your next message."""
 
     @model_validator(mode="before")
     @classmethod
@@ -83,7 +101,7 @@ def _flatten(items: list[Any]) -> list[Any]:
             for inner in item["hooks"]:
                 if isinstance(inner, dict) and inner.get("type", "command") == "command":
                     inner = {k: v for k, v in inner.items() if k != "type"}
-                    flat.append({"matcher": item.get("matcher", ""), **inner})
+                    flat.append({"matcher": item.get("matcher", "") or "", **inner})
                 else:
                     flat.append(inner)  # not a command hook: the model names what is wrong with it
         else:
@@ -102,7 +120,7 @@ class UserHook:
     @property
     def label(self) -> str:
         """``PreToolUse [Bash]: ./check.sh`` for messages and the consent question."""
-        matcher = f" [{self.spec.matcher}]" if self.spec.matcher and self.event in TOOL_EVENTS else ""
+        matcher = f" [{self.spec.matcher}]" if self.spec.matcher not in ("", "*") else ""
         return f"{self.event}{matcher}: {self.spec.command}"
 
 

@@ -25,12 +25,13 @@ class McpSettings(BaseModel):
 
 
 class McpServerSettings(BaseModel):
-    """A stdio server (``command``, ``args``, ``env``) or a streamable HTTP server (``url``, ``headers``)."""
+    """A stdio server (``command``, ``args``, ``env``) or an HTTP one (``url``, ``headers``): streamable HTTP, or
+    server-sent events (``type: sse``, the older transport Claude Code still speaks)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["stdio", "http"] | None = None
-    """stdio or http (streamable HTTP); unset: stdio when command is given, http when url is."""
+    type: Literal["stdio", "http", "sse"] | None = None
+    """stdio, http (streamable HTTP) or sse; unset: stdio when command is given, http when url is."""
     command: str | None = None
     """stdio: the program to run (it speaks MCP on its stdin/stdout)."""
     args: list[str] = Field(default_factory=list)
@@ -38,9 +39,9 @@ class McpServerSettings(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     """stdio: extra environment variables (it gets only HOME, LOGNAME, PATH, SHELL, TERM, USER besides these)."""
     url: str | None = None
-    """http: the server's endpoint, e.g. http://127.0.0.1:8000/mcp."""
+    """http and sse: the server's endpoint, e.g. http://127.0.0.1:8000/mcp."""
     headers: dict[str, str] = Field(default_factory=dict)
-    """http: headers sent with every request (e.g. Authorization)."""
+    """http and sse: headers sent with every request (e.g. Authorization)."""
     startup_timeout: float = Field(30.0, gt=0, le=600)
     """Seconds the server has to start and list its tools before it is given up for this session."""
     call_timeout: float = Field(120.0, gt=0, le=3600)
@@ -55,14 +56,16 @@ class McpServerSettings(BaseModel):
         return self
 
     @property
-    def transport(self) -> Literal["stdio", "http"]:
+    def transport(self) -> Literal["stdio", "http", "sse"]:
         """How catcode talks to it."""
-        return "http" if self.url is not None else "stdio"
+        if self.url is None:
+            return "stdio"
+        return "sse" if self.type == "sse" else "http"
 
     def describe(self) -> str:
         """``stdio: npx -y server`` or ``http: https://...`` (header values and URL passwords are never shown)."""
         if self.url is not None:
-            return f"http: {_without_userinfo(self.url)}"
+            return f"{self.transport}: {_without_userinfo(self.url)}"
         return "stdio: " + shlex.join([self.command or "", *self.args])
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
 from catcode.tools.facts import Permission as Permission
-from catcode.tools.facts import canonical, permission_of
+from catcode.tools.facts import canonical, changes_project, permission_of
 
 if TYPE_CHECKING:
     from catcode.conversation.messages import ImageBlock
@@ -36,6 +36,7 @@ class ToolResult:
     text: str
     is_error: bool = False
     images: list[ImageBlock] = field(default_factory=list)  # what the model sees after the text
+    total_lines: int | None = None  # lines of the whole output when ``text`` keeps only part of it (a long command)
 
 
 @dataclass
@@ -47,8 +48,9 @@ class ToolContext:
     read_only_dirs: list[Path] = field(default_factory=list)  # readable outside the project (skill folders)
     cancel: threading.Event = field(default_factory=threading.Event)  # set when the user interrupts
     output: Callable[[str], None] | None = None  # live output of a running tool (any thread), for the screen
-    # called just before a tool that may change files runs (the turn's checkpoint), outside any sandbox
-    before_change: Callable[[], None] | None = None
+    # called with the tool and its input just before a tool that may change the project's files runs (the turn's
+    # checkpoint), outside any sandbox
+    before_change: Callable[[Tool, BaseModel], None] | None = None
     bash_timeout: int = 120  # seconds: the bash tool's timeout when a call gives none (setting ``bash_timeout``)
     sandbox: Fence | None = None  # the fence bash commands run in (None: no sandbox at all)
     # a file a deny rule keeps read_file from reading (``Read(.env)``): grep leaves it out too
@@ -201,9 +203,10 @@ class ToolRegistry:
 
     def execute(self, t: Tool, args: BaseModel, ctx: ToolContext) -> ToolResult:
         """Run ``t``; any exception becomes an ``is_error`` result. ``KeyboardInterrupt`` propagates. A tool that
-        may change files (any but ``Permission.READ``) is preceded by ``ctx.before_change``."""
-        if t.permission is not Permission.READ and ctx.before_change is not None:
-            ctx.before_change()
+        may change the project's files (``facts.changes_project``: not memory's) is preceded by
+        ``ctx.before_change``."""
+        if ctx.before_change is not None and changes_project(t.name, t.permission):
+            ctx.before_change(t, args)
         try:
             result = t.function(args, ctx)
         except CatcodeError as exc:

@@ -71,6 +71,11 @@ SUBAGENT_DEFAULT_TOOLS = tuple(fact.name for fact in TOOLS if fact.subagent_defa
 _CANONICAL = {spelling.lower(): fact.name for fact in TOOLS for spelling in (fact.name, *fact.aliases)}
 
 
+SIMPLE_MATCHER = re.compile(r"^[A-Za-z0-9_|]+$")
+"""A hook matcher of plain names (``Bash``, ``Edit|Write``): compared whole, as Claude Code does; any other is a
+regular expression searched for."""
+
+
 def canonical(name: str) -> str | None:
     """The tool ``name`` stands for, in any case and by any of its names (``read_file``, ``LS``, ``bash``); None
     for a name that is none of catcode's own tools."""
@@ -84,6 +89,17 @@ def names_of(name: str) -> tuple[str, ...]:
     return (fact.name, *fact.aliases) if fact else (name,)
 
 
+def changes_project(name: str, permission: Permission) -> bool:
+    """Whether a call of tool ``name`` (of permission class ``permission``) may change the project's files, which is
+    when a turn takes its checkpoint: a tool that writes project files, or one that executes (bash, an MCP tool that
+    is not read-only). catcode's other writing tools (memory's) change no project file; a tool of no row here that
+    may write is taken to. Any of a tool's names counts."""
+    fact = BY_NAME.get(canonical(name) or "")
+    if fact is None:
+        return permission is not READ
+    return fact.writes_project_files or fact.permission is EXECUTE
+
+
 def permission_of(name: str) -> Permission | None:
     """The permission class of catcode's tool ``name`` (by any of its names); None for a name that is not one of
     them."""
@@ -91,13 +107,23 @@ def permission_of(name: str) -> Permission | None:
     return fact.permission if fact else None
 
 
-def matcher_covers(matcher: str, tool_name: str) -> bool:
-    """Does a hook's ``matcher`` (a regular expression the whole name must match, ignoring case; "" or "*": every
-    tool) cover a call of ``tool_name``? Any of the tool's names counts, so ``Bash``, ``bash`` and ``Edit|Write`` or
-    ``edit_file`` match as written. A matcher that is not a valid expression matches nothing."""
+def matcher_matches(matcher: str, names: tuple[str, ...]) -> bool:
+    """Does a hook's ``matcher`` select something called by any of ``names``, as Claude Code compares them? "" or
+    "*": everything; plain names (``Bash``, ``Edit|Write``) equal to one of the names; anything else a regular
+    expression searched for in one (``mcp__github__.*``, ``^Notebook``). An invalid expression matches nothing."""
     if matcher in ("", "*"):
         return True
+    if SIMPLE_MATCHER.match(matcher):
+        wanted = {part.strip() for part in matcher.split("|")}
+        return any(name in wanted for name in names)
     try:
-        return any(re.fullmatch(matcher, name, re.IGNORECASE) for name in names_of(tool_name))
+        pattern = re.compile(matcher)
     except re.error:
         return False
+    return any(pattern.search(name) for name in names)
+
+
+def matcher_covers(matcher: str, tool_name: str) -> bool:
+    """Does a hook's ``matcher`` (settings hooks and the Agent SDK's callbacks alike) cover a call of ``tool_name``?
+    Any of the tool's names counts, so ``Bash`` and ``bash``, ``Edit|Write`` and ``edit_file`` match as written."""
+    return matcher_matches(matcher, names_of(tool_name))

@@ -39,12 +39,27 @@ class CappedOutput:
         self.head = ""
         self.tail = ""
         self.total = 0
+        self.newlines = 0
+        self.ends_with_newline = True
         self._lock = threading.Lock()
+
+    @property
+    def cut(self) -> bool:
+        """Part of the output is left out of ``render``."""
+        return self.total > 2 * self.half
+
+    @property
+    def lines(self) -> int:
+        """Lines of the whole output, what was left out included."""
+        return self.newlines + (0 if self.ends_with_newline or not self.total else 1)
 
     def add(self, text: str) -> None:
         """Append ``text``."""
         with self._lock:
             self.total += len(text)
+            self.newlines += text.count("\n")
+            if text:
+                self.ends_with_newline = text.endswith("\n")
             room = self.half - len(self.head)
             if room > 0:
                 self.head += text[:room]
@@ -56,7 +71,7 @@ class CappedOutput:
     def render(self) -> str:
         """All of it when it fits in ``2 * half``, else head, an omission marker and tail."""
         with self._lock:
-            if self.total <= 2 * self.half:
+            if not self.cut:
                 return self.head + self.tail
             tail = self.tail[-self.half :]
             omitted = self.total - len(self.head) - len(tail)
@@ -111,8 +126,11 @@ class BashInput(BaseModel):
 
 
 def _result(output: CappedOutput, last_line: str, *, is_error: bool) -> ToolResult:
+    """The model's copy of the output (its start and its end when long) and the last line; ``total_lines`` counts
+    the whole output, so that what the screen says is left out ("… 9,994 more lines") is true."""
     text = output.render().rstrip("\n")
-    return ToolResult(f"{text}\n{last_line}" if text else last_line, is_error=is_error)
+    total = output.lines + 1 if output.cut else None
+    return ToolResult(f"{text}\n{last_line}" if text else last_line, is_error=is_error, total_lines=total)
 
 
 def preview_bash(args: BashInput, ctx: ToolContext) -> str | None:
@@ -137,8 +155,8 @@ def bash(args: BashInput, ctx: ToolContext) -> ToolResult:
     """Run a shell command with bash in the project root; stdout and stderr are merged and the exit code is
     reported. stdin is empty, so interactive commands fail rather than wait. Long output keeps its start and
     end. The command and everything it started is killed after the timeout. Commands usually run in a sandbox:
-    writes only inside the project and $TMPDIR (git's config and hooks, .cat-code/ and files hard-linked outside the
-    project read-only), no network, credential files (~/.ssh, ~/.aws...) and secret variables hidden. When
+    writes only inside the project and $TMPDIR (git's config and hooks, .cat-code/, .claude/ and files hard-linked
+    outside the project read-only), no network, credential files (~/.ssh, ~/.aws...) and secret variables hidden. When
     a command fails only because of the sandbox, call again with outside_sandbox true and a reason (the person is
     asked)."""
     fence = ctx.sandbox

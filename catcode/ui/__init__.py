@@ -20,6 +20,8 @@
   never losing the session), ``build_registry``; shared by the REPL and piped input (which do not import each other).
 - ``events.py``: ``ReplEvents`` (agent events → screen); ``progress.py``: the spinner's elapsed seconds and a
   running tool's live view (clock, output tail).
+- ``status_line.py``: ``StatusLine``, the person's status-line command (Claude Code's ``statusLine``) under the
+  prompt.
 - ``mcp_wait.py``: ``TerminalWait``, the "waiting for MCP server echo… Esc to send without it" line and its Esc.
 - ``piped.py``: ``run_piped``: everything piped in is ONE message; the answer on stdout, progress on stderr.
 """

@@ -105,7 +105,7 @@ class ReplEvents(AgentEvents):
             else:
                 self.full.write(label, result.text)
         shown = result_text(result, self.preview_lines)
-        if self._running is not None and len(result.text.splitlines()) > self.preview_lines:
+        if self._running is not None and (result.total_lines or len(result.text.splitlines())) > self.preview_lines:
             shown.append("  (Ctrl+O shows all of it)", style="dim")
         self.progress.print(shown)
 

@@ -63,6 +63,11 @@ class FirstScreen:
     """``memory.user_id``."""
     project_key: str | None = None
     """The project's memory folder name when ``memory.project_key`` chose it (None: from the project's path)."""
+    memory_enabled: bool = True
+    """``memory.enabled``: the start-up line says memory is in use, and how much it holds."""
+    sets_env: bool = False
+    """The settings set environment variables (``env``): they must be set before the API key is looked for, so such
+    settings are never taken as known valid (``remember`` keeps no record of them)."""
     provider: str | None = None
     """``provider``: which platform's access is checked before the prompt (None: Claude Code's variables choose)."""
 
@@ -79,6 +84,8 @@ class FirstScreen:
             memory_dir=str(settings.memory.dir) if settings.memory.dir else None,
             user_id=settings.memory.user_id,
             project_key=None if paths.project_key == project_key(paths.project_root) else paths.project_key,
+            memory_enabled=settings.memory.enabled,
+            sets_env=bool(settings.env),
             provider=settings.provider,
         )
 
@@ -90,7 +97,22 @@ def unsettled_defaults(home: Path, project_root: Path, env: Mapping[str, str]) -
         return None
     if (home / "settings.yaml").exists() or (project_root / ".cat-code").exists():
         return None
+    if any(path.exists() for path in _claude_files(project_root, env)):
+        return None
     return FirstScreen(paths=make_paths(home, project_root))
+
+
+def _claude_files(project_root: Path, env: Mapping[str, str]) -> list[Path]:
+    """Claude Code's settings files that would be read (``settings.sources``)."""
+    from catcode.settings.claude_settings import MANAGED_SETTINGS, claude_dir
+
+    claude = project_root / ".claude"
+    return [
+        claude_dir(env) / "settings.json",
+        claude / "settings.json",
+        claude / "settings.local.json",
+        MANAGED_SETTINGS,
+    ]
 
 
 def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstScreen | None:
@@ -100,7 +122,8 @@ def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstS
         record = json.loads(_record_file(home, project_root).read_text(encoding="utf-8"))
         if not isinstance(record, dict) or inputs is None or record.get("inputs") != inputs:
             return None
-        values = {name: record[name] for name in ("model", "mode", "sandbox", "show_toolbar", "input_history")}
+        names = ("model", "mode", "sandbox", "show_toolbar", "input_history", "memory_enabled")
+        values = {name: record[name] for name in names}
         memory_dir, user_id, key = record["memory_dir"], record["user_id"], record.get("project_key")
     except (OSError, ValueError, KeyError):
         return None
@@ -114,8 +137,8 @@ def remembered(home: Path, project_root: Path, env: Mapping[str, str]) -> FirstS
 def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str | None, screen: FirstScreen) -> None:
     """Record ``screen`` for these ``inputs`` (``settings_inputs`` taken before the settings were loaded, which may
     have recorded consent answers: a record is made only when nothing was asked)."""
-    if inputs is None or settings_inputs(home, project_root, env) != inputs:
-        return  # something changed while they were loaded: nothing to rely on
+    if inputs is None or screen.sets_env or settings_inputs(home, project_root, env) != inputs:
+        return  # something changed while they were loaded, or they must be read before the prompt every time
     from catcode.fsutil import atomic_write_text
     from catcode.log import get_logger
 
@@ -126,6 +149,7 @@ def remember(home: Path, project_root: Path, env: Mapping[str, str], inputs: str
         "sandbox": screen.sandbox,
         "show_toolbar": screen.show_toolbar,
         "input_history": screen.input_history,
+        "memory_enabled": screen.memory_enabled,
         "memory_dir": screen.memory_dir,
         "user_id": screen.user_id,
         "project_key": screen.project_key,
@@ -142,6 +166,7 @@ def settings_inputs(home: Path, project_root: Path, env: Mapping[str, str]) -> s
     digest = hashlib.sha256(f"{__version__}\0{home}\0{project_root}\0".encode())
     files = [home / "settings.yaml", home / CONSENT_FILE]
     files += [project_root / ".cat-code" / name for name in ("settings.yaml", "settings.local.yaml")]
+    files += _claude_files(project_root, env)
     for path in files:
         try:
             data = path.read_bytes()

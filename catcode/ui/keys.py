@@ -8,7 +8,7 @@ Keys (they take precedence over prompt_toolkit's defaults):
   default: ``EOFError``.
 - Alt+Enter, Esc then Enter, or ``\`` then Enter inserts a newline; Enter sends. Pasted text (bracketed paste)
   is inserted whole, newlines included, and sent as one message with Enter.
-- Shift+Tab cycles the permission mode (default → accept-edits → read-only → plan); the toolbar shows it.
+- Shift+Tab cycles the permission mode (default → accept-edits → plan, as Claude Code); the toolbar shows it.
 - Ctrl+O opens the full output of the last tool in a pager (``$PAGER``, else ``less``).
 - Esc Esc on an empty line runs ``/rewind`` (go back to before one of this session's messages)."""
 
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.filters import Condition, is_searching
+from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import History
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.search import stop_search
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from catcode.ui.events import ReplEvents
     from catcode.ui.first_screen import FirstScreen
     from catcode.ui.line_runner import Conversation
+    from catcode.ui.status_line import StatusLine
     from catcode.ui.turn_keys import TurnKeys
 
 # Any: ``io`` is prompt_toolkit's ``input``/``output`` objects, passed through to it.
@@ -215,11 +217,22 @@ def make_prompt(screen: FirstScreen, live: Live, console: Callable[[], Console],
     def show_output() -> None:
         pager_for(getattr(live.peek(), "events", None), console())()
 
-    def bottom() -> str:
-        conversation = live.peek()
-        return toolbar(conversation.session) if conversation is not None else first_toolbar(screen)
+    status: list[StatusLine] = []  # the person's status-line command, once the session says there is one
 
-    return PromptSession(
+    def bottom() -> str | ANSI:
+        conversation = live.peek()
+        if conversation is None:
+            return first_toolbar(screen)
+        spec = conversation.session.settings.status_line
+        if spec is None:
+            return toolbar(conversation.session)
+        if not status:
+            from catcode.ui.status_line import StatusLine
+
+            status.append(StatusLine(spec, conversation.session, lambda: prompt.app.invalidate()))
+        return ANSI(status[0].text())
+
+    prompt: PromptSession[str] = PromptSession(
         history=input_history(screen),
         completer=completer,
         complete_while_typing=True,
@@ -228,6 +241,7 @@ def make_prompt(screen: FirstScreen, live: Live, console: Callable[[], Console],
         prompt_continuation=lambda width, line_number, is_soft_wrap: " " * width,
         **io,
     )
+    return prompt
 
 
 class AnswerReader:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 ENDING = "turn stopped; ending the session (catcode --continue takes it up again)."
-COMMAND = re.compile(r"^/[\w-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command
+COMMAND = re.compile(r"^/[\w:.-]*(\s|$)")  # "/usr/bin/x is slow" is a message, not a command; /tools:greet is one
 
 
 def build_registry(session: Session) -> CommandRegistry:
@@ -89,12 +89,38 @@ class Conversation:
         if is_command(text) and "\n" not in text:
             self.command(text)
             return None
+        if text.startswith("!"):
+            self.local_command(text[1:].strip())
+            return None
         if self.session.auto_recall is not None:  # the message is known: recall starts now, the turn takes it up
             self.session.auto_recall.begin(text)
         return self.turn(text)
 
+    def local_command(self, command: str) -> None:
+        """``!cmd``: run ``cmd`` here, inside the fence as the model's commands are (the person typed it: nothing is
+        asked), show its output as a tool's, and add both to the conversation, as Claude Code's bash mode does."""
+        from catcode.conversation.messages import ToolUseBlock
+
+        tool = self.session.tools.get("Bash")
+        if not command or tool is None:
+            self.errors.print(error_text("! runs a shell command: !git status"))
+            return
+        call = ToolUseBlock(id="local-command", name="Bash", input={"command": command})
+        self.events.on_tool_start(call)
+        context = self.session.context
+        try:
+            result = self.session.tools.execute(tool, tool.parse(call.input), context)
+        except KeyboardInterrupt:
+            self.events.end_turn()
+            self.progress.print(Text("interrupted", style="yellow"))
+            return
+        self.events.on_tool_end(call, result)
+        output = re.sub(r"\n?exit code: 0$", "", result.text)
+        self.session.agent.add_local_command(command, output)
+
     def command(self, text: str) -> None:
-        """Dispatch a slash command; a failure is one red line."""
+        """Dispatch a slash command; a failure is one red line. A command that stands for a turn (a custom command,
+        ``/review``) has it run next, as if typed."""
         try:
             self.registry.dispatch(text, self.ctx)
         except CatcodeError as exc:
@@ -102,6 +128,10 @@ class Conversation:
         except Exception as exc:
             log.exception("command_failed", command=text.split()[0])
             self.errors.print(error_text(f"{text.split()[0]} failed: {exc} (details in the log)"))
+        pending, self.state.pending_turn = self.state.pending_turn, None
+        if pending is not None:
+            with pending.during():
+                self.turn(pending.text)
 
     def turn(self, text: str) -> TurnResult:
         """One agent turn (``@path`` attaches files); an interrupt or a failure is one line, the session goes on."""
@@ -132,6 +162,8 @@ class Conversation:
             self.progress.print(Text(f"Ctrl+D: {ENDING}", style="yellow"))
         elif result.interrupted:
             self.progress.print(Text("interrupted", style="yellow"))
+        elif result.stopped:
+            self.progress.print(Text(f"A hook stopped the turn: {result.stopped}", style="yellow"))
         elif result.error:
             self.errors.print(error_text(result.error))
         return result

@@ -8,6 +8,8 @@ import asyncio
 import functools
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +35,8 @@ log = get_logger(__name__)
 
 NOTICE_POLL = 0.2  # seconds between looks at the notices while the prompt waits
 EXIT_HINT = "Press Ctrl+D to exit."
+IDLE_NOTICE = 60.0
+"""Seconds the prompt waits for a message before Notification hooks hear of it (``idle_prompt``, as Claude Code)."""
 
 
 def dim_line(console: Console | None, line: str) -> None:
@@ -49,16 +53,28 @@ def dim_line(console: Console | None, line: str) -> None:
     sys.stdout.flush()
 
 
-def instructions_line(paths: Paths) -> str | None:
-    """``Instructions: AGENTS.md, src/CLAUDE.md``: the instruction files the session will read (a few small
-    files, read before the prompt so that the line comes before the first message)."""
+def start_line(paths: Paths, memory_enabled: bool = True) -> str:
+    """``Instructions: ~/.claude/CLAUDE.md, CLAUDE.md · Memory: 12 memories, index 1.4 KB``: the instruction files
+    the session will read and what memory holds (a few small files and two folder listings, read before the prompt
+    so that the line comes before the first message)."""
     from catcode.session import instructions
+    from catcode.settings.memory_glance import glance_line
 
+    memory = glance_line((paths.user_memory, paths.project_memory), memory_enabled)
     try:
         loaded = instructions.load(paths.home, paths.project_root, Path.cwd())
     except OSError:
-        return None
-    return instructions.loaded_line(loaded, paths.project_root, paths.home)
+        return memory
+    line = instructions.loaded_line(loaded, paths.project_root, paths.home)
+    return f"{line} · {memory}" if line else memory
+
+
+def _idle_notice(conversation: Conversation) -> None:
+    """Notification hooks: the prompt has waited a while (run off the prompt's thread: a hook may take time)."""
+    from catcode.conversation.hook_bus import HookContext, HookEvent
+
+    waiting = "catcode is waiting for your input"
+    conversation.session.hooks.emit(HookContext(HookEvent.NOTIFICATION, source="idle_prompt", message=waiting))
 
 
 class Repl:
@@ -95,9 +111,8 @@ class Repl:
             f"catcode {__version__} · {screen.paths.project_root.name} · {screen.model}"
             "  (/help for commands, Ctrl+D to exit)",
         )
-        instructions = instructions_line(screen.paths)
-        if instructions:  # before anything is typed: the session (which reads them too) may come later
-            dim_line(self._given, instructions)
+        # before anything is typed: the session (which reads the instructions too) may come later
+        dim_line(self._given, start_line(screen.paths, screen.memory_enabled))
         conv: Conversation | None = None
         try:
             if resume is not None or first_message:
@@ -163,7 +178,9 @@ class Repl:
 
     async def _watch(self) -> None:
         """While the prompt waits: print notices above it; start the session's start-up work left for a quiet
-        moment; end it with the error if the session cannot be built."""
+        moment; tell Notification hooks once it has waited ``IDLE_NOTICE`` seconds; end it with the error if the
+        session cannot be built."""
+        waiting_since, told = time.monotonic(), False
         while True:
             error = self.start.error()
             if error is not None:
@@ -171,6 +188,9 @@ class Repl:
                 return
             self.start.idle()
             conv = self.start.peek()
+            if conv is not None and not told and time.monotonic() - waiting_since >= IDLE_NOTICE:
+                told = True
+                threading.Thread(target=_idle_notice, args=(conv,), name="catcode-idle", daemon=True).start()
             if conv is not None:
                 from catcode.ui.line_runner import drain
 

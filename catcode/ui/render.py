@@ -36,15 +36,17 @@ def tool_call_text(name: str, key: str | None) -> Text:
 
 
 def result_text(result: ToolResult, max_lines: int) -> Text:
-    """The first ``max_lines`` lines of a tool result, then ``… N more lines``; red when it is an error."""
+    """The first ``max_lines`` lines of a tool result, then ``… N more lines`` — counted in the whole output when the
+    model's copy keeps only its start and end (``total_lines``); red when it is an error."""
     lines = visible(result.text).splitlines() or [""]
     shown = lines[:max_lines]
     out = Text(style="red" if result.is_error else "dim")
     for i, line in enumerate(shown):
         out.append(("  ⎿ " if i == 0 else "    ") + line[:500] + "\n")
-    if len(lines) > len(shown):
-        more = len(lines) - len(shown)
-        out.append(f"{'  ⎿ ' if not shown else '    '}… {more} more line{'s' if more != 1 else ''}\n")
+    total = max(result.total_lines or 0, len(lines))
+    if total > len(shown):
+        more = total - len(shown)
+        out.append(f"{'  ⎿ ' if not shown else '    '}… {more:,} more line{'s' if more != 1 else ''}\n")
     out.rstrip()
     return out
 

@@ -42,12 +42,12 @@ def test_user_settings_project_settings_and_mcp_json(tmp_path: Path) -> None:
     notices: list[str] = []
     sources = collect_servers(home, project, notices.append, env={"API_KEY": "k-123"})
     assert [s.name for s in sources.user] == ["github"] and sources.user[0].trusted
-    assert [s.name for s in sources.project] == ["docs", "github", "api", "stream"]
+    assert [s.name for s in sources.project] == ["docs", "github", "api", "stream", "old"]
     api = sources.project[2].settings
     assert (api.url, api.headers, api.transport) == ("http://127.0.0.1:9/mcp", {"X-Key": "k-123"}, "http")
     assert sources.project[3].settings.transport == "http"
-    assert len(notices) == 4 and all(str(project / ".mcp.json") in n for n in notices)
-    assert any("old" in n and "SSE servers are not supported" in n for n in notices)
+    assert sources.project[4].settings.transport == "sse"  # Claude Code's older transport works too
+    assert len(notices) == 3 and all(str(project / ".mcp.json") in n for n in notices)
     assert any("needs" in n and "environment variable MISSING_TOKEN is not set" in n for n in notices)
     assert any("bad name!" in n and "letters, digits" in n for n in notices)
     assert any("nothing" in n and "either command" in n for n in notices)

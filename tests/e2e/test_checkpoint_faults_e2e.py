@@ -1,7 +1,8 @@
 """Issue 38 §1 and §3 through the real binary: a session killed (``kill -9`` of its process group) while a
-snapshot's ``git add`` runs leaves ``index.lock`` in the checkpoint repository; ``catcode doctor`` says so, and the
-next session removes it and takes its checkpoint. A checkpoint that fails is said on screen before the tool changes
-anything. A torn last line of ``checkpoints.jsonl`` does not swallow the next record. A damaged checkpoint
+snapshot's ``git add`` runs — the preparation every session starts with — leaves ``index.lock`` in the checkpoint
+repository; ``catcode doctor`` says so, and the next session removes it and takes its checkpoint. A session killed
+alone leaves its git running: the next one waits for it. A checkpoint that fails is said on screen before the tool
+changes anything. A torn last line of ``checkpoints.jsonl`` does not swallow the next record. A damaged checkpoint
 repository is reported by ``catcode doctor`` with the checkpoints it can no longer restore.
 
 The kill comes at the named moment without any hook in catcode: the person's own git configuration (which the
@@ -99,6 +100,53 @@ def test_a_snapshot_killed_in_git_add_leaves_a_lock_the_next_session_clears(
     listed = _listed(project, catcode_env)
     assert [(c["turn"], c["files"]) for c in listed] == [(1, ["M a.txt"])]
     assert "was left by a git" not in _run(project, catcode_env, "doctor").stdout
+
+
+def test_a_session_killed_alone_during_its_preparation_leaves_a_git_the_next_one_waits_for(
+    fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
+) -> None:
+    """``kill -9`` of catcode alone while its start-up preparation runs: its git goes on (it holds the run lock it
+    inherited); the next session waits for that git, then takes its checkpoint, and a rewind restores it."""
+    started, release, filter_script = home_dir / "filter-started", home_dir / "release", home_dir / "held-filter"
+    os.mkfifo(release)
+    hold = f'if [ ! -e "{started}" ]; then touch "{started}"; read go < "{release}"; fi'  # held once
+    filter_script.write_text(f"#!/bin/sh\n{hold}\nexec cat\n")
+    filter_script.chmod(0o755)
+    (home_dir / ".gitconfig").write_text(f'[filter "held"]\n\tclean = {filter_script}\n')
+    (project / ".gitattributes").write_text("*.held filter=held\n")
+    (project / "data.held").write_text("held up\n")
+    (project / "a.txt").write_text("one\n")
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")))  # killed before it asks again
+    argv = [*catcode_argv(), "--permission-mode", "bypass", "-p", "change a.txt"]
+    killed = subprocess.Popen(argv, cwd=project, env=catcode_env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        _wait_for(lambda: started.exists(), "the preparation's git add to reach the held file")
+        _wait_for(lambda: len(fake_server.requests(path="/v1/messages")) == 1, "the model to be asked")
+        os.kill(killed.pid, signal.SIGKILL)  # catcode alone: its git and the filter go on
+        killed.wait(timeout=WAIT)
+    finally:
+        if killed.poll() is None:
+            killed.kill()
+    assert (project / "a.txt").read_text() == "one\n"
+    second = subprocess.Popen([*catcode_argv(), "--permission-mode", "bypass", "-p", "change a.txt again"],
+                              cwd=project, env=catcode_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)  # fmt: skip
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
+    try:
+        with open(release, "w") as pipe:  # the filter reads it: the killed session's git finishes
+            pipe.write("go\n")
+        _, err = second.communicate(timeout=WAIT)
+    finally:
+        if second.poll() is None:
+            second.kill()
+    assert second.returncode == 0 and "No checkpoint" not in err, err
+    assert (project / "a.txt").read_text() == "two\n"
+    listed = _listed(project, catcode_env)
+    assert [(c["message"], c["files"]) for c in listed] == [("change a.txt again", ["M a.txt"])]
+    assert _run(project, catcode_env, "rewind", listed[0]["id"], "--yes").returncode == 0
+    assert (project / "a.txt").read_text() == "one\n" and (project / "data.held").read_text() == "held up\n"
+    assert "checkpoints: problem" not in _run(project, catcode_env, "doctor").stdout
 
 
 def test_a_failed_checkpoint_is_said_before_the_tool_changes_anything(

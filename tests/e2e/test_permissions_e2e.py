@@ -56,6 +56,6 @@ def test_always_allow_is_scoped_and_can_be_saved(
     cat.expect_text("Permission mode: accept-edits")
     cat.prompt()  # redrawn below the line
     cat.send("\x1b[Z")
-    cat.expect_text("Permission mode: read-only")
+    cat.expect_text("Permission mode: plan")  # the second press, as in Claude Code
     cat.prompt()
     assert cat.exit() == 0

@@ -64,7 +64,7 @@ def test_plan_mode_refuses_a_write_until_the_plan_is_approved(
     cat.send("\x1b[Z")  # Shift+Tab: plan → default, the cycle goes round
     cat.expect_text("Permission mode: default")
     cat.prompt()
-    for mode in ("accept-edits", "read-only", "plan"):
+    for mode in ("accept-edits", "plan"):
         cat.send("\x1b[Z")
         cat.expect_text(f"Permission mode: {mode}")
         cat.prompt()

@@ -71,7 +71,7 @@ def run_with_peak(
     return proc, int(peak)
 
 
-def test_streams_answer_and_exits_zero(project: Path, fake_server: FakeAnthropicServer) -> None:
+def test_prints_the_answer_and_exits_zero(project: Path, fake_server: FakeAnthropicServer) -> None:
     server = fake_server
     server.enqueue(text("Hello from the fake model."))
     proc = run_real(project, server, "-p", "hi")  # the console script itself
@@ -88,9 +88,13 @@ def test_tool_allowed_by_rule_runs(project: Path, fake_server: FakeAnthropicServ
     # The user's own settings: a project's bash rule would need the person's consent, which print mode never asks.
     (project.parent / "home" / ".cat-code").mkdir(parents=True)
     (project.parent / "home" / ".cat-code" / "settings.yaml").write_text("permissions:\n  allow:\n    - bash(echo *)\n")
-    server.enqueue(tool_use("bash", {"command": "echo tool-ran"}), text("The command printed tool-ran."))
+    server.enqueue(
+        tool_use("bash", {"command": "echo tool-ran"}, text_before="Let me run it."),
+        text("The command printed tool-ran."),
+    )
     proc = run(project, server, "-p", "run echo")
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "The command printed tool-ran.\n"  # the answer (``result``), as Claude Code prints it
     result = server.requests()[1].messages[-1]["content"][0]
     assert result["type"] == "tool_result" and "tool-ran" in result["content"] and not result.get("is_error")
 

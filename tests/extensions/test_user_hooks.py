@@ -229,7 +229,7 @@ def test_pre_compact_and_session_end_hooks_run(home: Path, project: Path, tmp_pa
     s.shutdown(lambda line: None)
     lines = marks.read_text().splitlines()
     assert "'hook_event_name': 'PreCompact'" in lines[0] and "'trigger': 'manual'" in lines[0]
-    assert "'hook_event_name': 'SessionEnd'" in lines[1] and "'reason': 'exit'" in lines[1]
+    assert "'hook_event_name': 'SessionEnd'" in lines[1] and "'reason': 'prompt_input_exit'" in lines[1]
 
 
 def test_project_hooks_run_only_after_consent(home: Path, project: Path, tmp_path: Path) -> None:
@@ -249,7 +249,7 @@ def test_project_hooks_run_only_after_consent(home: Path, project: Path, tmp_pat
     assert not marker.exists()
     session(home, project, ScriptedProvider(), ask_consent=asker(False))
     assert not marker.exists() and len(asked) == 1
-    assert asked[0][0].summary == f"hook SessionStart: {hook} (settings.yaml)"
+    assert asked[0][0].summary == f"hook SessionStart: {hook} (.cat-code/settings.yaml)"
     session(home, project, ScriptedProvider(), ask_consent=asker(True))  # a "no" is remembered: not asked again
     assert len(asked) == 1 and not marker.exists()
     ConsentStore(home).forget(project)

@@ -111,7 +111,11 @@ def test_the_s_answer_saves_through_the_injected_saver() -> None:
     assert "s: and save to .cat-code/settings.local.yaml" in out.getvalue()
 
 
-def test_shift_tab_cycle_never_lands_on_bypass() -> None:
+def test_shift_tab_cycle_reaches_plan_on_the_second_press_and_never_lands_on_bypass() -> None:
     policy = PermissionPolicy()
     seen = [policy.cycle_mode().value for _ in range(6)]
-    assert seen == ["accept-edits", "read-only", "plan", "default", "accept-edits", "read-only"]
+    assert seen == ["accept-edits", "plan", "default", "accept-edits", "plan", "default"]
+    skipping = PermissionPolicy.from_strings("bypass", [], [])  # started with --dangerously-skip-permissions
+    assert [skipping.cycle_mode().value for _ in range(4)] == ["default", "accept-edits", "plan", "bypass"]
+    read_only = PermissionPolicy.from_strings("read-only", [], [])
+    assert read_only.cycle_mode().value == "default"

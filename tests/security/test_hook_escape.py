@@ -5,6 +5,7 @@ the output cap. The real ``catcode -p`` with the user's own hooks; every wait ha
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import time
 from pathlib import Path
@@ -33,8 +34,14 @@ def alive(marker: str) -> list[int]:
     return found
 
 
+def marker() -> str:
+    """A sleep length no other run of these tests uses (another checkout may run them at the same time)."""
+    return f"4243.{secrets.randbelow(10**9):09d}"
+
+
 def test_an_escaped_child_is_killed_at_the_timeout(project: Path, fake_server: FakeAnthropicServer) -> None:
-    hooks(project, {"command": "setsid sleep 4243 & sleep 4244", "timeout": 2})
+    escaped, held = marker(), marker()
+    hooks(project, {"command": f"setsid sleep {escaped} & sleep {held}", "timeout": 2})
     fake_server.enqueue(text("answered"))
     started = time.monotonic()
     proc = run(project, fake_server, "-p", "hi")
@@ -42,20 +49,21 @@ def test_an_escaped_child_is_killed_at_the_timeout(project: Path, fake_server: F
     assert proc.returncode == 0 and proc.stdout.strip() == "answered", proc.stderr
     assert "timed out after 2s (killed)" in proc.stderr
     assert elapsed < 20  # the escaped child would hold it for 40 s
-    assert alive("4243") == [] and alive("4244") == []
+    assert alive(escaped) == [] and alive(held) == []
 
 
 def test_a_child_left_running_after_the_hook_exits_does_not_hold_catcode(
     project: Path, fake_server: FakeAnthropicServer
 ) -> None:
-    hooks(project, {"command": "setsid sleep 4245 & echo context", "timeout": 30})
+    left = marker()
+    hooks(project, {"command": f"setsid sleep {left} & echo context", "timeout": 30})
     fake_server.enqueue(text("answered"))
     started = time.monotonic()
     proc = run(project, fake_server, "-p", "hi")
     assert proc.returncode == 0 and proc.stdout.strip() == "answered", proc.stderr
     assert time.monotonic() - started < 20
     assert "context" in fake_server.requests()[0].all_text
-    for pid in alive("4245"):  # the person's own background process: left running, but it holds nothing of ours
+    for pid in alive(left):  # the person's own background process: left running, but it holds nothing of ours
         os.kill(pid, signal.SIGKILL)
 
 

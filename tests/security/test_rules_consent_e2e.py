@@ -138,9 +138,10 @@ def test_the_rule_offered_is_the_narrowest_that_covers_the_command(
     fake_server.enqueue(*[tool_use("bash", {"command": c}) for c in lines], text("Done."))
     proc = run(project, fake_server, "-p", "look")
     assert proc.returncode == 0, proc.stderr
-    assert "refused Bash(git -C sub status): " in proc.stderr and "such as Bash(git -C sub status*)" in proc.stderr
-    assert "refused Bash(git --no-pager log): " in proc.stderr and "such as Bash(git log*)" in proc.stderr
-    assert "such as Bash(git stash*)" in proc.stderr
+    assert "refused Bash(git -C sub status): " in proc.stderr
+    assert '--allowedTools "Bash(git -C sub status*)"' in proc.stderr  # the flag that allows it, as typed
+    assert "refused Bash(git --no-pager log): " in proc.stderr and '--allowedTools "Bash(git log*)"' in proc.stderr
+    assert '--allowedTools "Bash(git stash*)"' in proc.stderr
     assert "Bash(git*)" not in proc.stderr
 
 

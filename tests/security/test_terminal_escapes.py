@@ -111,7 +111,7 @@ def _draw_every_path(text: str, tmp_path: Path) -> tuple[str, str]:
     plain = PlainStream(con)
     plain.feed(text)
     plain.finish()
-    PrintEvents("text", out=con.file, err=con.file).on_text(text)
+    PrintEvents("text", out=con.file, err=con.file).answer(text)
     messages = [
         Message.user(text),
         Message(role=Role.ASSISTANT, content=[TextBlock(text=text), ToolUseBlock(id="t1", name="bash", input={})]),
@@ -160,10 +160,10 @@ def test_hostile_text_is_shown_escaped_where_catcode_draws_in_colour(tmp_path: P
 
 def test_print_mode_shows_escapes_on_a_terminal_and_keeps_the_bytes_in_a_pipe() -> None:
     shown, piped = Terminal(), io.StringIO()
-    PrintEvents("text", out=shown).on_text(HOSTILE)
-    PrintEvents("text", out=piped).on_text(HOSTILE)
+    PrintEvents("text", out=shown).answer(HOSTILE)
+    PrintEvents("text", out=piped).answer(HOSTILE)
     assert HIDDEN.search(shown.getvalue()) is None and "␛]0;pwned␇" in shown.getvalue()
-    assert piped.getvalue() == HOSTILE  # a script reading the answer gets it as the model wrote it
+    assert piped.getvalue() == HOSTILE + "\n"  # a script reading the answer gets it as the model wrote it
 
 
 def test_memory_show_shows_a_memory_s_escapes(tmp_path: Path) -> None:

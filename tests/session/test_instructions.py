@@ -67,3 +67,49 @@ def test_a_file_cannot_close_its_block(tmp_path: Path) -> None:
     section = load(tmp_path / "home", root, root).section
     assert section.lower().count("</instructions>") == 1 and section.endswith("</instructions>")
     assert "‹ /Instructions >" in section
+
+
+def test_the_claude_md_family_in_claude_codes_order(tmp_path: Path) -> None:
+    """Issue 35 §4: ~/.claude/CLAUDE.md and its rules, then catcode's own, then per folder AGENTS.md, CLAUDE.md,
+    .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md; a rule with paths waits for a file it names."""
+    home, claude, root = tmp_path / "home" / ".cat-code", tmp_path / "home" / ".claude", tmp_path / "project"
+    write(claude / "CLAUDE.md", "Never force-push to main")
+    write(claude / "rules" / "tone.md", "user rule: be brief")
+    write(home / "AGENTS.md", "catcode user file")
+    write(root / "CLAUDE.md", "project claude")
+    write(root / ".claude" / "CLAUDE.md", "dot claude")
+    write(root / ".claude" / "rules" / "always.md", "always rule")
+    write(root / ".claude" / "rules" / "py.md", '---\npaths: ["src/**/*.py"]\n---\nconditional py rule')
+    write(root / "CLAUDE.local.md", "local notes")
+    result = load(home, root, root, claude)
+    order = ["Never force-push", "user rule", "catcode user file", "project claude", "dot claude", "always rule",
+             "local notes"]  # fmt: skip
+    positions = [result.section.index(text) for text in order]
+    assert positions == sorted(positions) and "conditional py rule" not in result.section
+    assert [rule.globs for rule in result.conditional] == [("src/**/*.py",)]
+
+
+def test_nested_instructions_and_path_rules_come_with_the_first_file_there(tmp_path: Path) -> None:
+    from catcode.conversation.hook_bus import HookContext, HookEvent
+    from catcode.session.nested_instructions import NestedInstructions
+
+    home, root = tmp_path / "home", tmp_path / "project"
+    write(root / "CLAUDE.md", "top")
+    write(root / "sub" / "CLAUDE.md", "nested sub claude")
+    write(root / "sub" / "x.txt", "x")
+    write(root / "src" / "a.py", "print(1)")
+    write(root / ".claude" / "rules" / "py.md", '---\npaths: ["src/**/*.py"]\n---\nconditional py rule')
+    loaded = load(home, root, root, tmp_path / "no-claude")
+    nested = NestedInstructions.after(loaded, home, root, root)
+
+    def after_read(path: str) -> str:
+        context = HookContext(HookEvent.POST_TOOL_USE, tool_name="Read", tool_input={"file_path": path})
+        outcome = nested(context)
+        return outcome.messages[0].text if hasattr(outcome, "messages") else ""
+
+    assert after_read("sub/x.txt") == (
+        'Contents of sub/CLAUDE.md:\n\n<instructions source="sub/CLAUDE.md">\nnested sub claude\n</instructions>'
+    )
+    assert after_read("sub/x.txt") == ""  # once a session
+    assert "Contents of .claude/rules/py.md:" in after_read("src/a.py")
+    assert after_read("CLAUDE.md") == ""  # read at start already

@@ -12,7 +12,7 @@ from catcode.safety.permission_rules import TOOL_NAMES, Rule
 from catcode.safety.permissions import NoTerminalApprover
 from catcode.safety.project_trust import rule_needs_consent
 from catcode.settings.config import Settings, resolve_paths
-from catcode.tools.facts import BY_NAME, PROJECT_FILE_TOOLS, READ_ONLY_TOOLS, TOOLS, Permission
+from catcode.tools.facts import BY_NAME, PROJECT_FILE_TOOLS, READ_ONLY_TOOLS, TOOLS, Permission, changes_project
 
 
 def test_every_tool_a_session_builds_has_its_rows_permission(tmp_path: Path) -> None:
@@ -38,6 +38,14 @@ def test_the_sets_follow_from_the_rows() -> None:
     assert read_only | {"ExitPlanMode", "TodoWrite"} == READ_ONLY_TOOLS
     assert {"Write", "Edit"} == PROJECT_FILE_TOOLS
     assert "Task" not in READ_ONLY_TOOLS and BY_NAME["Task"].permission is Permission.READ
+
+
+def test_a_checkpoint_comes_before_tools_that_write_project_files_or_execute_and_not_before_memorys() -> None:
+    taking = {fact.name for fact in TOOLS if changes_project(fact.name, fact.permission)}
+    assert taking == {"Bash", "Write", "Edit"}  # memory_write is WRITE, yet not the project's files
+    assert changes_project("edit_file", Permission.WRITE) and changes_project("bash", Permission.EXECUTE)  # aliases
+    assert changes_project("mcp__db__migrate", Permission.EXECUTE)  # an MCP tool that is not read-only
+    assert not changes_project("mcp__db__query", Permission.READ)
 
 
 def test_a_project_rule_for_a_read_only_tool_needs_no_consent_and_one_leaving_the_project_does() -> None:

@@ -156,6 +156,19 @@ def test_a_project_without_git_cannot_get_one_and_is_left_as_it_was(project: Pat
 
 
 @needs_bwrap
+def test_claude_codes_folder_is_read_only_inside_the_fence(project: Path) -> None:
+    """A hook planted in .claude/settings.json would run at the next start, outside the fence."""
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text("{}")
+    ctx, fence = fenced(project)
+    result = run(ctx, "echo '{\"hooks\": {}}' > .claude/settings.json; mkdir .claude/commands")
+    assert "Read-only file system" in result.text
+    assert (project / ".claude" / "settings.json").read_text() == "{}"
+    assert not (project / ".claude" / "commands").exists()
+    fence.close()
+
+
+@needs_bwrap
 def test_a_missing_hooks_folder_cannot_be_planted(project: Path) -> None:
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     for hook in (project / ".git" / "hooks").iterdir():

@@ -174,7 +174,7 @@ def test_an_exit_right_after_the_first_answer_lets_the_start_up_sync_finish(
 
     monkeypatch.setattr(Recall, "sync", held_sync)
     monkeypatch.setattr(Recall, "wait_synced", told)
-    monkeypatch.setattr(catcode.session.session.Session, "end", lambda self: (order.append("ended"), end(self)))
+    monkeypatch.setattr(catcode.session.session.Session, "end", lambda self, *a: (order.append("ended"), end(self, *a)))
 
     def answer(request: Any) -> Any:
         return text_response("Answered once." if request.options.purpose == "chat" else '{"candidates": []}')

@@ -96,8 +96,11 @@ class McpToolsHook:
 
     def __call__(self, context: HookContext) -> HookResult:
         """Start the servers if nothing did; wait for those still starting (within ``wait`` of their start);
-        name each one that missed it once; put the tools of the ready ones on the registry."""
+        name each one that missed it once; put the tools of the ready ones on the registry. A preview (``/context``)
+        neither starts nor waits."""
         manager = self.manager
+        if context.preview:
+            return CONTINUE
         if not manager.started:
             manager.start()
         starting = manager.starting()

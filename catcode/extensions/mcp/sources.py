@@ -1,6 +1,9 @@
 """Where a session's MCP servers come from: ``ServerSpec`` and ``collect_servers``.
 
-- ``$CATCODE_HOME/settings.yaml`` ``mcp_servers``: the user's own, trusted.
+- ``~/.claude.json`` (``$CLAUDE_CONFIG_DIR/.claude.json``): the servers ``claude mcp add`` keeps there — its user
+  scope (``mcpServers``) and its local scope for this project (``projects.<path>.mcpServers``) — the user's own,
+  trusted, as Claude Code reads them.
+- ``$CATCODE_HOME/settings.yaml`` ``mcp_servers``: the user's own, trusted (a name here wins over Claude Code's).
 - ``<project>/.cat-code/settings.yaml`` and ``settings.local.yaml`` ``mcp_servers``, and ``<project>/.mcp.json`` in
   Claude Code's format (``{"mcpServers": {NAME: {"type": "stdio"|"http", "command", "args", "env", "url",
   "headers"}}}``, with ``${VAR}`` and ``${VAR:-default}`` expanded from the environment): a cloned repository's,
@@ -91,7 +94,9 @@ def collect_servers(
         return ServerSources(
             [ServerSpec(n, s, RUN_SOURCE, True, _canonical(s.model_dump())) for n, s in RUN_SERVERS.items()], []
         )
-    user = _from_settings(home / "settings.yaml", notify, trusted=True)
+    user = _from_claude_json(claude_json(env), project_root, env, notify)
+    mine = _from_settings(home / "settings.yaml", notify, trusted=True)
+    user = [spec for spec in user if spec.name not in {m.name for m in mine}] + mine
     run = {spec.name for spec in user} & set(RUN_SERVERS)
     user = [spec for spec in user if spec.name not in run]  # --mcp-config's server of the same name wins
     user += [ServerSpec(name, s, RUN_SOURCE, True, _canonical(s.model_dump())) for name, s in RUN_SERVERS.items()]
@@ -102,6 +107,54 @@ def collect_servers(
             project += _from_settings(path, notify, trusted=False)
     project += _from_mcp_json(project_root / MCP_JSON, env, notify)
     return ServerSources(user, project)
+
+
+def claude_json(env: Mapping[str, str]) -> Path:
+    """Claude Code's file of the person's state and MCP servers."""
+    folder = env.get("CLAUDE_CONFIG_DIR")
+    return Path(folder).expanduser() / ".claude.json" if folder else Path.home() / ".claude.json"
+
+
+def _from_claude_json(
+    path: Path, project_root: Path, env: Mapping[str, str], notify: Callable[[str], None]
+) -> list[ServerSpec]:
+    """The servers of Claude Code's user scope, then of its local scope for this project."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        notify(f"Skipped the MCP servers of {path}: not valid JSON ({exc})")
+        return []
+    if not isinstance(data, dict):
+        return []
+    projects = data.get("projects")
+    here = projects.get(str(project_root)) if isinstance(projects, dict) else None
+    found: dict[str, ServerSpec] = {}  # the local scope's server replaces the user scope's of the same name
+    for servers in (data.get("mcpServers"), here.get("mcpServers") if isinstance(here, dict) else None):
+        if isinstance(servers, dict):
+            found.update((spec.name, spec) for spec in _claude_specs(servers, path, env, notify, trusted=True))
+    return list(found.values())
+
+
+def _claude_specs(
+    servers: dict[str, Any], path: Path, env: Mapping[str, str], notify: Callable[[str], None], *, trusted: bool
+) -> list[ServerSpec]:
+    """The servers of a ``mcpServers`` object in Claude Code's shape; each broken entry is one line and skipped."""
+    specs = []
+    for name, entry in servers.items():
+        problem = _entry_problem(str(name), entry)
+        if problem is None:
+            try:
+                settings = McpServerSettings.model_validate(claude_entry(_expand(entry, env)))
+            except (ValidationError, KeyError) as exc:
+                problem = _first_error(exc)
+            else:
+                specs.append(ServerSpec(str(name), settings, path, trusted, _canonical(entry)))
+                continue
+        log.warning("mcp_entry_skipped", path=str(path), server=str(name), reason=problem)
+        notify(f"Skipped MCP server {name} in {path}: {problem}")
+    return specs
 
 
 def _from_settings(path: Path, notify: Callable[[str], None], *, trusted: bool) -> list[ServerSpec]:
@@ -132,20 +185,7 @@ def _from_mcp_json(path: Path, env: Mapping[str, str], notify: Callable[[str], N
     if not isinstance(servers, dict):
         notify(f'Skipped {path}: expected {{"mcpServers": {{NAME: {{...}}}}}}')
         return []
-    specs = []
-    for name, entry in servers.items():
-        problem = _entry_problem(str(name), entry)
-        if problem is None:
-            try:
-                settings = McpServerSettings.model_validate(_claude_entry(_expand(entry, env)))
-            except (ValidationError, KeyError) as exc:
-                problem = _first_error(exc)
-            else:
-                specs.append(ServerSpec(str(name), settings, path, False, _canonical(entry)))
-                continue
-        log.warning("mcp_json_entry_skipped", path=str(path), server=str(name), reason=problem)
-        notify(f"Skipped MCP server {name} in {path}: {problem}")
-    return specs
+    return _claude_specs(servers, path, env, notify, trusted=False)
 
 
 def claude_servers(data: Any, env: Mapping[str, str], where: str) -> dict[str, McpServerSettings]:
@@ -161,7 +201,7 @@ def claude_servers(data: Any, env: Mapping[str, str], where: str) -> dict[str, M
         problem = _entry_problem(str(name), entry)
         if problem is None:
             try:
-                out[str(name)] = McpServerSettings.model_validate(_claude_entry(_expand(entry, env)))
+                out[str(name)] = McpServerSettings.model_validate(claude_entry(_expand(entry, env)))
                 continue
             except KeyError as exc:
                 problem = _first_error(exc)
@@ -180,12 +220,10 @@ def _entry_problem(name: str, entry: Any) -> str | None:
         return "a server name may only hold letters, digits, '-' and '_' (at most 32)"
     if not isinstance(entry, dict):
         return "expected an object with command or url"
-    if entry.get("type") == "sse":
-        return "SSE servers are not supported; use a stdio or streamable HTTP (type http) server"
     return None
 
 
-def _claude_entry(entry: dict[str, Any]) -> dict[str, Any]:
+def claude_entry(entry: dict[str, Any]) -> dict[str, Any]:
     """Claude Code's keys onto ours: its ``streamable-http`` type is our ``http``; keys we do not use are dropped
     (a file written for another client still works)."""
     known = set(McpServerSettings.model_fields)

@@ -1,7 +1,7 @@
 """``Transports``: how the client reaches one server — a stdio subprocess (in the project root, its stderr in
-``logs/mcp-<name>.log``, 0600, redacted line by line, never on the terminal) or streamable HTTP with the configured
-headers. A server's stderr goes through a pipe, not straight to the file: servers print their tokens and URLs with
-credentials, and nothing secret may reach a log file."""
+``logs/mcp-<name>.log``, 0600, redacted line by line, never on the terminal), streamable HTTP or server-sent events
+with the configured headers. A server's stderr goes through a pipe, not straight to the file: servers print their
+tokens and URLs with credentials, and nothing secret may reach a log file."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ class Transports:
     def open(self, spec: ServerSpec) -> Any:
         """The transport (an async context manager yielding the SDK's streams) for ``spec``."""
         settings = spec.settings
+        if settings.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            assert settings.url is not None
+            return sse_client(settings.url, headers=settings.headers)
         if settings.transport == "http":
             assert settings.url is not None
             return _http_transport(settings.url, settings.headers)

@@ -1,9 +1,11 @@
 """Agent Skills: discover ``SKILL.md`` folders, inject a cheap index before each request, load one on demand.
 
 A skill is a folder holding ``SKILL.md``: YAML front matter with ``name`` and ``description``, then Markdown
-instructions, plus any supporting files. User skills live in ``$CATCODE_HOME/skills/<name>/``, project skills
-in ``<project>/.cat-code/skills/<name>/`` (used only with the person's consent, asked once per project and
-again when its SKILL.md changes); a project skill replaces a user skill of the same name. Only the
+instructions, plus any supporting files. User skills live in ``~/.claude/skills/<name>/`` (Claude Code's) and
+``$CATCODE_HOME/skills/<name>/``, project skills in ``<project>/.claude/skills/<name>/`` and
+``<project>/.cat-code/skills/<name>/`` (used only with the person's consent, asked once per project and again when
+its SKILL.md changes); a project skill replaces a user skill of the same name, and at each scope catcode's folder
+wins over Claude Code's. Only the
 one-line descriptions go with every request (``SkillsIndexHook``); the body is read from disk when the model
 calls ``load_skill``, so editing a skill's instructions takes effect without a restart.
 
@@ -34,9 +36,14 @@ INDEX_HEADER = (
 
 
 def discover_skills(
-    catcode_home: Path, project_root: Path, *, admit: Callable[[list[Skill]], list[Skill]] | None = None
+    catcode_home: Path,
+    project_root: Path,
+    *,
+    admit: Callable[[list[Skill]], list[Skill]] | None = None,
+    claude_home: Path | None = None,
 ) -> SkillSet:
-    """Find user skills in ``<catcode_home>/skills`` and project skills in ``<project_root>/.cat-code/skills``.
+    """Find user skills in ``<claude_home>/skills`` and ``<catcode_home>/skills``, project skills in
+    ``<project_root>/.claude/skills`` and ``<project_root>/.cat-code/skills``.
 
     Invalid skills are skipped with one warning each (returned and logged); a project skill replaces a user
     skill of the same name. ``admit`` picks the project skills that may be used (the person's consent); a project
@@ -44,21 +51,28 @@ def discover_skills(
     skill or a missing directory."""
     user_dir = catcode_home / "skills"
     project_dir = project_root / ".cat-code" / "skills"
-    roots = [("user", user_dir)]
+    user_roots = [*([claude_home / "skills"] if claude_home is not None else []), user_dir]
+    roots = [("user", folder) for folder in user_roots]
     # Working in the home directory makes both paths the same folder: count its skills once, as user skills.
-    if os.path.realpath(project_dir) != os.path.realpath(user_dir):
-        roots.append(("project", project_dir))
+    mine = {os.path.realpath(folder) for folder in user_roots}
+    for folder in (project_root / ".claude" / "skills", project_dir):
+        if os.path.realpath(folder) not in mine:
+            roots.append(("project", folder))
     found: dict[str, Skill] = {}
     warnings: list[str] = []
+    project_skills: list[Skill] = []
     for source, root in roots:
         found_here = _scan(root, source, warnings)
         if source == "project":
-            found_here = [skill for skill in found_here if _inside_project(skill, project_root, warnings)]
-            found_here = admit(found_here) if admit is not None and found_here else found_here
+            project_skills += [skill for skill in found_here if _inside_project(skill, project_root, warnings)]
+            continue
         for skill in found_here:
-            if skill.name in found:
-                log.info("skill_overridden", skill=skill.name, by=str(skill.path), hidden=str(found[skill.name].path))
             found[skill.name] = skill
+    admitted = admit(project_skills) if admit is not None and project_skills else project_skills
+    for skill in admitted:  # one consent question for both project folders
+        if skill.name in found:
+            log.info("skill_overridden", skill=skill.name, by=str(skill.path), hidden=str(found[skill.name].path))
+        found[skill.name] = skill
     log.info("skills_discovered", count=len(found), skipped=len(warnings))
     return SkillSet(sorted(found.values(), key=lambda s: s.name), warnings, user_dir, project_dir)
 

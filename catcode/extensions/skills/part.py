@@ -23,10 +23,11 @@ class SkillsPart:
         """Discover the skills (asking about the project's); add the index hook, the tool and ``/skills``."""
         from catcode.extensions.skills.consent import consented_skills
         from catcode.extensions.skills.discovery import SkillsIndexHook, discover_skills, load_skill_tool
+        from catcode.settings.claude_settings import claude_dir
 
         paths = builder.paths
         admit = consented_skills(paths.home, paths.project_root, builder.ask_consent, builder.notify)
-        skill_set = discover_skills(paths.home, paths.project_root, admit=admit)
+        skill_set = discover_skills(paths.home, paths.project_root, admit=admit, claude_home=claude_dir(builder.env))
         for warning in skill_set.warnings:
             builder.notices.put(warning)
         if skill_set.skills:

@@ -17,7 +17,8 @@ def agents_text(agents: AgentSet, refused: list[str]) -> str:
     lines += [f"{name}  not allowed (project definition with more than read-only tools)" for name in refused]
     if agents.warnings:
         lines += ["", *agents.warnings]
-    lines += ["", "Add one in ~/.cat-code/agents/NAME.md or .cat-code/agents/NAME.md (Claude Code's format)."]
+    lines += ["", "Add one in ~/.claude/agents/NAME.md or .claude/agents/NAME.md (Claude Code's format; catcode's own "
+              "~/.cat-code/agents/ and .cat-code/agents/ too)."]  # fmt: skip
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
-"""Subagent definitions in Claude Code's format: ``$CATCODE_HOME/agents/NAME.md`` (the user's) and
-``<project>/.cat-code/agents/NAME.md`` (the project's; it replaces a user definition of the same name).
+"""Subagent definitions in Claude Code's format: ``~/.claude/agents/NAME.md`` and ``$CATCODE_HOME/agents/NAME.md``
+(the user's), ``<project>/.claude/agents/NAME.md`` and ``<project>/.cat-code/agents/NAME.md`` (the project's; they
+replace a user definition of the same name, and at each scope catcode's folder wins over Claude Code's).
 
 ```markdown
 ---
@@ -68,7 +69,7 @@ class AgentDefinition:
         return ConsentItem(
             kind="agent",
             key=f"agent {self.name}",
-            summary=f"subagent {self.name} with tools {', '.join(self.tools)} (.cat-code/agents/{self.path.name})"
+            summary=f"subagent {self.name} with tools {', '.join(self.tools)} ({_shown(self.path)})"
             if self.path
             else f"subagent {self.name}",
             content=self.text,
@@ -98,14 +99,23 @@ class AgentSet:
         return sorted(self.agents)
 
 
-def discover_agents(home: Path, project_root: Path) -> tuple[list[AgentDefinition], list[AgentDefinition], list[str]]:
-    """User definitions, project definitions and one warning per skipped file."""
+def discover_agents(
+    home: Path, project_root: Path, claude_home: Path | None = None
+) -> tuple[list[AgentDefinition], list[AgentDefinition], list[str]]:
+    """User definitions, project definitions (each lowest first: Claude Code's folder, then catcode's) and one
+    warning per skipped file. ``claude_home``: Claude Code's folder of the person's files (``~/.claude``)."""
     warnings: list[str] = []
-    user_dir, project_dir = home / "agents", project_root / ".cat-code" / "agents"
-    user = _scan(user_dir, "user", warnings)
-    same = user_dir.resolve() == project_dir.resolve()
-    project = [] if same else _scan(project_dir, "project", warnings)
+    user_dirs = [*([claude_home / "agents"] if claude_home else []), home / "agents"]
+    project_dirs = [project_root / ".claude" / "agents", project_root / ".cat-code" / "agents"]
+    mine = {folder.resolve() for folder in user_dirs}
+    user = [agent for folder in user_dirs for agent in _scan(folder, "user", warnings)]
+    project = [agent for f in project_dirs if f.resolve() not in mine for agent in _scan(f, "project", warnings)]
     return user, project, warnings
+
+
+def _shown(path: Path) -> str:
+    """``.claude/agents/x.md`` or ``.cat-code/agents/x.md``: the folder that holds it, as a project names it."""
+    return f"{path.parent.parent.name}/{path.parent.name}/{path.name}"
 
 
 def _scan(folder: Path, source: str, warnings: list[str]) -> list[AgentDefinition]:

@@ -19,11 +19,13 @@ SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}, "tags": {"t
 def test_settings_json_carries_permissions_model_and_hooks_and_names_what_it_ignores(tmp_path: Path) -> None:
     said: list[str] = []
     text = ('{"permissions": {"allow": ["Bash(git status:*)"], "deny": ["Read(./.env)"], "defaultMode": "acceptEdits"},'
-            ' "model": "sonnet", "hooks": {"Stop": []}, "statusLine": {"type": "command"}}')  # fmt: skip
+            ' "model": "sonnet", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./gate.sh"}]}]},'
+            ' "env": {"CI": true}, "theme": "dark"}')  # fmt: skip
     layer = settings_overrides({"settings": text}, said.append)
     assert layer["permissions"] == {"allow": ["Bash(git status:*)"], "deny": ["Read(./.env)"], "mode": "accept-edits"}
-    assert layer["model"] == "sonnet" and layer["hooks"] == {"Stop": []}
-    assert said == ["--settings: statusLine ignored (catcode has no such setting)"]
+    assert layer["model"] == "sonnet" and layer["hooks"] == {"Stop": [{"matcher": "", "command": "./gate.sh"}]}
+    assert layer["env"] == {"CI": "true"}  # as a settings.json file is read (``claude_settings``)
+    assert said == ["--settings: not used: theme (no catcode equivalent)"]
     (tmp_path / "s.json").write_text('{"permissions": {"allow": ["Frobnicate"]}}')
     with pytest.raises(ConfigError, match=r"--settings permissions\.allow"):
         settings_overrides({"settings": str(tmp_path / "s.json")}, said.append)

@@ -1,5 +1,5 @@
 // Drives a CLI with the TypeScript Agent SDK (@anthropic-ai/claude-agent-sdk): a plain query, a query whose tool
-// call canUseTool allows, one it denies. Prints one JSON line per scenario for tests/test_agent_sdk_ts.py.
+// call canUseTool allows, one it denies. Prints one JSON line per scenario for tests/cli/test_agent_sdk_ts.py.
 // Usage: node drive.mjs <sdk module path> <cli path> <project dir>
 const [sdkPath, cli, cwd] = process.argv.slice(2);
 const { query } = await import(sdkPath);

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer, text, tool_use
+from tests.slowness import bound
 
 sdk = pytest.importorskip("claude_agent_sdk", reason="the Agent SDK is in the dev extra (pip install -e .[dev])")
 
@@ -166,7 +167,8 @@ def test_interrupt_mid_turn_ends_the_turn(tmp_path: Path) -> None:
             async for message in client.receive_messages():
                 messages.append(message)
                 if isinstance(message, sdk.SystemMessage) and message.subtype == "init":
-                    await asyncio.sleep(0)  # the request is under way (held by the server)
+                    # Interrupt once the request is under way (the server holds its answer).
+                    await asyncio.to_thread(server.wait_for_requests, 1, bound(30))
                     await client.interrupt()
                     hold.set()
                 if isinstance(message, sdk.ResultMessage):
@@ -199,8 +201,8 @@ def test_session_start_prompt_post_tool_and_stop_hooks_fire_with_claude_codes_in
         serve(server, tool_use("Read", {"file_path": "a.txt"}), text("Read it."), text("Goodbye."))
         messages = collect("read a.txt", options(server, tmp_path, hooks=hooks))
         first, *_, last = [r for r in server.requests() if r.body.get("tools")]
-    assert fired[:3] == [("SessionStart", ""), ("UserPromptSubmit", "The build uses make.\n\nread a.txt"),
-                         ("PostToolUse", "Read")]  # fmt: skip
-    assert ("Stop", "") in fired and "The build uses make." in first.all_text
+    assert fired[:3] == [("SessionStart", ""), ("UserPromptSubmit", "read a.txt"), ("PostToolUse", "Read")]
+    assert '<hook-context event="SessionStart">\nThe build uses make.\n</hook-context>' in first.all_text
+    assert ("Stop", "") in fired
     assert "Also say goodbye." in last.all_text
     assert [m.result for m in messages if isinstance(m, sdk.ResultMessage)] == ["Goodbye."]  # one turn, continued

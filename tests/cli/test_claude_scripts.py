@@ -14,7 +14,7 @@ import pytest
 
 from tests.claude_scripts import SCRIPTS, Script, base_env, run_script, shapes
 
-SAMPLES = json.loads((Path(__file__).parent / "data" / "claude_code" / "scripts.json").read_text())
+SAMPLES = json.loads((Path(__file__).parents[1] / "data" / "claude_code" / "scripts.json").read_text())
 CATCODE = shutil.which("catcode")
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer, text, tool_use
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULE = Path(os.environ.get("CATCODE_TS_SDK", ROOT / ".cache" / "agent-sdk-ts")) / "node_modules" / "@anthropic-ai"
 SDK = MODULE / "claude-agent-sdk" / "sdk.mjs"
 CATCODE, NODE = shutil.which("catcode"), shutil.which("node")
