@@ -6,14 +6,15 @@ what is created with the usual 0666/0777: parent folders made by ``mkdir -p``, a
 creates (SQLite's database and its -wal/-shm, filelock's lock files, the log file, git's objects). So folders are
 made one level at a time with 0700 (``private_dir``), files handed to other code are created first with 0600
 (``private_file``: SQLite and the lock files keep an existing file's mode), and git runs with umask 077
-(``GIT_UMASK``). ``tighten`` walks catcode's folders at start and narrows whatever is wider."""
+(``GIT_UMASK``). ``tighten`` walks catcode's folders at start and narrows whatever is wider; memory files are
+narrowed by the memory store as it reads them (a file added by hand, say with 0644)."""
 
 from __future__ import annotations
 
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 PRIVATE_FILE = 0o600
@@ -58,12 +59,16 @@ def private_file(path: Path) -> Path:
     return path
 
 
-def tighten(roots: Iterable[Path], *, shallow: Iterable[Path] = ()) -> int:
+def tighten(
+    roots: Iterable[Path], *, shallow: Iterable[Path] = (), private_enough: Callable[[str], bool] | None = None
+) -> int:
     """Narrow every file to at most 0600 and every folder to at most 0700 under ``roots``, and ``shallow`` folders
     with only the files directly in them (a memory root set with ``memory.dir`` may hold folders that are not
     catcode's); the number of paths changed. Symlinks are neither followed nor changed. A git loose-object folder
     that is already private is not walked file by file: git runs with ``GIT_UMASK``, and a repository holds
-    thousands of objects."""
+    thousands of objects. Nor is a folder ``private_enough`` says is one when it is already private (a memory
+    folder: nobody else can reach its files, and the memory store makes each private as it reads it — a folder of
+    100,000 memories is not stat'ed file by file at every start)."""
     changed = 0
     for folder in shallow:
         changed += _narrow_shallow(Path(folder))
@@ -89,8 +94,10 @@ def tighten(roots: Iterable[Path], *, shallow: Iterable[Path] = ()) -> int:
                 if stat.S_ISLNK(info.st_mode):
                     continue
                 changed += _narrow(entry.path, info)  # a str: a Path per file is most of a big memory's walk
-                if stat.S_ISDIR(info.st_mode) and not (_is_loose_objects(entry) and _was_private(info)):
-                    stack.append(Path(entry.path))
+                if stat.S_ISDIR(info.st_mode):
+                    known = _is_loose_objects(entry) or (private_enough is not None and private_enough(entry.path))
+                    if not (known and _was_private(info)):
+                        stack.append(Path(entry.path))
     return changed
 
 

@@ -94,7 +94,7 @@ SECTIONS = [
     ("recall: full rebuild of 10,000 memories", "bench_facts", "bench_rebuild"),
     ("recall: freshness check, search, recent work on a simulated year", "bench_recall", "bench_recall"),
     (
-        "recall: fresh-process search over 6,000 hand-written memories, scan record vs full parse",
+        "recall: fresh-process search over 5,000 hand-written memories, catalogues vs full parse",
         "bench_fresh_search",
         "bench_fresh_search",
     ),
@@ -140,6 +140,11 @@ SECTIONS = [
         "bench_claude_setup",
     ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
+    (
+        "growth: 0 to 100,000 memories, cold and warm first byte, search, list, RSS, REPL, exit with a slow model",
+        "bench_growth",
+        "bench_growth",
+    ),
     ("layout: prompt and -p before vs after the package floors", "bench_layout", "bench_layout"),
 ]
 """(title, module in scripts/, function) for every figure, in the order of the issues."""

@@ -1,20 +1,22 @@
-"""Fresh-process search over 6,000 hand-written memories: ``catcode memory search --json -n 100 -- QUESTION``, one
+"""Fresh-process search over 5,000 hand-written memories: ``catcode memory search --json -n 100 -- QUESTION``, one
 process per question, as an outside benchmark runs it (200 questions, 200 processes).
 
 Every new process used to parse every memory file (YAML front matter, then redaction) before it could search.
-Now it starts from the scan record (catcode/memory/store/scan_record.py) and parses only the files whose stat key
-changed. Measured in the same run, each question asked both ways in turn (the machine's drift hits both alike):
+Now it starts from the catalogues (catcode/memory/store/catalog.py) and parses only the files whose stat key
+changed (a folder of up to 5,000 files is stat'ed whole at each process's first look; a larger one is the subject
+of ``bench_growth.py``). Measured in the same run, each question asked both ways in turn (the machine's drift hits
+both alike):
 
-- **record**: the installed console script with the record in place (written by the first search);
-- **full parse** (the previous approach): the same script with the record unavailable (its folder blocked by a
-  file), so that every process parses every file again;
+- **record**: the installed console script with the catalogues in place (written by the first search);
+- **full parse** (the previous approach): the same script with the catalogues unavailable (their folder blocked by
+  a file), so that every process parses every file again;
 - in-process, the store's first load (``MemoryStore.load_all``) both ways, without the process start.
 
 The quality the speed could trade is measured in the same section: the JSON lines (hits, order, scores,
 snippets) of both ways must be byte-identical for every question, and again after hand changes made between
 searches (memories edited in place keeping their size and mtime, added, deleted, made invalid), with the same
 "unreadable" line on stderr. The memories are the recall corpus's turns (tests/data/recall_bench) written as
-files in catcode's format, repeated under new names up to 6,000; the questions are the corpus's.
+files in catcode's format, repeated under new names up to 5,000; the questions are the corpus's.
 
 Measured on the shared 2-core development machine (two runs, 20 questions): 0.39–0.40 s a search with the record,
 0.96–1.02 s parsing every file (2.5 times longer; 200 questions: 78–81 s instead of 191–205 s); the store's first
@@ -40,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scripts.bench_recall_quality import memory_file  # after the path insert above: the repository root
 from tests.recall_bench import load_corpus
 
-MEMORIES = 6_000
+MEMORIES = 5_000
 QUESTIONS = 20
 OUTSIDE_QUESTIONS = 200
 CATCODE = str(Path(sys.executable).parent / "catcode")
@@ -81,10 +83,11 @@ def _search(env: dict[str, str], root: Path, question: str) -> tuple[float, str,
 
 
 class _Blocked:
-    """The record unavailable while in use: a file where its folder should be (every process parses every file)."""
+    """The catalogues unavailable while in use: a file where their folder should be (every process parses every
+    file)."""
 
-    def __init__(self, record: Path) -> None:
-        self.folder = record.parent
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
 
     def __enter__(self) -> None:
         self.saved = self.folder.with_name(self.folder.name + ".saved")
@@ -98,13 +101,13 @@ class _Blocked:
 
 
 def _in_process_load(paths: Any) -> tuple[float, float]:
-    """Milliseconds of a new store's first ``load_all``: with the record, and parsing every file."""
+    """Milliseconds of a new store's first ``load_all``: with the catalogues, and parsing every file."""
     from catcode.memory.store.store import MemoryStore
     from catcode.redact import redact
 
     def load(record: Path | None) -> float:
         store = MemoryStore(paths.user_memory, paths.project_memory, lock_path=paths.memory_lock, redactor=redact,
-                            scan_record=record)  # fmt: skip
+                            catalog_dir=record)  # fmt: skip
         started = time.perf_counter()
         store.load_all()
         store.problems()

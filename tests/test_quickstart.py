@@ -21,7 +21,7 @@ import pexpect
 import pytest
 
 from tests.e2e.conftest import COLUMNS, LINES, Catcode, as_from_a_terminal
-from tests.e2e.test_memory_e2e import VIM, MemoryModel, adds, candidates, ended
+from tests.e2e.test_memory_e2e import VIM, MemoryModel, adds, candidates, capture_done, ended
 from tests.fakes import FakeAnthropicServer, text
 from tests.slowness import bound
 
@@ -139,11 +139,15 @@ def test_quick_start_runs_as_typed_from_a_fresh_clone(tmp_path: Path) -> None:
             cat.expect_text("the tests directory stays as it is.")
             cat.prompt()
             cat.send("\x04")
-            cat.expect_text("Memory: 1 added, 0 updated")
-            cat.expect_text("+ user-prefers-vim — User edits with vim (all projects)")
+            cat.expect_text("Saving memories…")
             assert ended(cat) == 0
         finally:
             cat.child.terminate(force=True)
+        said = capture_done(home)  # after the exit, in a process of its own; shown at the next start
+        assert said[:2] == [
+            "Memory: 1 added, 0 updated — /memory list shows them",
+            "  + user-prefers-vim — User edits with vim (all projects)",
+        ]
 
         listed = run("catcode memory list", project, env)
         assert listed.returncode == 0 and "user-prefers-vim" in listed.stdout and "all projects" in listed.stdout

@@ -120,7 +120,12 @@ def make_private(paths: Paths, say: Callable[[str], None]) -> int:
         return not person.is_relative_to(folder.resolve())  # never the person's home (CATCODE_HOME=~) or above
 
     roots = [root for root in (paths.home, memory / ".git", memory / "users", memory / "projects") if catcodes(root)]
-    changed = tighten(roots, shallow=[memory] if catcodes(memory) else [])
+    scopes = {str(memory / "users"), str(memory / "projects")}
+
+    def scope_folder(folder: str) -> bool:  # its memory files are made private by the store as it reads them
+        return os.path.dirname(folder) in scopes
+
+    changed = tighten(roots, shallow=[memory] if catcodes(memory) else [], private_enough=scope_folder)
     if changed:
         where = paths.home if memory.is_relative_to(paths.home) else f"{paths.home} and {memory}"
         say(f"made {changed} file(s) and folder(s) in {where} private (0600/0700): other users could read them")

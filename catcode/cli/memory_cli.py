@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     )
 
 DEFAULT_PORT = 8765
+LIST_CHUNK = 5_000
 
 
 # -- what every command shares -----------------------------------------------------------------------------------
@@ -96,11 +97,19 @@ def said(result: Any) -> None:
 
 def list_memories() -> None:
     """List memories (name - description (type, all projects | this project)), user scope first."""
-    from catcode.memory.words import format_list, hidden_line, unreadable_line
+    from catcode.memory.words import NO_MEMORIES, hidden_line, list_line, unreadable_line
 
     def body(door: MemoryDoor) -> None:
         listing = door.listing()
-        echo(format_list(listing.items))
+        lines: list[str] = []
+        listed = False
+        for row in listing.rows:  # printed a chunk at a time: 100,000 memories are never held at once
+            lines.append(list_line(*row))
+            if len(lines) == LIST_CHUNK:
+                echo("\n".join(lines))
+                lines, listed = [], True
+        if lines or not listed:
+            echo("\n".join(lines) if lines else NO_MEMORIES)
         if listing.unreadable:
             typer.echo(unreadable_line(listing.unreadable), err=True)
         if listing.hidden:
@@ -146,10 +155,10 @@ def search(
 ) -> None:
     """Search every memory, session summary and past conversation of this project, one line per source, best
     match first. Put the question after -- to pass it as plain text: catcode memory search -- "what's -n?"."""
-    from catcode.memory.words import search_json_lines, search_text, unreadable_line
+    from catcode.memory.words import INDEXING, search_json_lines, search_text, unreadable_line
 
     def body(door: MemoryDoor) -> None:
-        found = door.search(" ".join(query), limit, unreadable=True)
+        found = door.search(" ".join(query), limit, once=True)
         if as_json:
             for line in search_json_lines(found.hits):
                 typer.echo(line)
@@ -160,6 +169,8 @@ def search(
             typer.echo(unreadable_line(found.unreadable), err=True)
         if found.unsaved:
             typer.echo(f"catcode: {found.unsaved}", err=True)
+        if found.behind:
+            typer.echo(INDEXING, err=True)
 
     with_door(body)
 
@@ -373,10 +384,12 @@ def import_memories(
 
 def _imported(door: MemoryDoor, plan: ImportPlan, count: int, label: str) -> None:
     """Write the plan; say how many were imported, how to undo it, and what was renamed or redacted."""
-    from catcode.memory.words import SHELL
+    from catcode.memory.words import NOT_RECORDED, SHELL
 
     counts = door.apply_import(plan)
     typer.echo(f"Imported {count} memories from {label}." + SHELL.undo_hint(counts.commit))
+    if counts.commit is None and door.versioned:
+        typer.echo(NOT_RECORDED, err=True)
     for asked, given in counts.renamed.items():
         typer.echo(f"{asked} was saved as {given}: another project's memory has that name.")
     if counts.redacted:
@@ -468,29 +481,68 @@ def export_memories(
             typer.echo(f'Wrote {len(done.written)} memories to {where} (section "Memories (catcode)").')
 
 
+# -- what nobody waits for ---------------------------------------------------------------------------------------
+
+
+def upkeep(
+    capture: str | None = typer.Option(None, "--capture", help="Capture what the session SESSION left, first."),
+    minimum: int | None = typer.Option(None, "--minimum", help="Capture from this many messages."),
+) -> None:
+    """Look after memory in the background: capture what a session left (with --capture), read the memory files
+    not read yet, record what was left uncommitted, bring the search index up to date. Started by catcode itself in
+    a process of its own (the capture and session summary after an exit, the upkeep of a large store); hidden from
+    --help, harmless by hand. It prints nothing: what it did is logged, and a capture's lines are shown at the next
+    start."""
+    from catcode.log import get_logger
+    from catcode.memory.service import MemoryDoor
+
+    settings, paths = load()
+    try:
+        provider = None
+        if capture is not None:
+            from catcode.app.build import make_provider
+
+            provider = make_provider(settings, dict(os.environ))
+        MemoryDoor.offline(settings, paths, provider).upkeep(capture=capture, minimum=minimum)
+    except Exception:
+        get_logger(__name__).warning("memory_upkeep_failed", capture=capture, exc_info=True)
+        raise typer.Exit(1) from None
+
+
 # -- the table ---------------------------------------------------------------------------------------------------
 
-COMMANDS: list[tuple[str, Callable[..., None]]] = [
-    ("list", list_memories),
-    ("show", show),
-    ("status", status),
-    ("forget", forget),
-    ("edit", edit),
-    ("move", move),
-    ("clear", clear),
-    ("path", path),
-    ("log", log_changes),
-    ("diff", diff),
-    ("revert", revert),
-    ("doctor", doctor),
-    ("search", search),
-    ("recent", recent),
-    ("remote add", remote_add),
-    ("remote show", remote_show),
-    ("sync", sync),
-    ("serve", serve),
-    ("import", import_memories),
-    ("export", export_memories),
+
+class Row(NamedTuple):
+    """One ``catcode memory`` command: its name (``remote add``: a group's), its function, whether ``--help``
+    leaves it out."""
+
+    name: str
+    command: Callable[..., None]
+    hidden: bool = False
+
+
+COMMANDS: list[Row] = [
+    Row("list", list_memories),
+    Row("show", show),
+    Row("status", status),
+    Row("forget", forget),
+    Row("edit", edit),
+    Row("move", move),
+    Row("clear", clear),
+    Row("path", path),
+    Row("log", log_changes),
+    Row("diff", diff),
+    Row("revert", revert),
+    Row("doctor", doctor),
+    Row("search", search),
+    Row("recent", recent),
+    Row("remote add", remote_add),
+    Row("remote show", remote_show),
+    Row("sync", sync),
+    Row("serve", serve),
+    Row("import", import_memories),
+    Row("export", export_memories),
+    Row("upkeep", upkeep, hidden=True),
 ]
 """Every ``catcode memory`` command, in the order ``--help`` lists them (``remote`` is a group of two)."""
 
@@ -500,11 +552,11 @@ memory_app = typer.Typer(
 remote_app = typer.Typer(
     name="remote", cls=HelpGroup, help="The git remote that memories sync through.", no_args_is_help=True
 )
-for _name, _command in COMMANDS:
-    _group, _, _sub = _name.partition(" ")
+for _row in COMMANDS:
+    _group, _, _sub = _row.name.partition(" ")
     if _sub:
-        remote_app.command(_sub)(_command)
+        remote_app.command(_sub, hidden=_row.hidden)(_row.command)
         if _sub == "add":
             memory_app.add_typer(remote_app, name=_group)
     else:
-        memory_app.command(_name)(_command)
+        memory_app.command(_row.name, hidden=_row.hidden)(_row.command)

@@ -33,7 +33,7 @@ def build_server(door: MemoryDoor, *, allow_writes: bool) -> Any:
     from mcp.types import ToolAnnotations
 
     from catcode.memory.service import NoSuchMemory
-    from catcode.memory.words import format_entry, format_list, not_found, search_text
+    from catcode.memory.words import format_entry, list_text, not_found, search_text
 
     server = MCPServer("catcode-memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -64,7 +64,7 @@ def build_server(door: MemoryDoor, *, allow_writes: bool) -> Any:
     @server.tool(annotations=read_only, structured_output=False)
     def memory_list() -> str:
         """List every memory as name - description (type, scope), the user's first, then this project's."""
-        return format_list(door.listing().items)
+        return list_text(door.listing().rows)
 
     if allow_writes:
         writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)

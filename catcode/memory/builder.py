@@ -51,7 +51,7 @@ def build_memory_runtime(
         redactor=redact,
         versioning=git if git.available else None,
         placement=Placement(paths.project_root),  # a correction naming this project's files stays with it
-        scan_record=paths.memory_cache,
+        catalog_dir=paths.memory_cache,
     )
     say = notify or _on_stderr
     store.on_unversioned(lambda reason: say(unversioned_line(reason)))
@@ -127,7 +127,7 @@ def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = N
         compiler = JournalCompiler(
             journal, runtime.provider, today=today, lock_path=runtime.paths.memory_lock, commit=commit
         )
-    return Recall(
+    recall = Recall(
         store=runtime.store,
         paths=runtime.paths,
         config=runtime.config,
@@ -139,3 +139,9 @@ def build_recall(runtime: MemoryRuntime, *, today: Callable[[], date] | None = N
         session_id=runtime.session_id,
         today=today,
     )
+    if runtime.service is not None:  # the pipeline is shown the memories the session's text could touch
+        from catcode.memory.known import RelatedMemories
+
+        related = RelatedMemories(recall, runtime.store)
+        runtime.service.manager.related = runtime.service.background_manager.related = related
+    return recall

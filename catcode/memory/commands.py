@@ -20,9 +20,9 @@ from catcode.memory.words import (
     forget_question,
     format_changes,
     format_entry,
-    format_list,
     format_report,
     hidden_line,
+    list_text,
     recalled_text,
     recent_text,
     search_text,
@@ -86,7 +86,7 @@ class MemoryCommand:
     def list_memories(self, ctx: CommandContext, args: str) -> None:
         """``name - description (type, all projects)``, user scope first; then counts of skipped and hidden."""
         listing = self.door.listing()
-        ctx.console.print(visible(format_list(listing.items)), markup=False, highlight=False)
+        ctx.console.print(visible(list_text(listing.rows)), markup=False, highlight=False)
         if listing.unreadable:
             ctx.console.print(unreadable_line(listing.unreadable), style="yellow", markup=False)
         if listing.hidden:

@@ -1,11 +1,14 @@
-"""The memory step at exit: "Saving memories… (Ctrl+C to skip)", the pipeline over what the session left
-unprocessed in a thread, then one line per memory added or updated — with the scope it went to — and the exact
-change that undoes them. It exits whatever happens: what times out or fails stays after the cursor for the next
-start; a reply that could not be read is said so, never "Nothing new to remember.". Once "Saving memories…" is
-shown an outcome line always follows it.
+"""The memory step at exit, and the capture it hands over.
 
-``ExitBudget`` is the one bound of the whole exit: capture and the session summary after it share
-``memory.exit_timeout`` (the summary gets what capture left)."""
+At exit the person goes at once: ``capture_at_exit`` says "Saving memories… in the background" and hands what the
+session left unprocessed to a process of its own (``upkeep.start_upkeep``), which runs ``run_capture`` — the
+pipeline over the lines after the cursor, then one line per memory added or updated, with the scope it went to and
+the exact change that undoes them — and the session summary; the next interactive start in the project shows those
+lines. Nothing is lost whatever happens: what times out, fails or never starts stays after the cursor for the next
+start's recovery; a reply that could not be read is said so, never "Nothing new to remember.".
+
+``ExitBudget`` bounds that work (``memory.exit_timeout``): capture and the session summary after it share it (the
+summary gets what capture left)."""
 
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-SAVING = "Saving memories… (Ctrl+C to skip)"
+SAVING = "Saving memories… in the background: what is saved is shown at your next start here."
 
 
 class ExitBudget:
@@ -66,27 +69,19 @@ class Capturing(Protocol):
     @property
     def git(self) -> GitStore: ...
 
+    def hand_off(self, minimum: int | None) -> bool:
+        """Start the capture in the background; False when it could not be started."""
+        ...
+
 
 def capture_at_exit(runtime: Capturing, say: Callable[[str], None]) -> None:
-    """Process what the session of ``runtime`` (a ``MemoryRuntime`` with a provider) left unprocessed, within
-    what is left of its exit budget; Ctrl+C skips it. Sets ``runtime.capture_failed`` when it timed out or
-    failed.
-
-    One capture at a time: a background run (Dream, recovery) still going is waited for first and its outcome is
-    said here (its notice would come after the last prompt). Fewer than ``extract_min_messages`` waiting: captured
-    all the same when the person stated something to remember (``remember_cues``), else one line says they are
-    kept. Once "Saving memories…" is shown, an outcome line always follows."""
+    """Hand what the session of ``runtime`` (a ``MemoryRuntime`` with a provider) left unprocessed to the capture
+    in the background (``runtime.hand_off``), never waiting for the model. Fewer than ``extract_min_messages``
+    waiting: handed over all the same when the person stated something to remember (``remember_cues``), else one
+    line says they are kept. A background run of this process still going (Dream, recovery) ends with the process:
+    what it had not saved is still after the cursor, and the capture takes it."""
     service, history = runtime.service, runtime.history
     assert service is not None and history is not None
-    shown = service.background_running()
-    if shown:
-        say(SAVING)
-        said = _finish_background(runtime, say)
-        if not service.pending():
-            history.append_event("session_end", captured=True)
-            if not said:
-                say("Nothing new to remember.")
-            return
     pending, minimum = service.pending(), runtime.config.extract_min_messages
     if pending == 0:
         history.append_event("session_end", captured=True)
@@ -96,9 +91,21 @@ def capture_at_exit(runtime: Capturing, say: Callable[[str], None]) -> None:
         history.append_event("session_end", captured=False)
         say(kept_line(pending, minimum))
         return
-    if not shown:
+    history.append_event("session_end", captured=False)
+    if runtime.hand_off(1 if stated else None):
         say(SAVING)
-    _capture(runtime, say, minimum=1 if stated else None)
+    else:
+        say("Memory capture could not be started; it will be done at the next start.")
+
+
+def run_capture(
+    runtime: Capturing, say: Callable[[str], None], *, minimum: int | None = None, wait: float | None = None
+) -> RunResult | None:
+    """Process what the pipeline has not, within what is left of the exit budget, and say what happened (one line
+    per memory added or updated, the change that undoes them); the run's result (None: it failed or timed out,
+    and ``runtime.capture_failed`` is set). ``wait``: how long to wait for another run of the pipeline."""
+    results = _capture(runtime, say, minimum=minimum, wait=wait)
+    return results[0] if results else None
 
 
 def kept_line(pending: int, minimum: int) -> str:
@@ -107,27 +114,9 @@ def kept_line(pending: int, minimum: int) -> str:
     return f"{pending} new {noun} kept; memory runs from {minimum} — /memory saves them now"
 
 
-def _finish_background(runtime: Capturing, say: Callable[[str], None]) -> bool:
-    """Wait (within the budget) for the background run, and say what it saved; whether a line was said."""
-    from catcode.memory.pipeline.run_result import background_line, skipped_line
-
-    service = runtime.service
-    assert service is not None
-    before = service.last_dream
-    service.wait_background(runtime.exit_budget.remaining())
-    if service.background_running():
-        return False  # the capture after it waits on the run lock, within what is left of the budget, and says so
-    result = service.last_dream
-    if result is None or result is before:
-        return False
-    if result.changed:
-        say(background_line(result.why, result))
-    elif result.skipped:
-        say(skipped_line(result))
-    return bool(result.changed or result.skipped)
-
-
-def _capture(runtime: Capturing, say: Callable[[str], None], *, minimum: int | None) -> None:
+def _capture(
+    runtime: Capturing, say: Callable[[str], None], *, minimum: int | None, wait: float | None
+) -> list[RunResult]:
     from catcode.memory.pipeline.manager import SUPERSEDED, UnreadableReply
     from catcode.memory.pipeline.run_result import skipped_line
 
@@ -139,18 +128,19 @@ def _capture(runtime: Capturing, say: Callable[[str], None], *, minimum: int | N
 
     def work() -> None:
         try:
-            results.append(service.process_pending(why="session-end", wait=timeout, minimum=minimum))
+            results.append(service.process_pending(why="session-end", wait=timeout if wait is None else wait,
+                                                   minimum=minimum))  # fmt: skip
         except Exception as exc:
             errors.append(exc)
 
     worker = threading.Thread(target=work, name="memory-exit", daemon=True)
     worker.start()
-    worker.join(timeout)
+    worker.join(timeout + (wait or 0.0))
     if worker.is_alive():
         runtime.capture_failed = True
         log.warning("session_end_memory_timeout", timeout=timeout)
         say(f"Memory capture timed out after {runtime.config.exit_timeout:.0f}s; it will finish at the next start.")
-        return
+        return []
     if errors:
         runtime.capture_failed = True
         error = errors[0]
@@ -160,12 +150,11 @@ def _capture(runtime: Capturing, say: Callable[[str], None], *, minimum: int | N
             say(f"Memory capture failed: {error} (attempt {tries}); it will be retried at the next start.")
         else:
             say(f"Memory capture failed ({one_line(error)}); it will be retried at the next start.")
-        return
+        return []
     result = results[0]
     report = result.report
     added, updated = (report.added, report.updated) if report else ([], [])
     log.info(f"Session-end memory: {len(added)} added, {len(updated)} updated")
-    history.append_event("session_end", captured=result.reviewed or bool(result.skipped))
     if result.skipped:
         say(skipped_line(result))
     elif report is not None and (added or updated):
@@ -184,6 +173,7 @@ def _capture(runtime: Capturing, say: Callable[[str], None], *, minimum: int | N
         say("Nothing new to remember: another run had already processed these messages.")
     else:
         say(f"Nothing saved: {report.skipped_reason}.")
+    return results
 
 
 def saved_line(store: MemoryStore, name: str, renamed: dict[str, str]) -> str:

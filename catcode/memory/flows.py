@@ -63,6 +63,12 @@ class ScopeCounts:
         scopes = [scope for _, scope in items]
         return cls(user=scopes.count(Scope.USER), project=scopes.count(Scope.PROJECT))
 
+    @classmethod
+    def of_store(cls, store: MemoryStore) -> ScopeCounts:
+        """The counts of every memory of ``store`` (asked of its catalogues: none is read)."""
+        counts = store.counts()
+        return cls(user=counts[Scope.USER], project=counts[Scope.PROJECT])
+
     @property
     def total(self) -> int:
         """Both scopes together."""
@@ -151,7 +157,7 @@ def clear_memories(
     every memory as one change, then ``mark`` (``cursor.mark_cleared`` over the memory root's projects) so that
     conversation said before the clear — in any project, a session still open included — is never saved
     afterwards."""
-    counts = ScopeCounts.of(store.located())
+    counts = ScopeCounts.of_store(store)
     if not counts.total:
         if mark is not None:
             mark()  # nothing to delete, but what was said so far is still not to be saved

@@ -32,18 +32,33 @@ with a memory's name to retrieve its full content."""
 def build_memory_index_text(items: Sequence[tuple[MemoryEntry, Scope]], max_injected: int) -> str | None:
     """The ``# Persistent Memory`` block: user scope first, then project scope, each sorted by name, at most
     ``max_injected`` entries shared between the scopes and a line saying what was left out. None when empty."""
-    if not items:
+    counts = {scope: sum(1 for _, s in items if s is scope) for scope in Scope}
+    return _block(listed_entries(items, max_injected), counts)
+
+
+def _stored_index(store: MemoryStore, max_injected: int) -> str | None:
+    """The block, asked of the store: the counts and the newest of each scope within its quota, never every
+    memory (100,000 of them cost nothing more than 30)."""
+    counts = store.counts()
+    quota = _quotas(counts, max_injected)
+    shown = {scope: sorted(store.newest(scope, quota[scope]), key=lambda e: e.name) for scope in Scope}
+    return _block(shown, counts, store.unread())
+
+
+def _block(shown: dict[Scope, list[MemoryEntry]], counts: dict[Scope, int], unread: int = 0) -> str | None:
+    if not any(counts.values()) and not unread:
         return None
-    shown = listed_entries(items, max_injected)
     blocks, left_out = [HEADER], {}
     for scope in (Scope.USER, Scope.PROJECT):
         blocks += [f"## {e.name}\n{defuse(flatten(e.description))}" for e in shown[scope]]
-        left_out[scope] = sum(1 for _, s in items if s is scope) - len(shown[scope])
+        left_out[scope] = counts[scope] - len(shown[scope])
     hidden = sum(left_out.values())
     if hidden:
         noun = "memory" if hidden == 1 else "memories"
         parts = ", ".join(f"{n} for {scope.label}" for scope, n in left_out.items() if n)
         blocks.append(f"({hidden} more {noun} not shown: {parts} — call memory_read without a name to list them.)")
+    if unread:  # a first look at a large folder: the rest is being read in the background
+        blocks.append(f"({unread} more memory files are being read for the first time: not listed yet.)")
     return "\n\n".join(blocks)
 
 
@@ -87,5 +102,5 @@ class MemoryInjectionHook:
         fingerprint = self._store.fingerprint()
         cached = self._cached
         if cached is None or cached[0] != fingerprint:
-            cached = self._cached = (fingerprint, build_memory_index_text(self._store.located(), self._max_injected))
+            cached = self._cached = (fingerprint, _stored_index(self._store, self._max_injected))
         return cached[1]

@@ -1,10 +1,9 @@
 """Memory and recall as parts of a session (``session.parts.SessionPart``): ``MemoryPart`` (the runtime and its
 front door: injection hook, memory tools, ``/memory``, the guidance in the system prompt, every stored message into
-history.jsonl, the capture at exit), ``RecallPart`` (recent work on every request, ``memory_search``, per-turn
-recall, the session's search for ``/memory search``, the index sync and the session summary at exit) and
-``AutoSyncPart`` (``memory.sync: auto``), which ``memory_parts`` lists for the composition root; and the
-conversation log read before any session is built. Their hooks come first of all (the memory index, then recent
-work): one stable order for prompt caching."""
+history.jsonl, the capture handed over at exit), ``RecallPart`` (recent work on every request, ``memory_search``,
+per-turn recall, the session's search for ``/memory search``, the index sync) and ``AutoSyncPart`` (``memory.sync:
+auto``), which ``memory_parts`` lists for the composition root; and the conversation log read before any session is
+built. Their hooks come first of all (the memory index, then recent work): one stable order for prompt caching."""
 
 from __future__ import annotations
 
@@ -99,18 +98,16 @@ class RecallPart:
         memory = self.memory.runtime
         assert memory is not None
         session.agent.recall = self.auto
+        # The session summary is written after the exit, with the capture (``upkeep.py``); memories the index is
+        # behind on (a large store's first index) are indexed in a process of its own.
+        recall.when_behind = memory.start_upkeep
         if builder.interactive:
             builder.exit_step(lambda say: recall.wait_synced(memory.start_up_wait()))
-            # After the capture step, within what it left of the one exit budget, and skipped when capture failed:
-            # the API is down, one line is enough.
-            builder.exit_step(
-                lambda say: (
-                    None
-                    if memory.capture_failed
-                    else recall.summarize_session_at_exit(say, timeout=memory.exit_budget.remaining())
-                )
-            )
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))
+        # At the end: facts.db closed and, in print mode (after the answer), the memory folders recorded as they are
+        # for the next process; an interactive exit never waits for that listing (the capture's process does it).
+        settle = not builder.interactive
+        builder.hooks.on(HookEvent.SESSION_END, lambda context: recall.close(settle=settle))
 
 
 class AutoSyncPart:

@@ -59,7 +59,9 @@ def revert_change(git: GitStore, store: MemoryStore, lock_path: Path, commit: st
         target = commit or last_memory_change(git)
         if target is None:
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
-        return git.revert(target)
+        result = git.revert(target)
+        store.recheck([git.root / change.path for change in result.files])  # git rewrote them, the store reads them
+        return result
 
 
 def cap(text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_MAX_CHARS) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -37,7 +37,7 @@ from catcode.memory.flows import (
     forget_memory,
     move_memory,
 )
-from catcode.memory.store.models import MemoryEntry, Scope
+from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.versioning.changes import MergedChange, UnknownChange
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from catcode.memory.versioning.changes import Change as Change
     from catcode.memory.versioning.changes import FileChange as FileChange
     from catcode.memory.versioning.changes import RevertResult
+    from catcode.providers.base import LLMProvider
     from catcode.settings.config import Settings
     from catcode.settings.paths import Paths
 
@@ -91,6 +92,10 @@ __all__ = [
 ]
 
 EXPORT_FORMATS = ("claude", "agents-md")
+SEARCH_NOW = 10_000
+"""Memories a search from the shell reads and indexes itself before it answers, when the index lacks them (a folder
+written by hand, searched for the first time): an answer that misses none of them is worth a few seconds once. More
+are left to the upkeep (``Found.behind``)."""
 
 
 class VersioningOff(CatcodeError):
@@ -106,11 +111,16 @@ class SyncOff(CatcodeError):
         )
 
 
+Row = tuple[str, str, MemoryType, Scope]
+"""One memory as a list shows it: name, description, type, scope."""
+
+
 @dataclass(frozen=True)
 class Listing:
-    """Every memory with its scope (user scope first, then by name), and the files left out of it."""
+    """Every memory as a list shows it (user scope first, then by name), read a chunk at a time as ``rows`` is
+    iterated (100,000 memories are never held at once), and the files left out of it."""
 
-    items: list[Located]
+    rows: Iterator[Row]
     unreadable: int  # memory files that are not valid ones
     hidden: int  # memories for all projects hidden by one of this project's of the same name
 
@@ -141,6 +151,7 @@ class Found:
     hits: list[Hit]
     unreadable: int = 0
     unsaved: str = ""
+    behind: bool = False  # the index lacked memories, left to the upkeep: this search may have missed them
 
 
 @dataclass(frozen=True)
@@ -163,12 +174,12 @@ class MemoryDoor:
         self.recall, self.auto = recall, auto
 
     @classmethod
-    def offline(cls, settings: Settings, paths: Paths) -> MemoryDoor:
-        """The door of ``paths``' memory without a model (store, git history and search): ``catcode memory``, the
-        web view and the MCP server."""
+    def offline(cls, settings: Settings, paths: Paths, provider: LLMProvider | None = None) -> MemoryDoor:
+        """The door of ``paths``' memory outside a session (store, git history and search): ``catcode memory``, the
+        web view and the MCP server, with no model; the upkeep's capture with ``provider``."""
         from catcode.memory.builder import build_memory_runtime
 
-        return cls(build_memory_runtime(settings, paths))
+        return cls(build_memory_runtime(settings, paths, provider=provider))
 
     @property
     def paths(self) -> Paths:
@@ -192,15 +203,14 @@ class MemoryDoor:
     def listing(self) -> Listing:
         """Every memory, user scope first, and how many files were left out."""
         store = self.store
+        store.complete()  # every file read: what is unreadable is known before the list is
         hidden = len(store.hidden())
-        return Listing(self.located(), len(store.problems()) - hidden, hidden)
+        return Listing(store.iter_summaries(), len(store.problems()) - hidden, hidden)
 
     def located(self, scope: Scope | None = None) -> list[Located]:
         """Every memory (of ``scope``; None: both) with its scope, user scope first, then by name — the order of
         every list and of the memory index on each request."""
-        from catcode.memory.words import sorted_by_scope
-
-        return [item for item in sorted_by_scope(self.store.located()) if scope in (None, item[1])]
+        return [item for item in self.store.listed() if scope in (None, item[1])]
 
     @property
     def folders(self) -> dict[Scope, Path]:
@@ -209,7 +219,7 @@ class MemoryDoor:
 
     def names(self) -> list[str]:
         """Every memory's name (for completion)."""
-        return [entry.name for entry in self.store.load_all()]
+        return self.store.names()
 
     def entries(self) -> list[MemoryEntry]:
         """Every memory."""
@@ -243,7 +253,7 @@ class MemoryDoor:
         hidden = len(store.hidden())
         return MemoryStatus(
             folders=dict(store.dirs),
-            counts=ScopeCounts.of(store.located()),
+            counts=ScopeCounts.of_store(store),
             cursor=seq,
             unprocessed=unprocessed_count(history, cursor, MESSAGE_KINDS),
             dreams=service is not None,
@@ -309,15 +319,28 @@ class MemoryDoor:
             finally:
                 self.recall = None
 
-    def search(self, query: str, limit: int = 10, *, recall: Recall | None = None, unreadable: bool = False) -> Found:
+    def search(self, query: str, limit: int = 10, *, recall: Recall | None = None, once: bool = False) -> Found:
         """Every memory, session summary and past conversation of this project matching ``query``, best first
-        (``recall``: the search to use; ``unreadable``: count the memory files left out, as a list does)."""
+        (``recall``: the search to use). ``once``: a search from the shell, the process's only one — what the index
+        lacks is read and indexed first (up to ``SEARCH_NOW`` memories; more are left to the upkeep, started here,
+        and ``Found.behind`` says so), and the memory files left out are counted, as a list does."""
         with self._recall(recall) as searching:
+            store = self.store
+            if once:
+                if store.unread() <= SEARCH_NOW:
+                    store.complete()
+                searching.sync(budget=SEARCH_NOW)
             hits = searching.search(query, limit)
+            if not once:
+                return Found(query, hits, unsaved=searching.unsaved)
             # Counted before facts.db closes: closing it changes the project folder, and a rescan costs a stat per
             # memory file.
-            skipped = len(self.store.problems()) - len(self.store.hidden()) if unreadable else 0
-            return Found(query, hits, skipped, searching.unsaved)
+            unreadable = len(store.problems()) - len(store.hidden())
+            behind = searching.behind or store.unread() > 0
+            found = Found(query, hits, unreadable, searching.unsaved)
+        if behind and self.runtime.start_upkeep():  # a large store searched for the first time: indexed once, apart
+            return replace(found, behind=True)
+        return found
 
     def recent(self, count: int = 5) -> list[DailyEntry]:
         """The latest ``count`` session summaries of this project's journal, newest first."""
@@ -407,6 +430,27 @@ class MemoryDoor:
         if not git.available:
             raise VersioningOff(git.warning)
         return git
+
+    @property
+    def versioned(self) -> bool:
+        """Whether memory's changes are recorded in git (so that they can be undone)."""
+        return bool(self.runtime.git.available)
+
+    def upkeep(self, *, capture: str | None = None, minimum: int | None = None) -> None:
+        """The memory work nobody waits for, in a process of its own (``catcode memory upkeep``): what session
+        ``capture`` left (from ``minimum`` messages), files not read yet, what was left uncommitted, the search
+        index; then, after a capture with ``memory.sync: auto``, the sync that carries it."""
+        from catcode.memory.upkeep import run_upkeep
+
+        with self.open_recall() as recall:
+            run_upkeep(self.runtime, recall, capture=capture, minimum=minimum)
+        if capture is not None and self.runtime.config.sync == "auto":
+            from catcode.memory.sync.auto import start_sync_process
+            from catcode.memory.versioning.remote import GitRemote
+
+            paths = self.paths
+            if GitRemote(paths.memory_root).url() is not None:
+                start_sync_process(paths.project_root)
 
     # -- the pipeline (a session's) -------------------------------------------------------------------------------
 

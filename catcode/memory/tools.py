@@ -25,7 +25,6 @@ from catcode.memory.words import (
     not_found,
     owned_by,
     replacement_note,
-    sorted_by_scope,
     unversioned_fix,
 )
 from catcode.text import shorten
@@ -176,16 +175,16 @@ def unversioned(done: str, reason: str) -> str:
 def memory_page(store: MemoryStore, page: int) -> str:
     """One page of the list ``memory_read`` gives without a name: ``- name (type, scope): description``, the user
     scope first, at most ``PAGE_SIZE`` lines of at most ``DESCRIPTION_CHARS`` characters each."""
-    items = sorted_by_scope(store.located())
-    if not items:
+    total = sum(store.counts().values())
+    if not total:
         return NO_MEMORIES
-    pages = -(-len(items) // PAGE_SIZE)
+    pages = -(-total // PAGE_SIZE)
     if page < 1 or page > pages:
-        return f"There is no page {page}: {len(items)} memories make {pages} page(s) of {PAGE_SIZE}."
+        return f"There is no page {page}: {total} memories make {pages} page(s) of {PAGE_SIZE}."
     first = (page - 1) * PAGE_SIZE
-    shown = items[first : first + PAGE_SIZE]
+    shown = store.listed(first, PAGE_SIZE)  # only this page is read, however many memories there are
     lines = [
-        f"Memories {first + 1}-{first + len(shown)} of {len(items)} (page {page} of {pages}). "
+        f"Memories {first + 1}-{first + len(shown)} of {total} (page {page} of {pages}). "
         "Call memory_read with a name for the full text."
     ]
     lines += [f"- {e.name} ({e.type.value}, {s.label}): {shorten(e.description, DESCRIPTION_CHARS)}" for e, s in shown]

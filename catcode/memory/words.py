@@ -9,14 +9,14 @@ or "this project". The front door (``service.py``) returns data; this module wor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from catcode.memory.store.entry_file import INDEX_NAME
-from catcode.memory.store.models import ConsolidationReport, MemoryEntry, Scope
+from catcode.memory.store.models import ConsolidationReport, MemoryEntry, MemoryType, Scope
 from catcode.text import flatten, shorten
 
 if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools, which need none of them
@@ -44,6 +44,15 @@ if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools,
 NO_MEMORIES = "No memories stored."
 KEPT_ALL = "Kept every memory."
 NO_CHANGES = "No memory changes recorded yet."
+NOT_RECORDED = (
+    "This change could not be recorded in git, so it cannot be undone yet (details in the log: catcode memory "
+    "doctor checks the repository); the next memory change records it."
+)
+"""Said when a change was written but its commit failed."""
+INDEXING = (
+    "Some memories are not in the search index yet: they are being read and indexed in the background, and this "
+    "search may miss them."
+)
 WRITE_TOOL = "memory_write"
 """The model's write tool, as permission rules name it (``memory_write(user-*)``)."""
 NO_TERMINAL = "saving a memory for all projects asks for your consent, and there is no terminal to ask on"
@@ -97,7 +106,17 @@ def format_list(items: Sequence[Located]) -> str:
     """One line per memory: ``name - description (type, all projects)``."""
     if not items:
         return NO_MEMORIES
-    return "\n".join(f"{e.name} - {flatten(e.description)} ({e.type.value}, {scope.label})" for e, scope in items)
+    return "\n".join(list_line(e.name, e.description, e.type, scope) for e, scope in items)
+
+
+def list_text(rows: Iterable[tuple[str, str, MemoryType, Scope]]) -> str:
+    """One line per memory (``list_line``) of ``(name, description, type, scope)`` rows, or ``NO_MEMORIES``."""
+    return "\n".join(list_line(*row) for row in rows) or NO_MEMORIES
+
+
+def list_line(name: str, description: str, kind: MemoryType, scope: Scope) -> str:
+    """``name - description (type, all projects)``: one memory in a list."""
+    return f"{name} - {flatten(description)} ({kind.value}, {scope.label})"
 
 
 def format_entry(entry: MemoryEntry, scope: Scope | None = None) -> str:
@@ -111,11 +130,6 @@ def not_found(name: str) -> str:
     """The seed's answer to the model for an unknown name (the MCP server gives its clients the same; a person is
     told ``Voice.not_found``)."""
     return f"Memory not found: {name}. Use memory_read without name to list all memories."
-
-
-def sorted_by_scope(items: Sequence[Located]) -> list[Located]:
-    """User scope first, then project scope, each by name (the order of ``/memory list`` and injection)."""
-    return sorted(items, key=lambda item: (item[1] is not Scope.USER, item[0].name))
 
 
 def unreadable_line(count: int) -> str:

@@ -26,8 +26,10 @@ class MemoryConfig(BaseModel):
     model: str | None = Field(default=None, min_length=1, max_length=200)
     """A cheaper model for the memory calls; None uses the main model."""
     exit_timeout: float = Field(default=60.0, gt=0, le=600, allow_inf_nan=False)
-    """Seconds the whole exit may spend on memory — capture, then the session summary with what is left; for
-    ``catcode -p``, a background review still going — before catcode exits anyway (at most 600)."""
+    """Seconds the memory work of an exit may take — capture, then the session summary with what is left — in the
+    process it runs in after the exit (an interactive exit never waits for it; what is left is done at the next
+    start); for ``catcode -p``, also how long the run waits at its end for a background review still going (at most
+    600)."""
     dream_min_lines: int = Field(default=50, ge=1, le=100_000)
     """Start a background Dream once this many history lines are unprocessed."""
     dream_max_tokens: int = Field(default=2048, gt=0, le=128_000)

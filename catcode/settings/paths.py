@@ -11,6 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+FACTS_FOLDER = ".recall"
+"""The search index's own folder in a project's memory folder: facts.db's journal files come and go with every
+process that opens it, and in the memory folder itself they would change its mtime each time (a large folder would
+then be listed again by every process)."""
+
 
 def catcode_home(env: Mapping[str, str] | None = None) -> Path:
     """``$CATCODE_HOME`` or ``~/.cat-code``."""
@@ -73,7 +78,8 @@ class Paths:
     facts_db: Path = field(init=False)
     """The derived full-text index."""
     memory_cache: Path = field(init=False)
-    """What reading this view's memory files last gave (derived, per machine, outside the memory repository)."""
+    """The catalogues of memory folders: what reading their files gave (derived, per machine, outside the memory
+    repository)."""
 
     def __post_init__(self) -> None:
         project = self.memory_root / "projects" / self.project_key
@@ -85,8 +91,8 @@ class Paths:
             "memory_lock": self.memory_root / ".write.lock",
             "history_file": project / "history.jsonl",
             "cursor_file": project / ".dream_cursor",
-            "facts_db": project / "facts.db",
-            "memory_cache": self.home / "cache" / "memory" / f"{self.project_key}-{user_hash(self.user_id)}.json",
+            "facts_db": project / FACTS_FOLDER / "facts.db",
+            "memory_cache": self.home / "cache" / "memory",
         }
         for name, path in derived.items():
             object.__setattr__(self, name, path)  # frozen: set once, here

@@ -204,6 +204,37 @@ def test_search_says_how_many_hand_written_files_it_left_out(project: Path) -> N
     assert result.stderr.endswith("\n1 unreadable memory file skipped — run catcode memory doctor\n")
 
 
+def test_a_first_search_of_a_folder_written_by_hand_reads_and_indexes_it_all_up_to_its_budget(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond what a start reads at once (``READ_BUDGET``) and what a sync indexes on the way to an answer
+    (``SYNC_BUDGET``), an explicit search still reads and indexes every memory up to ``SEARCH_NOW``: its first
+    answer misses none; beyond that it says the rest is indexed in the background."""
+    from catcode.memory import service
+    from catcode.memory.recall import recall as recall_module
+    from catcode.memory.store import store as store_module
+    from catcode.memory.words import INDEXING
+
+    monkeypatch.setattr(store_module, "READ_BUDGET", 3)
+    monkeypatch.setattr(recall_module, "SYNC_BUDGET", 5)
+    started: list[object] = []
+    monkeypatch.setattr(MemoryRuntime, "start_upkeep", lambda self: started.append(self) or True)
+    folder = runtime(project).paths.project_memory
+    for i in range(40):
+        _write_memory_file(folder, f"note-{i:02d}", f"Note {i}", f"Filler text number {i}.")
+    _write_memory_file(folder, "zz-kayak", "Caroline", "Caroline bought a kayak.")
+    result = cli("search", "--json", "--", "kayak")
+    assert [json.loads(line)["source"] for line in result.stdout.splitlines()] == ["memory zz-kayak"]
+    assert "background" not in result.stderr and started == []
+
+    monkeypatch.setattr(service, "SEARCH_NOW", 10)
+    _write_memory_file(folder, "zz-canoe", "Caroline", "Caroline bought a canoe.")
+    for i in range(40, 60):
+        _write_memory_file(folder, f"note-{i:02d}", f"Note {i}", f"Filler text number {i}.")
+    late = cli("search", "--json", "--", "canoe")
+    assert late.exit_code == 0 and INDEXING in late.stderr and len(started) == 1
+
+
 @pytest.mark.parametrize(
     "question",
     ['"unbalanced', "NEAR(vim, 2) AND -x", "col:vim*", "--json", "-n 5", "what's up?!", "(c++) OR ^vim", "用户 vim"],
@@ -388,7 +419,8 @@ def test_real_console_script_searches_see_every_hand_change_made_between_them(pr
         return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 
     first, _ = search()
-    assert len(first) == 4 and "deploy-owner" in paths.memory_cache.read_text(encoding="utf-8")
+    catalogued = b"".join(db.read_bytes() for db in paths.memory_cache.iterdir())
+    assert len(first) == 4 and b"deploy-owner" in catalogued
     before = edited.stat()
     with open(edited, "r+b") as fh:  # in place, same size, the mtime put back
         fh.write(edited.read_bytes().replace(b"fra1", b"ams3"))
@@ -404,5 +436,5 @@ def test_real_console_script_searches_see_every_hand_change_made_between_them(pr
     assert sorted(snippets) == ["memory deploy-secret", "memory deploy-target", "memory deploy-tool"]
     assert "ams3" in snippets["memory deploy-target"] and token not in "".join(snippets.values())
     assert stderr.endswith("1 unreadable memory file skipped — run catcode memory doctor\n")
-    paths.memory_cache.unlink()
+    shutil.rmtree(paths.memory_cache)
     assert search() == (second, stderr)

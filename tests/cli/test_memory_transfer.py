@@ -398,3 +398,21 @@ def test_export_with_nothing_and_a_bad_format(project: Path) -> None:
     assert cli("export", "--format", "claude").stdout == "No memories to export.\n"
     bad = cli("export", "--format", "yaml")
     assert bad.exit_code == 1 and bad.stderr == "catcode: --format: unknown format 'yaml' (choose: claude, agents-md)\n"
+
+
+def test_a_markdown_file_over_a_megabyte_is_read_whole_and_a_cut_is_said(tmp_path: Path) -> None:
+    """10,000 sections (1.3 MB) are 10,000 memories; a file over the cap of one file is cut at a line and one line
+    of the plan says how much was not read."""
+    from catcode.memory.transfer import readers
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("".join(f"## Note {n}\n\n{'Keep the build green. ' * 5}({n})\n\n" for n in range(10_000)))
+    assert notes.stat().st_size > 1_000_000
+    items, skipped = readers.read_file(notes, tmp_path)
+    assert len(items) == 10_000 and skipped == []
+
+    cut: list[readers.Skipped] = []
+    text = readers._text(notes, skipped=cut, cap=1_000)
+    assert text.endswith("\n") and len(text) <= 1_000
+    assert len(cut) == 1 and "bytes after them were not" in cut[0].reason
+    assert f"{notes.stat().st_size - len(text.encode()):,} bytes after them" in cut[0].reason

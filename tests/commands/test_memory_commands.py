@@ -339,12 +339,23 @@ def test_the_undo_hint_after_exit_undoes_the_memories_not_the_session_summary(tm
     """Issue 14 #6: after exit capture the last commit was the session summary, so a bare /memory revert deleted
     the journal entry and left the memories; /memory diff showed it too, and summaries crowded /memory log."""
     from catcode.memory.builder import build_recall
-    from catcode.memory.exit_capture import capture_at_exit
+    from catcode.memory.exit_capture import SAVING, capture_at_exit
+    from catcode.memory.upkeep import capture_and_report, take_reports
 
     runtime = make_runtime(tmp_path, extraction(VIM), consolidation(VIM))
     record_exchanges(runtime, 2)
+
+    def launch(*, capture: str | None = None, minimum: int | None = None) -> bool:
+        """What ``catcode memory upkeep --capture`` does after the exit, here instead of in a process of its own."""
+        assert capture is not None
+        capture_and_report(runtime, None, capture, minimum)
+        return True
+
+    runtime.launch = launch
     said: list[str] = []
     capture_at_exit(runtime, said.append)
+    assert said == [SAVING]
+    said = [line for report in take_reports(runtime.paths) for line in report]  # shown at the next start
     with build_recall(runtime) as recall:
         recall.append_summary("- Talked about editors")
     assert runtime.git.log(1)[0].subject.startswith("session-summary: ")

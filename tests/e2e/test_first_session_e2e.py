@@ -1,7 +1,8 @@
 """The README's headline, as typed, in a real pseudo-terminal: ``catcode``, type ``use vim, never touch the tests
-directory``, Ctrl+D — the next session's ``/memory list`` shows it. A short session with nothing to remember costs
-no request at exit and says its messages are kept; ``/memory`` then saves them. Piped mode: a background run at
-launch and the exit capture take turns, and "Saving memories…" ends with an outcome line."""
+directory``, Ctrl+D — the exit is at once, and the next session says what was saved and ``/memory list`` shows it.
+A short session with nothing to remember costs no request at exit and says its messages are kept; ``/memory`` then
+saves them. Piped mode: a background run at launch and the capture after the exit take turns, and the capture's
+outcome is said at the next start."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ from pathlib import Path
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.e2e.test_memory_e2e import (
     EXPECT,
+    LAST_SESSION,
     MEMORY_ON,
+    SAVING,
     VIM,
     MemoryModel,
     adds,
     candidates,
+    capture_done,
     chat,
     conversation_lines,
     ended,
@@ -40,13 +44,15 @@ def test_the_headline_sentence_is_remembered_in_the_next_session(
     cat.prompt()
     chat(cat, fake_server, HEADLINE, "Got it: vim, and tests/ stays untouched.")
     cat.send("\x04")
-    cat.expect_text("Saving memories… (Ctrl+C to skip)", timeout=EXPECT)
-    cat.expect_text("Memory: 1 added, 0 updated — /memory list shows them", timeout=EXPECT)
+    cat.expect_text(SAVING, timeout=EXPECT)
     assert ended(cat) == 0
+    assert capture_done(home_dir)[0] == "Memory: 1 added, 0 updated — /memory list shows them"
     (extraction,) = of_kind(fake_server, "extract")
     assert conversation_lines(extraction)[0] == f"USER: {HEADLINE}"
 
     cat = spawn_catcode(env=MEMORY_ON)
+    cat.expect_text(LAST_SESSION, timeout=EXPECT)
+    cat.expect_text("Memory: 1 added, 0 updated — /memory list shows them", timeout=EXPECT)
     cat.prompt()
     cat.say("/memory list")
     cat.expect_text("user-prefers-vim - User edits with vim (user, all projects)", timeout=EXPECT)
@@ -98,13 +104,13 @@ def test_piped_runs_take_turns_with_the_background_run_and_always_say_the_outcom
     assert KEPT in first.stderr and "Saving memories" not in first.stderr
 
     # The second start finds the first one's messages waiting: a background run starts at launch while the
-    # session records its own; the exit waits for it, and every line ends up reviewed exactly once.
+    # session records its own; the capture after the exit waits for it, and every line is reviewed exactly once.
     fake_server.enqueue(text("Noted."))
     second = piped(project, env, HEADLINE)
     assert second.returncode == 0, second.stderr
-    lines = [line for line in second.stderr.splitlines() if line.strip()]
-    saving = lines.index("Saving memories… (Ctrl+C to skip)")
-    assert lines[saving + 1].startswith(("Memory: 1 added", "Recovered 1 memory")), second.stderr
+    assert SAVING in second.stderr.splitlines()
+    said = capture_done(home_dir)
+    assert said[0].startswith(("Memory: 1 added", "Nothing new to remember")), said
     listed = subprocess.run(
         [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )
@@ -112,13 +118,19 @@ def test_piped_runs_take_turns_with_the_background_run_and_always_say_the_outcom
     reviewed = [line for r in of_kind(fake_server, "extract") for line in conversation_lines(r)]
     assert reviewed.count(f"USER: {HEADLINE}") == 1 and reviewed.count("USER: hi") == 1
 
+    fake_server.enqueue(text("Hello again."))
+    third = piped(project, env, "hello")  # the next start says what the capture after the last exit did
+    assert f"{LAST_SESSION}\n{said[0]}" in third.stderr, third.stderr
 
-def test_piped_exit_waits_for_a_recovery_still_running_and_saves_the_rule(
+
+def test_the_capture_after_a_piped_exit_takes_what_a_recovery_still_running_left_and_saves_the_rule(
     fake_server: FakeAnthropicServer, catcode_env: dict[str, str], project: Path, home_dir: Path
 ) -> None:
     """The race of issue 23 §3: a recovery started at launch was still running when the piped session ended. The
     exit capture then waited for the lock, found only the session's own two messages (below the minimum) and said
-    nothing after "Saving memories…"; the rule was not saved. Now the exit waits for the recovery, then saves."""
+    nothing after "Saving memories…"; the rule was not saved. Now the exit leaves at once, the recovery ends with the
+    process (its lines still after the cursor), and the capture after the exit reviews every waiting line: the rule
+    is saved."""
     env = {**catcode_env, **MEMORY_ON}
     for answer in ("One.", "Two."):  # print mode leaves its messages for the next start: four are waiting
         fake_server.enqueue(text(answer))
@@ -138,23 +150,13 @@ def test_piped_exit_waits_for_a_recovery_still_running_and_saves_the_rule(
 
     fake_server.responder = respond
     fake_server.enqueue(text("Noted."))
-    proc = subprocess.Popen(
-        [*catcode_argv()], stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.PIPE, cwd=project,
-        env=env, text=True,
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stderr is not None
-    proc.stdin.write(HEADLINE)
-    proc.stdin.close()
-    lines = []
-    for line in proc.stderr:  # the recovery is held: the exit must wait for it
-        lines.append(line.rstrip("\n"))
-        if line.startswith("Saving memories…"):
-            break
+    done = subprocess.run(
+        [*catcode_argv()], input=HEADLINE, cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
+    )  # the recovery is held: the exit does not wait for it (it ends with the process)
+    assert done.returncode == 0 and SAVING in done.stderr, done.stderr
     gate.set()
-    lines += [line.rstrip("\n") for line in proc.stderr]
-    assert proc.wait(bound(60)) == 0
-    saving = lines.index("Saving memories… (Ctrl+C to skip)")
-    assert lines[saving + 1] == "Memory: 1 added, 0 updated — /memory list shows them", lines
+    said = capture_done(home_dir)
+    assert "Memory: 1 added, 0 updated — /memory list shows them" in said, said
     listed = subprocess.run(
         [*catcode_argv(), "memory", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=bound(60)
     )

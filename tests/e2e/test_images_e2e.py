@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.e2e.conftest import Catcode
-from tests.e2e.test_memory_e2e import MEMORY_ON, MemoryModel, conversation_lines, of_kind
+from tests.e2e.test_memory_e2e import MEMORY_ON, MemoryModel, capture_done, conversation_lines, of_kind
 from tests.fakes import FakeAnthropicServer, text, tool_use
 
 Spawn = Callable[..., Catcode]
@@ -75,6 +75,7 @@ def test_an_image_is_attached_read_and_refused_when_too_big(
     [picture] = _images(result)
     assert picture["source"]["media_type"] == "image/webp"
     assert cat.exit() == 0
+    capture_done(home_dir)  # the capture runs after the exit, in a process of its own
 
     history = next((home_dir / ".cat-code" / "memory" / "projects").glob("*/history.jsonl")).read_text()
     assert "[image shot.png]" in history and "[image diagram.webp]" in history

@@ -156,6 +156,33 @@ def ended(cat: Catcode) -> int:
     return cat.child.exitstatus if cat.child.exitstatus is not None else -(cat.child.signalstatus or 0)
 
 
+SAVING = "Saving memories… in the background: what is saved is shown at your next start here."
+LAST_SESSION = "From the end of your last session here:"
+CAPTURED = 60.0  # seconds for the capture after an exit: a new process, its imports, the model's replies
+
+
+def capture_done(home_dir: Path, timeout: float = CAPTURED) -> list[str]:
+    """Wait for the capture an exit handed to a process of its own (its report appears, then its upkeep ends: the
+    lock is free); the lines it left for the next start (still there for it to show)."""
+    import time
+
+    from filelock import FileLock
+
+    cache = home_dir / ".cat-code" / "cache"
+    deadline = time.monotonic() + timeout
+    while not list((cache / "reports").glob("*.jsonl")):
+        assert time.monotonic() < deadline, "the capture after the exit left no report"
+        time.sleep(0.05)
+    (lock,) = (cache / "memory").glob("upkeep-*.lock")
+    with FileLock(str(lock), timeout=max(1.0, deadline - time.monotonic())):
+        pass
+    return [line for report in (cache / "reports").glob("*.jsonl") for line in _lines(report)]
+
+
+def _lines(report: Path) -> list[str]:
+    return [line for row in report.read_text(encoding="utf-8").splitlines() for line in json.loads(row)]
+
+
 def plain(output: str) -> str:
     """Terminal output without escape sequences and carriage returns."""
     return ANSI.sub("", output).replace("\r", "")
@@ -174,11 +201,12 @@ def test_walkthrough_capture_injection_tools_and_commands(
     assert memory_blocks(fake_server.requests()[0]) == []
     chat(cat, fake_server, "And keep answers short.", "Understood.")
     cat.send("\x04")
-    cat.expect_text("Saving memories… (Ctrl+C to skip)", timeout=EXPECT)
-    cat.expect_text("Memory: 1 added, 0 updated — /memory list shows them", timeout=EXPECT)
-    cat.expect_text("+ user-prefers-vim — User edits with vim (all projects)", timeout=EXPECT)
-    cat.expect_text("Undo with /memory revert ", timeout=EXPECT)
-    assert ended(cat) == 0
+    cat.expect_text(SAVING, timeout=EXPECT)
+    assert ended(cat) == 0  # at once: the capture runs after the exit, in a process of its own
+    said = capture_done(home_dir)
+    assert said[0] == "Memory: 1 added, 0 updated — /memory list shows them"
+    assert said[1] == "  + user-prefers-vim — User edits with vim (all projects)"
+    assert said[2].startswith("  Undo with /memory revert ")
     assert len(of_kind(fake_server, "extract")) == 1 and len(of_kind(fake_server, "consolidate")) == 1
     (extraction,) = of_kind(fake_server, "extract")
     assert conversation_lines(extraction) == [
@@ -196,13 +224,16 @@ def test_walkthrough_capture_injection_tools_and_commands(
     newest, capture = git_log(home_dir)[:2]
     assert newest.startswith("session-summary: ") and capture == "session-end: add user-prefers-vim"
     # Issue 14 #6: the undo hint names the change that added the memory, not the session summary after it.
-    hint = re.search(r"Undo with /memory revert ([0-9a-f]{7}), or `catcode memory revert \1`\.", plain(cat.output))
+    hint = re.search(r"Undo with /memory revert ([0-9a-f]{7}), or `catcode memory revert \1`\.", said[2])
     assert hint is not None and git_log(home_dir, "%h %s")[1] == f"{hint[1]} session-end: add user-prefers-vim"
     chats_before = len(of_kind(fake_server, "chat"))
 
-    # Session 2: the index is injected; memory_write asks first and writes at once; the /memory commands.
+    # Session 2: it first says what the capture after the last exit did; the index is injected; memory_write asks
+    # first and writes at once; the /memory commands.
     model.extract = candidates()  # nothing new at this exit
     cat = spawn_catcode(env=MEMORY_ON)
+    cat.expect_text(LAST_SESSION, timeout=EXPECT)
+    cat.expect_text("Memory: 1 added, 0 updated — /memory list shows them", timeout=EXPECT)
     cat.prompt()
     fake_server.enqueue(
         tool_use(
@@ -287,10 +318,9 @@ def test_failing_capture_exits_cleanly_and_leaves_memory_alone(
     assert "\n\n## user-prefers-vim\nUser edits with vim" in memory_blocks(fake_server.requests()[0])[0]
     chat(cat, fake_server, "Let's stop here.", "Bye.")
     cat.send("\x04")
-    cat.expect_text("Saving memories… (Ctrl+C to skip)", timeout=EXPECT)
+    cat.expect_text(SAVING, timeout=EXPECT)
     assert ended(cat) == 0
-    after_saving = plain(cat.output).split("Saving memories… (Ctrl+C to skip)", 1)[1]
-    lines = [line.strip() for line in after_saving.splitlines() if line.strip()]
+    lines = capture_done(home_dir)
     assert len(lines) == 1 and lines[0].startswith("Memory capture failed ("), lines
     assert [r.status for r in of_kind(fake_server, "extract")] == [500] and not of_kind(fake_server, "consolidate")
     assert {p: p.read_bytes() for p in scope.iterdir()} == before
@@ -328,6 +358,7 @@ def test_a_clear_from_another_process_is_not_undone_at_the_exit_of_a_live_sessio
     helix = {**VIM, "name": "user-prefers-helix", "description": "User edits with helix", "content": "helix"}
     model.extract, model.consolidate = candidates(helix), adds(helix)
     assert cat.exit() == 0
+    capture_done(home_dir)
     (extraction,) = of_kind(fake_server, "extract")
     lines = conversation_lines(extraction)
     assert "USER: From now on I use helix." in lines and not any("vim" in line for line in lines)

@@ -23,6 +23,7 @@ from tests.e2e.test_memory_e2e import (
     MemoryModel,
     adds,
     candidates,
+    capture_done,
     chat,
     conversation_lines,
     of_kind,
@@ -155,7 +156,8 @@ def test_failing_dream_keeps_the_cursor_and_a_no_op_dream_advances_it(
     cat.prompt()
     assert [r.status for r in of_kind(fake_server, "extract")] == [200, 500, 500]
 
-    model.extract = candidates()  # the exit capture reviews the six lines and moves the cursor past them
+    model.extract = candidates()  # the capture after the exit reviews the six lines and moves the cursor past them
     assert cat.exit() == 0
+    assert capture_done(home_dir) == ["Nothing new to remember."]
     assert json.loads(cursor_file(home_dir).read_text())["seq"] == last_message_seq(home_dir)
     assert not of_kind(fake_server, "consolidate")

@@ -1,8 +1,9 @@
 """Recall across sessions with the real ``catcode`` in a pseudo-terminal against the fake Anthropic server.
 
 Session 1 (CATCODE_TODAY=2026-11-30) works and exits with Ctrl+D: memory capture and ONE session summary into
-the journal. Session 2 (the next day) carries the "## Recent work" block in its first request, compiles the
-completed day into its week in the background, and a ``memory_search`` call finds what session 1 left behind.
+the journal, after the exit. Session 2 (the next day) carries the "## Recent work" block in its first request,
+compiles the completed day into its week in the background, and a ``memory_search`` call finds what session 1 left
+behind.
 The memory calls are answered by a responder that routes on the prompt text; chat turns come from the queue."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.conftest import Catcode
+from tests.e2e.test_memory_e2e import capture_done
 from tests.fakes import FakeAnthropicServer, text, tool_use
 
 Spawn = Callable[..., Catcode]
@@ -79,8 +81,8 @@ def test_yesterdays_work_is_in_the_prompt_and_searchable(
     cat.expect_text("Lexer tests next.")
     cat.prompt()
     assert cat.exit() == 0
-    assert "Memory: 1 added" in cat.output
-    assert "Session summary saved to the journal" in cat.output
+    said = capture_done(home_dir)  # after the exit, in a process of its own
+    assert said[0].startswith("Memory: 1 added") and said[-1].startswith("Session summary saved to the journal")
     (project_scope,) = (home_dir / ".cat-code" / "memory" / "projects").iterdir()
     daily = (project_scope / "journal" / "daily" / "2026-11-30.md").read_text(encoding="utf-8")
     assert daily.startswith("# 2026-11-30\n\n## ") and daily.endswith(f"\n\n{SUMMARY}\n")
@@ -96,6 +98,7 @@ def test_yesterdays_work_is_in_the_prompt_and_searchable(
     weekly = wait_for_file(project_scope / "journal" / "weekly" / "2026-W49.md")  # compiled in the background
     assert weekly.endswith(f"# Week 2026-W49 (2026-11-30 to 2026-12-06)\n\n{WEEK}\n")
     assert cat.exit() == 0
+    capture_done(home_dir)
 
     first, second = chat_requests(fake_server, "continue yesterday's refactor")
     assert "## Recent work" in first.system_text

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.e2e.conftest import Catcode
-from tests.e2e.test_memory_e2e import MEMORY_ON, MemoryModel, conversation_lines, of_kind
+from tests.e2e.test_memory_e2e import MEMORY_ON, MemoryModel, capture_done, conversation_lines, of_kind
 from tests.e2e.test_repl import user_texts
 from tests.e2e.test_shell_input_e2e import run
 from tests.fakes import FakeAnthropicServer, text, tool_use
@@ -30,6 +30,7 @@ def test_continue_resume_picker_and_slash_resume(
     cat.expect_text("Fixed the login bug.")
     cat.prompt()
     assert cat.exit() == 0
+    capture_done(home_dir)  # the capture runs after the exit, in a process of its own
     first_extraction = of_kind(fake_server, "extract")
     assert len(first_extraction) == 1
 
@@ -62,6 +63,7 @@ def test_continue_resume_picker_and_slash_resume(
     cat.prompt()
     assert user_texts(fake_server.requests()[-1].body["messages"])[0] == "fix the login bug"
     assert cat.exit() == 0
+    capture_done(home_dir)
     later = of_kind(fake_server, "extract")[len(first_extraction) :]
     seen = "\n".join(line for request in later for line in conversation_lines(request))
     assert "what was the cause?" in seen and "fix the login bug" not in seen  # restored lines: never again

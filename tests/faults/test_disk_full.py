@@ -72,6 +72,14 @@ def test_a_full_disk_is_one_line_reads_keep_working_and_nothing_is_lost(small_di
         server.enqueue(tool_use("memory_write", VIM), text("Saved."))
         assert run_catcode(project, home, server, "-p", "remember vim").returncode == 0
         assert run_catcode(project, home, None, "memory", "search", "vim").returncode == 0  # facts.db made
+        # A memory written by hand: the next search has something to index (an index in step is never written).
+        (folder,) = (home / ".cat-code" / "memory" / "projects").iterdir()
+        hand = folder / "editor-theme.md"
+        hand.write_text(
+            "---\nname: editor-theme\ndescription: The vim theme\nmetadata:\n  type: project\n  createdAt: 2026-08-06\n"
+            "  updatedAt: 2026-08-06\n---\nvim uses gruvbox.\n"
+        )
+        hand.chmod(0o600)
 
         filler = _fill(home)
         server.enqueue(text("Here is my answer."))
@@ -85,6 +93,7 @@ def test_a_full_disk_is_one_line_reads_keep_working_and_nothing_is_lost(small_di
         search = run_catcode(project, home, None, "memory", "search", "vim")
         assert search.returncode == 0, search.stderr
         assert "user-prefers-vim" in search.stdout and "Uses vim daily" in search.stdout
+        assert "editor-theme" in search.stdout
         _quiet(search.stderr)
         assert "the search index cannot be saved" in search.stderr
 

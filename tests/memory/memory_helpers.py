@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from catcode.memory.store.models import MemoryEntry, MemoryType
 
@@ -63,3 +64,28 @@ def seed_api_style() -> MemoryEntry:
 
 def data_file(name: str) -> str:
     return (DATA / name).read_text(encoding="utf-8")
+
+
+def capture_in_process(runtime: Any, recall: Any = None) -> Any:
+    """Run the exit's hand-off at once in this process: what ``catcode memory upkeep --capture`` does after the exit
+    (``upkeep.capture_and_report``, with ``recall`` the session summary too), instead of starting that process."""
+    from catcode.memory.upkeep import capture_and_report
+
+    def launch(*, capture: str | None = None, minimum: int | None = None) -> bool:
+        if capture is not None:
+            capture_and_report(runtime, recall, capture, minimum)
+        return True
+
+    runtime.launch = launch
+    return runtime
+
+
+def exit_and_next_start(runtime: Any, end: Any = None) -> list[str]:
+    """What the person is shown: the exit's lines (``end(say)``, default the memory exit step), then the lines the
+    capture left for the next start."""
+    from catcode.memory.exit_capture import capture_at_exit
+    from catcode.memory.upkeep import take_reports
+
+    said: list[str] = []
+    (end or (lambda say: capture_at_exit(runtime, say)))(said.append)
+    return said + [line for report in take_reports(runtime.paths) for line in report]

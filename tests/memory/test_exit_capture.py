@@ -1,10 +1,14 @@
-"""The exit of a whole session (``build_session``): capture and the session summary share ONE budget,
-``memory.exit_timeout``. A fake clock stands for the time the model takes; nothing sleeps."""
+"""The exit of a whole session (``build_session``): the person goes at once; the capture and the session summary,
+after the exit (here run at once in this process, as the upkeep process runs them), share ONE budget,
+``memory.exit_timeout``, and what they did is shown at the next start. A fake clock stands for the time the model
+takes; nothing sleeps."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from memory_helpers import capture_in_process, exit_and_next_start
 
 from catcode.app.build import build_session
 from catcode.conversation.messages import Message
@@ -57,13 +61,12 @@ def test_capture_and_the_session_summary_share_one_exit_budget(tmp_path: Path) -
     session = build_session(
         settings, resolve_paths(settings, home, project), approver=NoTerminalApprover(), provider=provider, env={}
     )
-    memory = session.memory
+    memory = capture_in_process(session.memory, session.recall)
     memory.exit_budget = ExitBudget(60, clock)
     for i in range(3):
         memory.history.append(Message.user(f"use vim {i}"))
         memory.history.append(Message.assistant(f"ok {i}"))
-    said: list[str] = []
-    session.shutdown(said.append)
+    said = exit_and_next_start(memory, session.shutdown)
     assert "Memory: 1 added, 0 updated — /memory list shows them" in said
     assert said[-1] == (
         "The session summary was skipped: memory capture used the whole exit time (memory.exit_timeout)."
@@ -92,12 +95,11 @@ def test_a_memory_saved_again_exactly_as_it_is_is_not_announced_nor_offered_for_
         session = build_session(
             settings, resolve_paths(settings, home, project), approver=NoTerminalApprover(), provider=provider, env={}
         )
-        memory = session.memory
+        memory = capture_in_process(session.memory, session.recall)
         for i in range(3):
             memory.history.append(Message.user(f"I use vim {i}"))
             memory.history.append(Message.assistant(f"ok {i}"))
-        said.clear()
-        session.shutdown(said.append)
+        said = exit_and_next_start(memory, session.shutdown)
         assert not any("Undo with /memory revert," in line for line in said), said
     assert "Nothing new to remember." in said, said
     assert not any(line.startswith("Memory: ") for line in said), said

@@ -1,6 +1,6 @@
 """The headline flow: a short session in which the person stated something to remember is captured at exit
 whatever its length; one that did not costs nothing and says its messages are kept; a background run still going
-at exit is waited for, never raced; "Saving memories…" always ends with an outcome line."""
+at exit is waited for by the capture, never raced; what the capture did is always said (at the next start)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from memory_helpers import exit_and_next_start
 
 from catcode.conversation.messages import Message, ToolResultBlock
-from catcode.memory.exit_capture import SAVING, capture_at_exit
+from catcode.memory.exit_capture import SAVING
 from catcode.memory.pipeline.remember_cues import person_stated_something, states_something_to_remember
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider
 from tests.memory.pipeline.test_service import VIM, consolidation, extraction, make_runtime
@@ -73,8 +74,7 @@ def test_the_headline_sentence_is_captured_at_exit_with_two_messages(tmp_path: P
     provider = ScriptedProvider(extraction(VIM), consolidation(VIM))
     runtime = make_runtime(tmp_path, provider)
     say_session(runtime, "use vim, never touch the tests directory")
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert said[0] == SAVING and said[1] == "Memory: 1 added, 0 updated — /memory list shows them"
     assert runtime.store.get("user-prefers-vim") is not None and runtime.service.pending() == 0
     provider.assert_complete()
@@ -84,8 +84,7 @@ def test_a_chinese_rule_is_captured_too(tmp_path: Path) -> None:
     provider = ScriptedProvider(extraction(VIM), consolidation(VIM))
     runtime = make_runtime(tmp_path, provider)
     say_session(runtime, "记住，我用 vim")
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert said[1].startswith("Memory: 1 added")
     provider.assert_complete()
 
@@ -95,8 +94,7 @@ def test_a_short_session_with_nothing_to_remember_costs_no_request_and_says_its_
 ) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider())
     say_session(runtime, "what does this regex do: ^a+b$")
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert said == [KEPT] and runtime.service.pending() == 2
     assert runtime.provider.requests == []
 
@@ -104,8 +102,7 @@ def test_a_short_session_with_nothing_to_remember_costs_no_request_and_says_its_
 def test_one_message_kept_is_singular(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider())
     runtime.service.history.append(Message.user("hi"))
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert said == ["1 new message kept; memory runs from 4 — /memory saves them now"]
 
 
@@ -113,14 +110,14 @@ def test_a_long_session_is_captured_as_before_cue_or_not(tmp_path: Path) -> None
     provider = ScriptedProvider(extraction(), consolidation())
     runtime = make_runtime(tmp_path, provider)
     say_session(runtime, "list files", "read main.py")
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert said == [SAVING, "Nothing new to remember."]
 
 
-def test_a_background_run_at_exit_is_waited_for_and_its_outcome_said(tmp_path: Path) -> None:
+def test_a_background_run_at_exit_is_never_raced(tmp_path: Path) -> None:
     """Piped mode: a recovery started at launch still ran when the exit captured; they raced and "vim" was lost.
-    Now the exit waits for it, says what it saved, then captures what is left, one run at a time."""
+    Now the capture after the exit waits for the run (the pipeline's lock), then finds the lines processed: each
+    line is reviewed once."""
     gate = threading.Event()
 
     def gated_extraction(request: RecordedRequest):
@@ -131,32 +128,12 @@ def test_a_background_run_at_exit_is_waited_for_and_its_outcome_said(tmp_path: P
     runtime = make_runtime(tmp_path, provider)
     say_session(runtime, "use vim, never touch the tests directory", "and always run ruff")
     assert runtime.service.start_background("recovery")
+    assert wait_for(lambda: len(provider.requests) == 1)  # the recovery is waiting for the model
     said: list[str] = []
-    exiting = threading.Thread(target=capture_at_exit, args=(runtime, said.append))
+    exiting = threading.Thread(target=lambda: said.extend(exit_and_next_start(runtime)))
     exiting.start()
-    assert wait_for(lambda: said == [SAVING])  # the exit is waiting for the background run
     gate.set()
     exiting.join(10)
-    assert said[0] == SAVING
-    assert said[1].startswith("Recovered 1 memory from an interrupted session (added user-prefers-vim)")
-    assert len(said) == 2 and runtime.service.pending() == 0
+    assert said == [SAVING, "Nothing new to remember: another run had already processed these messages."]
+    assert runtime.store.get("user-prefers-vim") is not None and runtime.service.pending() == 0
     provider.assert_complete()
-
-
-def test_a_background_run_that_found_nothing_still_ends_with_an_outcome(tmp_path: Path) -> None:
-    gate = threading.Event()
-
-    def gated_extraction(request: RecordedRequest):
-        gate.wait(10)
-        return extraction()
-
-    runtime = make_runtime(tmp_path, ScriptedProvider(gated_extraction))
-    say_session(runtime, "a", "b")
-    assert runtime.service.start_background("recovery")
-    said: list[str] = []
-    exiting = threading.Thread(target=capture_at_exit, args=(runtime, said.append))
-    exiting.start()
-    assert wait_for(lambda: said == [SAVING])  # the exit is waiting for the background run
-    gate.set()
-    exiting.join(10)
-    assert said == [SAVING, "Nothing new to remember."]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import catcode_argv
-from tests.e2e.test_memory_e2e import MEMORY_ON, VIM, MemoryModel, adds, candidates, chat, ended
+from tests.e2e.test_memory_e2e import MEMORY_ON, VIM, MemoryModel, adds, candidates, capture_done, chat, ended
 from tests.slowness import bound
 
 # What the report listed, relative to $CATCODE_HOME; each must exist after the session and be private.
@@ -70,14 +70,15 @@ def test_a_whole_session_creates_nothing_wider_than_private(
     chat(cat, fake_server, "and keep answers short", "Understood.")
     running = modes(home)  # facts.db's -wal and -shm exist while the session holds the index open
     cat.send("\x04")
-    cat.expect_text("Memory: 1 added", timeout=bound(30))
     assert ended(cat) == 0
+    assert capture_done(home_dir)[0].startswith("Memory: 1 added")  # after the exit, under the same umask
     after = modes(home)
 
     project_scope = next(p for p in running if p.startswith("memory/projects/") and p.count("/") == 2)
-    for rel in [*EXPECTED, f"{project_scope}/history.jsonl", f"{project_scope}/facts.db"]:
+    facts = f"{project_scope}/.recall/facts.db"  # in a folder of its own: its journal files leave the scope's be
+    for rel in [*EXPECTED, f"{project_scope}/history.jsonl", f"{project_scope}/.recall", facts]:
         assert rel in after, f"{rel} was not created"
-    assert {f"{project_scope}/facts.db-wal", f"{project_scope}/facts.db-shm"} <= running.keys()
+    assert {f"{facts}-wal", f"{facts}-shm"} <= running.keys()
     assert any(rel.startswith("input-history/") for rel in after)
     assert any("/journal/" in f"/{rel}/" for rel in after)  # the session summary's folder
     assert any(rel.endswith(".lock") and "memory/projects/" in rel for rel in after)

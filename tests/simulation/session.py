@@ -1,5 +1,6 @@
 """One simulated session: a memory runtime as a catcode session builds it, started (recovery, the start-up check),
-fed the session's messages (a Dream may start), then ended (exit capture, or Ctrl+C at "Saving memories…").
+fed the session's messages (a Dream may start), then ended (the capture handed over at exit and run at once here, or
+never run: the machine went down before it).
 
 In this process the steps run one after the other and every background run is waited for, so a session is
 deterministic. ``python -m tests.simulation.session SPEC.json`` runs one in a process of its own that kills itself
@@ -23,6 +24,7 @@ from catcode.conversation.messages import Message
 from catcode.memory.builder import build_memory_runtime
 from catcode.memory.exit_capture import capture_at_exit
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.upkeep import capture_and_report, take_reports
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 from tests.simulation.model import Events, SimModel
@@ -87,6 +89,7 @@ class Session:
         if moments is not None:
             _instrument(self.runtime, moments)
         self.said: list[str] = []
+        self.runtime.launch = self._capture_after_exit
         self.runtime.attach(SimpleNamespace(agent=SimpleNamespace(listeners=[]), exit_steps=[]))
         self.settle()
 
@@ -103,19 +106,19 @@ class Session:
         service.record(Message.user(text) if role == "user" else Message.assistant(text))
         self.settle()
 
+    def _capture_after_exit(self, *, capture: str | None = None, minimum: int | None = None) -> bool:
+        """The process the exit hands the capture to, run here (a kill may land in it like anywhere else). With
+        ``ctrl_c`` it never runs (the machine went down first): the next start's recovery must find the lines."""
+        if capture is not None and not self.spec.ctrl_c:
+            capture_and_report(self.runtime, None, capture, minimum)
+        return True
+
     def end(self) -> list[str]:
-        """Exit: the capture step (or Ctrl+C at "Saving memories…"); the lines the person saw."""
-
-        def say(line: str) -> None:
-            self.said.append(line)
-            if self.spec.ctrl_c and line.startswith("Saving memories"):
-                raise KeyboardInterrupt
-
-        try:
-            capture_at_exit(self.runtime, say)
-        except KeyboardInterrupt:
-            self.said.append("Skipped; it will be done at the next start.")
+        """Exit: the capture handed over (and done at once here, or never: ``ctrl_c``); the lines the person saw,
+        then those the next start shows."""
+        capture_at_exit(self.runtime, self.said.append)
         self.settle()
+        self.said += [line for report in take_reports(self.runtime.paths) for line in report]
         return self.said
 
 

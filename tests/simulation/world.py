@@ -1,9 +1,10 @@
 """``simulate``: months of catcode sessions over three projects and two users, and what a person does between
 them — hand edits (some adding a token), hand-made and hand-deleted memory files, broken front matter (repaired
 later, or set aside by ``doctor --fix``), a bad line in history.jsonl, ``forget`` and ``clear``. Sessions are
-ordinary, end with Ctrl+C at "Saving memories…", overlap another session of the same project, or run in a process
-of their own killed with SIGKILL at a random moment. Messages are 10 characters to 300 KB long. After every session
-``Checker`` checks every invariant; at the end every project is drained and each message accounted for."""
+ordinary, end with a capture that never runs (the machine went down after the exit), overlap another session of
+the same project, or run in a process of their own killed with SIGKILL at a random moment. Messages are 10
+characters to 300 KB long. After every session ``Checker`` checks every invariant; at the end every project is
+drained and each message accounted for."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ class Config:
     users: tuple[str, ...] = ("alice", "bob")
     killed: float = 0.08  # sessions run in a process of their own and killed with SIGKILL at a random moment
     concurrent: float = 0.08  # sessions that overlap another session of the same project
-    ctrl_c: float = 0.08  # sessions ended with Ctrl+C at "Saving memories…"
+    ctrl_c: float = 0.08  # sessions whose capture after the exit never ran (the machine went down)
     max_message: int = 300_000
     char_budget: int = 32_000
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from catcode.conversation.messages import Message
@@ -39,12 +39,16 @@ class MemoryConsolidator:
         self._config = config or MemoryConfig()
 
     def consolidate(
-        self, candidates: Sequence[CandidateMemory], existing: Sequence[MemoryEntry]
+        self,
+        candidates: Sequence[CandidateMemory],
+        existing: Sequence[MemoryEntry],
+        exists: Callable[[str], bool] | None = None,
     ) -> ConsolidationResult:
         """Decide for each candidate. No candidates: no call. Provider errors propagate.
 
-        An update whose target does not exist becomes an add; a candidate that appears in no operation is
-        returned in ``unmatched`` (and logged) so the report can say it was skipped."""
+        An update whose target does not exist (``exists``; default: is one of ``existing``) becomes an add; a
+        candidate that appears in no operation is returned in ``unmatched`` (and logged) so the report can say it
+        was skipped."""
         if not candidates:
             return ConsolidationResult()
         shown = relevant(candidates, existing, MAX_EXISTING_SHOWN)
@@ -54,9 +58,9 @@ class MemoryConsolidator:
             tools=[],
             options=memory_options(self._config),
         )
-        known = {e.name for e in existing}
+        names = {e.name for e in existing}
         reply = parse_operations(response.text)
-        operations = [_retarget(op, known) for op in reply.items]
+        operations = [_retarget(op, exists or names.__contains__) for op in reply.items]
         mentioned = {op.entry.name for op in operations if op.entry} | {op.target_name for op in operations}
         unmatched = [c for c in candidates if c.name not in mentioned]
         for candidate in unmatched:
@@ -64,9 +68,9 @@ class MemoryConsolidator:
         return ConsolidationResult(operations, unmatched, reply.complete)
 
 
-def _retarget(op: MemoryOperation, known: set[str]) -> MemoryOperation:
+def _retarget(op: MemoryOperation, exists: Callable[[str], bool]) -> MemoryOperation:
     """An update of a memory that does not exist is an add of the candidate."""
-    if op.action is MemoryAction.UPDATE and op.entry is not None and op.target_name not in known:
+    if op.action is MemoryAction.UPDATE and op.entry is not None and not (op.target_name and exists(op.target_name)):
         log.info("memory_update_became_add", target=op.target_name, name=op.entry.name)
         return MemoryOperation(action=MemoryAction.ADD, entry=op.entry)
     return op

@@ -14,7 +14,7 @@ window."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from catcode.conversation.messages import Message
@@ -44,6 +44,10 @@ def _known(existing: Sequence[MemoryEntry]) -> list[MemorySummary]:
         recent = sorted(existing, key=lambda e: e.updated_at, reverse=True)[:MAX_KNOWN_SHOWN]
         existing = sorted(recent, key=lambda e: e.name)
     return [e.summary for e in existing]
+
+
+Related = Callable[[Sequence[str]], list[MemoryEntry]]
+"""The memories some texts could be about (``memory/known.py``)."""
 
 
 class UnreadableReply(CatcodeError):
@@ -79,11 +83,15 @@ class MemoryManager:
         extractor: MemoryExtractor,
         consolidator: MemoryConsolidator,
         config: MemoryConfig | None = None,
+        related: Related | None = None,
     ) -> None:
         self.store = store
         self._extractor = extractor
         self._consolidator = consolidator
         self._config = config or MemoryConfig()
+        self.related = related
+        """The memories texts could be about (``memory/known.py``: asked of the search index); None shows every
+        memory (the most recently updated ``MAX_KNOWN_SHOWN`` to the extractor)."""
 
     def extract_and_consolidate(
         self, watermark: Watermark, *, why: str, minimum: int | None = None
@@ -97,6 +105,10 @@ class MemoryManager:
         if reviewed:
             watermark.advance()
         return report
+
+    def _existing(self, texts: list[str]) -> list[MemoryEntry]:
+        """What memory holds that ``texts`` could be about (everything, without ``related``)."""
+        return self.related(texts) if self.related is not None else self.store.load_all()
 
     def write_entry(self, entry: MemoryEntry, *, why: str = "tool") -> AppliedCounts:
         """The single write path of the tools: create, or update keeping ``created_at``."""
@@ -119,7 +131,7 @@ class MemoryManager:
         if waiting < minimum or not window:
             reason = f"not enough new messages ({waiting} < {minimum})"
             return ConsolidationReport(candidates_found=0, skipped_reason=reason), False
-        existing = self.store.load_all()
+        existing = self._existing([m.text for m in window if not m.is_tool_result])
         extraction = self._extractor.extract(window, _known(existing))
         if not extraction.complete:
             raise UnreadableReply("the model's extraction reply could not be read (empty, malformed or cut off)")
@@ -129,7 +141,11 @@ class MemoryManager:
             if applying is not None:
                 applying([], why)  # reviewed: a kill before the cursor moves must not ask the model again
             return ConsolidationReport(candidates_found=0, skipped_reason=NOTHING_WORTH_REMEMBERING), True
-        result = self._consolidator.consolidate(candidates, existing)
+        if self.related is not None:  # what the candidates could update, found for them
+            texts = [f"{c.name} {c.description}\n{c.content}" for c in candidates]
+            named = [e for c in candidates if (e := self.store.get(c.name)) is not None]
+            existing = list({e.name: e for e in [*self._existing(texts), *named]}.values())
+        result = self._consolidator.consolidate(candidates, existing, exists=lambda n: self.store.get(n) is not None)
         if not result.complete:
             raise UnreadableReply("the model's consolidation reply could not be read (empty, malformed or cut off)")
         if applying is not None:

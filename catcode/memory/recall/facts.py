@@ -15,13 +15,14 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from catcode.file_modes import private_file
+from catcode.file_modes import private_dir, private_file
 from catcode.log import get_logger
 from catcode.memory.recall.facts_schema import (
+    KINDS,
     SCHEMA,
     SCHEMA_VERSION,
     FactsIndexError,
@@ -48,6 +49,8 @@ OPEN_LOCKED_S = 30.0
 """Opening tries again for this long while another connection holds the file locked: switching a new file to WAL
 needs it alone, and SQLite answers "database is locked" at once, without its busy wait, where waiting could
 deadlock (many processes or threads opening one new file together, on a loaded machine)."""
+NOT_TURNS = KINDS - {"turn"}
+"""Every kind of source but the turns (``sync``'s default)."""
 OPTIMIZE_AFTER = 5_000
 """After inserting this many facts in one sync, merge the FTS segments: later queries read one b-tree."""
 
@@ -100,6 +103,7 @@ class FactsIndex:
 
     def _connect(self) -> sqlite3.Connection:
         if not self.in_memory:
+            private_dir(self.db_path.parent)
             private_file(self.db_path)  # SQLite keeps its mode, and gives it to -wal and -shm
             return sqlite3.connect(self.db_path, timeout=5.0, isolation_level=None, check_same_thread=False)
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -185,30 +189,38 @@ class FactsIndex:
 
     # -- writing ---------------------------------------------------------------------------------------------
 
-    def sync(self, sources: Iterable[FactSource]) -> SyncResult:
-        """Make the index hold exactly ``sources`` among the sources that are not turns (``add_turns`` keeps
-        those): one transaction; only a hash comparison when unchanged."""
-        wanted = {s.source_id: (s, s.digest()) for s in sources if s.kind != "turn"}
-        held = "SELECT source_id, hash FROM sources WHERE kind != 'turn'"
+    def sync(self, sources: Iterable[FactSource], *, kinds: Collection[str] = NOT_TURNS) -> SyncResult:
+        """Make the index hold exactly ``sources`` among its sources of ``kinds`` (default: all but the turns, which
+        ``add_turns`` keeps): one transaction; only a hash comparison when unchanged."""
+        wanted = {s.source_id: (s, s.digest()) for s in sources if s.kind in kinds}
+        held = f"SELECT source_id, hash FROM sources WHERE kind IN ({','.join('?' * len(kinds))})"
 
         def op(conn: sqlite3.Connection) -> SyncResult:
-            if dict(conn.execute(held)) == {k: v[1] for k, v in wanted.items()}:
+            if dict(conn.execute(held, list(kinds))) == {k: v[1] for k, v in wanted.items()}:
                 return SyncResult()
             with write_transaction(conn):
-                have = dict(conn.execute(held))
-                gone = [sid for sid in have if sid not in wanted]
-                fresh = [(s, digest) for sid, (s, digest) in wanted.items() if have.get(sid) != digest]
-                fresh.sort(key=lambda pair: pair[0].date)  # ids follow dates: the newer wins a tie in the ranking
-                delete_rows(conn, [*gone, *(s.source_id for s, _ in fresh if s.source_id in have)])
-                inserted = insert_rows(conn, fresh)
-                if inserted >= OPTIMIZE_AFTER:
-                    _optimize(conn)
-            if inserted >= OPTIMIZE_AFTER:  # after COMMIT: reads then come from the memory map, not the WAL
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            changed = sum(1 for s, _ in fresh if s.source_id in have)
-            result = SyncResult(added=len(fresh) - changed, changed=changed, removed=len(gone))
-            log.info("facts_synced", added=result.added, changed=result.changed, removed=result.removed)
-            return result
+                have = dict(conn.execute(held, list(kinds)))
+                result, inserted = _replace(conn, have, wanted, [sid for sid in have if sid not in wanted])
+            return _synced(conn, result, inserted)
+
+        return self._guarded(op, op)
+
+    def update(self, sources: Iterable[FactSource], removed: Iterable[str]) -> SyncResult:
+        """Replace each of ``sources`` whose digest changed, add the new ones and remove the ``removed`` source ids
+        (what changed since the last sync, when the caller knows it: no other source is looked at)."""
+        wanted = {s.source_id: (s, s.digest()) for s in sources}
+        gone = [sid for sid in removed if sid not in wanted]
+
+        def op(conn: sqlite3.Connection) -> SyncResult:
+            with write_transaction(conn):
+                have: dict[str, str] = {}
+                ids = [*wanted, *gone]
+                for first in range(0, len(ids), 500):
+                    chunk = ids[first : first + 500]
+                    query = f"SELECT source_id, hash FROM sources WHERE source_id IN ({','.join('?' * len(chunk))})"
+                    have.update(conn.execute(query, chunk))
+                result, inserted = _replace(conn, have, wanted, [sid for sid in gone if sid in have])
+            return _synced(conn, result, inserted)
 
         return self._guarded(op, op)
 
@@ -245,20 +257,20 @@ class FactsIndex:
 
     # -- freshness -------------------------------------------------------------------------------------------
 
-    def is_fresh_for(self, fingerprint: str) -> bool:
-        """True when the last ``mark_synced`` recorded ``fingerprint``: the caller may skip a full sync."""
+    def mark(self, key: str) -> str | None:
+        """A value ``set_mark`` recorded (what the index was last synced to), or None."""
 
-        def op(conn: sqlite3.Connection) -> bool:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-            return row is not None and row[0] == fingerprint
+        def op(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (f"mark:{key}",)).fetchone()
+            return row[0] if row is not None else None
 
-        return self._guarded(op, lambda conn: False)
+        return self._guarded(op, lambda conn: None)
 
-    def mark_synced(self, fingerprint: str) -> None:
-        """Record that the index matches the on-disk state described by ``fingerprint``."""
+    def set_mark(self, key: str, value: str) -> None:
+        """Record what the index was synced to (a recreated index has none: everything is synced again)."""
 
         def op(conn: sqlite3.Connection) -> None:
-            conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"mark:{key}", value))
 
         self._guarded(op, op)
 
@@ -320,6 +332,30 @@ class FactsIndex:
         if parsed.empty or limit <= 0:
             return []
         return self._guarded(lambda conn: search_facts(conn, parsed, limit, session), lambda conn: [])
+
+
+def _replace(
+    conn: sqlite3.Connection, have: dict[str, str], wanted: dict[str, tuple[FactSource, str]], gone: list[str]
+) -> tuple[SyncResult, int]:
+    """Inside a write transaction: remove ``gone`` and the sources of ``wanted`` whose digest changed, insert those
+    (newest last: ids follow dates, the newer wins a tie in the ranking); what changed and how many facts went in."""
+    fresh = [(s, digest) for sid, (s, digest) in wanted.items() if have.get(sid) != digest]
+    fresh.sort(key=lambda pair: pair[0].date)
+    delete_rows(conn, [*gone, *(s.source_id for s, _ in fresh if s.source_id in have)])
+    inserted = insert_rows(conn, fresh)
+    if inserted >= OPTIMIZE_AFTER:
+        _optimize(conn)
+    changed = sum(1 for s, _ in fresh if s.source_id in have)
+    return SyncResult(added=len(fresh) - changed, changed=changed, removed=len(gone)), inserted
+
+
+def _synced(conn: sqlite3.Connection, result: SyncResult, inserted: int) -> SyncResult:
+    """After COMMIT: a large insert is checkpointed (reads then come from the memory map, not the WAL); logged."""
+    if inserted >= OPTIMIZE_AFTER:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    if result.added or result.changed or result.removed:
+        log.info("facts_synced", added=result.added, changed=result.changed, removed=result.removed)
+    return result
 
 
 def _optimize(conn: sqlite3.Connection) -> None:

@@ -45,6 +45,12 @@ __all__ = ["Recall", "today_from_env"]
 log = get_logger(__name__)
 
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+SYNC_BUDGET = 2_000
+"""Memories a sync on the way to a search indexes at most: a first index of a large store is the background's."""
+PARTS = ("synced-memories", "synced-documents", "synced-turns")
+"""What facts.db records it was synced to: the memories, the other documents, the turns (digests of the parts of
+``Recall.fingerprint``)."""
+NOT_MEMORIES = frozenset({"daily", "weekly", "longterm", "compacted"})
 
 
 def today_from_env(env: Mapping[str, str] | None = None) -> Callable[[], date]:
@@ -90,8 +96,11 @@ class Recall:
         self.journal, self.compiler, self.commit = journal, compiler, commit
         self._index: FactsIndex | None = None
         self._index_file: tuple[int, int] | None = None
-        self._synced: tuple[object, ...] | None = None  # the fingerprint this process last synced the index to
-        self._mark = ""  # its digest, recorded in facts.db: gone when the index had to be recreated
+        self.behind = False
+        """True when the last sync left memories unindexed (more than its budget): searches miss them until the
+        background has indexed them."""
+        self.when_behind: Callable[[], object] | None = None
+        """Called when the start-up sync left memories unindexed (the session starts the upkeep process)."""
         self._lock = threading.RLock()
         self._background: threading.Thread | None = None
         self._start_synced = threading.Event()  # the start-up sync is over (done or failed)
@@ -113,8 +122,10 @@ class Recall:
             if self._index is not None and current != self._index_file:
                 log.info("facts_db_replaced", path=str(self.paths.facts_db))
                 self._index.close()
-                self._index, self._synced = None, None
+                self._index = None
             if self._index is None:
+                if current is None:
+                    _drop_earlier_index(self.paths.facts_db)
                 try:
                     self._index = FactsIndex(self.paths.facts_db)
                 except Exception as exc:
@@ -135,7 +146,6 @@ class Recall:
             f"the search index cannot be saved ({one_line(exc)}): searching a copy in memory; it is saved again once "
             "facts.db can be written (a full disk has room)"
         )
-        self._synced = None
         return FactsIndex(self.paths.facts_db, in_memory=True)
 
     def fingerprint(self) -> tuple[object, ...]:
@@ -156,40 +166,53 @@ class Recall:
         days = getattr(self.config, "search_retention_days", None)
         return (self.today() - timedelta(days=days)).isoformat() if days is not None else ""
 
-    def sync(self, *, turns: bool = True) -> SyncResult | None:
-        """Bring the index in step with its sources; None when the fingerprint says nothing changed. ``turns``
-        False leaves new conversation turns for a later sync (per-turn recall: the turns this session adds are left
-        out of its searches anyway, and indexing them is a write on the way to the request)."""
+    def sync(self, *, turns: bool = True, budget: int | None = SYNC_BUDGET) -> SyncResult | None:
+        """Bring the index in step with its sources; None when nothing changed since it was last synced (by this
+        process or another: what it was synced to is recorded in facts.db). ``turns`` False leaves new conversation
+        turns for a later sync (per-turn recall: the turns this session adds are left out of its searches anyway,
+        and indexing them is a write on the way to the request). More than ``budget`` memories to index (a large
+        store indexed for the first time) are left to the background (``behind`` says so); None: index them all.
+        When facts.db cannot be written (a full disk), a copy of it in memory is synced and searched instead."""
         with self._lock:
             try:
-                return self._sync(turns)
+                return self._sync(turns, budget)
             except Exception as exc:
                 if self._index is None or self._index.in_memory:
                     raise
                 copy = self._copy_in_memory(exc)  # raises ``exc`` unless facts.db cannot be written
                 self._index.close()
                 self._index = copy
-            return self._sync(turns)
+            return self._sync(turns, budget)
 
-    def _sync(self, turns: bool) -> SyncResult | None:
+    def _sync(self, turns: bool, budget: int | None) -> SyncResult | None:
         from catcode.memory.recall.facts_schema import SyncResult
+        from catcode.memory.recall.sources import memory_changes, other_sources
 
         with self._lock:
             index = self.index
-            fingerprint = self.fingerprint()
-            before = self._synced or (None,) * len(fingerprint)
-            if not turns and self._synced is not None:
-                fingerprint = (*fingerprint[:3], *before[3:])
-            if fingerprint == self._synced:
+            parts = _parts((*self.fingerprint(), self.retention_start()))  # a new retention drops turns
+            held = [index.mark(part) for part in PARTS]
+            if not turns:
+                parts[2] = held[2] or ""
+            if parts == held:
+                self.behind = False
                 return None
             result = SyncResult()
-            if fingerprint[:3] != before[:3]:
-                result = index.sync(self.sources())  # read after the fingerprint: a change meanwhile syncs again
-            if fingerprint[3:] != before[3:]:
+            if parts[0] != held[0]:
+                changes = memory_changes(self.store, index.mark("memories"), budget)
+                self.behind = changes is None
+                if changes is not None:
+                    put, removed, marks = changes
+                    result = index.sync(put, kinds={"memory"}) if removed is None else index.update(put, removed)
+                    index.set_mark("memories", marks)
+                    index.set_mark(PARTS[0], parts[0])
+            if parts[1] != held[1]:
+                other = index.sync(other_sources(self.journal, self.paths.history_file), kinds=NOT_MEMORIES)
+                result = _sum(result, other)
+                index.set_mark(PARTS[1], parts[1])
+            if parts[2] != held[2]:
                 self._sync_turns(index)
-            self._mark = hashlib.blake2b(repr(fingerprint).encode(), digest_size=16).hexdigest()
-            index.mark_synced(self._mark)
-            self._synced = fingerprint
+                index.set_mark(PARTS[2], parts[2])
             return result
 
     def _sync_turns(self, index: FactsIndex) -> None:
@@ -203,13 +226,20 @@ class Recall:
     def search(self, query: str, limit: int = 10, *, turns: bool = True) -> list[Hit]:
         """The best ``limit`` sources for any text, BM25-ranked, one hit each, after syncing what changed (new
         turns only with ``turns``, see ``sync``). The turns of this session are left out: they are in the
-        conversation already."""
-        self.sync(turns=turns)
-        hits = self.index.search(query, limit, session=self.session_id)
-        if not hits and self._synced and not self.index.is_fresh_for(self._mark):
-            self._synced = None  # the search found facts.db corrupt and recreated it empty: refill, ask again
-            self.sync()
+        conversation already. A memory found is checked against its file: one edited by hand since it was indexed
+        is indexed again and the search asked again, so that no hit shows an older text than its file holds."""
+        for _ in range(3):
+            self.sync(turns=turns)
             hits = self.index.search(query, limit, session=self.session_id)
+            if not hits and self.index.mark(PARTS[0]) is None and not self.behind:
+                self.sync(turns=turns)  # the search found facts.db corrupt and recreated it empty: refill, ask again
+                hits = self.index.search(query, limit, session=self.session_id)
+            before = self.store.fingerprint()
+            for hit in hits:
+                if hit.kind == "memory":
+                    self.store.get(hit.source_id)  # read again when its file changed since it was read
+            if self.store.fingerprint() == before:
+                break
         return hits
 
     # -- background work at startup -----------------------------------------------------------------------------
@@ -234,6 +264,8 @@ class Recall:
     def _startup(self, compile: bool) -> None:
         try:
             self.sync()
+            if self.behind and self.when_behind is not None:
+                self.when_behind()
         except Exception:
             log.warning("facts_sync_failed", exc_info=True)
         finally:
@@ -252,21 +284,30 @@ class Recall:
 
     # -- session end --------------------------------------------------------------------------------------------
 
-    def summarize_session_at_exit(self, say: Callable[[str], None], *, timeout: float | None = None) -> None:
+    def summarize_session_at_exit(
+        self, say: Callable[[str], None], *, timeout: float | None = None, saved: bool = True
+    ) -> None:
         """Append ONE summary of this session to today's daily file (see ``session_summary``) within ``timeout``
-        seconds (default ``memory.exit_timeout``: what is left of the exit budget); never raises."""
-        session_summary.summarize_session_at_exit(self, say, timeout=timeout)
+        seconds (default ``memory.exit_timeout``: what is left of the exit budget), unless nothing happened
+        (nothing ``saved``, only reading tools); never raises."""
+        session_summary.summarize_session_at_exit(self, say, timeout=timeout, saved=saved)
 
     def append_summary(self, text: str) -> Path:
         """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""
         return session_summary.append_summary(self, text)
 
-    def close(self) -> None:
-        """Close facts.db (idempotent)."""
+    def close(self, *, settle: bool = True) -> None:
+        """Close facts.db (idempotent), then (``settle``) let the store record its folders as they are: closing
+        facts.db changed the project folder, and the next process need not list it again."""
         with self._lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
+                try:
+                    if settle:
+                        self.store.settle_listing()
+                except Exception:
+                    log.warning("memory_listing_not_settled", exc_info=True)
 
     def __enter__(self) -> Recall:
         return self
@@ -275,9 +316,39 @@ class Recall:
         self.close()
 
 
+def _drop_earlier_index(facts_db: Path) -> None:
+    """Remove the facts.db an earlier catcode kept in the project's memory folder itself (derived: it is rebuilt in
+    its own folder, ``FACTS_FOLDER``), with its journal files."""
+    from catcode.settings.paths import FACTS_FOLDER
+
+    if facts_db.parent.name != FACTS_FOLDER:
+        return
+    earlier = facts_db.parent.parent / facts_db.name
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            earlier.with_name(earlier.name + suffix).unlink()
+            log.info("facts_db_moved", removed=str(earlier) + suffix)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            log.warning("facts_db_not_removed", path=str(earlier) + suffix, error=str(exc))
+
+
 def _file_id(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
     return (st.st_dev, st.st_ino)
+
+
+def _parts(fingerprint: tuple[object, ...]) -> list[str]:
+    """Digests of the three parts of a fingerprint: the memories, the other documents, the turns."""
+    pieces = (fingerprint[:1], fingerprint[1:3], fingerprint[3:])
+    return [hashlib.blake2b(repr(piece).encode(), digest_size=16).hexdigest() for piece in pieces]
+
+
+def _sum(one: SyncResult, other: SyncResult) -> SyncResult:
+    from catcode.memory.recall.facts_schema import SyncResult
+
+    return SyncResult(one.added + other.added, one.changed + other.changed, one.removed + other.removed)

@@ -22,6 +22,7 @@ from catcode.memory.pipeline.llm import ask
 from catcode.memory.recall.journal import DailyEntry, Journal, clean_summary
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
+from catcode.tools.facts import READ_ONLY_TOOLS, canonical
 
 if TYPE_CHECKING:
     from catcode.settings.memory import MemoryConfig
@@ -84,11 +85,13 @@ def session_records(history: HistoryLog, session_id: str) -> tuple[list[HistoryR
 
 
 def summarize_session_at_exit(
-    recall: SummaryContext, say: Callable[[str], None], *, timeout: float | None = None
+    recall: SummaryContext, say: Callable[[str], None], *, timeout: float | None = None, saved: bool = True
 ) -> None:
     """Append ONE summary of this session to today's daily file: one LLM call bounded by ``timeout`` (default
-    ``memory.exit_timeout``; at exit, what capture left of that one budget). Never raises; a failure is logged
-    and is one line; sessions with fewer than 2 user messages are skipped."""
+    ``memory.exit_timeout``; after the exit, what capture left of that one budget). Never raises; a failure is
+    logged and is one line. Skipped: sessions with fewer than 2 user messages, and sessions in which nothing
+    happened — nothing was ``saved`` to memory and no tool but those that only read was called (a question and its
+    answer leave nothing for the journal)."""
     provider = recall.provider
     if provider is None or recall.history is None:
         return
@@ -100,6 +103,10 @@ def summarize_session_at_exit(
     asked = sum(1 for r in records if r.role == "user" and not r.message().is_tool_result)
     if asked < 2 and earlier is None:
         log.info("session_summary_skipped", user_messages=asked)
+        return
+    worked = {canonical(call.name) or call.name for r in records for call in r.message().tool_uses} - READ_ONLY_TOOLS
+    if not saved and not worked and earlier is None:
+        log.info("session_summary_skipped", reason="nothing happened: nothing saved, only reading tools")
         return
     timeout = recall.config.exit_timeout if timeout is None else timeout
     if timeout <= 0:

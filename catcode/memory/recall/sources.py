@@ -1,9 +1,11 @@
-"""What the fact index holds besides the turns, read from disk now: ``index_sources`` (the memories of both scopes,
-the journal files and the compacted-history summary) and ``fingerprint`` (a cheap summary of the files they come
-from, so ``Recall`` syncs only after a change). The turns are ``turns.py``'s."""
+"""What the fact index holds besides the turns: ``memory_changes`` (the memories changed since the index was last
+synced, from the store's catalogues: never every memory again), ``other_sources`` (the journal files and the
+compacted-history summary, read now), and ``fingerprint`` (a cheap summary of where they come from, so ``Recall``
+syncs only after a change). The turns are ``turns.py``'s."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -15,37 +17,38 @@ from catcode.memory.recall.facts_schema import FactSource
 from catcode.memory.recall.journal import Journal
 
 if TYPE_CHECKING:
+    from catcode.memory.store.models import MemoryEntry, Scope
     from catcode.memory.store.store import MemoryStore
 
-__all__ = ["fingerprint", "index_sources"]
+__all__ = ["fingerprint", "index_sources", "memory_changes", "memory_source", "other_sources"]
 
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 def fingerprint(store: MemoryStore, journal: Journal, history_file: Path) -> tuple[object, ...]:
-    """Changes whenever a memory, a journal file or the compacted history summary changes (the first three
-    items), or history.jsonl or its archive does (the last two: turns to add)."""
+    """Changes whenever a memory (the first item), a journal file or the compacted history summary changes (the
+    next two), or history.jsonl or its archive does (the last two: turns to add). Stable across processes while
+    nothing changed: the store's is its catalogues' change numbers."""
     history = Path(history_file)
     turns = (_stat(history), _stat(archive_path(history)))
     return (store.fingerprint(), journal.fingerprint(), first_line(history), *turns)
 
 
+def memory_source(entry: MemoryEntry, scope: Scope) -> FactSource:
+    """A memory as a source for the index: its name and description are its title (ranked above its text; the
+    name's words too, as unicode61 splits it at hyphens); its text is its content, where the snippet comes from."""
+    title = f"{entry.name} {entry.description}"
+    return FactSource(entry.name, "memory", entry.updated_at.isoformat(), entry.content, scope.value, title=title)
+
+
 def index_sources(store: MemoryStore, journal: Journal, history_file: Path) -> list[FactSource]:
-    """Every memory, journal file and the compacted-history summary, as sources for ``FactsIndex.sync``. A
-    memory's name and description are its title (ranked above its text; the name's words too, as unicode61 splits
-    it at hyphens); its text is its content, where the snippet comes from."""
-    found = [
-        FactSource(
-            e.name,
-            "memory",
-            e.updated_at.isoformat(),
-            e.content,
-            e.type.scope.value,
-            title=f"{e.name} {e.description}",
-        )
-        for e in store.load_all()
-    ]
-    found += [FactSource(sid, kind, day, text) for kind, sid, day, text in journal.documents()]
+    """Every memory, journal file and the compacted-history summary, as sources for ``FactsIndex.sync``."""
+    return [*(memory_source(e, s) for e, s in store.iter_listed()), *other_sources(journal, history_file)]
+
+
+def other_sources(journal: Journal, history_file: Path) -> list[FactSource]:
+    """The journal files and the compacted-history summary, as sources for ``FactsIndex.sync``."""
+    found = [FactSource(sid, kind, day, text) for kind, sid, day, text in journal.documents()]
     head = parse_line(first_line(history_file))
     if head is not None and head.type == "compacted_summary" and head.summary:
         first, last = head.covers or (head.seq, head.seq)
@@ -53,6 +56,27 @@ def index_sources(store: MemoryStore, journal: Journal, history_file: Path) -> l
         day = until if _ISO_DATE.fullmatch(until) else ""
         found.append(FactSource(f"compacted/{first}-{last}", "compacted", day, head.summary))
     return found
+
+
+def memory_changes(
+    store: MemoryStore, held: str | None, budget: int | None
+) -> tuple[list[FactSource], list[str] | None, str] | None:
+    """What the index must change for the memories since it held ``held`` (the store's marks then, as JSON): the
+    sources to put and the names to remove — None for the removals when the sources are every memory (the index
+    was never synced to these catalogues: a full sync) — and the marks now. None when that is more than ``budget``
+    memories (a first index of a large store: the background's work)."""
+    marks = store.marks()
+    before = json.loads(held) if held else None
+    names = store.changed_since(before) if before is not None else None
+    if names is None:
+        if budget is not None and sum(store.counts().values()) + store.unread() > budget:
+            return None
+        return [memory_source(e, s) for e, s in store.iter_listed()], None, json.dumps(marks)
+    if budget is not None and len(names) > budget:
+        return None
+    found = store.indexed(sorted(names))
+    put = [memory_source(*located) for located in found.values() if located is not None]
+    return put, [name for name, located in found.items() if located is None], json.dumps(marks)
 
 
 def first_line(path: Path) -> bytes:

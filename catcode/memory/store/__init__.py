@@ -5,9 +5,10 @@
   and ``slugify`` for near-miss names.
 - ``entry_file.py``: the ``<name>.md`` format (YAML front matter through ``catcode.front_matter``) and the
   ``MEMORY.md`` index format.
-- ``cache.py``: ``DiskCache``, the parsed files of both scopes, re-read only when ``os.stat`` says so;
-  ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped);
-  ``scan_record.py``: what reading each file gave, kept on disk so that a new process parses only what changed.
+- ``catalog.py``: ``Catalogs``, what each folder's files gave (stat key, entry or problem) in SQLite, kept across
+  processes; ``cache.py``: ``DiskCache``, the two folders through their catalogues, kept in step with the files
+  without reading them all (added and removed files at once, edits in place by a background check);
+  ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped).
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
 - ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path

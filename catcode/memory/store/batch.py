@@ -35,15 +35,22 @@ def decide_batch(
     candidate under ``target_name``. ADD and UPDATE keep ``created_at`` and the scope when the name exists."""
     changes: Changes = {}
     counts = AppliedCounts()
+    elsewhere: dict[Scope, set[str]] = {}
+
+    def taken(name: str, scope: Scope) -> bool:  # each folder listed once, however many operations
+        if scope not in elsewhere:
+            elsewhere[scope] = rules.names_elsewhere(scope)
+        return name in elsewhere[scope]
+
     for op in operations:
         name = written_name(op)
         fresh = op.entry.to_entry(today(), name_override=name) if name and op.entry else None
         if fresh is not None and fresh.name not in current and fresh.name not in changes:
             scope = rules.place(fresh)
-            if rules.taken(fresh.name, scope):
+            if taken(fresh.name, scope):
 
                 def clashes(n: str, s: Scope = scope) -> bool:
-                    return n in current or n in changes or rules.taken(n, s)
+                    return n in current or n in changes or taken(n, s)
 
                 new = free_name(fresh.name, clashes)
                 log.warning("memory_renamed", name=fresh.name, to=new, reason="the name is taken in another scope")

@@ -1,40 +1,57 @@
-"""``DiskCache``: what the memory folders hold, re-read only when the filesystem says something changed.
+"""``DiskCache``: the memories of both scope folders as the catalogues (``catalog.py``) hold them, kept in step with
+the files without reading them all.
 
-The fingerprint is the (inode, mtime, size) of both scope folders and both ``MEMORY.md`` files: an atomic
-``os.replace`` changes its folder's mtime, and every catcode write also replaces the index (new inode),
-so writes of other processes are seen even within one clock tick. When it changes, every file is
-stat'ed and only those whose (inode, mtime, size) changed are parsed again.
+What changes a folder is seen three ways, none of which reads every file:
 
-For writes that bypass catcode within one timestamp tick of the last scan (a folder mtime can stay the
-same), a scan made less than one tick after the newest change is "racy", as in git: the next read
-compares the folder listing's (name, inode) pairs again, which catches created, deleted and atomically
-replaced files for the price of one ``scandir``. A file edited in place (no rename) is noticed once
-something else in its folder changes.
+- **catcode's own writes** (any process): the one write path records each file it writes or removes in the folder's
+  catalogue (``remember``/``forget``), so every process sees it at once;
+- **files added, removed, renamed or replaced under their name by anything else** (a hand-made file, git checking
+  out a revert or a sync, an editor that saves to a new file): they change the folder's mtime. ``refresh`` stats
+  the two folders; when a folder's stat key is not the one its listing was last found to match, it lists the
+  folder (names and inodes, no stat) and compares their count and checksum with the catalogue's; only when they
+  differ are the files compared, and the new or replaced ones read. As in git, a listing taken less than one
+  timestamp tick after the folder's last change is "racy" and is checked again next time. A large folder this
+  process listed moments ago is not listed again (its changes are then most likely this process's own: facts.db's
+  journal files), unless a write asks (``force``).
+- **files edited in place** (same inode) by anything else: a small folder (``VERIFY_BUDGET``) is stat'ed whole at
+  each process's first look and whenever it changed, as a full scan would; a large one by ``verify`` — in the
+  background at the start of each session, never holding the memory lock, a chunk at a time. What is shown of one
+  memory is always current: ``fresh`` checks its file first.
 
-With a ``ScanRecord`` (``scan_record.py``), what the files gave is kept on disk: a new process starts from it, and
-its first scan, which stats every file anyway, parses only the files whose (inode, mtime, ctime, size) changed. Only
-files read at least one tick after their last change ("settled") are recorded: the key of a file read sooner does
-not tell a second change within the same tick apart, so the next process parses such a file again.
-
-Reading and checking one file is ``file_state.py``'s."""
+``refresh`` reads at most ``budget`` new files (a first start in a folder of 100,000 hand-written memories must not
+wait for all of them): the rest stay ``unread`` until ``complete`` reads them (the write path, before it decides
+anything; a background process). Reading and checking one file is ``file_state.py``'s."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from catcode.log import get_logger
 from catcode.memory.store import entry_file
+from catcode.memory.store.catalog import GONE, Catalogs, code_stamp, differs, names_digest, signature
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.file_state import FileState, StatKey, is_entry_name, read_file, stat_key, tick
 from catcode.memory.store.models import MemoryEntry, Scope
-from catcode.memory.store.scan_record import Recorded, ScanRecord
+from catcode.memory.store.names import name_problem
+
+log = get_logger(__name__)
 
 DUPLICATE = "duplicate of "
 """How a problem of a copy hidden by a name clash starts (followed by the path of the copy that is shown)."""
+CHUNK = 500
+"""Files read (or stat'ed) between two looks at the lock: a reader never waits for a whole scan."""
+RELIST_AFTER = 2.0
+"""Seconds within which a process does not list a large folder again (a write always does)."""
+VERIFY_BUDGET = 5_000
+"""A folder of at most this many files is stat'ed whole at a process's first look and whenever it changed (a few
+milliseconds per thousand files): there an edit in place is seen at once, as by a full scan. A larger one is
+stat'ed whole by ``verify`` in the background."""
 
 
 @dataclass(frozen=True)
@@ -59,192 +76,488 @@ class Located(NamedTuple):
 
 
 class DiskCache:
-    """Parsed memory files of both scopes. Not thread-safe: ``MemoryStore`` serialises access."""
+    """The memory files of both scopes, through their catalogues. Not thread-safe: ``MemoryStore`` serialises
+    access (``lock`` is its guard, taken a chunk at a time by the long scans)."""
 
     def __init__(
         self,
         dirs: dict[Scope, Path],
         root: Path,
         redact: Callable[[str], str] | None = None,
-        record: ScanRecord | None = None,
+        catalog_dir: Path | None = None,
+        *,
+        stamp: list[Any] | None = None,
         clock: Callable[[], int] = time.time_ns,
     ) -> None:
-        """``record``: where what the files gave is kept for the next process; ``clock``: the wall clock in ns,
-        which tells whether a file was read a tick after its last change."""
+        """``catalog_dir``: where the catalogues are kept (None: in memory, read afresh); ``stamp``: the code that
+        reads the files (``catalog.code_stamp``); ``clock``: the wall clock in ns, which tells whether a file or a
+        listing was read a tick after its last change."""
         self.dirs = dirs
         self._clock = clock
         self._redact = redact
-        self._record = record
-        self._unrecorded = False  # a settled file was read that the record may lack: save it after the scan
-        self._reading_ns = 0  # when the scan now reading files started
         self._root = root.resolve()
-        self._files: dict[Scope, dict[str, FileState]] = {s: {} for s in Scope}
-        self.scanned: tuple[object, ...] | None = None
-        self._scan_started_ns = 0
-        self.generation = 0
-        self.entries: dict[str, Located] = {}
-        self.snapshot: list[MemoryEntry] = []
-        self.problems: list[MemoryProblem] = []
-        self._index_ok: dict[Scope, tuple[object, ...]] = {}
-        self._stale: set[Scope] = set()  # scopes whose index the last scan found stale
+        self.catalogs = Catalogs(dirs, catalog_dir, stamp if stamp is not None else code_stamp(redact))
+        self.unread: dict[Scope, list[str]] = {s: [] for s in Scope}
+        """Files listed but not read yet (beyond a refresh's budget): ``complete`` reads them."""
+        self._trusted: dict[Scope, object] = {}  # a folder's stat key whose listing matched (this process knows)
+        self._swept: set[Scope] = set()  # folders this process stat'ed whole
+        self._listed: dict[Scope, tuple[float, int]] = {}  # when this process last listed each folder, how many
+        self.new_files_read = 0  # files this process read that the catalogue did not hold
+        self.narrowed = 0  # memory files this process made private (0600): they were readable by others
+        # Files this process read or wrote within a tick of their change: their key is trusted here (this process
+        # saw the change), not by the next process, which reads them again.
+        self._unsettled_here: set[tuple[Scope, str]] = set()
+        self.entries = _Visible(self)
+        """Every valid memory by name, this project's scope winning a clash (a live view, never a copy)."""
 
-    def stat_fingerprint(self) -> tuple[object, ...]:
-        """The cheap part of the fingerprint: four ``os.stat`` calls."""
-        return tuple(stat_key(p) for d in self.dirs.values() for p in (d, d / INDEX_NAME))
+    # -- keeping in step ---------------------------------------------------------------------------------------
 
-    def refresh(self) -> set[Scope]:
-        """Rescan when something changed (or the last scan was racy); the scopes whose index is stale."""
-        fp = self.stat_fingerprint()
-        full = fp != self.scanned
-        if not full and not self._racy(fp):
-            # Nothing changed on disk, but an index found stale by an earlier scan is still stale until written:
-            # the write path refreshes again under the lock and must see it. Only those scopes are re-checked.
-            self._stale = {scope for scope in self._stale if self._index_stale(scope)}
-            return set(self._stale)
-        started = self._reading_ns = self._clock()
-        if self.generation == 0 and self._record is not None:
-            self._seed(self._record)
-        changed = [scope for scope in Scope if self._scan(scope, full=full)]
-        self.scanned, self._scan_started_ns = fp, started
-        if changed or self.generation == 0:
-            self.assemble()
-        self.save_record()
-        self._stale = {scope for scope in Scope if self._index_stale(scope)}
-        return set(self._stale)
+    def refresh(self, budget: int | None = None, *, force: bool = False, part: bool = True) -> None:
+        """Notice files added, removed or renamed in either folder (see the module docstring), reading at most
+        ``budget`` new files (None: all of them; without ``part``, none when there are more: a few new files are read
+        at once, a flood of them in the background). A large folder this process listed less than
+        ``RELIST_AFTER`` seconds ago is not listed again (its changes are most likely this process's own: facts.db's
+        journal) unless ``force`` (the write path: it decides against what is on disk)."""
+        left = budget
+        for scope in Scope:
+            read = self._check(scope, left, force=force, part=part)
+            left = None if left is None else max(0, left - read)
+
+    def settle_listing(self) -> None:
+        """List both folders and, when they hold what the catalogues say, record it: the next process then trusts
+        the folders as they are without listing them. For a process's end, after it closed what it keeps in the
+        folders itself (facts.db's journal files change the project folder each time)."""
+        for scope in Scope:
+            key, started = _dir_key(self.dirs[scope]), self._clock()
+            listing = self.catalogs.meta(scope, "listing")
+            if listing is not None and key is not None and listing[0] == key and _settled(listing[1], key):
+                continue  # recorded already, a tick after the folder's last change: nothing to list
+            if not self.unread[scope] and _digest_of(self.dirs[scope]) == self.catalogs.meta(scope, "names"):
+                self.catalogs.set_meta(scope, "listing", [key, started])
+
+    def _recently_listed(self, scope: Scope) -> bool:
+        """Whether this process listed ``scope``'s folder, a large one, less than ``RELIST_AFTER`` seconds ago."""
+        when, size = self._listed.get(scope, (0.0, 0))
+        return size > VERIFY_BUDGET and time.monotonic() - when < RELIST_AFTER
+
+    def complete(self, lock: AbstractContextManager[Any] | None = None) -> None:
+        """Read every file not read yet, ``CHUNK`` files at a time, each chunk under ``lock``."""
+        lock = lock or nullcontext()
+        while True:
+            with lock:
+                self.refresh(budget=CHUNK)
+                if not any(self.unread.values()):
+                    return
+
+    def verify(self, lock: AbstractContextManager[Any] | None = None) -> int:
+        """Stat every file of both folders and read again those that changed since they were read (edits in place,
+        files replaced under their name, files read within a tick of a change), a chunk at a time under ``lock``;
+        how many catalogue rows changed."""
+        lock = lock or nullcontext()
+        changed = 0
+        for scope in Scope:
+            with lock:
+                self._check(scope, budget=0)
+            changed += self._sweep(scope, lock)
+        return changed
+
+    def _sweep(self, scope: Scope, lock: AbstractContextManager[Any]) -> int:
+        """``verify`` of one folder."""
+        with lock:
+            known = self.catalogs.keys(scope)
+        folder, found, changed = self.dirs[scope], dict[str, FileState | None](), 0
+        started = self._clock()
+        for fname, path, inode, is_link in _listing(folder):
+            row = known.pop(fname, None)
+            key = stat_key(path, link=is_link)
+            if (
+                row is not None
+                and row[:2] == (inode, signature(key))
+                and (row[2] or (scope, fname) in self._unsettled_here)
+            ):
+                continue
+            found[fname] = self._load(Path(path), key, inode, started)
+            if len(found) >= CHUNK:
+                with lock:
+                    changed += self.catalogs.put_checked(scope, found, self._key_now(scope))
+                found.clear()
+        found.update(dict.fromkeys(known))  # rows of files no longer there
+        with lock:
+            changed += self.catalogs.put_checked(scope, found, self._key_now(scope))
+            self.unread[scope] = [f for f in self.unread[scope] if f not in found]
+            self._swept.add(scope)
+        return changed
+
+    def fresh(self, scope: Scope, fname: str) -> FileState | None:
+        """What the file ``fname`` of ``scope`` holds now: its row, read again first when the file changed (None:
+        no such file, or not a memory file)."""
+        if not is_entry_name(fname) or "/" in fname:
+            return None
+        row = self.catalogs.row(scope, fname)
+        path = self.dirs[scope] / fname
+        key = _key_now(path)
+        if row is not None and key == row.key and (row.settled or (scope, fname) in self._unsettled_here):
+            return row
+        if row is None and key == GONE:
+            return None
+        found = None if key == GONE else self._load(path, _key_of(path), _inode(path), self._clock())
+        self.catalogs.put_checked(scope, {fname: found}, self._key_now(scope))
+        return self.catalogs.row(scope, fname)
+
+    def recheck(self, names: list[str]) -> list[Path]:
+        """The files of the memories ``names`` (in either folder) that changed on disk since they were read, read
+        again now (a hand edit the background check has not seen yet)."""
+        changed = []
+        for name in names:
+            for scope in Scope:
+                fname = f"{name}.md"
+                before = self.catalogs.row(scope, fname)
+                after = self.fresh(scope, fname)
+                if (before is None) != (after is None) or (before and after and differs(before, after)):
+                    changed.append(self.dirs[scope] / fname)
+        return changed
 
     def settle(self) -> None:
-        """After our own writes (under the lock): the disk is what the cache says it is."""
-        self.scanned, self._scan_started_ns = self.stat_fingerprint(), self._clock()
+        """After our own writes (under the lock): each folder's listing is what its catalogue says."""
+        for scope in Scope:
+            key = _dir_key(self.dirs[scope])
+            self.catalogs.set_meta(scope, "listing", [key, self._clock()])
+            self._trusted.pop(scope, None)
 
-    def save_record(self) -> None:
-        """Keep what the settled files gave in the record, when a file was read that it may lack. A file just
-        written is not settled (nothing to add), and a row of a file changed or deleted since is never used: its
-        key does not match. A failure is only logged: the record saves parsing, nothing depends on it."""
-        if self._record is None or not self._unrecorded:
-            return
-        self._unrecorded = False
-        settled = {
-            scope: {name: Recorded(f.key, f.listed_inode, f.entry, f.problem) for name, f in files.items() if f.settled}
-            for scope, files in self._files.items()
-        }
-        self._record.save(settled)
-
-    def invalidate(self) -> None:
-        """Forget the fingerprint so the next read rescans (after a write failed half-way)."""
-        self.scanned = None
-
-    def problem_at(self, path: Path) -> str | None:
-        """Why the file at ``path`` was skipped, if it was (such a file must never be overwritten)."""
+    def fresh_path(self, path: Path) -> FileState | None:
+        """``fresh`` for a path: a file of either folder (another path is not a memory file of this view)."""
         for scope, folder in self.dirs.items():
-            if path.parent == folder and path.name in self._files[scope]:
-                return self._files[scope][path.name].problem
+            if path.parent == folder:
+                return self.fresh(scope, path.name)
         return None
 
-    def remember(self, scope: Scope, path: Path, entry: MemoryEntry) -> None:
-        """Record a file we just wrote (a regular file: atomic writes replace any link), without parsing it."""
-        key = stat_key(path)
-        self._files[scope][path.name] = FileState(key, key[0] if key else 0, entry)  # just written: not settled
+    def invalidate(self, paths: Iterable[Path] = ()) -> None:
+        """After a write failed half-way: list both folders again at the next refresh, and read ``paths`` (what
+        the write was writing) again now."""
+        for scope in Scope:
+            self.catalogs.set_meta(scope, "listing", None)
+            self._trusted.pop(scope, None)
+        for path in paths:
+            self.fresh_path(path)
 
-    def forget(self, scope: Scope, path: Path) -> None:
-        """Record a file we just deleted."""
-        self._files[scope].pop(path.name, None)
+    # -- what the folders hold --------------------------------------------------------------------------------
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """Changes whenever either catalogue changes, in this process or another."""
+        return self.catalogs.fingerprint()
+
+    def lookup(self, name: str) -> Located | None:
+        """The memory ``name`` as its file holds it now, this project's scope first (None: no such memory, or not
+        a memory name)."""
+        if name_problem(name):
+            return None
+        for scope in (Scope.PROJECT, Scope.USER):
+            row = self.fresh(scope, f"{name}.md")
+            if row is not None and row.entry is not None:
+                return Located(row.entry, self.dirs[scope], scope)
+        return None
+
+    def visible(self) -> Iterator[Located]:
+        """Every valid memory of the view by name, this project's copy where both scopes have one (streamed)."""
+        project, user = self.catalogs.valid(Scope.PROJECT), self.catalogs.valid(Scope.USER)
+        mine, theirs = next(project, None), next(user, None)
+        while mine is not None or theirs is not None:
+            if theirs is None or (mine is not None and mine.name <= theirs.name):
+                assert mine is not None
+                yield Located(mine, self.dirs[Scope.PROJECT], Scope.PROJECT)
+                if theirs is not None and theirs.name == mine.name:
+                    theirs = next(user, None)
+                mine = next(project, None)
+            else:
+                yield Located(theirs, self.dirs[Scope.USER], Scope.USER)
+                theirs = next(user, None)
+
+    def newest(self, scope: Scope, limit: int) -> list[MemoryEntry]:
+        """The ``limit`` most recently updated memories of ``scope``, newest first, copies hidden by a clash aside."""
+        found: list[MemoryEntry] = []
+        if limit <= 0:
+            return found
+        for entry in self.catalogs.valid(scope, newest=-1):
+            if scope is Scope.USER and self._shadowed(entry.name):
+                continue
+            found.append(entry)
+            if len(found) >= limit:
+                break
+        return found
+
+    def page(self, first: int, count: int | None) -> list[tuple[MemoryEntry, Scope]]:
+        """Memories in the order of every list (this user's first, then this project's, each by name): ``count``
+        (None: all) from the ``first``."""
+        users = self.counts()[Scope.USER]
+        found = [(e, Scope.USER) for e in self.catalogs.page(Scope.USER, first, count)] if first < users else []
+        rest = None if count is None else count - len(found)
+        if rest is None or rest > 0:
+            found += [(e, Scope.PROJECT) for e in self.catalogs.page(Scope.PROJECT, max(0, first - users), rest)]
+        return found
+
+    def large(self) -> bool:
+        """Whether either folder holds more than ``VERIFY_BUDGET`` files."""
+        return any((self.catalogs.meta(scope, "names") or [0])[0] > VERIFY_BUDGET for scope in Scope)
+
+    def counts(self) -> dict[Scope, int]:
+        """How many memories of each scope are visible (a user copy hidden by a clash aside)."""
+        hidden = len(self.catalogs.shadowed())
+        return {Scope.USER: self.catalogs.count(Scope.USER) - hidden, Scope.PROJECT: self.catalogs.count(Scope.PROJECT)}
 
     def copies(self, name: str) -> list[Located]:
         """Every valid file holding the memory ``name``: the one in ``entries`` plus a duplicate in the other scope
         (a move to the other scope killed between writing the new file and removing the old one leaves two)."""
-        found = [(scope, self._files[scope].get(f"{name}.md")) for scope in Scope]
+        found = [(scope, self.catalogs.row(scope, f"{name}.md")) for scope in Scope]
         return [Located(f.entry, self.dirs[scope], scope) for scope, f in found if f is not None and f.entry]
 
-    def valid_files(self, scope: Scope) -> list[Located]:
-        """Every valid memory file in ``scope``'s folder, a copy hidden by a name clash included."""
-        files = self._files[scope].values()
-        return sorted((Located(f.entry, self.dirs[scope], scope) for f in files if f.entry), key=lambda loc: loc.path)
+    def located_at(self, path: Path) -> Located | None:
+        """The valid memory whose file is ``path`` (in either folder), or None."""
+        for scope, folder in self.dirs.items():
+            if path.parent == folder:
+                row = self.catalogs.row(scope, path.name)
+                return Located(row.entry, folder, scope) if row is not None and row.entry else None
+        return None
 
-    def scope_entries(self, scope: Scope) -> list[MemoryEntry]:
-        """Valid memories whose file is in ``scope``'s folder, sorted by name."""
-        return [loc.entry for loc in self.entries.values() if loc.scope is scope]
+    def problem_at(self, path: Path) -> str | None:
+        """Why the file at ``path`` was skipped, if it was (such a file must never be overwritten)."""
+        for scope, folder in self.dirs.items():
+            if path.parent == folder:
+                row = self.catalogs.row(scope, path.name)
+                return row.problem if row is not None else None
+        return None
+
+    @property
+    def problems(self) -> list[MemoryProblem]:
+        """The files skipped because they could not be read, and the copies hidden by a name clash."""
+        found = [
+            MemoryProblem(self.dirs[scope] / fname, reason)
+            for scope in Scope
+            for fname, reason in self.catalogs.problems(scope)
+        ]
+        shown = self.dirs[Scope.PROJECT]
+        found += [
+            MemoryProblem(self.dirs[Scope.USER] / fname, f"{DUPLICATE}{shown / fname}")
+            for fname in self.catalogs.shadowed()
+        ]
+        return sorted(found, key=lambda p: str(p.path))
+
+    def scope_entries(self, scope: Scope) -> Iterator[MemoryEntry]:
+        """Valid memories whose file is in ``scope``'s folder, by name (a copy hidden by a clash included)."""
+        return self.catalogs.valid(scope)
+
+    def index_text(self, scope: Scope) -> str:
+        """What ``scope``'s ``MEMORY.md`` should hold now."""
+        return entry_file.index_text(self.catalogs.index_items(scope))
+
+    # -- the write path's records -----------------------------------------------------------------------------
+
+    def remember(self, scope: Scope, written: list[tuple[Path, MemoryEntry]]) -> None:
+        """Record files we just wrote (regular files: atomic writes replace any link), without reading them."""
+        states = {}
+        for path, entry in written:
+            key = stat_key(path)
+            states[path.name] = FileState(key, key[0] if key else 0, entry)  # just written: not settled
+            self._unsettled_here.add((scope, path.name))
+        self.catalogs.put(scope, states)
+
+    def forget(self, scope: Scope, paths: list[Path]) -> None:
+        """Record files we just deleted."""
+        self.catalogs.drop(scope, [path.name for path in paths])
 
     def index_written(self, scope: Scope) -> None:
         """The index of ``scope`` matches its entries now (or cannot be fixed): stop checking it."""
-        self._index_ok[scope] = self._index_signature(scope)
+        self.catalogs.set_meta(scope, "index", self._index_signature(scope))
 
-    def assemble(self) -> None:
-        """Rebuild the name index, the sorted snapshot and the problem list from the per-file cache."""
-        entries: dict[str, Located] = {}
-        problems = []
-        # This project's scope first: it wins a name clash (a user memory of the same name, made from another
-        # project), so a write here never lands in a memory other projects see. The loser is reported, not lost.
-        for scope in (Scope.PROJECT, Scope.USER):
-            folder = self.dirs[scope]
-            for fname, f in self._files[scope].items():
-                if f.entry is None:
-                    problems.append(MemoryProblem(folder / fname, f.problem or "unreadable"))
-                elif f.entry.name in entries:
-                    problems.append(MemoryProblem(folder / fname, f"{DUPLICATE}{entries[f.entry.name].path}"))
-                else:
-                    entries[f.entry.name] = Located(f.entry, folder, scope)
-        self.entries = {name: entries[name] for name in sorted(entries)}
-        self.snapshot = [loc.entry for loc in self.entries.values()]
-        self.problems = sorted(problems, key=lambda p: str(p.path))
-        self.generation += 1
-
-    def _racy(self, fp: tuple[object, ...]) -> bool:
-        mtimes = [key[1] for key in fp if isinstance(key, tuple)]
-        if not mtimes:
-            return False
-        newest = max(mtimes)
-        return self._scan_started_ns - newest < tick(newest)
-
-    def _seed(self, record: ScanRecord) -> None:
-        """Start from what the record says the files gave (their keys are checked by the scan that follows)."""
-        for scope, files in record.load().items():
-            self._files[scope] = {name: FileState(*found, settled=True) for name, found in files.items()}
-
-    def _scan(self, scope: Scope, *, full: bool) -> bool:
-        """Re-read one folder's listing; parse only new or changed files. True when anything changed.
-
-        ``full``: stat every file; else trust a file whose listed inode is unchanged (racy re-check)."""
-        old, new = self._files[scope], {}
-        try:
-            with os.scandir(self.dirs[scope]) as listing:  # plain strings: pathlib would cost more than stat
-                found = [(d.name, d.path, d.inode(), d.is_symlink()) for d in listing if is_entry_name(d.name)]
-        except (FileNotFoundError, NotADirectoryError):
-            found = []
-        for fname, path, inode, is_link in found:
-            previous = old.get(fname)
-            if previous is not None and not full and previous.listed_inode == inode:
-                new[fname] = previous
+    def stale_indexes(self) -> set[Scope]:
+        """The scopes whose ``MEMORY.md`` does not match their memories (missing, edited, or the memories changed
+        since it was written). Cheap while nothing changed since the index was last written or checked."""
+        stale = set()
+        for scope in Scope:
+            signature = self._index_signature(scope)
+            if self.catalogs.meta(scope, "index") == signature:
                 continue
-            key = stat_key(path, link=is_link)
-            if previous is not None and key is not None and previous.key == key:
-                new[fname] = previous
+            index = self.dirs[scope] / INDEX_NAME
+            try:
+                is_stale = index.read_text(encoding="utf-8") != self.index_text(scope)
+            except FileNotFoundError:
+                is_stale = self.counts()[scope] > 0
+            except (OSError, UnicodeDecodeError):
+                is_stale = True
+            if is_stale:
+                stale.add(scope)
             else:
-                new[fname] = self._load(Path(path), key, inode)
-        self._files[scope] = new
-        return new.keys() != old.keys() or any(new[n] is not old[n] for n in new)
+                self.catalogs.set_meta(scope, "index", signature)
+        return stale
 
-    def _load(self, path: Path, key: StatKey | None, inode: int) -> FileState:
-        changed = max(key[1], key[6]) if key else self._reading_ns
-        settled = self._reading_ns - changed >= tick(changed)
-        self._unrecorded |= settled
+    # -- internals --------------------------------------------------------------------------------------------
+
+    def _check(self, scope: Scope, budget: int | None, *, force: bool = False, part: bool = True) -> int:
+        """Bring ``scope``'s catalogue in step with its folder's listing; how many new files it read."""
+        folder = self.dirs[scope]
+        key = _dir_key(folder)
+        budget = budget if part or budget is None or len(self.unread[scope]) <= budget else 0
+        if self.unread[scope] and not force and self._recently_listed(scope):
+            return self._read_unread(scope, budget)  # goes on with what the last listing found
+        if not self.unread[scope] and key is not None and self._trusted.get(scope) == key:
+            return 0
+        if not force and not self.unread[scope] and self._recently_listed(scope):
+            return 0  # a large folder listed less than RELIST_AFTER ago by this process: its own files changed it
+        started = self._clock()
+        listing = self.catalogs.meta(scope, "listing")
+        changed = listing is None or listing[0] != key or not _settled(listing[1], key)
+        read = 0
+        if self.unread[scope] or changed:
+            read = self._check_listing(scope, started, budget, part)
+            if self.unread[scope]:
+                return read  # not recorded as matching: the rest is read later
+        count = (self.catalogs.meta(scope, "names") or [0])[0]
+        if count <= VERIFY_BUDGET and (changed or scope not in self._swept):
+            # A small folder is stat'ed whole at a process's first look and whenever it changed, as it always was:
+            # an edit in place is seen at once, and so is a file git replaced under its name with the same inode.
+            self._sweep(scope, nullcontext())
+        self.catalogs.set_meta(scope, "listing", [key, started])
+        if key is not None and _settled(started, key):
+            self._trusted[scope] = key
+        return read
+
+    def _check_listing(self, scope: Scope, started: int, budget: int | None, part: bool = True) -> int:
+        """Compare the folder's files (names and inodes) with the catalogue's; drop the gone, read the new and the
+        replaced (at most ``budget``, see ``refresh``); how many were read."""
+        listing = _listing(self.dirs[scope])
+        self._listed[scope] = (time.monotonic(), len(listing))
+        digest = names_digest((fname, inode) for fname, _, inode, _ in listing)
+        if not self.unread[scope] and digest == self.catalogs.meta(scope, "names"):
+            return 0
+        listed = {fname: inode for fname, _, inode, _ in listing}
+        del listing
+        have = self.catalogs.keys(scope)
+        self.catalogs.put_checked(scope, dict.fromkeys(have.keys() - listed.keys()), self._key_now(scope))
+        self.unread[scope] = sorted(f for f, inode in listed.items() if f not in have or have[f][0] != inode)
+        if not part and budget is not None and len(self.unread[scope]) > budget:
+            budget = 0
+        return self._read_unread(scope, budget, started)
+
+    def _read_unread(self, scope: Scope, budget: int | None, started: int | None = None) -> int:
+        """Read ``budget`` (None: all) of the files listed but not read yet; how many."""
+        taken = self.unread[scope] if budget is None else self.unread[scope][:budget]
+        self.unread[scope] = self.unread[scope][len(taken) :]
+        self._read(scope, taken, self._clock() if started is None else started)
+        return len(taken)
+
+    def _read(self, scope: Scope, fnames: list[str], started: int) -> None:
+        folder = self.dirs[scope]
+        self.new_files_read += len(fnames)
+        for first in range(0, len(fnames), CHUNK):
+            found: dict[str, FileState | None] = {}
+            for fname in fnames[first : first + CHUNK]:
+                path = folder / fname
+                found[fname] = self._load(path, _key_of(path), _inode(path), started)
+            self.catalogs.put_checked(scope, found, self._key_now(scope))
+
+    def _load(self, path: Path, key: StatKey | None, inode: int, reading_ns: int) -> FileState:
+        if key is not None and key[4] & 0o077 and not key[5]:  # a file added by hand with 0644: made private
+            try:
+                os.chmod(path, key[4] & 0o700)
+                key = stat_key(path)  # its ctime changed
+                self.narrowed += 1
+                log.info("memory_file_made_private", path=str(path))
+            except OSError:
+                pass
+        changed = max(key[1], key[6]) if key else reading_ns
+        settled = reading_ns - changed >= tick(changed)
+        if not settled:
+            self._unsettled_here.add((self._scope_at(path), path.name))
         return read_file(path, key, inode, root=self._root, redact=self._redact, settled=settled)
 
-    def _index_signature(self, scope: Scope) -> tuple[object, ...]:
-        files = self._files[scope]
-        return (stat_key(self.dirs[scope] / INDEX_NAME), frozenset((name, f.key) for name, f in files.items()))
+    def _key_now(self, scope: Scope) -> Callable[[str], object]:
+        folder = self.dirs[scope]
+        return lambda fname: _key_now(folder / fname)
 
-    def _index_stale(self, scope: Scope) -> bool:
-        signature = self._index_signature(scope)
-        if self._index_ok.get(scope) == signature:
-            return False
-        index = self.dirs[scope] / INDEX_NAME
-        entries = self.scope_entries(scope)
-        try:
-            stale = index.read_text(encoding="utf-8") != entry_file.render_index(entries)
-        except FileNotFoundError:
-            stale = bool(entries)
-        except (OSError, UnicodeDecodeError):
-            stale = True
-        if not stale:
-            self._index_ok[scope] = signature
-        return stale
+    def _shadowed(self, name: str) -> bool:
+        row = self.catalogs.row(Scope.PROJECT, f"{name}.md")
+        return row is not None and row.entry is not None
+
+    def _scope_at(self, path: Path) -> Scope:
+        return Scope.USER if path.parent == self.dirs[Scope.USER] else Scope.PROJECT
+
+    def _index_signature(self, scope: Scope) -> list[object]:
+        key = stat_key(self.dirs[scope] / INDEX_NAME)
+        return [list(key) if key else None, *self.fingerprint()]  # a project memory can hide a user one
+
+
+class _Visible(Mapping[str, Located]):
+    """Every valid memory of the view by name, this project's scope first, read from the catalogues."""
+
+    def __init__(self, cache: DiskCache) -> None:
+        self._cache = cache
+
+    def __getitem__(self, name: str) -> Located:
+        for scope in (Scope.PROJECT, Scope.USER):
+            row = self._cache.catalogs.row(scope, f"{name}.md")
+            if row is not None and row.entry is not None:
+                return Located(row.entry, self._cache.dirs[scope], scope)
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cache.catalogs.names())
+
+    def __len__(self) -> int:
+        return len(self._cache.catalogs.names())
+
+
+def _listing(folder: Path) -> list[tuple[str, str, int, bool]]:
+    """The memory files a folder lists: name, path, inode, whether a symlink (no stat: the listing gives them)."""
+    try:
+        with os.scandir(folder) as listing:  # plain strings: pathlib would cost more than the listing
+            return [
+                (d.name, d.path, d.inode(), d.is_symlink())
+                for d in listing
+                if d.name[-3:] == ".md" and d.name[0] != "." and d.name != INDEX_NAME  # ``is_entry_name``, inlined
+            ]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _digest_of(folder: Path) -> list[int]:
+    """``names_digest`` of a folder's listing, computed as it is listed (nothing held)."""
+    try:
+        with os.scandir(folder) as listing:
+            return names_digest(
+                (d.name, d.inode())
+                for d in listing
+                if d.name[-3:] == ".md" and d.name[0] != "." and d.name != INDEX_NAME
+            )
+    except (FileNotFoundError, NotADirectoryError):
+        return names_digest([])
+
+
+def _dir_key(folder: Path) -> list[int] | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_mtime_ns, st.st_dev, st.st_ctime_ns]
+
+
+def _settled(at: int, key: list[int] | None) -> bool:
+    """Whether a listing taken at ``at`` (ns) was taken a tick after the folder's last change."""
+    if key is None:
+        return True
+    changed = max(key[1], key[3])
+    return at - changed >= tick(changed)
+
+
+def _key_of(path: Path) -> StatKey | None:
+    return stat_key(path, link=os.path.islink(path))
+
+
+def _key_now(path: Path) -> object:
+    """The stat key of ``path`` now, for ``put_checked``: ``GONE`` when there is no such file."""
+    return _key_of(path) if os.path.lexists(path) else GONE
+
+
+def _inode(path: Path) -> int:
+    try:
+        return os.lstat(path).st_ino
+    except OSError:
+        return 0

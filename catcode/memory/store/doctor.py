@@ -152,8 +152,9 @@ def diagnose(
     """Every finding, and how many memories are readable. Reads only."""
     store, git = runtime.store, runtime.git
     root = Path(store.root)
-    cache = DiskCache(store.dirs, root)
-    stale = cache.refresh()
+    cache = DiskCache(store.dirs, root)  # a fresh look: every file read now, nothing kept
+    cache.refresh()
+    stale = cache.stale_indexes()
     findings: list[Finding] = []
     for problem in cache.problems:
         where = relative(root, problem.path)

@@ -99,12 +99,13 @@ def _date(value: Any, key: str) -> date:
 
 def render_index(entries: Iterable[MemoryEntry]) -> str:
     """``MEMORY.md``: the title, a blank line, then ``- [name](name.md) — description`` sorted by name."""
-    lines = [f"- [{e.name}]({e.name}.md) — {flatten(e.description)}" for e in sorted(entries, key=_by_name)]
+    return index_text(sorted((e.name, e.description) for e in entries))
+
+
+def index_text(items: Iterable[tuple[str, str]]) -> str:
+    """``MEMORY.md`` of ``(name, description)`` pairs already sorted by name (no memory is held whole)."""
+    lines = [f"- [{name}]({name}.md) — {flatten(description)}" for name, description in items]
     return "\n".join([INDEX_TITLE, "", *lines]) + "\n"
-
-
-def _by_name(entry: MemoryEntry) -> str:
-    return entry.name
 
 
 def clean_text(text: str) -> str:

@@ -48,7 +48,7 @@ class Plan:
 def plan(
     pending: Iterable[Path],
     folders: Collection[Path],
-    valid: dict[Path, Located],
+    valid: Callable[[Path], Located | None],
     copies: Callable[[str], list[Located]],
     prepare: Callable[[MemoryEntry], tuple[MemoryEntry, int]],
     redactor: Redactor | None,
@@ -66,7 +66,7 @@ def plan(
         elif not os.path.lexists(path):
             result.paths.append(path)
         elif memory_file and path.parent in folders:
-            found = valid.get(path)
+            found = valid(path)
             if found is None:
                 log.warning("memory_file_not_committed", path=str(path), reason="not a valid memory file")
                 continue

@@ -113,6 +113,24 @@ class ScopeRules:
         other = Scope.PROJECT if scope is Scope.USER else Scope.USER
         return taken_elsewhere(self.dirs[other].parent, self.dirs[scope], name)
 
+    def names_elsewhere(self, scope: Scope) -> set[str]:
+        """Every name ``taken`` says is taken for a new memory of ``scope``, listed at once (one listing per folder,
+        for a batch that asks of thousands of names)."""
+        other = Scope.PROJECT if scope is Scope.USER else Scope.USER
+        scopes_dir, own = self.dirs[other].parent, self.dirs[scope]
+        try:
+            folders = [Path(d.path) for d in os.scandir(scopes_dir) if d.is_dir(follow_symlinks=False)]
+        except OSError:
+            return set()
+        names: set[str] = set()
+        for folder in folders:
+            if folder != own:
+                try:
+                    names.update(n[:-3] for n in os.listdir(folder) if n.endswith(".md") and n != "MEMORY.md")
+                except OSError:
+                    continue
+        return names
+
     def refuse_clash(self, name: str, scope: Scope, *, moving: bool = False) -> None:
         """``MemoryStoreError`` saying who has the name, when ``name`` may not go to ``scope`` (``moving``: the
         memory of that name in this view's other scope is the one being moved)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
 
@@ -24,15 +24,19 @@ from catcode.errors import MemoryStoreError
 from catcode.log import get_logger
 from catcode.memory.store.batch import Changes, decide_batch
 from catcode.memory.store.cache import DUPLICATE, DiskCache, Located, MemoryProblem
-from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, Scope
+from catcode.memory.store.catalog import code_stamp
+from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, MemoryType, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
-from catcode.memory.store.scan_record import ScanRecord, code_stamp
 from catcode.memory.store.scopes import Placement, ScopeRules
 from catcode.memory.store.writer import Redactor, Versioning, WritePath
 
 __all__ = ["MemoryProblem", "MemoryStore"]
 
 log = get_logger(__name__)
+
+READ_BUDGET = 250
+"""New files a process's reads read at once at most: more than that (a first look at a folder of memories written
+by hand) are read in the background, every one of them."""
 
 
 class MemoryStore:
@@ -48,12 +52,13 @@ class MemoryStore:
         versioning: Versioning | None = None,
         today: Callable[[], date] = date.today,
         placement: Callable[[MemoryEntry], Scope] | None = None,
-        scan_record: Path | None = None,
+        catalog_dir: Path | None = None,
         clock: Callable[[], int] = time.time_ns,
     ) -> None:
-        """``scan_record``: where to keep what reading the files gave, so that the next process parses only the
-        files that changed (``scan_record.py``); None keeps nothing. ``clock``: the wall clock in ns (tests move
-        it on: a file read within a tick of its last change is not recorded)."""
+        """``catalog_dir``: where the catalogues of the two folders are kept (``catalog.py``), so that a process
+        knows the memories without reading their files; None keeps them in memory (every file is read).
+        ``clock``: the wall clock in ns (tests move it on: a file read within a tick of its last change is read
+        again)."""
         if Path(user_dir).resolve() == Path(project_dir).resolve():
             raise ValueError("the user scope and the project scope need different folders")
         self.dirs = {Scope.USER: Path(user_dir).absolute(), Scope.PROJECT: Path(project_dir).absolute()}
@@ -61,10 +66,10 @@ class MemoryStore:
         self.today = today
         self.placement = placement or Placement()
         self.rules = ScopeRules(self.dirs, self.root, self.placement)
-        record = ScanRecord(scan_record, self.dirs, code_stamp(redactor)) if scan_record else None
         self._cache = DiskCache(
-            self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, record, clock
-        )
+            self.dirs, self.root, (lambda text: redactor(text)[0]) if redactor else None, catalog_dir,
+            stamp=code_stamp(redactor), clock=clock,
+        )  # fmt: skip
         self._writer = WritePath(self.dirs, self._cache, lock_path=lock_path, redactor=redactor, versioning=versioning)
         self._guard = self._writer.guard  # protects the cache; always taken AFTER the file lock
 
@@ -82,46 +87,167 @@ class MemoryStore:
         """Call ``say(reason)`` when a commit fails (the first failure, and the first after one succeeded again)."""
         self._writer.on_unversioned = say
 
-    # ----- reading (never writes anything) ------------------------------------------------------------------
+    # ----- reading (never writes memory files) ------------------------------------------------------------
     def fingerprint(self) -> tuple[object, ...]:
-        """Changes whenever a scope changes (also by another process). Cheap: a few ``os.stat`` calls."""
+        """Changes whenever a scope changes (also by another process). Cheap: two ``os.stat`` calls and a query."""
         self._sync()
         with self._guard:
-            return (*(self._cache.scanned or ()), self._cache.generation)
+            return self._cache.fingerprint()
 
     def load_all(self) -> list[MemoryEntry]:
-        """Every valid memory of both scopes, sorted by name (a snapshot; entries are immutable)."""
-        self._sync()
-        return list(self._cache.snapshot)
+        """Every valid memory of both scopes, sorted by name (a snapshot; entries are immutable). Holds them all:
+        what needs less asks for less (``get``, ``newest``, ``counts``, ``names``)."""
+        return [entry for entry, _ in self.located()]
 
     def located(self) -> list[tuple[MemoryEntry, Scope]]:
-        """Every valid memory with the scope it lives in, sorted by name."""
-        self._sync()
+        """Every valid memory with the scope it lives in, sorted by name (every file read first)."""
+        self.complete()
         with self._guard:
-            return [(loc.entry, loc.scope) for loc in self._cache.entries.values()]
+            return [(loc.entry, loc.scope) for loc in self._cache.visible()]
 
     def get(self, name: str) -> MemoryEntry | None:
-        """The memory called ``name``, if any."""
-        self._sync()
-        found = self._cache.entries.get(name)
+        """The memory called ``name``, if any, as its file holds it now."""
+        found = self._lookup(name)
         return found.entry if found else None
 
     def scope_of(self, name: str) -> Scope | None:
         """The scope the memory called ``name`` lives in, if there is one."""
-        self._sync()
-        found = self._cache.entries.get(name)
+        found = self._lookup(name)
         return found.scope if found else None
 
     def path_of(self, name: str) -> Path | None:
         """The file holding the memory called ``name``, if any."""
-        self._sync()
-        found = self._cache.entries.get(name)
+        found = self._lookup(name)
         return found.path if found else None
+
+    def newest(self, scope: Scope, limit: int) -> list[MemoryEntry]:
+        """The ``limit`` most recently updated memories of ``scope`` (newest first; a copy hidden by a clash aside)."""
+        self._sync()
+        with self._guard:
+            return self._cache.newest(scope, limit)
+
+    def counts(self) -> dict[Scope, int]:
+        """How many memories each scope holds (a copy hidden by a clash aside)."""
+        self._sync()
+        with self._guard:
+            return self._cache.counts()
+
+    def listed(self, first: int = 0, count: int | None = None) -> list[tuple[MemoryEntry, Scope]]:
+        """Memories in the order of every list (all projects' first, then this project's, each by name): ``count``
+        of them (None: all) from the ``first``."""
+        if count is None:
+            self.complete()
+        self._sync()
+        with self._guard:
+            return self._cache.page(first, count)
+
+    def iter_listed(self, chunk: int = 1_000) -> Iterator[tuple[MemoryEntry, Scope]]:
+        """Every memory in list order, ``chunk`` at a time (a list of 100,000 is never held whole)."""
+        self.complete()
+        self._sync()
+        for scope in (Scope.USER, Scope.PROJECT):
+            after = ""
+            while True:
+                with self._guard:
+                    found = self._cache.catalogs.page(scope, 0, chunk, after=after)
+                if not found:
+                    break
+                yield from ((entry, scope) for entry in found)
+                after = found[-1].name
+
+    def iter_summaries(self, chunk: int = 5_000) -> Iterator[tuple[str, str, MemoryType, Scope]]:
+        """``(name, description, type, scope)`` of every memory in list order, ``chunk`` at a time (what a list
+        prints: 100,000 in a second or two, never held whole)."""
+        self.complete()
+        self._sync()
+        for scope in (Scope.USER, Scope.PROJECT):
+            after = ""
+            while True:
+                with self._guard:
+                    found = self._cache.catalogs.summaries(scope, after, chunk)
+                if not found:
+                    break
+                yield from ((name, description, MemoryType(kind), scope) for name, description, kind in found)
+                after = found[-1][0]
+
+    def names(self) -> list[str]:
+        """Every memory's name, sorted."""
+        self._sync()
+        with self._guard:
+            return list(self._cache.entries)
+
+    def marks(self) -> dict[str, int]:
+        """Where the catalogues stand (each one's id and change number): what ``changed_since`` is given later."""
+        self._sync()
+        with self._guard:
+            return self._cache.catalogs.marks()
+
+    def changed_since(self, marks: dict[str, int]) -> set[str] | None:
+        """The names of the memories changed (written, edited, removed) since ``marks``; None when a catalogue is
+        not the one ``marks`` come from (recreated, or another folder): then everything may have changed."""
+        self._sync()
+        names: set[str] = set()
+        with self._guard:
+            catalogs = self._cache.catalogs
+            for scope in Scope:
+                seq = marks.get(catalogs.meta(scope, "id"))
+                if seq is None:
+                    return None
+                put, gone = catalogs.changes_since(scope, seq)
+                names.update(fname.removesuffix(".md") for fname in (*put, *gone))
+        return names
+
+    def indexed(self, names: list[str]) -> dict[str, tuple[MemoryEntry, Scope] | None]:
+        """Each of ``names`` as the catalogues hold it (the memory shown under that name and its scope), or None
+        when there is no such memory any more."""
+        with self._guard:
+            found = {name: self._cache.entries.get(name) for name in names}
+        return {name: (loc.entry, loc.scope) if loc else None for name, loc in found.items()}
+
+    @property
+    def narrowed(self) -> int:
+        """Memory files this process made private (0600) as it read them: someone could read them (a file written
+        by hand, say with 0644)."""
+        return self._cache.narrowed
+
+    def large(self) -> bool:
+        """Whether a folder holds more files than a process stats whole at its first look (``VERIFY_BUDGET``):
+        then edits in place are looked for by ``verify``, in the background."""
+        with self._guard:
+            return self._cache.large()
+
+    def unread(self) -> int:
+        """Memory files listed but not read yet (a first look at a large folder reads a part of it: ``complete``)."""
+        self._sync()
+        with self._guard:
+            return sum(len(files) for files in self._cache.unread.values())
+
+    def settle_listing(self) -> None:
+        """At a process's end: record that the folders hold what the catalogues say, when they do, so that the next
+        process trusts them without listing them (``DiskCache.settle_listing``)."""
+        with self._guard:
+            self._cache.settle_listing()
+
+    def complete(self) -> None:
+        """Read every memory file not read yet (a chunk at a time: readers in between never wait for all)."""
+        self._cache.complete(self._guard)
+
+    def verify(self) -> int:
+        """Stat every memory file and read again those changed in place since they were read (the background check
+        at each session's start); how many changed. Never holds the lock for more than a chunk of files."""
+        return self._cache.verify(self._guard)
+
+    def recheck(self, paths: list[Path]) -> None:
+        """Read ``paths`` again now (files something other than the store rewrote: git undoing a change)."""
+        with self._guard:
+            for path in paths:
+                self._cache.fresh_path(path)
 
     def problems(self) -> list[MemoryProblem]:
         """The files skipped because they could not be read (or are hidden by a name clash), and why."""
         self._sync()
-        return list(self._cache.problems)
+        with self._guard:
+            return self._cache.problems
 
     def hidden(self) -> list[MemoryProblem]:
         """The valid memories hidden by a memory of the same name in the other scope (made from another project)."""
@@ -129,9 +255,7 @@ class MemoryStore:
 
     def target_path(self, entry: MemoryEntry) -> Path:
         """Where ``entry`` is written: where its memory is now, else where ``placement`` puts a new one."""
-        self._sync()
-        with self._guard:
-            found = self._cache.entries.get(validate_name(entry.name))
+        found = self._lookup(validate_name(entry.name))
         return found.path if found else self.dirs[self.rules.place(entry)] / f"{entry.name}.md"
 
     def prepare(self, entry: MemoryEntry) -> tuple[MemoryEntry, int]:
@@ -141,9 +265,7 @@ class MemoryStore:
 
     def merged(self, entry: MemoryEntry) -> MemoryEntry:
         """``entry`` as ``update`` would write it: the existing ``created_at`` kept, ``updated_at`` today."""
-        self._sync()
-        with self._guard:
-            found = self._cache.entries.get(entry.name)
+        found = self._lookup(entry.name)
         return self._merged(found.entry if found else None, entry)
 
     # ----- writing -------------------------------------------------------------------------------------
@@ -250,9 +372,17 @@ class MemoryStore:
         return entry.model_copy(update={"created_at": created, "updated_at": self.today()})
 
     def _sync(self) -> None:
-        """Bring the cache up to date. Reads never write: a stale index waits for the next write or reconcile."""
+        """Bring the catalogues up to date with what was added or removed (at most ``READ_BUDGET`` new files read by
+        this process's reads: the rest is ``complete``'s).
+        Reads never write memory files: a stale index waits for the next write or reconcile."""
         with self._guard:
-            self._cache.refresh()
+            self._cache.refresh(budget=max(0, READ_BUDGET - self._cache.new_files_read), part=False)
+
+    def _lookup(self, name: str) -> Located | None:
+        """The memory ``name`` as its file holds now (this project's scope first)."""
+        self._sync()
+        with self._guard:
+            return self._cache.lookup(name)
 
 
 def _counts(old: Located | None, name: str) -> AppliedCounts:

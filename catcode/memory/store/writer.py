@@ -34,6 +34,8 @@ Redactor = Callable[[str], tuple[str, list[str]]]
 Decide = Callable[[Mapping[str, Located]], tuple[Changes, AppliedCounts]]
 """Given the memories on disk now (under the lock), the changes to make and the counts to report."""
 RECOVER = "recover: record changes made outside catcode (an interrupted session or a hand edit)"
+RECORD_CHUNK = 5_000
+"""Uncommitted files recorded under one hold of the lock; a write records them first only up to this many."""
 
 
 class Versioning(Protocol):
@@ -67,6 +69,7 @@ class WritePath:
         self._recover = True  # record what is uncommitted: on the first write, and after a failed one
         self.last_commit: str | None = None
         """The change that recorded the latest write (None: it changed nothing, or no versioning)."""
+        self._texts: dict[int, tuple[MemoryEntry, str]] = {}  # what ``prepare`` rendered, until the write is done
         self.unversioned = ""
         """Why the latest commit failed ("" once one succeeds): files written since are on disk, not in history."""
         self.on_unversioned: Callable[[str], None] | None = None
@@ -85,18 +88,35 @@ class WritePath:
                 redacted += len(kinds)
             values[field] = text
         entry = entry.model_copy(update=values)
-        size = len(entry_file.render(entry).encode("utf-8"))
+        text = entry_file.render(entry)
+        size = len(text.encode("utf-8"))
         if size > MAX_FILE_BYTES:
             raise MemoryStoreError(f"Memory {entry.name} is too large ({size // 1024} KB; the limit is 256 KB)")
+        self._texts[id(entry)] = (entry, text)  # written as it was rendered here (rendering is most of a write)
         return entry, redacted
 
-    def reconcile(self) -> str | None:
-        """Record what was left uncommitted (hand edits, a killed session) and rebuild stale indexes, under the
-        lock; the id of the change that recorded it, or None."""
+    def reconcile(self, chunk: int = RECORD_CHUNK) -> str | None:
+        """Record what was left uncommitted (hand edits, a killed session) and rebuild stale indexes; the id of the
+        last change that recorded it, or None. The scans (git status, reading files not read yet) run without the
+        lock; what they found is recorded ``chunk`` files at a time, each under the lock (a write of another
+        session waits for one chunk, never for a whole store's worth)."""
+        pending = self._uncommitted()
+        self.cache.complete(self.guard)
+        commit = None
+        if pending:
+            pending.sort(
+                key=lambda path: path.name == INDEX_NAME
+            )  # the indexes last: rebuilt once, with the last chunk
+        for first in range(0, len(pending or ()), chunk):
+            last = first + chunk >= len(pending or ())
+            with locked(self.lock_path), self.guard:
+                commit = self._record_leftovers(pending[first : first + chunk], indexes=last) or commit  # type: ignore[index]
         with locked(self.lock_path), self.guard:
-            self._recover = True
-            commit = self._recover_leftovers()
-            stale = self.cache.refresh()
+            self._remove_temp_files()
+            if pending is not None:
+                self._recover = False
+            self.cache.refresh(force=True)
+            stale = self.cache.stale_indexes()
             if stale:
                 paths = self._write_indexes(stale)
                 if paths and self.versioning is not None:
@@ -104,36 +124,59 @@ class WritePath:
             return commit
 
     def mutate(self, why: str, decide: Decide, *, every_copy: bool = False, keep_copies: bool = False) -> AppliedCounts:
-        """THE write path: lock, reconcile, reload, decide, validate + redact everything, write, index, commit."""
+        """THE write path: lock, reconcile, reload, decide, validate + redact everything, write, index, commit.
+
+        What was left uncommitted is looked for (git status) before the lock is taken, on the first write of this
+        process and after a failed one, and recorded first when it is a little; a lot (a folder of hand-written
+        memories) is ``reconcile``'s, chunk by chunk — only the files this write replaces are recorded first then.
+        Files listed but not read yet are read before the lock too."""
+        pending = self._uncommitted() if self._recover else None
+        self.cache.complete(self.guard)
         with locked(self.lock_path), self.guard:
-            if self._recover:
-                self._recover_leftovers()
-            stale = self.cache.refresh()
-            current = dict(self.cache.entries)
-            changes, counts = decide(current)
-            prepared: Changes = {}
-            for name, change in changes.items():
-                prepared[name] = None
-                if change is not None:
-                    entry, redacted = self.prepare(change[0])
-                    prepared[name] = (entry, change[1])
-                    counts.redacted += redacted
             try:
-                paths, summary, touched = self._write_files(prepared, every_copy, keep_copies)
-                paths += self._write_indexes(touched | stale)
-            except OSError as exc:
-                self.cache.invalidate()  # whatever reached the disk is picked up by the next scan
-                self._recover = True  # and committed by the next write
-                raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
-            self.cache.settle()
-            counts.deleted = len(summary["delete"])
-            written = {*summary["add"], *summary["update"], *summary["move"]}
-            counts.unchanged_names = [name for name, change in prepared.items() if change and name not in written]
-            if paths and self.versioning is not None:
-                counts.commit = self._commit(_message(why, summary), paths)
-                counts.unversioned = self.unversioned
-            self.last_commit = counts.commit
-            return counts
+                return self._mutate(why, decide, pending, every_copy, keep_copies)
+            finally:
+                self._texts.clear()
+
+    def _mutate(
+        self, why: str, decide: Decide, pending: list[Path] | None, every_copy: bool, keep_copies: bool
+    ) -> AppliedCounts:
+        """``mutate`` under the lock."""
+        self._remove_temp_files()
+        if pending is not None and len(pending) <= RECORD_CHUNK:
+            self._record_leftovers(pending)
+            self._recover = False
+        self.cache.refresh(force=True)
+        stale = self.cache.stale_indexes()
+        changes, counts = decide(self.cache.entries)
+        edited = self.cache.recheck(list(changes))  # changed on disk since read: what was there is recorded first
+        if edited:
+            self._record_leftovers(edited)
+            changes, counts = decide(self.cache.entries)
+        prepared: Changes = {}
+        for name, change in changes.items():
+            prepared[name] = None
+            if change is not None:
+                entry, redacted = self.prepare(change[0])
+                prepared[name] = (entry, change[1])
+                counts.redacted += redacted
+        targets = [self.dirs[c[1]] / f"{n}.md" for n, c in prepared.items() if c is not None]
+        try:
+            paths, summary, touched = self._write_files(prepared, every_copy, keep_copies)
+            paths += self._write_indexes(touched | stale)
+        except OSError as exc:
+            self.cache.invalidate(targets)  # whatever reached the disk is picked up again
+            self._recover = True  # and committed by the next write
+            raise MemoryStoreError(f"Could not write memory files: {exc.strerror or exc}; try again") from exc
+        self.cache.settle()
+        counts.deleted = len(summary["delete"])
+        written = {*summary["add"], *summary["update"], *summary["move"]}
+        counts.unchanged_names = [name for name, change in prepared.items() if change and name not in written]
+        if paths and self.versioning is not None:
+            counts.commit = self._commit(_message(why, summary), paths)
+            counts.unversioned = self.unversioned
+        self.last_commit = counts.commit
+        return counts
 
     def _write_files(
         self, prepared: Changes, every_copy: bool, keep_copies: bool
@@ -162,16 +205,20 @@ class WritePath:
                     removals.append(copy)
         for folder in {target.parent for target, _ in writes}:
             ensure_private_dir(folder)
-        atomic_write_many([(target, entry_file.render(entry)) for target, entry in writes])
-        for target, entry in writes:
-            self.cache.remember(self._scope_at(target), target, entry)
+        atomic_write_many([(target, self._text(entry)) for target, entry in writes])
+        for scope in Scope:
+            self.cache.remember(scope, [(target, entry) for target, entry in writes if self._scope_at(target) is scope])
         for old in removals:  # only once every new file is in place: a crash never loses a memory
             old.path.unlink(missing_ok=True)
-            self.cache.forget(old.scope, old.path)
+        for scope in Scope:
+            self.cache.forget(scope, [old.path for old in removals if old.scope is scope])
         touched = {self._scope_at(target) for target, _ in writes} | {old.scope for old in removals}
-        if touched:
-            self.cache.assemble()
         return [target for target, _ in writes] + [old.path for old in removals], summary, touched
+
+    def _text(self, entry: MemoryEntry) -> str:
+        """The file text of ``entry``: as ``prepare`` rendered it, when it did."""
+        prepared, text = self._texts.get(id(entry), (None, ""))
+        return text if prepared is entry else entry_file.render(entry)
 
     def _scope_kinds(self) -> set[Path]:
         """The folders holding every user's scope and every project's scope (``users/``, ``projects/``)."""
@@ -184,10 +231,9 @@ class WritePath:
         written = []
         for scope in sorted(scopes):
             index = self.dirs[scope] / INDEX_NAME
-            entries = self.cache.scope_entries(scope)
-            if entries or index.exists():
+            if self.cache.counts()[scope] or index.exists():
                 ensure_private_dir(index.parent)
-                atomic_write_text(index, entry_file.render_index(entries))
+                atomic_write_text(index, self.cache.index_text(scope))
                 written.append(index)
             self.cache.index_written(scope)
         return written
@@ -215,38 +261,49 @@ class WritePath:
             except Exception:
                 log.warning("memory_unversioned_notice_failed", exc_info=True)
 
-    def _recover_leftovers(self) -> str | None:
-        """Under the lock: remove old temp files of killed writes, then record what was left uncommitted in this
-        view's folders (only what ``leftovers.plan`` allows: valid memory files, redacted) as a change of its own,
-        before this write's changes."""
+    def _remove_temp_files(self) -> None:
+        """Under the lock: remove old temp files of killed writes."""
         for folder in self.dirs.values():
             remove_stale_temp_files(folder)
+
+    def _uncommitted(self) -> list[Path] | None:
+        """What is uncommitted in every scope folder of the memory root (``Versioning.uncommitted``), looked for
+        without the lock; None when it cannot be known (no versioning: then nothing is ever due)."""
         uncommitted = getattr(self.versioning, "uncommitted", None)
         if uncommitted is None:
             self._recover = False
             return None
         try:
-            pending = [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
-            commit = self._record_leftovers(pending) if pending else None
-            self._recover = False
-            return commit
+            return [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
         except Exception as exc:  # like a failed commit: the write goes on, the next one tries again
-            log.warning("memory_recovery_commit_failed", error=repr(exc))
+            log.warning("memory_recovery_scan_failed", error=repr(exc))
             self._unversioned(exc)
             return None
 
-    def _record_leftovers(self, pending: list[Path]) -> str | None:
+    def _record_leftovers(self, pending: list[Path], *, indexes: bool = True) -> str | None:
+        """Under the lock: record ``pending`` (uncommitted files; only what ``leftovers.plan`` allows: valid memory
+        files, redacted) as a change of its own, before this write's changes; with ``indexes``, the ``MEMORY.md``
+        they make stale too."""
+        if not pending:
+            return None
+        for path in pending:  # what is in the catalogue is what the file holds now
+            if path.parent in self.dirs.values():
+                self.cache.fresh(self._scope_at(path), path.name)
         self.cache.refresh()
-        valid = {loc.path: loc for scope in Scope for loc in self.cache.valid_files(scope)}
         folders = set(self.dirs.values())
         found = leftovers.plan(
-            pending, folders, valid, self.cache.copies, self.prepare, self.redactor, self._scope_kinds()
-        )
+            pending, folders, self.cache.located_at, self.cache.copies, self.prepare, self.redactor,
+            self._scope_kinds(),
+        )  # fmt: skip
         if not found:
             return None
-        self.cache.invalidate()
+        for path in found.paths:  # rewritten redacted, or removed (a finished move)
+            if path.parent in folders:
+                self.cache.fresh(self._scope_at(path), path.name)
         own = [folder for folder in found.index_folders if folder in folders]
-        stale = self.cache.refresh() | {self._scope_at(folder / INDEX_NAME) for folder in own}
+        stale = (
+            self.cache.stale_indexes() | {self._scope_at(folder / INDEX_NAME) for folder in own} if indexes else set()
+        )
         paths = found.paths + self._write_indexes(stale)
         self.cache.settle()
         log.info("memory_leftovers_recorded", files=len(paths))

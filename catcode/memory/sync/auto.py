@@ -1,7 +1,8 @@
 """``memory.sync: auto``: a sync at the start of an interactive session (once the prompt is drawn) and after its
 exit capture, each in a process of its own (``catcode memory sync``), so that neither the prompt nor the exit
-ever waits for the network — the exit is not held up at all, well within ``memory.exit_timeout``. A sync at exit
-finishes after catcode has gone (a new process session: closing the terminal does not stop it). What the start
+ever waits for the network. The sync after the exit starts once the capture (itself in a process of its own) is
+done, or at the exit when nothing was handed to one; it finishes after catcode has gone (a new process session:
+closing the terminal does not stop it). What the start
 sync brought, or why it failed, is one notice line in the session."""
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def attach_auto_sync(session: Attached, runtime: MemoryRuntime) -> None:
         return
     root, cwd = runtime.paths.memory_root, runtime.paths.project_root
     session.background_starts.append(lambda: _start_and_report(root, cwd, runtime.notices.put))
-    session.exit_steps.append(lambda say: start_sync_process(cwd))
+    # After the exit: by the capture's process once it is done (``MemoryDoor.upkeep``), else from here.
+    session.exit_steps.append(lambda say: None if runtime.capture_handed_off else start_sync_process(cwd))
 
 
 def _start_and_report(root: Path, cwd: Path, notify: Callable[[str], None]) -> None:

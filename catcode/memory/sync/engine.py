@@ -243,6 +243,7 @@ def sync_for(runtime: MemoryRuntime) -> MemorySync:
     def reindex() -> None:
         from catcode.memory.builder import build_recall
 
+        runtime.store.verify()  # git rewrote files: each is stat'ed, those that changed read again
         with build_recall(runtime) as recall:
             recall.sync()
 

@@ -118,19 +118,24 @@ def make_plan(
     """The plan for ``items`` against ``store`` (a ``MemoryStore``); ``choose`` decides each clash."""
     plan = ImportPlan(source, skipped=list(skipped))
     planned: set[str] = set()
+    known = set(store.names())  # asked once: an import of 100,000 items asks of each whether its name is taken
+    elsewhere = {scope: store.rules.names_elsewhere(scope) for scope in Scope}
+
+    def get(name: str) -> MemoryEntry | None:
+        return store.get(name) if name in known else None
 
     def taken(name: str, scope: Scope) -> bool:
-        return name in planned or store.get(name) is not None or store.rules.taken(name, scope)
+        return name in planned or name in known or name in elsewhere[scope]
 
     for item in items:
         name = slugify(item.name) or slugify(item.description) or f"{source}-memory"
         if name in planned:  # two items of one import with one name: both kept
             name = free_name(name, lambda n: taken(n, Scope.USER) or taken(n, Scope.PROJECT))
         entry = MemoryEntry(name=name, description=item.description, type=item.type, content=item.content)
-        existing = store.get(name)
+        existing = get(name)
         if existing is None:
             scope = store.rules.place(entry)
-            if store.rules.taken(name, scope):
+            if name in elsewhere[scope]:
                 name = free_name(name, functools.partial(taken, scope=scope))
             step = Step(item, name, scope)
         else:

@@ -40,7 +40,8 @@ from catcode.memory.transfer.items import (
 )
 
 GEMINI_SECTION = "Gemini Added Memories"
-MAX_READ = 1_000_000  # bytes of one file: memory files are small; a huge one is not a memory file
+MAX_READ = 64 * 2**20  # bytes of one Markdown file read: 100,000 sections fit many times over
+MAX_MEMORY_FILE = 256 * 1024  # a memory file of a folder: the most one memory holds (a larger one is skipped)
 _LINK_LINE = re.compile(r"^\s*[-*+]\s+\[[^\]]*\]\(([^)]+\.md)\)")
 _CWD = re.compile(r"cwd=([^,)]+)")
 PROJECT = MemoryType.PROJECT  # what a tool's per-project notes are, unless they speak about the person
@@ -49,20 +50,43 @@ _TYPE_LINE = re.compile(r"^\*(user|feedback|project|reference)\*\s*(?:—|-)\s*(
 Found = tuple[list[ImportItem], list[Skipped]]
 
 
-def _text(path: Path, within: Path | None = None, where: str = "the folder") -> str:
-    """The text of ``path`` (its first ``MAX_READ`` bytes), read only from inside ``within`` when given; raises
-    ``Refused`` with why it was not read."""
-    data = read_inside(path, within or Path(path.anchor or "/"), MAX_READ, where=where)
-    return data[:MAX_READ].decode("utf-8", errors="replace")
+def _text(
+    path: Path,
+    within: Path | None = None,
+    where: str = "the folder",
+    *,
+    skipped: list[Skipped] | None = None,
+    cap: int = MAX_READ,
+) -> str:
+    """The text of ``path``, at most ``cap`` bytes, read only from inside ``within`` when given (raises ``Refused``
+    with why it was not read): a longer file is cut at its last line within the cap, and one line in ``skipped``
+    says so (nothing is dropped silently)."""
+    data = read_inside(path, within or Path(path.anchor or "/"), cap, where=where)
+    if len(data) > cap:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = len(data)
+        data = data[: data.rfind(b"\n", 0, cap) + 1 or cap]
+        if skipped is not None:
+            rest = max(size - len(data), 1)
+            skipped.append(
+                Skipped(
+                    str(path),
+                    f"only its first {len(data):,} bytes were read ({cap // 2**20} MB is the most of one file): "
+                    f"{rest:,} bytes after them were not; split the file",
+                )
+            )
+    return data.decode("utf-8", errors="replace")
 
 
-def _read_in(path: Path, folder: Path, skipped: list[Skipped]) -> str | None:
+def _read_in(path: Path, folder: Path, skipped: list[Skipped], *, cap: int = MAX_READ) -> str | None:
     """The text of ``path`` when it is there and read from inside ``folder``; None (and why, in ``skipped``, when
     it is there but refused)."""
     if not (path.is_file() or path.is_symlink()):
         return None
     try:
-        return _text(path, folder)
+        return _text(path, folder, skipped=skipped, cap=cap)
     except Refused as exc:
         skipped.append(Skipped(str(path), f"not read: {exc}"))
         return None
@@ -84,7 +108,16 @@ def read_folder(folder: Path, project_root: Path) -> Found:
     items: list[ImportItem] = []
     skipped: list[Skipped] = []
     for path in sorted(folder.glob("*.md")):
-        text = None if path.name == "MEMORY.md" else _read_in(path, folder, skipped)
+        if path.name != "MEMORY.md" and (path.is_file() or path.is_symlink()):
+            try:
+                if path.stat().st_size > MAX_MEMORY_FILE:
+                    skipped.append(
+                        Skipped(str(path), f"larger than {MAX_MEMORY_FILE // 1024} KB, what one memory holds")
+                    )
+                    continue
+            except OSError:
+                pass  # said by the read below
+        text = None if path.name == "MEMORY.md" else _read_in(path, folder, skipped, cap=MAX_MEMORY_FILE)
         if text is None:
             continue
         item = memory_file(path, text, project_root)
@@ -233,12 +266,13 @@ def _no_headings(text: str) -> str:
 def read_gemini(path: Path, project_root: Path) -> Found:
     """Each fact of the "Gemini Added Memories" section of Gemini CLI's memory file."""
     items = []
-    for title, body in sections(_text(path)):
+    skipped: list[Skipped] = []
+    for title, body in sections(_text(path, skipped=skipped)):
         if title.strip().lower() == GEMINI_SECTION.lower():
             for fact in bullets(body):
                 name = _title_name(fact) or "gemini-memory"
                 items.append(ImportItem(name, describe(fact), infer_type(fact, project_root), fact, f"{path}"))
-    return items, []
+    return items, skipped
 
 
 def read_agents_section(text: str, origin: str) -> list[ImportItem]:
@@ -266,15 +300,16 @@ def read_agents_section(text: str, origin: str) -> list[ImportItem]:
 def read_file(path: Path, project_root: Path) -> Found:
     """Any Markdown file: one memory file (front matter), catcode's AGENTS.md section, a Gemini memory file, else
     its sections or bullets."""
-    text = _text(path)
+    skipped: list[Skipped] = []
+    text = _text(path, skipped=skipped)
     if text.startswith("---\n"):
         item = memory_file(path, text, project_root)
-        return ([item], []) if item else ([], [Skipped(str(path), "empty")])
+        return ([item], skipped) if item else ([], [*skipped, Skipped(str(path), "empty")])
     if AGENTS_HEADING in text:
-        return read_agents_section(text, str(path)), []
+        return read_agents_section(text, str(path)), skipped
     if re.search(rf"(?m)^##\s+{GEMINI_SECTION}\s*$", text):
         return read_gemini(path, project_root)
-    return _free_form(text, path, project_root), []
+    return _free_form(text, path, project_root), skipped
 
 
 def _fact(fact: str, origin: str, project_root: Path) -> ImportItem:

@@ -40,6 +40,8 @@ from catcode.memory.versioning.repository import commit_index, commit_staged, en
 
 log = get_logger(__name__)
 
+STATUS_PATHS = 2_000  # staged paths a commit check names to git status; more: the whole repository, filtered
+
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9~^._/-]{0,99}")
 
 
@@ -89,31 +91,38 @@ class GitStore:
         relative = [self._relative(p) for p in paths]
         # lexists: a symlink is a file of its own here, even one pointing nowhere (exists() would follow it)
         present = tracked.local_files(self.root, [p for p in relative if os.path.lexists(self.root / p)])
-        missing = [p for p in relative if not os.path.lexists(self.root / p)]
+        gone = [p for p in relative if not os.path.lexists(self.root / p)]
         folders = [p for p in relative if (self.root / p).is_dir() and not (self.root / p).is_symlink()]
-        if folders:
-            listed = self._run("ls-files", "-z", "--", *folders).stdout.split("\x00")
-            missing += [p for p in listed if p and not os.path.lexists(self.root / p)]
-        if present:
-            self._run("add", "-A", "--", *present, ok_codes=(0, 1))  # 1: some paths were ignored, the rest added
-        if missing:
-            self._run("rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", *missing)
+        if gone or folders:  # what the index holds there that is gone: a deleted file, or a folder's
+            gone = [p for p in self._tracked_under({*gone, *folders}) if not os.path.lexists(self.root / p)]
+        if present or gone:
+            # Paths, not pathspecs: taken literally, read from stdin (any number of them: a command line holds some
+            # tens of thousands) and in time linear in their number (git matches each pathspec against each file).
+            paths_in = "".join(f"{p}\0" for p in [*present, *gone])
+            self._run("update-index", "--add", "--remove", "-z", "--stdin", input=paths_in)
         assert self._runner is not None
-        committed = commit_index(self._runner, message)
-        head = self._recorded(present + missing)
+        committed = commit_index(self._runner, message, len(present) + len(gone))
+        head = self._recorded(present + gone)
         return head if committed else None
 
     def _recorded(self, staged: list[str]) -> str:
         """The branch's last commit, once checked that the commit happened: every staged path matches it now (a
         damaged repository can fail to record a file, or take nothing while git says there was nothing to commit).
-        One ``git status``, which also names HEAD. Raises ``MemoryStoreError`` when a path is not recorded."""
+        One ``git status``, which also names HEAD (of the staged paths; of the whole repository when they are
+        many, which no command line could hold). Raises ``MemoryStoreError`` when a path is not recorded."""
         if not staged:
             return self._run("rev-parse", "HEAD").stdout.strip()
+        many = len(staged) > STATUS_PATHS
+        named = () if many else ("--", *staged)
         status = self._run(
-            "status", "--porcelain=v2", "--branch", "-z", "--no-renames", "--untracked-files=all", "--", *staged
-        ).stdout.split("\x00")
+            "status", "--porcelain=v2", "--branch", "-z", "--no-renames", "--untracked-files=all", *named,
+            paths=len(staged) if many else 0,
+        ).stdout.split("\x00")  # fmt: skip
         head = next((e.removeprefix("# branch.oid ") for e in status if e.startswith("# branch.oid ")), "")
         unrecorded = [entry.rsplit(" ", 1)[-1] for entry in status if entry and not entry.startswith("#")]
+        if many:
+            wanted = set(staged)
+            unrecorded = [path for path in unrecorded if path in wanted]
         if unrecorded or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", head):
             what = ", ".join(unrecorded[:3]) or "anything (the branch has no commit)"
             raise MemoryStoreError(f"git commit did not record {what} in {self.root}")
@@ -143,11 +152,13 @@ class GitStore:
         short, subject = original.split("\x00", 1)
         if self._run("rev-parse", "--verify", "--quiet", f"{sha}^2", ok_codes=(0, 1)).stdout.strip():
             raise MergedChange(short, subject)
-        result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128))
+        # Its bound grows with the files the change holds (an import of 100,000 memories rewrites 100,000 files).
+        count = self._run("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "-z", sha).stdout.count("\0")
+        result = self._run("revert", "--no-commit", "--no-edit", sha, ok_codes=(0, 1, 128), paths=count)
         if result.returncode != 0:
             self._abandon_revert(short, subject, result)
         message = f"{message_prefix}: undo {short} '{subject}'"
-        new_sha = self._commit_staged(message)
+        new_sha = self._commit_staged(message, count)
         if new_sha is None:
             self._run("revert", "--quit", ok_codes=None)
             raise MemoryStoreError(f"Change {short} '{subject}' is already undone; nothing to revert")
@@ -209,6 +220,13 @@ class GitStore:
             return []
         return repair(self._runner)
 
+    def maintain(self) -> None:
+        """Pack the repository when git's own rule says so (``gc --auto``: thousands of loose objects), which no
+        command does on its own here: the upkeep process calls it, where nobody waits for it."""
+        if self.available and self.initialized:
+            count = self._run("count-objects").stdout.split(" ", 1)[0]
+            self._run("-c", "gc.auto=6700", "gc", "--auto", "--quiet", paths=int(count) if count.isdigit() else 0)
+
     def ensure_repository(self) -> None:
         """Create the repository now, with its setup commit (a sync needs one before the first memory change)."""
         if self.available:
@@ -220,9 +238,9 @@ class GitStore:
         assert self._runner is not None
         ensure_repository(self._runner)
 
-    def _commit_staged(self, message: str) -> str | None:
+    def _commit_staged(self, message: str, paths: int = 0) -> str | None:
         assert self._runner is not None
-        return commit_staged(self._runner, message)
+        return commit_staged(self._runner, message, paths)
 
     def _abandon_revert(self, short: str, subject: str, result: subprocess.CompletedProcess[str]) -> None:
         """Undo a failed ``git revert`` so that every file is exactly as before, then raise the reason."""
@@ -254,6 +272,16 @@ class GitStore:
         if not self.initialized or not self._has_commits():
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
 
+    def _tracked_under(self, places: set[str]) -> list[str]:
+        """The files the index holds that are ``places`` or inside one of them (relative paths)."""
+        listed = self._run("ls-files", "-z").stdout.split("\x00")  # one pass over the index, whatever its size
+
+        def inside(path: str) -> bool:
+            parts = path.split("/")
+            return any("/".join(parts[:n]) in places for n in range(1, len(parts) + 1))
+
+        return [p for p in listed if p and inside(p)]
+
     def _has_commits(self) -> bool:
         return bool(self._read("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
 
@@ -276,10 +304,15 @@ class GitStore:
         return relative.as_posix()
 
     def _run(
-        self, *args: str, ok_codes: tuple[int, ...] | None = (0,), patterns: bool = False
+        self,
+        *args: str,
+        ok_codes: tuple[int, ...] | None = (0,),
+        patterns: bool = False,
+        input: str | None = None,
+        paths: int = 0,
     ) -> subprocess.CompletedProcess[str]:
         assert self._runner is not None
-        return self._runner.run(*args, ok_codes=ok_codes, patterns=patterns)
+        return self._runner.run(*args, ok_codes=ok_codes, patterns=patterns, input=input, paths=paths)
 
     def _read(
         self, *args: str, ok_codes: tuple[int, ...] | None = (0,), patterns: bool = False

@@ -63,7 +63,7 @@ def ensure_repository(runner: GitRunner) -> None:
     root = runner.root
     ignore = root / ".gitignore"
     current = _read(ignore)
-    if is_initialized(root) and current == GITIGNORE:
+    if is_initialized(root) and current == GITIGNORE and _has_branch(root):
         return
     if not is_initialized(root):
         private_dir(root)
@@ -77,17 +77,21 @@ def ensure_repository(runner: GitRunner) -> None:
     commit_staged(runner, _SETUP_MESSAGE if not has_commits(runner) else message)
 
 
-def commit_staged(runner: GitRunner, message: str) -> str | None:
-    """Commit the index; None when it holds no change (git exits 1 and says so, which saves a diff call)."""
-    if not commit_index(runner, message):
+def commit_staged(runner: GitRunner, message: str, paths: int = 0) -> str | None:
+    """Commit the index (``paths``: how many files were staged, for the command's bound); None when it holds no
+    change (git exits 1 and says so, which saves a diff call)."""
+    if not commit_index(runner, message, paths):
         return None
     return runner.run("rev-parse", "HEAD").stdout.strip()
 
 
-def commit_index(runner: GitRunner, message: str) -> bool:
-    """Commit the index; False when it holds no change. The caller reads the new commit's id."""
+def commit_index(runner: GitRunner, message: str, paths: int = 0) -> bool:
+    """Commit the index (``paths``: how many files were staged, for the command's bound); False when it holds no
+    change. The caller reads the new commit's id."""
     message = message.strip() or "update memory"
-    result = runner.run("commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1))
+    result = runner.run(
+        "commit", "-q", "--no-verify", "--cleanup=whitespace", "-m", message, ok_codes=(0, 1), paths=paths
+    )
     if result.returncode == 1:
         if _NOTHING_TO_COMMIT.search(result.stdout + result.stderr):
             return False
@@ -99,6 +103,19 @@ def commit_index(runner: GitRunner, message: str) -> bool:
 def has_commits(runner: GitRunner) -> bool:
     """True once the repository has a commit."""
     return bool(runner.run("rev-parse", "--verify", "--quiet", "HEAD", ok_codes=(0, 1, 128)).stdout.strip())
+
+
+def _has_branch(root: Path) -> bool:
+    """Whether HEAD names a commit (its branch exists): a process killed between ``init`` and the setup commit
+    leaves a repository without one, whose next commit must be the setup."""
+    head = (root / ".git" / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    if not head.startswith("ref: "):
+        return True  # a detached HEAD is a commit
+    ref = head.removeprefix("ref: ")
+    if (root / ".git" / ref).is_file():
+        return True
+    packed = _read(root / ".git" / "packed-refs") or ""
+    return any(line.endswith(f" {ref}") for line in packed.splitlines())
 
 
 def _read(path: Path) -> str | None:

@@ -3,8 +3,8 @@
 
 Allowed, as regular files of a sane size:
 - the root ``.gitignore`` (catcode writes it; a remote's version is replaced by catcode's own);
-- ``users/<id>/<name>.md`` and ``projects/<key>/<name>.md``: memory files and their ``MEMORY.md`` index
-  (at most ``MAX_MEMORY_BYTES``);
+- ``users/<id>/<name>.md`` and ``projects/<key>/<name>.md``: memory files (at most ``MAX_MEMORY_BYTES``) and their
+  ``MEMORY.md`` index (at most ``MAX_INDEX_BYTES``: a line per memory, 100,000 of them make some 11 MB);
 - ``projects/<key>/journal/daily/*.md``, ``journal/weekly/*.md``, ``journal/longterm.md``: the journal (at most
   ``MAX_JOURNAL_BYTES``).
 
@@ -19,6 +19,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 MAX_MEMORY_BYTES = 256 * 1024
+MAX_INDEX_BYTES = 64 * 1024 * 1024
 MAX_JOURNAL_BYTES = 1024 * 1024
 ROOT_IGNORE = ".gitignore"
 _GIT_FILES = (".gitignore", ".gitattributes", ".gitmodules", ".mailmap")
@@ -33,7 +34,7 @@ def cap(path: str) -> int | None:
     if not parts or any(p.startswith(".") for p in parts) or not parts[-1].endswith(".md"):
         return None
     if len(parts) == 3 and parts[0] in ("users", "projects"):
-        return MAX_MEMORY_BYTES
+        return MAX_INDEX_BYTES if parts[2] == "MEMORY.md" else MAX_MEMORY_BYTES
     if parts[0] != "projects" or len(parts) < 4 or parts[2] != "journal":
         return None
     if (len(parts) == 5 and parts[3] in ("daily", "weekly")) or (len(parts) == 4 and parts[3] == "longterm.md"):

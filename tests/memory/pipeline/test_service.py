@@ -7,11 +7,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from memory_helpers import capture_in_process, exit_and_next_start
 
 from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.builder import build_memory_runtime
-from catcode.memory.exit_capture import capture_at_exit
+from catcode.memory.exit_capture import SAVING
 from catcode.memory.runtime import MemoryRuntime
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.safety.trusted_settings import load_settings
@@ -34,7 +35,7 @@ def make_runtime(tmp_path: Path, provider, **memory) -> MemoryRuntime:
     home, root = tmp_path / "home", tmp_path / "project"
     root.mkdir(exist_ok=True)
     settings = load_settings(home, root, {"CATCODE_USER_ID": "tester"}, {"memory": memory} if memory else {})
-    return build_memory_runtime(settings, resolve_paths(settings, home, root), provider=provider)
+    return capture_in_process(build_memory_runtime(settings, resolve_paths(settings, home, root), provider=provider))
 
 
 def record_exchanges(runtime: MemoryRuntime, n: int, text: str = "use vim") -> None:
@@ -51,9 +52,8 @@ def test_exit_capture_processes_once_and_advances(tmp_path: Path) -> None:
     provider = ScriptedProvider(extraction(VIM), consolidation(VIM))
     runtime = make_runtime(tmp_path, provider)
     record_exchanges(runtime, 2)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
-    assert said[0] == "Saving memories… (Ctrl+C to skip)"
+    said = exit_and_next_start(runtime)
+    assert said[0] == SAVING
     assert "Memory: 1 added, 0 updated" in said[1] and "user-prefers-vim" in said[2]
     assert runtime.store.get("user-prefers-vim") is not None
     assert runtime.service.pending() == 0
@@ -67,8 +67,7 @@ def test_exit_capture_processes_once_and_advances(tmp_path: Path) -> None:
 def test_failure_keeps_cursor_and_next_start_recovers_exactly_those_lines(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider(ProviderError("API overloaded (529) after 4 retries")))
     record_exchanges(runtime, 2)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert "Memory capture failed (API overloaded (529)" in said[-1]
     assert runtime.cursor.get() == 0 and runtime.service.pending() == 4
     assert runtime.store.load_all() == []
@@ -98,8 +97,7 @@ def test_nothing_worth_remembering_advances_cursor(tmp_path: Path) -> None:
 def test_too_few_messages_wait_without_a_call(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider())
     record_exchanges(runtime, 1)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert said == ["2 new messages kept; memory runs from 4 — /memory saves them now"]
     assert runtime.service.pending() == 2
 
@@ -163,9 +161,8 @@ def test_memory_dirs_are_private(tmp_path: Path, mode: int) -> None:
 def test_exit_capture_says_when_nothing_was_new(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path, ScriptedProvider(extraction()))
     record_exchanges(runtime, 2)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
-    assert said == ["Saving memories… (Ctrl+C to skip)", "Nothing new to remember."]
+    said = exit_and_next_start(runtime)
+    assert said == [SAVING, "Nothing new to remember."]
     assert runtime.service.pending() == 0
 
 
@@ -174,6 +171,8 @@ def test_start_reports_unreadable_memory_files_in_the_background(tmp_path: Path)
     runtime.paths.user_memory.mkdir(parents=True, exist_ok=True)
     (runtime.paths.user_memory / "broken.md").write_text("no front matter here\n")
     runtime.attach(SimpleNamespace(agent=SimpleNamespace(listeners=[]), exit_steps=[]))
+    # Written with the test's umask (0644): made private as it is read, and said so.
+    assert runtime.notices.get(timeout=bound(10)) == "made 1 memory file(s) private (0600): other users could read them"
     notice = runtime.notices.get(timeout=bound(10))
     assert notice.startswith("1 memory file(s) could not be read and were skipped")
     assert (runtime.paths.user_memory / "broken.md").read_text() == "no front matter here\n"
@@ -204,8 +203,7 @@ def test_a_few_huge_messages_never_stall_extraction(tmp_path: Path) -> None:
     runtime.history.append(Message.user("log: " + "x" * 300_000))
     runtime.history.append(Message.assistant("summary: " + "y" * 150_000))
     record_exchanges(runtime, 5)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    exit_and_next_start(runtime)
     assert kinds(provider) == ["extract", "consolidate", "other"]  # then history.jsonl is compacted
     prompt = provider.requests[0].messages[0].text
     assert "use vim 4" in prompt and "characters]" in prompt  # the huge ones shortened, the rest still in
@@ -244,8 +242,7 @@ def test_an_unreadable_extraction_reply_is_a_failure_and_the_next_start_recovers
     """Issue 14 #2: exit said "Nothing new to remember." and moved the cursor past the conversation."""
     runtime = make_runtime(tmp_path, ScriptedProvider(bad))
     record_exchanges(runtime, 2)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert "Nothing new to remember." not in said
     assert said[-1] == (
         "Memory capture failed: the model's extraction reply could not be read (empty, malformed or cut off) "
@@ -287,9 +284,8 @@ def test_a_model_that_always_replies_badly_is_retried_a_bounded_number_of_times_
     statuses: list[list[str]] = []
     for _ in range(3):  # three sessions, each exiting with a broken reply
         runtime = make_runtime(tmp_path, ScriptedProvider(MALFORMED))
-        said: list[str] = []
         with capture_logs() as logs:
-            capture_at_exit(runtime, said.append)
+            said = exit_and_next_start(runtime)
         lines.append(said)
         statuses.append(status_lines(MemoryDoor(runtime).status()))  # what /memory status says meanwhile
     assert "(attempt 2)" in lines[1][-1]
@@ -320,8 +316,7 @@ def test_one_bad_history_line_is_skipped_logged_and_reported_by_the_doctor(tmp_p
     with runtime.paths.history_file.open("a") as history:
         history.write('{"seq":100,"type":"message","role":"user","content":"x"}\n')
     record_exchanges(runtime, 2, text="prefer vim")
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert "Memory: 1 added" in said[1] and runtime.service.pending() == 0
 
     check = HistoryCheck(runtime.paths.history_file, runtime.paths.project_memory / ".history.lock", tmp_path)
@@ -349,7 +344,7 @@ def test_history_stays_within_its_budget_after_every_capture(tmp_path: Path) -> 
         runtime = make_runtime(tmp_path, ScriptedProvider(*[answer] * 3))
         for i in range(6):
             runtime.history.append(Message.user(f"session {session} message {i} " + "z" * 4_000))
-        capture_at_exit(runtime, [].append)
+        exit_and_next_start(runtime)
         chars = len(runtime.paths.history_file.read_text(encoding="utf-8"))
         assert runtime.service.pending() == 0 and chars <= budget, (session, chars)
     assert any(r.type == "compacted_summary" for r in runtime.history.read())
@@ -367,8 +362,7 @@ def test_a_correction_about_this_projects_files_stays_with_this_project(tmp_path
     runtime.history.append(Message.user("用 vim 编辑，别动 tests 目录"))
     runtime.history.append(Message.assistant("好的，记住了。"))
     record_exchanges(runtime, 1)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     assert "  + no-touch-tests — 别动 tests 目录 (this project: it names tests of this project)" in said
     assert "  + user-prefers-vim — 用户偏好 vim 编辑器 (all projects)" in said
     assert runtime.store.scope_of("no-touch-tests") is Scope.PROJECT
@@ -431,7 +425,6 @@ def test_a_renamed_memory_is_said_at_exit(tmp_path: Path) -> None:
     elsewhere.store.update(MemoryEntry(name="user-prefers-vim", description="p", type=MemoryType.PROJECT, content="x"))
     runtime = make_runtime(tmp_path, ScriptedProvider(extraction(VIM), consolidation(VIM)))
     record_exchanges(runtime, 2)
-    said: list[str] = []
-    capture_at_exit(runtime, said.append)
+    said = exit_and_next_start(runtime)
     note = "saved as user-prefers-vim-2: user-prefers-vim is taken by a memory of another project"
     assert f"  + user-prefers-vim-2 — 用户偏好 vim 编辑器 (all projects; {note})" in said

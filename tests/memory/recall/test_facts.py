@@ -237,25 +237,37 @@ def test_usable_from_another_thread(index: FactsIndex) -> None:
 # -- freshness and rebuild -------------------------------------------------------------------------------------
 
 
-def test_fingerprint_marks_survive_reopen(tmp_path: Path) -> None:
+def test_marks_survive_reopen(tmp_path: Path) -> None:
     with closing(FactsIndex(tmp_path / "facts.db")) as idx:
-        assert not idx.is_fresh_for("fp-1")
+        assert idx.mark("synced") is None
         idx.sync([VIM])
-        idx.mark_synced("fp-1")
-        assert idx.is_fresh_for("fp-1") and not idx.is_fresh_for("fp-2")
+        idx.set_mark("synced", "fp-1")
+        assert idx.mark("synced") == "fp-1"
     with closing(FactsIndex(tmp_path / "facts.db")) as idx:
-        assert idx.is_fresh_for("fp-1") and ids(idx.search("vim")) == ["user-prefers-vim"]
+        assert idx.mark("synced") == "fp-1" and ids(idx.search("vim")) == ["user-prefers-vim"]
+
+
+def test_an_update_touches_only_the_sources_it_is_given(tmp_path: Path) -> None:
+    """What changed since the last sync, when the caller knows it: the other sources are neither read nor removed."""
+    with closing(FactsIndex(tmp_path / "facts.db")) as idx:
+        idx.sync([VIM, CODE])
+        changed = FactSource(VIM.source_id, VIM.kind, VIM.date, "User prefers helix now.", VIM.scope, title=VIM.title)
+        result = idx.update([changed], removed=[])
+        assert (result.added, result.changed, result.removed) == (0, 1, 0)
+        assert ids(idx.search("helix")) == ["user-prefers-vim"] and ids(idx.search("UserService")) == [CODE.source_id]
+        assert idx.update([changed], removed=[CODE.source_id]).removed == 1
+        assert idx.search("UserService") == [] and idx.update([], removed=["never-there"]).removed == 0
 
 
 def test_rebuild_after_facts_db_is_deleted(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
     with closing(FactsIndex(db)) as idx:
         idx.sync([VIM, CODE])
-        idx.mark_synced("fp")
+        idx.set_mark("synced", "fp")
     for path in tmp_path.glob("facts.db*"):
         path.unlink()
     with closing(FactsIndex(db)) as idx:
-        assert not idx.is_fresh_for("fp") and idx.search("vim") == []
+        assert idx.mark("synced") is None and idx.search("vim") == []
         idx.sync([VIM, CODE])
         assert ids(idx.search("vim")) == ["user-prefers-vim"]
 
@@ -264,10 +276,10 @@ def test_rebuild_after_facts_db_is_replaced_by_garbage(tmp_path: Path) -> None:
     db = tmp_path / "facts.db"
     with closing(FactsIndex(db)) as idx:
         idx.sync([VIM])
-        idx.mark_synced("fp")
+        idx.set_mark("synced", "fp")
     db.write_bytes(b"this is not a database at all \x00\xff" * 400)
     with closing(FactsIndex(db)) as idx:
-        assert not idx.is_fresh_for("fp") and idx.count() == 0
+        assert idx.mark("synced") is None and idx.count() == 0
         idx.sync([VIM])
         assert ids(idx.search("偏好")) == ["user-prefers-vim"]
     assert len(list(tmp_path.glob("facts.db.corrupt-*"))) == 1

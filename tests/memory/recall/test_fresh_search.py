@@ -1,4 +1,4 @@
-"""A search in a new process, started from the scan record (store/scan_record.py), answers exactly as one that
+"""A search in a new process, started from the catalogues (store/catalog.py), answers exactly as one that
 parses every memory file: the same hits in the same order with the same scores, the same unreadable files, over
 any sequence of memory files added, replaced, edited in place within one mtime tick, deleted, made invalid or
 given a secret by hand between two searches."""
@@ -67,12 +67,12 @@ def apply(folder: Path, op: tuple[str, str, list[str]]) -> None:
 
 
 def search(root: Path, db: str, clock: Callable[[], int] | None) -> tuple[object, ...]:
-    """One new process: its store (with the scan record unless ``clock`` is None) and recall, then the queries."""
+    """One new process: its store (with the catalogues unless ``clock`` is None) and recall, then the queries."""
     folder = root / "projects" / "p1"
     paths = SimpleNamespace(
         project_memory=folder, facts_db=root / db, history_file=folder / "history.jsonl", memory_lock=root / ".lock"
     )
-    record = {"scan_record": root / "record.json", "clock": clock} if clock else {}
+    record = {"catalog_dir": root / "cache", "clock": clock} if clock else {}
     store = MemoryStore(root / "users" / "u1", folder, lock_path=root / ".lock", redactor=redact, **record)  # type: ignore[arg-type]
     with Recall(store=store, paths=paths, config=MemoryConfig(), journal=Journal(folder / "journal")) as recall:
         hits = [recall.search(query, 100) for query in QUERIES]

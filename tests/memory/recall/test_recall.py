@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
-from catcode.conversation.messages import Message, ToolResultBlock
+from catcode.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from catcode.errors import ConfigError, ProviderError
 from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent
 from catcode.memory.builder import build_memory_runtime, build_recall
@@ -193,6 +193,25 @@ def test_a_deleted_facts_db_is_rebuilt(runtime: MemoryRuntime, recall: Recall, p
     assert paths.facts_db.exists()
 
 
+def test_the_index_of_an_earlier_catcode_beside_the_memories_is_replaced_by_one_in_its_own_folder(
+    runtime: MemoryRuntime, paths: Paths
+) -> None:
+    """facts.db's journal files come and go with each process: beside the memory files they changed the folder's
+    mtime, so that every process listed a large folder again. It lives in a folder of its own now."""
+    runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
+    earlier = paths.project_memory / "facts.db"
+    for suffix in ("", "-wal", "-shm"):
+        earlier.with_name(earlier.name + suffix).write_bytes(b"an earlier index")
+    with make_recall(runtime) as recall:
+        assert sources(recall, "pnpm") == ["ci-cache"]
+        before = os.stat(paths.project_memory).st_mtime_ns
+        recall.index.close()  # its journal files go: the memory folder is left as it was
+        assert sources(recall, "pnpm") == ["ci-cache"]
+        assert os.stat(paths.project_memory).st_mtime_ns == before
+    assert paths.facts_db.parent == paths.project_memory / ".recall" and paths.facts_db.exists()
+    assert not list(paths.project_memory.glob("facts.db*"))
+
+
 def test_a_corrupt_facts_db_is_rebuilt_at_open(runtime: MemoryRuntime, paths: Paths) -> None:
     runtime.store.update(memory("ci-cache", "CI caches the pnpm store between runs."))
     with make_recall(runtime) as first:
@@ -259,6 +278,21 @@ def test_a_trivial_session_is_not_summarised(paths: Paths) -> None:
     recall.summarize_session_at_exit(lines.append)
     assert lines == [] and provider.requests == []
     assert not (paths.project_memory / "journal").exists()
+
+
+def test_a_session_in_which_nothing_happened_is_not_summarised(paths: Paths) -> None:
+    provider = ScriptedProvider()
+    runtime, recall = session(paths, provider, 3)
+    reading = ToolUseBlock(id="t1", name="read_file", input={"path": "a.py"})
+    runtime.history.append(Message(role="assistant", content=[reading]))
+    lines: list[str] = []
+    recall.summarize_session_at_exit(lines.append, saved=False)  # questions and answers, only reading tools
+    assert lines == [] and provider.requests == []
+    assert not (paths.project_memory / "journal").exists()
+    runtime.history.append(Message(role="assistant", content=[reading.model_copy(update={"name": "write_file"})]))
+    provider.queue(text_response("- Wrote a.py"))
+    recall.summarize_session_at_exit(lines.append, saved=False)  # a tool that changes something: summarised
+    assert len(provider.requests) == 1
 
 
 def test_a_long_session_whose_start_was_compacted_is_summarised_with_its_summary(paths: Paths) -> None:

@@ -190,3 +190,29 @@ def test_temp_files_of_killed_writes_are_removed_once_old(make_store: Callable[.
     make_store().update(seed_api_style())  # the next start tidies up before its first write
 
     assert not old.exists() and fresh.exists()  # a fresh one may belong to a write in progress
+
+
+def test_hand_written_files_are_recorded_once_in_chunks_and_not_again_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from catcode.memory.builder import build_memory_runtime
+    from catcode.memory.store import writer as writer_module
+    from catcode.settings.config import Paths, Settings
+
+    paths = Paths(tmp_path / "home", tmp_path / "proj", "proj-0123abcd", tmp_path / "memory", "tester")
+    paths.project_memory.mkdir(parents=True)
+    for n in range(12):
+        note = MemoryEntry(name=f"note-{n}", description=f"note {n}", type=MemoryType.PROJECT, content=f"text {n}")
+        (paths.project_memory / f"{note.name}.md").write_text(render(note), encoding="utf-8")
+    first = build_memory_runtime(Settings(), paths)
+    if not first.git.available:
+        pytest.skip("git is not installed")
+    monkeypatch.setattr(writer_module.WritePath.reconcile, "__defaults__", (5,))  # 5 files a chunk
+    assert first.store.reconcile() is not None
+    recorded = first.git.log(100)
+    assert [c.subject.split(":")[0] for c in recorded[:3]].count("recover") == 3  # 12 files: 3 chunks
+    assert first.git.uncommitted([paths.project_memory]) == []
+    with capture_logs() as logs:
+        assert build_memory_runtime(Settings(), paths).store.reconcile() is None  # the next start records nothing
+    assert first.git.log(100) == recorded
+    assert not [e for e in logs if e["event"] == "memory_leftovers_recorded"]

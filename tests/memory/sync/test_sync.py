@@ -194,10 +194,10 @@ def test_only_memories_and_the_journal_travel(a: Machine, b: Machine) -> None:
         assert not (b.paths.project_memory / private).exists()
     assert (b.paths.project_memory / "journal" / "daily" / "2026-11-02.md").exists()
     # facts.db is b's own, rebuilt from what arrived: the memory and the journal are searchable at once
-    assert (b.paths.project_memory / "facts.db").read_bytes()[:15] == b"SQLite format 3"
+    assert b.paths.facts_db.read_bytes()[:15] == b"SQLite format 3"
     from catcode.memory.recall.facts import FactsIndex
 
-    index = FactsIndex(b.paths.project_memory / "facts.db")
+    index = FactsIndex(b.paths.facts_db)
     try:
         assert {hit.source for hit in index.search("vim", 5)} == {"memory editor"}
     finally:

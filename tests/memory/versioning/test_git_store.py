@@ -393,3 +393,45 @@ def test_a_git_left_running_by_a_killed_process_keeps_its_lock_until_it_ends(
     assert not writer.is_alive()
     assert [entry["event"] for entry in logs if entry["log_level"] == "warning"] == []
     assert store.log()[0].subject == "edit a" and store.fsck()
+
+
+def test_paths_are_taken_literally_and_any_number_of_them_commit(store: GitStore, root: Path) -> None:
+    """The paths reach git on stdin, not the command line (whose length caps a commit at some tens of thousands of
+    files), as paths rather than patterns: a name with a glob character stages that file only."""
+    folder = root / "users" / "u"
+    globbed, plain = write(folder / "a*.md", "star\n"), write(folder / "ab.md", "plain\n")
+    assert store.commit("add the star", [globbed]) is not None
+    assert git(root, "ls-files").split() == [".gitignore", "users/u/a*.md"]
+    assert plain.exists()
+
+    many = [write(folder / f"memory-{n}.md", f"{n}\n") for n in range(3_000)]  # 100,000: tests/test_scale.py
+    assert store.commit("add many", many) is not None
+    for path in many[::2]:
+        path.unlink()
+    assert store.commit("remove half", many[::2]) is not None
+    assert len(git(root, "ls-files", "users/u").split()) == 1 + 1_500
+    assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_deleted_folder_removes_every_file_it_held(store: GitStore, root: Path) -> None:
+    folder = root / "projects" / "p" / "journal" / "daily"
+    days = [write(folder / f"2026-01-0{n}.md", f"day {n}\n") for n in range(1, 4)]
+    assert store.commit("journal", [root / "projects" / "p" / "journal"]) is not None
+    shutil.rmtree(root / "projects" / "p" / "journal")
+    assert store.commit("journal gone", [root / "projects" / "p" / "journal"]) is not None
+    assert git(root, "ls-files").split() == [".gitignore"]
+    assert all(not day.exists() for day in days)
+
+
+def test_a_repository_killed_before_its_setup_commit_gets_it_before_the_first_change(
+    store: GitStore, root: Path
+) -> None:
+    """A process killed between ``git init`` (and staging .gitignore) and the setup commit: the next commit is not
+    merged into the setup, so that undoing the first change never undoes the set-up."""
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    (root / ".gitignore").write_text("partial\n", encoding="utf-8")
+    git(root, "add", ".gitignore")
+    entry = write(root / "users" / "u" / "a.md", "a\n")
+    assert store.commit("add a", [entry]) is not None
+    assert [c.subject for c in store.log()] == ["add a", "initialize memory versioning"]
