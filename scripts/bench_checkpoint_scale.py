@@ -134,7 +134,7 @@ def _print_run(
 def _quiet(home: Path) -> None:
     """Wait for the git a session that ended left running in its checkpoint repository (its start-up preparation
     goes on after a quick ``-p``): the next run is not to share the machine with it."""
-    for lock in (home / ".cat-code" / "checkpoints").glob("*/*-run.lock"):
+    for lock in (home / ".cat-code" / "checkpoints").glob("*/*-*.lock"):  # run lock, and the copy's of objects
         fd = os.open(lock, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # held by that git until it ends (``catcode.git_locks``)
