@@ -111,7 +111,7 @@ SECTIONS = [
         "bench_fresh_recall",
     ),
     (
-        "recall: fresh catcode -p on the held-out corpus: hit, false attach, characters, first byte on vs off",
+        "recall: fresh catcode -p on the held-out corpus: hit, false attach, chars, first byte vs the baseline commit",
         "bench_recall_fresh",
         "bench_recall_precision",
     ),

@@ -13,10 +13,12 @@ byte time, recall on against off (on and off alternate, so the machine's drift h
 what the defaults were chosen on is the other half), one project per kind — the coding conversations, the casual
 chats — each turn one memory (description = its first words). Each answerable question of the project's
 conversations, and questions no memory of the project answers (the other conversations' questions, and everyday
-coding requests), one fresh process each: **hit** — the answering memory's text is in the first request; **false
-attach** — a question no memory answers got anything attached; **added characters** — the first request with
-recall on minus the same question's request with recall off (another copy of the project, so that neither run's
-past turns reach the other); and the first-answer-byte time on against off.
+coding requests), one fresh process each, asked of three copies of the project in turn (so that neither run's past
+turns reach another): this catcode, the ``BASELINE`` commit's catcode (its source from ``git archive``, on the
+import path ahead of this one), and recall off. For each: **hit** — the answering memory's text is in the first
+request (also over the questions one memory can answer by its own words, ``by_itself``); **false attach** — a
+question no memory answers got anything attached; **added characters** — the first request minus the same
+question's request with recall off; and the first-answer-byte time.
 
 ``python scripts/bench_recall_fresh.py [sizes...]`` prints the figures; scripts/bench.py imports both functions."""
 
@@ -38,17 +40,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_auto_recall import EVERYDAY, memory_text  # after the path insert above
 
+from catcode.memory.auto_recall import OPEN
+from catcode.memory.recall.fts_query import CJK_RUN
 from tests.recall_bench import Corpus, Question, Turn, load_corpus, split
 
 CATCODE = str(Path(sys.executable).parent / "catcode")
+ROOT = Path(__file__).resolve().parent.parent
 SIZES = (500, 10_000, 100_000)
+BASELINE = "d334035"
+"""The commit whose per-turn recall ``bench_recall_precision`` compares with: main before the gate asked for a specific
+match (the best match's share of the question alone, at most 8 items from a score of 6.0) — otherwise the same
+catcode, so that the first-byte ratio is recall's alone."""
 OFF = "memory:\n  auto_recall: off\n"
 
 
 class Project:
     """A project and a private home holding ``memories`` (name → file text), committed once."""
 
-    def __init__(self, tmp: Path, name: str, memories: dict[str, str]) -> None:
+    def __init__(self, tmp: Path, name: str, memories: dict[str, str], catcode_tree: Path | None = None) -> None:
+        """``catcode_tree``: run the catcode package found there (another version's source) instead of this one."""
         from catcode.settings.paths import project_key
 
         self.root, self.home = tmp / name / "project", tmp / name / "home"
@@ -58,6 +68,12 @@ class Project:
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed catcode runs from compiled modules
         self.env.update(HOME=str(self.home), CATCODE_HOME=str(self.home / ".cat-code"), CATCODE_USER_ID="bench",
                         ANTHROPIC_API_KEY="sk-ant-bench", GIT_CONFIG_GLOBAL="/dev/null")  # fmt: skip
+        if catcode_tree is not None:  # ahead of the installed (editable) catcode on the import path
+            self.env["PYTHONPATH"] = str(catcode_tree)
+            probe = [sys.executable, "-c", "import catcode; print(catcode.__file__)"]
+            where = subprocess.run(probe, cwd=self.root, env=self.env, capture_output=True, text=True, check=True)
+            if not where.stdout.startswith(str(catcode_tree)):
+                raise RuntimeError(f"the baseline's catcode is not the one imported: {where.stdout.strip()}")
         self.folder = self.home / ".cat-code" / "memory" / "projects" / project_key(self.root)
         self.folder.mkdir(parents=True)
         for memory, text in memories.items():
@@ -175,12 +191,68 @@ def _hit(body: str, question: Question, turns: dict[str, Turn]) -> bool:
     return any(json.dumps(turns[g].text, ensure_ascii=False)[1:-1] in body for g in question.gold)
 
 
+def by_itself(question: Question, corpus: Corpus) -> bool:
+    """A question that a memory of one turn can answer by its own words: not a ``context`` question (its answer is
+    a short reply, "Not at all.", that says nothing without the turn before it) and not asked in English about a
+    conversation held in Chinese (no word in common, whatever the ranking)."""
+    language = corpus.conversations[question.conversation].language
+    return "context" not in question.kinds and not (language == "zh" and not CJK_RUN.search(question.question))
+
+
+def baseline_tree(tmp: Path, ref: str = BASELINE) -> Path:
+    """The ``catcode`` package as it was at ``ref`` (``git archive``), to run as the baseline in the same run."""
+    tree = tmp / f"catcode-{ref}"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "catcode"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
+
+
+class _Method:
+    """One way of running the questions (this catcode, the baseline's, recall off): a project of its own, so that
+    no run's past turns reach another, and what each question got."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.hits: list[bool] = []
+        self.alone: list[bool] = []  # hits on the questions a memory answers by itself
+        self.wrong: list[bool] = []  # something attached to a question no memory answers
+        self.bodies: list[str] = []
+        self.first_ms: list[float] = []
+
+    def ask(self, server: Any, question: Question | str, corpus: Corpus) -> None:
+        text = question.question if isinstance(question, Question) else question
+        first_ms, _, body = self.project.ask(server, text)
+        self.first_ms.append(first_ms)
+        self.bodies.append(body)
+        if isinstance(question, Question):
+            self.hits.append(_hit(body, question, corpus.turns))
+            if by_itself(question, corpus):
+                self.alone.append(self.hits[-1])
+        else:
+            self.wrong.append(OPEN in body)
+
+    def figures(self, label: str, off: _Method) -> dict[str, float]:
+        added = [len(on) - len(no) for on, no in zip(self.bodies, off.bodies, strict=True)]
+        blocks = [json.loads(body)["messages"][0]["content"][0]["text"] for body in self.bodies]
+        attached = [len(block) if block.startswith(OPEN) else 0 for block in blocks]
+        return {
+            f"{label}: hit": statistics.mean(self.hits),
+            f"{label}: hit, questions a memory answers by itself": statistics.mean(self.alone),
+            f"{label}: false attach": statistics.mean(self.wrong),
+            f"{label}: added chars per request, mean": statistics.mean(added),
+            f"{label}: added chars per request, max": max(added),
+            f"{label}: attached block chars, mean": statistics.mean(attached),
+            f"{label}: first byte, ms": statistics.median(self.first_ms),
+        }
+
+
 def bench_recall_precision(
-    answerable_every: int = 2, unanswerable_every: int = 6, half: str = "held-out"
+    answerable_every: int = 2, unanswerable_every: int = 6, half: str = "held-out", baseline: str = BASELINE
 ) -> dict[str, float]:
     """Hit rate, false-attach rate, added characters and first-byte time on the held-out half (``half="tuning"``:
-    the other, where settings are chosen), recall on vs off."""
-    from catcode.memory.auto_recall import OPEN
+    the other, where settings are chosen): this catcode's recall, the ``baseline`` commit's and recall off, each
+    question asked of the three in turn (so that the machine's drift hits them alike)."""
     from tests.fakes import FakeAnthropicServer
 
     corpus = load_corpus()
@@ -188,43 +260,35 @@ def bench_recall_precision(
     chosen_half = tuning if half == "tuning" else held_out
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer() as server:
+        old_catcode = baseline_tree(Path(tmp), baseline)
         for kind, prefix in (("coding", "dev"), ("chat", "chat")):
             chosen = [cid for cid in chosen_half if cid.startswith(prefix)]
             memories = {t.id.lower(): memory_text(t) for cid in chosen for t in corpus.conversations[cid].turns}
-            on, off = Project(Path(tmp), f"{kind}-on", memories), Project(Path(tmp), f"{kind}-off", memories)
-            off.recall(False)
+            new = _Method(Project(Path(tmp), f"{kind}-new", memories))
+            old = _Method(Project(Path(tmp), f"{kind}-baseline", memories, old_catcode))
+            off = _Method(Project(Path(tmp), f"{kind}-off", memories))
+            off.project.recall(False)
+            for method in (new, old, off):  # compiled once, not in the first question's time
+                method.project.run("--version")
             answerable = [q for q in corpus.questions if q.conversation in chosen][::answerable_every]
             unanswerable = _unanswerable(corpus, chosen, unanswerable_every)
-            hits = {True: 0, False: 0}
-            wrong = 0
-            added: list[int] = []  # the first request with recall on minus with it off, in characters of JSON
-            attached: list[int] = []  # the characters of the block recall attached
-            times: dict[bool, list[float]] = {True: [], False: []}
             for question in [*answerable, *unanswerable]:
-                text = question.question if isinstance(question, Question) else question
-                results = {}
-                for recall_on, project in ((True, on), (False, off)):
-                    first_ms, _, body = project.ask(server, text)
-                    times[recall_on].append(first_ms)
-                    results[recall_on] = body
-                    if isinstance(question, Question):
-                        hits[recall_on] += _hit(body, question, corpus.turns)
-                added.append(len(results[True]) - len(results[False]))
-                block = json.loads(results[True])["messages"][0]["content"][0]["text"]
-                attached.append(len(block) if block.startswith(OPEN) else 0)
-                if not isinstance(question, Question):
-                    wrong += OPEN in results[True]
+                for method in (new, old, off):
+                    method.ask(server, question, corpus)
             label = f"{half} {kind} ({len(memories)} memories)"
             figures[f"{label}: answerable questions"] = len(answerable)
+            figures[f"{label}: of them answerable by one memory's own words"] = len(new.alone)
             figures[f"{label}: unanswerable questions"] = len(unanswerable)
-            figures[f"{label}: hit, recall off"] = hits[False] / len(answerable)
-            figures[f"{label}: hit, recall on"] = hits[True] / len(answerable)
-            figures[f"{label}: false attach, recall on"] = wrong / len(unanswerable)
-            figures[f"{label}: added chars per request, mean"] = statistics.mean(added)
-            figures[f"{label}: added chars per request, max"] = max(added)
-            figures[f"{label}: attached block chars, mean"] = statistics.mean(attached)
-            figures[f"{label}: first byte off, ms"] = statistics.median(times[False])
-            figures[f"{label}: first byte on / off"] = statistics.median(times[True]) / statistics.median(times[False])
+            figures[f"{label}: hit, recall off"] = statistics.mean(off.hits)
+            figures |= old.figures(f"{label}, baseline {baseline}", off)
+            figures |= new.figures(f"{label}, this catcode", off)
+            figures[f"{label}: first byte, recall off, ms"] = statistics.median(off.first_ms)
+            figures[f"{label}: first byte, this / baseline"] = statistics.median(new.first_ms) / statistics.median(
+                old.first_ms
+            )
+            figures[f"{label}: first byte, this / recall off"] = statistics.median(new.first_ms) / statistics.median(
+                off.first_ms
+            )
     return figures
 
 

@@ -247,13 +247,15 @@ class Runner:
     def turn(self, message: str, *, structured_retry: bool = True) -> int:
         """One turn: ``system``/``init``, the events, the ``result``; its exit code."""
         self.events.turn_started()
-        self.events.emit("system", "init", **init_fields(self.session, os.getcwd(), self.key_source, self.sdk_servers))
-        text = message
-        if self.options.json_schema is not None:
-            from catcode.cli.structured import ask_for
+        try:  # the SDK may interrupt as soon as it reads the init line: that too ends the turn with its result
+            self.events.emit(
+                "system", "init", **init_fields(self.session, os.getcwd(), self.key_source, self.sdk_servers)
+            )
+            text = message
+            if self.options.json_schema is not None:
+                from catcode.cli.structured import ask_for
 
-            text = ask_for(message, self.options.json_schema)
-        try:
+                text = ask_for(message, self.options.json_schema)
             if self.turns == 0:
                 warm_now(self.session.provider)
             self.turns += 1

@@ -135,9 +135,54 @@ def test_a_message_about_what_memory_never_heard_of_gets_nothing(tmp_path: Path)
     assert [item.name for item in auto.find(question).items][:1] == ["note-09"]  # "parking": a match all the same
 
 
+EXPLAIN = MemoryEntry(
+    name="tenant-index",
+    description="The tenant filter uses the index",
+    type=MemoryType.PROJECT,
+    content="With the policy on, EXPLAIN shows an index scan on tasks_tenant_id_idx with the tenant filter.",
+)
+RETRIES = MemoryEntry(
+    name="retries",
+    description="Payment retries",
+    type=MemoryType.PROJECT,
+    content="Changed MAX_RETRIES to 8, with jittered backoff between attempts.",
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "attached"),
+    [
+        ("explain the diff", []),  # one rare word of the message, nothing about it
+        ("what did we set MAX_RETRIES to?", ["retries"]),  # one word too, but it names one thing
+        ("why does the tenant filter skip the index?", ["tenant-index"]),  # several of its words
+    ],
+)
+def test_a_match_on_one_word_of_the_message_opens_the_gate_only_when_that_word_names_a_thing(
+    tmp_path: Path, message: str, attached: list[str]
+) -> None:
+    session = session_with(tmp_path, ScriptedProvider(), EXPLAIN, RETRIES, GOTCHA, *FILLER)
+    assert [item.name for item in session.auto_recall.find(message).items][:1] == attached
+
+
+def test_the_gate_looks_past_a_first_match_that_holds_one_word(tmp_path: Path) -> None:
+    # The short memory ranks first on one word of the question; the second holds the rest of it.
+    quokka = MemoryEntry(name="quokka", description="quokka quokka", type=MemoryType.PROJECT, content="Quokka quokka.")
+    padding = " ".join(f"word{i}" for i in range(200))
+    rule = MemoryEntry(
+        name="tenant-rule",
+        description="tasks rule",
+        type=MemoryType.PROJECT,
+        content=f"Every query on tasks filters by tenant; {padding}",
+    )
+    session = session_with(tmp_path, ScriptedProvider(), quokka, rule, *FILLER, auto_recall_min_score=1.0)
+    question = "does the quokka filter by tenant?"
+    assert [h.source_id for h in session.auto_recall.recall.search(question)][:2] == ["quokka", "tenant-rule"]
+    assert [item.name for item in session.auto_recall.find(question).items][:2] == ["quokka", "tenant-rule"]
+
+
 def test_nothing_below_the_threshold_is_attached(tmp_path: Path) -> None:
     provider = ScriptedProvider(text_response("ok"), text_response("ok"))
-    session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
+    session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER, auto_recall_min_score=6.0)
     session.agent.run_turn("please run the test suite")  # shares no word with any memory
     weak = "is the API ok?"  # one common word of one memory: a match, but a weak one
     auto = session.auto_recall

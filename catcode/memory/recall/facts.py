@@ -37,12 +37,17 @@ from catcode.memory.recall.turns import drop_turns_before, index_turns, indexed_
 
 if TYPE_CHECKING:
     from catcode.memory.pipeline.archive import Turn
+    from catcode.memory.recall.coverage import Coverage
 
 __all__ = ["FactsIndex"]
 
 log = get_logger(__name__)
 T = TypeVar("T")
 
+OPEN_LOCKED_S = 30.0
+"""Opening tries again for this long while another connection holds the file locked: switching a new file to WAL
+needs it alone, and SQLite answers "database is locked" at once, without its busy wait, where waiting could
+deadlock (many processes or threads opening one new file together, on a loaded machine)."""
 OPTIMIZE_AFTER = 5_000
 """After inserting this many facts in one sync, merge the FTS segments: later queries read one b-tree."""
 
@@ -66,12 +71,16 @@ class FactsIndex:
     def open(self) -> None:
         """Open facts.db, recreating it empty when it is unreadable, corrupt or of another schema version."""
         with self._lock:
-            while self._conn is None:  # at most twice: a recreated file is empty
+            deadline = time.monotonic() + OPEN_LOCKED_S
+            while self._conn is None:  # twice when a recreated file is empty; more while another holds it locked
                 conn = self._connect()
                 try:
                     problem = self._check(conn)
                 except sqlite3.DatabaseError as exc:
                     conn.close()
+                    if "locked" in str(exc) and time.monotonic() < deadline:
+                        time.sleep(0.05)  # SQLite gives up at once where waiting could deadlock: try again
+                        continue
                     if not is_corruption(exc):
                         raise FactsIndexError(f"cannot open the fact index {self.db_path}: {exc}") from exc
                     problem = f"corrupt: {exc}"
@@ -267,18 +276,42 @@ class FactsIndex:
             return {}
         return self._guarded(lambda conn: {seqs[q]: t for q, t in conn.execute(sql, list(seqs))}, lambda c: {})
 
-    def coverage(self, query: str, source_id: str) -> float:
-        """The IDF-weighted share of ``query``'s terms that the source ``source_id`` holds (``coverage.py``); 0.0
-        when it is not indexed."""
-        from catcode.memory.recall.coverage import coverage
+    def coverage(self, query: str, source_ids: list[str]) -> list[Coverage]:
+        """How much of ``query`` each source of ``source_ids`` holds (``coverage.py``); a share of 0.0 for one that
+        is not indexed."""
+        return self._covering(query, source_ids, lambda covered: False)
+
+    def first_covering(self, query: str, source_ids: list[str], min_share: float) -> Coverage | None:
+        """The first source of ``source_ids`` whose words are about ``query`` (``Coverage.specific``) and hold at
+        least ``min_share`` of it, or None; the sources after it are not looked at (per-turn recall's gate)."""
+
+        def enough(covered: Coverage) -> bool:
+            return covered.specific and covered.share >= min_share
+
+        found = self._covering(query, source_ids, enough)
+        return found[-1] if found and enough(found[-1]) else None
+
+    def _covering(self, query: str, source_ids: list[str], enough: Callable[[Coverage], bool]) -> list[Coverage]:
+        """The coverage of each source in turn, up to the first that is ``enough``."""
+        from catcode.memory.recall.coverage import Coverage, coverage
 
         parsed = parse_query(query)
+        blank = Coverage(0.0, (), len(parsed.terms))
 
-        def op(conn: sqlite3.Connection) -> float:
-            row = conn.execute("SELECT id FROM sources WHERE source_id = ?", (source_id,)).fetchone()
-            return 0.0 if row is None or parsed.empty else coverage(conn, parsed, row[0])
+        def op(conn: sqlite3.Connection) -> list[Coverage]:
+            marks = ",".join("?" * len(source_ids))
+            ids = dict(conn.execute(f"SELECT source_id, id FROM sources WHERE source_id IN ({marks})", source_ids))
+            if parsed.empty or not ids:
+                return [blank for _ in source_ids]
+            computed = coverage(conn, parsed, [ids[sid] for sid in source_ids if sid in ids])
+            found = []
+            for sid in source_ids:
+                found.append(next(computed) if sid in ids else blank)
+                if enough(found[-1]):
+                    break
+            return found
 
-        return self._guarded(op, lambda conn: 0.0)
+        return self._guarded(op, lambda conn: [blank for _ in source_ids])
 
     def search(self, query: str, limit: int = 10, *, session: str = "") -> list[Hit]:
         """The best ``limit`` sources for any text, one hit each with its best fact (see ``facts_search``); the

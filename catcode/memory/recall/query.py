@@ -7,7 +7,8 @@ tokenizer only ever sees characters, never operators.
 - **Terms for BM25** (``ParsedQuery.terms``): each word, stop words left out (the standard English list in
   ``stopwords.py``) unless nothing else is left, so "how do I use vim" ranks by "use vim" and "what did we do"
   still answers; a chunk joined by symbols (``os.path.join``, ``3.12``) as one phrase; a CJK run as its
-  overlapping two-character phrases (a CJK character is a token of its own in the index, see ``fts_query``).
+  overlapping two-character phrases (a CJK character is a token of its own in the index, see ``fts_query``)
+  less those that are Chinese function words ("什么", "我们", ``stopwords.py``) unless nothing else is left.
   The ranking joins them with OR: BM25 then prefers the facts holding the rarer words.
 - **Verb forms** (``ParsedQuery.forms``): a word that is a form of an irregular verb is searched with the verb's
   other forms as alternatives (``irregular_verbs.py``), so "go" finds "went" and "bought" finds "buy" — the
@@ -28,7 +29,7 @@ from functools import cached_property
 
 from catcode.memory.recall.fts_query import CJK_RUN, clean_text, spaced_cjk
 from catcode.memory.recall.irregular_verbs import verb_forms
-from catcode.memory.recall.stopwords import is_stopword
+from catcode.memory.recall.stopwords import is_cjk_stopword, is_stopword
 from catcode.memory.recall.temporal import asks_when
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_TERMS", "ParsedQuery", "parse_query", "quote"]
@@ -199,6 +200,7 @@ def parse_query(query: str) -> ParsedQuery:
     stops = [w for w in words if len(w) > 1 and is_stopword(w)]
     chunks = (content or chunks)[:MAX_TERMS]
     terms = [t for c in chunks for t in _chunk_terms(c, keep_stopwords)]
+    terms = [t for t in terms if not is_cjk_stopword(t)] or terms  # "什么", "我们": not what is asked about
     return ParsedQuery(
         tuple(chunks),
         tuple(dict.fromkeys(terms))[:MAX_TERMS],

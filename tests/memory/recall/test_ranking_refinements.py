@@ -162,3 +162,26 @@ def test_the_only_match_stays_first_when_another_memory_holds_its_words_more_den
     hits = search(tmp_path, [match, dense, *notes], "What is the zorblax?")
     assert names(hits) == ["match", "dense"]
     assert hits[1].score > hits[0].score  # by its feedback words alone it would rank first: the order keeps it second
+
+
+# -- Chinese function words -----------------------------------------------------------------------------------------
+
+
+def test_chinese_function_words_are_not_what_a_question_is_about() -> None:
+    parsed = parse_query("为什么日志里有很多报错？我们怎么改的？")
+    assert "日志" in parsed.terms and "报错" in parsed.terms
+    assert not {"什么", "我们", "怎么"} & set(parsed.terms)
+    assert parse_query("什么").terms == ("什么",)  # nothing else to search with: kept
+
+
+def test_a_chinese_question_whose_answer_ranks_first_is_covered_by_it(tmp_path: Path) -> None:
+    # Cut without a dictionary, the question's pieces that straddle two words ("么问", "端有") are in no memory; they
+    # must not weigh as a name memory never heard of, or the answer's share falls under per-turn recall's gate.
+    answer = memory("answer", "会话密钥不能返回给前端，改成只在服务端保存，前端只拿登录态。")
+    sources = [answer, memory("other", "前端的按钮颜色改成蓝色。"), *NOISE]
+    question = "把微信的会话密钥返回给前端有什么问题，我们怎么改的？"
+    with closing(FactsIndex(tmp_path / "facts.db")) as index:
+        index.sync(sources)
+        assert names(index.search(question))[:1] == ["answer"]
+        (covered,) = index.coverage(question, ["answer"])
+    assert covered.share >= 0.25 and covered.specific  # 0.18 when they weighed double
