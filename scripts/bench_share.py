@@ -34,11 +34,10 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from catcode.memory.builder import build_memory_runtime, build_recall
-from catcode.memory.recall.views import search_json_lines
-from catcode.memory.revert_tool import format_changes
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.memory.sync.engine import sync_for
+from catcode.memory.words import format_changes, search_json_lines
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
 
@@ -105,10 +104,10 @@ def bench_web(memories: int = 300, runs: int = 25) -> dict[str, float]:
             with build_recall(runtime) as recall:
                 recall.search("warm", 1)
                 cli_history = _timed(lambda: format_changes(runtime.git.log(50)), runs)
-                cli_search = _timed(lambda: [search_json_lines(recall, q, 10) for q in QUERIES], runs)
+                cli_search = _timed(lambda: [search_json_lines(recall.search(q, 10)) for q in QUERIES], runs)
                 agree = sum(
                     get(f"/api/search?q={q.replace(' ', '+')}&limit=10")
-                    == [json.loads(line) for line in search_json_lines(recall, q, 10)]
+                    == [json.loads(line) for line in search_json_lines(recall.search(q, 10))]
                     for q in QUERIES
                 )
             connection.close()

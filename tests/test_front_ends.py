@@ -1,10 +1,11 @@
 """No front end imports another: the REPL (``ui/`` and the slash commands), the shell (``cli/``), the web view
-(``web/``) and the MCP server (``mcp_server/``) each word the shared flows' results in their own modules, so that
-one front end never rewords another's sentences. Read from the import graph of ``tests/test_import_cycles.py``
+(``web/``) and the MCP server (``mcp_server/``) each call the shared flows (memory's through its front door,
+``tests/test_memory_front_door.py``) and word their results in their own voice (``memory/words.py``), so that one
+front end never rewords another's sentences. Read from the import graph of ``tests/test_import_cycles.py``
 (every import, function-level and ``TYPE_CHECKING`` ones included).
 
 The one kind of edge allowed across: an entry point of the shell starting the front end it launches
-(``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory share`` the web view). Shared code
+(``catcode`` the REPL, ``catcode mcp serve`` the MCP server, ``catcode memory serve`` the web view). Shared code
 (the flows, the features) imports no front end at all, but for the composition root and the parts of a session
 (``session.parts``) wiring the slash commands in — a part its own feature's, and nothing of the other front ends."""
 
@@ -20,14 +21,12 @@ COMPOSITION_ROOT = "catcode.app"
 """Wires every part together (the slash commands included) for every front end: no front end itself."""
 PART_SEAM = "catcode.session.parts"
 """A module that imports the seam attaches a part to a session: it wires that part's slash commands in."""
-REPL_WORDS = {"catcode.memory.slash_words"}
-"""The REPL's words that sit beside the feature they word rather than in ``ui/`` or ``commands/``."""
 PACKAGES = {"catcode.ui": "repl", "catcode.commands": "repl", "catcode.cli": "shell", "catcode.web": "web",
             "catcode.mcp_server": "mcp"}  # fmt: skip
 LAUNCHES = {
     "catcode.cli.front_ends": "repl",  # a bare ``catcode`` (and print mode's piped input) starts the REPL
     "catcode.cli.mcp_cli": "mcp",  # ``catcode mcp serve``
-    "catcode.cli.memory_share_cli": "web",  # ``catcode memory share`` serves the web view
+    "catcode.cli.memory_cli": "web",  # ``catcode memory serve`` serves the web view
 }
 """The shell's entry points, each allowed to import the one front end it starts."""
 ENTRY = {"catcode.__main__"}
@@ -39,8 +38,6 @@ def front_end(module: str, graph: Mapping[str, Iterable[str]]) -> str | None:
     for package, name in PACKAGES.items():
         if module == package or module.startswith(package + "."):
             return name
-    if module in REPL_WORDS:
-        return "repl"
     if REGISTRY in graph.get(module, ()) and not module.startswith(COMPOSITION_ROOT + "."):
         return "repl"
     return None
@@ -91,7 +88,7 @@ def test_each_front_end_is_found() -> None:
     graph = import_graph(PACKAGE)
     assert front_end("catcode.ui.repl", graph) == "repl"
     assert front_end("catcode.memory.commands", graph) == "repl"  # a feature's slash commands
-    assert front_end("catcode.memory.slash_words", graph) == "repl"
+    assert front_end("catcode.memory.words", graph) is None  # every front end's words, over shared sentences
     assert front_end("catcode.cli.memory_cli", graph) == "shell"
     assert front_end("catcode.web.api", graph) == "web"
     assert front_end("catcode.mcp_server.serve", graph) == "mcp"
@@ -109,7 +106,7 @@ def test_every_launch_still_imports_what_it_starts() -> None:
 
 def test_crossings_are_found_on_a_small_graph() -> None:
     graph: dict[str, set[str]] = {
-        "catcode.web.api": {"catcode.cli.memory_words", "catcode.memory.flows"},
+        "catcode.web.api": {"catcode.cli.memory_cli", "catcode.memory.flows"},
         "catcode.cli.print_mode": {"catcode.commands.resume", "catcode.session.resuming"},
         "catcode.cli.front_ends": {"catcode.ui.repl"},  # a launch
         "catcode.cli.mcp_cli": {"catcode.ui.repl"},  # not what it launches
@@ -121,10 +118,11 @@ def test_crossings_are_found_on_a_small_graph() -> None:
         "catcode.cli.mcp_cli (shell) → catcode.ui.repl (repl)",
         "catcode.cli.print_mode (shell) → catcode.commands.resume (repl)",
         "catcode.mcp_server.serve (mcp) → catcode.extensions.agents (repl)",
-        "catcode.web.api (web) → catcode.cli.memory_words (shell)",
+        "catcode.web.api (web) → catcode.cli.memory_cli (shell)",
     ]
-    graph["catcode.memory.flows"] = {"catcode.memory.slash_words", "catcode.memory.store.store"}
-    assert shared_to_front_end(graph) == ["catcode.memory.flows → catcode.memory.slash_words"]
+    graph["catcode.memory.flows"] = {"catcode.memory.commands", "catcode.memory.store.store"}
+    graph["catcode.memory.commands"] = {REGISTRY}
+    assert shared_to_front_end(graph) == ["catcode.memory.flows → catcode.memory.commands"]
 
 
 def test_a_part_may_import_its_own_slash_commands_only() -> None:

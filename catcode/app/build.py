@@ -52,14 +52,9 @@ def session_parts(settings: Settings, todos: TodoList, mcp_wait: WaitScreen | No
 
     parts: list[SessionPart] = []
     if settings.memory.enabled:
-        from catcode.memory.part import MemoryPart, RecallPart
+        from catcode.memory.part import memory_parts
 
-        memory = MemoryPart()
-        parts += [memory, RecallPart(memory)]
-        if settings.memory.sync == "auto":
-            from catcode.memory.sync.auto import AutoSyncPart
-
-            parts.append(AutoSyncPart(memory))  # after recall: the sync carries what the session summary wrote
+        parts += memory_parts(settings)
     if settings.skills_enabled:
         from catcode.extensions.skills.part import SkillsPart
 

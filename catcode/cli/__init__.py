@@ -18,12 +18,10 @@ but the subcommands' names (``subcommands.py``).
 - The Agent SDK's control protocol (catcode as its ``cli_path``): ``sdk_channel.py`` (the stdin/stdout channel),
   ``sdk_control.py`` (what the SDK's requests do; ``can_use_tool``, in-process MCP servers), ``sdk_hooks.py`` (its
   hook callbacks on catcode's hook bus, read as the settings' hooks are).
-- Sub-apps: ``config_cli.py``, ``memory_cli.py`` (its commands: ``memory_show_cli.py``,
-  ``memory_change_cli.py``; what they share: ``memory_offline.py``; its words: ``memory_words.py``),
-  ``memory_share_cli.py``,
-  ``memory_transfer_cli.py``, ``doctor_cli.py`` (with ``claude_survey.py``: what of a Claude Code setup is read),
-  ``mcp_cli.py``, ``checkpoints_cli.py``; ``fence_report.py``: how ``doctor`` and ``config`` word what the sandbox
-  hides and where catcode's own programs come from.
+- Sub-apps: ``config_cli.py``, ``memory_cli.py`` (every ``catcode memory`` command in one table, over memory's
+  front door), ``doctor_cli.py`` (with ``claude_survey.py``: what of a Claude Code setup is read), ``mcp_cli.py``,
+  ``checkpoints_cli.py``; ``fence_report.py``: how ``doctor`` and ``config`` word what the sandbox hides and where
+  catcode's own programs come from.
 """
 
 from __future__ import annotations

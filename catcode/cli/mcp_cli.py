@@ -156,8 +156,8 @@ def serve(
     from catcode.cli.command_errors import command_errors
     from catcode.cli.launch import load
     from catcode.mcp_server.serve import serve as run
-    from catcode.memory.builder import build_memory_runtime
+    from catcode.memory.service import MemoryDoor
 
     with command_errors("mcp_serve_failed"):
         settings, paths = load()
-        run(build_memory_runtime(settings, paths), allow_writes=allow_writes)
+        run(MemoryDoor.offline(settings, paths), allow_writes=allow_writes)

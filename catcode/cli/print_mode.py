@@ -200,11 +200,10 @@ def earlier_session(settings: Settings, paths: Paths, wanted: str, *, exact: boo
     from the conversation log before any session is built; None when there is none (or memory is off)."""
     if not settings.memory.enabled or not paths.history_file.exists():
         return None
-    from catcode.memory.pipeline.history import HistoryLog
+    from catcode.memory.part import conversation_log
     from catcode.session.reopen import find_session
 
-    log = HistoryLog(paths.history_file, session_id="", lock_path=paths.project_memory / ".history.lock")
-    found = find_session(log, wanted.strip())
+    found = find_session(conversation_log(paths), wanted.strip())
     if found is None or (exact and found.id != wanted.strip()):
         return None
     return found.id

@@ -22,8 +22,6 @@ from catcode.cli.help_text import HelpGroup, RootGroup
 from catcode.cli.launch import fail, state
 from catcode.cli.mcp_cli import mcp_app
 from catcode.cli.memory_cli import memory_app
-from catcode.cli.memory_share_cli import register as register_share_commands
-from catcode.cli.memory_transfer_cli import register as register_transfer_commands
 from catcode.cli.subcommands import SUBCOMMANDS
 from catcode.cli.values import one_of, whole_number
 from catcode.log import get_logger
@@ -64,8 +62,6 @@ app = typer.Typer(
     help="catcode: a coding agent that remembers.\n\nPROMPT starts the session with that message (with -p: the "
     "one message to answer). Piped stdin is read as one message, after PROMPT.",
 )
-register_share_commands(memory_app)  # serve, sync, remote: their own module, memory_cli stays one screen
-register_transfer_commands(memory_app)  # import, export (issue 24)
 # each with its own "[OPTIONS]": the root's "[OPTIONS] [PROMPT]" would otherwise be inherited by their usage lines
 app.add_typer(memory_app, name="memory", cls=HelpGroup, options_metavar="[OPTIONS]")
 app.add_typer(config_app, name="config", cls=HelpGroup, options_metavar="[OPTIONS]")

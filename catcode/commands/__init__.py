@@ -9,8 +9,8 @@
 - ``init.py``: /init (the model drafts AGENTS.md; written only after a yes).
 - ``resume.py``: /resume and the start-up side of ``--continue`` / ``--resume`` (the session picker).
 
-A feature's commands live beside it: /memory and /dream in ``memory/commands.py``, recall's in
-``memory/recall_commands.py``, /mcp in ``extensions/mcp/command.py``, /agents in
+A feature's commands live beside it: /memory (recall's subcommands too) and /dream in
+``memory/commands.py``, /mcp in ``extensions/mcp/command.py``, /agents in
 ``extensions/subagents/command.py``, /skills in ``extensions/skill_command.py``, /rewind in
 ``checkpoints/command.py``, /hooks in ``extensions/user_hooks/command.py``, custom commands (Claude Code's
 ``.claude/commands/``) in ``extensions/custom_commands/``; each feature's part (``session.parts``) adds them.

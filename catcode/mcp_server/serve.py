@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from catcode import __version__
-from catcode.errors import MemoryStoreError
+from catcode.errors import CatcodeError
 
 if TYPE_CHECKING:
-    from catcode.memory.runtime import MemoryRuntime
-    from catcode.memory.store.store import MemoryStore
+    from catcode.memory.service import MemoryDoor
 
 INSTRUCTIONS = """catcode's persistent memory: the user's preferences and corrections (user scope) and this \
 project's decisions and references (project scope). Search or list it before asking the user something they may \
@@ -27,17 +26,15 @@ have said before."""
 WHY = "mcp"
 
 
-def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> Any:
-    """The ``MCPServer`` over an offline ``MemoryRuntime`` and its ``Recall``."""
+def build_server(door: MemoryDoor, *, allow_writes: bool) -> Any:
+    """The ``MCPServer`` over memory's front door (offline: no model), its search open for the server's life."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    from catcode.memory.recall.views import search_text
-    from catcode.memory.report import format_entry, format_list, sorted_by_scope
-    from catcode.memory.tools import memory_page, not_found
+    from catcode.memory.service import NoSuchMemory
+    from catcode.memory.words import format_entry, format_list, not_found, search_text
 
-    store = runtime.store
     server = MCPServer("catcode-memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -47,7 +44,8 @@ def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> 
         limit: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
     ) -> str:
         """Full-text search over every memory, session summary and compacted history of this project, best first."""
-        return search_text(recall, query, limit)
+        found = door.search(query, limit)
+        return search_text(found.query, found.hits)
 
     @server.tool(annotations=read_only, structured_output=False)
     def memory_read(
@@ -55,18 +53,18 @@ def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> 
         page: Annotated[int, Field(ge=1, description="Which page of the list when no name is given.")] = 1,
     ) -> str:
         """Read one memory in full by name, or list names and descriptions (50 per page) when no name is given."""
-        name = name.strip()
-        if not name:
-            return memory_page(store, page)
-        entry = store.get(name)
-        if entry is None:
-            raise ToolError(not_found(name))
-        return format_entry(entry, store.scope_of(name))
+        if not name.strip():
+            return door.page(page)
+        try:
+            shown = door.show(name)
+        except NoSuchMemory as exc:
+            raise ToolError(not_found(exc.name)) from None
+        return format_entry(shown.entry, shown.scope)
 
     @server.tool(annotations=read_only, structured_output=False)
     def memory_list() -> str:
         """List every memory as name - description (type, scope), the user's first, then this project's."""
-        return format_list(sorted_by_scope(store.located()))
+        return format_list(door.listing().items)
 
     if allow_writes:
         writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
@@ -81,62 +79,30 @@ def build_server(runtime: MemoryRuntime, recall: Any, *, allow_writes: bool) -> 
             """Save a memory (writing an existing name updates it). Types: user (preferences, habits), feedback
             (corrections), project (decisions, constraints), reference (technical facts). Never save secrets:
             they are redacted."""
-            entry = _entry(store, name, type, description, content, ToolError)
             try:
-                counts = store.update(entry, why=WHY)
-            except MemoryStoreError as exc:
+                written = door.write(name, type, description, content, why=WHY)
+            except CatcodeError as exc:  # the model's own texts (a bad name or type), a lock timeout...
                 raise ToolError(str(exc)) from None
-            redacted = f" ({counts.redacted} secret(s) redacted)" if counts.redacted else ""
-            return f"Memory saved: {entry.name}{redacted}"
+            redacted = f" ({written.redacted} secret(s) redacted)" if written.redacted else ""
+            return f"Memory saved: {written.name}{redacted}"
 
         forget = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
 
         @server.tool(annotations=forget, structured_output=False)
         def memory_forget(name: Annotated[str, Field(description="The memory to forget")]) -> str:
             """Forget (delete) a memory by name; `catcode memory revert` brings it back."""
-            from catcode.memory.store.names import validate_name
-            from catcode.memory.tools import NAME_REQUIRED
-
-            name = name.strip()
-            if not name:
-                raise ToolError(NAME_REQUIRED)
             try:
-                deleted = store.delete(validate_name(name), why=WHY)
-            except MemoryStoreError as exc:
+                forgotten = door.forget(name, why=WHY)
+            except NoSuchMemory as exc:
+                raise ToolError(not_found(exc.name)) from None
+            except CatcodeError as exc:
                 raise ToolError(str(exc)) from None
-            if not deleted:
-                raise ToolError(not_found(name))
-            return f"Memory forgotten: {name}"
+            return f"Memory forgotten: {forgotten.name}"
 
     return server
 
 
-def _entry(store: MemoryStore, name: str, kind: str, description: str, content: str, error: type[Exception]) -> Any:
-    """The entry to write, or ``error`` with the same text catcode's own ``memory_write`` gives."""
-    from catcode.memory.store.models import MemoryEntry, MemoryType
-    from catcode.memory.store.names import validate_name
-    from catcode.memory.tools import NAME_REQUIRED, TYPE_INVALID
-
-    name = name.strip()
-    if not name:
-        raise error(NAME_REQUIRED)
-    try:
-        memory_type = MemoryType(kind.strip().lower())
-    except ValueError:
-        raise error(TYPE_INVALID) from None
-    try:
-        validate_name(name)
-    except MemoryStoreError as exc:
-        raise error(str(exc)) from None
-    today = store.today()
-    return MemoryEntry(
-        name=name, description=description, type=memory_type, content=content, created_at=today, updated_at=today
-    )
-
-
-def serve(runtime: MemoryRuntime, *, allow_writes: bool) -> None:
+def serve(door: MemoryDoor, *, allow_writes: bool) -> None:
     """Serve on stdin/stdout until the client closes the connection."""
-    from catcode.memory.builder import build_recall
-
-    with build_recall(runtime) as recall:
-        build_server(runtime, recall, allow_writes=allow_writes).run("stdio")
+    with door.searching():
+        build_server(door, allow_writes=allow_writes).run("stdio")

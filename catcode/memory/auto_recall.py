@@ -16,7 +16,7 @@ built; when Enter is pressed in the REPL) and runs on a worker thread, so the ti
 (building the session, attachments, hooks) is its time too; once the request is ready it waits at most
 ``auto_recall_timeout_ms`` more. Slower, failing, or still busy with an earlier message, the
 message is sent without it and the outcome says why (``Recalled.skipped``: the dim line, print mode's ``recall``
-event). What was attached to recent messages is kept for ``/memory recalled`` (``recalled_text``)."""
+event). What was attached to recent messages is kept for ``/memory recalled`` (``words.recalled_text``)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # Any: as_dict gives JSON for print mode's events and the web view.
 
-__all__ = ["AutoRecall", "Recalled", "RecalledItem", "only_a_question", "recalled_text"]
+__all__ = ["AutoRecall", "Lately", "Recalled", "RecalledItem", "only_a_question"]
 
 log = get_logger(__name__)
 
@@ -61,6 +61,16 @@ INTRO = (
 
 Candidate = tuple["Hit", str, str]
 """A match worth attaching: the hit, its name, its whole text."""
+
+
+@dataclass(frozen=True)
+class Lately:
+    """What per-turn recall did lately (``/memory recalled``): whether it is ``on``, why the last message got none
+    (``last_skip``, "" when it ran), and what it attached to the latest messages that got any, newest first."""
+
+    on: bool
+    last_skip: str = ""
+    recalled: list[Recalled] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -263,24 +273,6 @@ def fair_shares(lengths: list[int], total: int) -> list[int]:
         shares[i] = min(lengths[i], remaining // (len(lengths) - done))
         remaining -= shares[i]
     return shares
-
-
-def recalled_text(auto: AutoRecall | None, count: int = 1) -> str:
-    """``/memory recalled``: what was attached to the last ``count`` messages that got any, newest first."""
-    if auto is None:
-        return "Per-turn recall is off (memory.auto_recall: off)."
-    lines = []
-    if auto.last_skip:
-        lines.append(f"The last message got no recall ({auto.last_skip}).")
-    if not auto.recent:
-        lines.append("Nothing has been recalled in this session yet.")
-        return "\n".join(lines)
-    for found in list(auto.recent)[::-1][:count]:
-        lines.append(f"For “{found.message}” ({len(found.text):,} characters, {found.elapsed_ms:.0f} ms):")
-        for item in found.items:
-            lines += ["", f"## {item.name} ({item.kind}, {item.scope}, score {item.score:.1f})", item.text]
-        lines.append("")
-    return "\n".join(lines).rstrip()
 
 
 def _origin(hit: Hit) -> str:

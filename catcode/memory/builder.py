@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.fsutil import ensure_private_dir
-from catcode.memory.report import unversioned_line
 from catcode.memory.runtime import MemoryRuntime
 from catcode.memory.store.scopes import Placement
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.git_store import GitStore
+from catcode.memory.words import unversioned_line
 from catcode.providers.base import LLMProvider
 from catcode.redact import redact
 

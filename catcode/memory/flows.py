@@ -1,9 +1,9 @@
 """The flows that change memories for a person — clear, forget, move, and what an edit did (``edit.py``) — as
 data: each asks through a callback that gets a typed question, makes the change as one commit, and returns a small
 result (what happened, to which memory, in which scope, the commit an undo names, or why nothing happened). The
-front ends word questions and results each in their own words: the slash commands (``slash_words.py``) and
-``catcode memory`` (``cli/memory_words.py``), over the sentences of ``report.py`` that name no command. A memory
-that is not there is ``NoSuchMemory``, which each front end completes with the command that lists them."""
+front door (``service.py``) runs them for every front end, which words questions and results with ``words.py``
+(the sentences that name no command, and its own voice around them). A memory that is not there is
+``NoSuchMemory``, which each front end completes with the command that lists them."""
 
 from __future__ import annotations
 
@@ -35,6 +35,11 @@ class NoSuchMemory(CatcodeError):
     def __init__(self, name: str) -> None:
         super().__init__(f"No memory named {name}.")
         self.name = name
+
+
+class InvalidMemory(CatcodeError):
+    """The fields of a write do not make a memory: the message is the seed's own text for the model's
+    ``memory_write`` (``NAME_REQUIRED``, ``TYPE_INVALID``, or why the name is refused), which every writer gives."""
 
 
 class UnknownScope(CatcodeError):
@@ -160,9 +165,12 @@ def clear_memories(
     return Cleared(counts, deleted=deleted, commit=commit)
 
 
-def forget_memory(store: MemoryStore, name: str, versioned: bool, confirm: ConfirmForget) -> Forgotten:
-    """The one "forget one memory" flow (``/memory forget NAME``, ``catcode memory forget NAME``): ask, delete it
-    as one change. ``NoSuchMemory`` when there is no such memory."""
+def forget_memory(
+    store: MemoryStore, name: str, versioned: bool, confirm: ConfirmForget, *, why: str = "forget"
+) -> Forgotten:
+    """The one "forget one memory" flow (``/memory forget NAME``, ``catcode memory forget NAME``, the MCP server's
+    ``memory_forget``): ask, delete it as one change (``why`` heads its commit). ``NoSuchMemory`` when there is no
+    such memory."""
     name = name.strip()
     entry, scope = store.get(name), store.scope_of(name)
     if entry is None or scope is None:
@@ -170,7 +178,7 @@ def forget_memory(store: MemoryStore, name: str, versioned: bool, confirm: Confi
     question = ForgetQuestion(name, entry.type, scope, flatten(entry.description), versioned)
     if not confirm(question):
         return Forgotten(name, scope, unchanged=Unchanged.DECLINED)
-    store.delete(name, why="forget")
+    store.delete(name, why=why)
     return Forgotten(name, scope, commit=store.last_commit)
 
 

@@ -1,8 +1,10 @@
-"""Memory and recall as parts of a session (``session.parts.SessionPart``): ``MemoryPart`` (the runtime: injection
-hook, memory tools, ``/memory``, the guidance in the system prompt, every stored message into history.jsonl, the
-capture at exit) and ``RecallPart`` (recent work on every request, ``memory_search``, per-turn recall, the recall
-commands, the index sync and the session summary at exit). Their hooks come first of all (the memory index, then
-recent work): one stable order for prompt caching."""
+"""Memory and recall as parts of a session (``session.parts.SessionPart``): ``MemoryPart`` (the runtime and its
+front door: injection hook, memory tools, ``/memory``, the guidance in the system prompt, every stored message into
+history.jsonl, the capture at exit), ``RecallPart`` (recent work on every request, ``memory_search``, per-turn
+recall, the session's search for ``/memory search``, the index sync and the session summary at exit) and
+``AutoSyncPart`` (``memory.sync: auto``), which ``memory_parts`` lists for the composition root; and the
+conversation log read before any session is built. Their hooks come first of all (the memory index, then recent
+work): one stable order for prompt caching."""
 
 from __future__ import annotations
 
@@ -12,10 +14,14 @@ from catcode.conversation.hook_bus import HookEvent
 
 if TYPE_CHECKING:
     from catcode.memory.auto_recall import AutoRecall
+    from catcode.memory.pipeline.history import HistoryLog
     from catcode.memory.recall.recall import Recall
     from catcode.memory.runtime import MemoryRuntime
-    from catcode.session.parts import SessionBuilder
+    from catcode.memory.service import MemoryDoor
+    from catcode.session.parts import SessionBuilder, SessionPart
     from catcode.session.session import Session
+    from catcode.settings.config import Settings
+    from catcode.settings.paths import Paths
 
 
 # Any: a slash-command registration hands the registry to the command module it imports when called, which types
@@ -23,14 +29,16 @@ if TYPE_CHECKING:
 
 
 class MemoryPart:
-    """The session's ``MemoryRuntime``; its id is the session's id."""
+    """The session's ``MemoryRuntime`` and its front door (what ``/memory`` calls); its id is the session's id."""
 
     def __init__(self) -> None:
         self.runtime: MemoryRuntime | None = None  # set by ``attach``
+        self.door: MemoryDoor | None = None  # set by ``attach``; the recall part adds the session's search
 
     def attach(self, builder: SessionBuilder) -> None:
         """Build the runtime; add its hook, tools, ``/memory`` and guidance; record the session once it exists."""
         from catcode.memory.builder import build_memory_runtime
+        from catcode.memory.service import MemoryDoor
 
         settings, paths = builder.settings, builder.paths
         memory = build_memory_runtime(
@@ -41,14 +49,15 @@ class MemoryPart:
             notify=builder.notify,
             session_id=builder.session_id,
         )
-        self.runtime = memory
+        self.runtime, door = memory, MemoryDoor(memory)
+        self.door = door
         memory.register(builder.hooks, builder.tools)
         builder.memory, builder.history, builder.session_id = memory, memory.history, memory.session_id
 
         def register(registry: Any) -> None:  # imported with the registry: print mode has none
             from catcode.memory.commands import register_memory_commands
 
-            register_memory_commands(registry, memory)
+            register_memory_commands(registry, door)  # with the session's search, when recall attached
 
         builder.slash_commands.append(register)
         builder.prompt_sections.append(memory.guidance)
@@ -64,13 +73,14 @@ class RecallPart:
         self.auto: AutoRecall | None = None  # set by ``attach`` when per-turn recall is on
 
     def attach(self, builder: SessionBuilder) -> None:
-        """Build recall; add the recent-work hook, ``memory_search``, per-turn recall and the recall commands."""
+        """Build recall; add the recent-work hook, ``memory_search``, per-turn recall, and both to the front door
+        (``/memory search``, ``recent``, ``recalled``)."""
         from catcode.memory.builder import build_recall
         from catcode.memory.recall.recall import today_from_env
         from catcode.memory.recall.views import RecentWorkHook, memory_search_tool
 
-        memory = self.memory.runtime
-        assert memory is not None, "RecallPart attaches after MemoryPart"
+        memory, door = self.memory.runtime, self.memory.door
+        assert memory is not None and door is not None, "RecallPart attaches after MemoryPart"
         recall = build_recall(memory, today=today_from_env(builder.env))
         builder.hooks.on(HookEvent.PRE_LLM_REQUEST, RecentWorkHook(recall))
         builder.tools.register(memory_search_tool(recall))
@@ -82,13 +92,7 @@ class RecallPart:
             auto.begin(builder.message)  # print mode: the search runs while the rest of the session is built
         self.auto = auto  # the agent (and, when configured, subagents) call it; /memory recalled shows it
         builder.recall, builder.auto_recall = recall, auto
-
-        def register(registry: Any) -> None:  # imported with the registry: print mode has none
-            from catcode.memory.recall_commands import register_recall_commands
-
-            register_recall_commands(registry, recall, auto)
-
-        builder.slash_commands.append(register)
+        door.recall, door.auto = recall, auto
         builder.when_built(lambda session: self._built(session, builder, recall))
 
     def _built(self, session: Session, builder: SessionBuilder, recall: Recall) -> None:
@@ -107,3 +111,38 @@ class RecallPart:
                 )
             )
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))
+
+
+class AutoSyncPart:
+    """``memory.sync: auto`` as a part of an interactive session (``session.parts.SessionPart``), attached after the
+    memory and recall parts: its exit step comes after theirs (the sync carries what the capture and the session
+    summary wrote)."""
+
+    def __init__(self, memory: MemoryPart) -> None:
+        self.memory = memory
+
+    def attach(self, builder: SessionBuilder) -> None:
+        """Once the session exists (after the capture's exit step is added): the syncs, when a remote is set."""
+        runtime = self.memory.runtime
+        if runtime is not None and builder.interactive and builder.settings.memory.sync == "auto":
+            from catcode.memory.sync.auto import attach_auto_sync
+
+            builder.when_built(lambda session: attach_auto_sync(session, runtime))
+
+
+def memory_parts(settings: Settings) -> list[SessionPart]:
+    """Memory's parts of a session, in the order they attach: memory, recall, and with ``memory.sync: auto`` the
+    sync (after recall: it carries what the session summary wrote)."""
+    memory = MemoryPart()
+    parts: list[SessionPart] = [memory, RecallPart(memory)]
+    if settings.memory.sync == "auto":
+        parts.append(AutoSyncPart(memory))
+    return parts
+
+
+def conversation_log(paths: Paths) -> HistoryLog:
+    """This project's conversation log (history.jsonl), read-only, for finding a past session before any session is
+    built (``--resume ID`` in print mode)."""
+    from catcode.memory.pipeline.history import HistoryLog
+
+    return HistoryLog(paths.history_file, session_id="", lock_path=paths.project_memory / ".history.lock")

@@ -11,16 +11,15 @@ asked for everything, and ``diff`` and ``revert`` without an id mean the last of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
 from catcode.errors import MemoryStoreError
 from catcode.fsutil import locked
-from catcode.memory.store.entry_file import INDEX_NAME
-from catcode.memory.versioning.changes import Change, FileChange, RevertResult
+from catcode.memory.versioning.changes import Change, RevertResult
+from catcode.memory.words import describe_revert
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
@@ -29,11 +28,8 @@ if TYPE_CHECKING:
 
 PREVIEW_MAX_LINES = 80
 PREVIEW_MAX_CHARS = 6000
-NO_CHANGES = "No memory changes recorded yet."
 MEMORY_CHANGES = ("users", "projects", ":(exclude,glob)projects/*/journal/**")
 """git pathspecs of the changes to memories: both scopes, not the journal (nor the repository's own set-up)."""
-_HIDDEN = {INDEX_NAME, ".gitignore"}  # derived or set-up files: not memories
-_VERBS = {"A": "restored", "D": "removed", "M": "changed back"}
 
 
 def memory_log(git: GitStore, limit: int, *, everything: bool = False) -> list[Change]:
@@ -64,41 +60,6 @@ def revert_change(git: GitStore, store: MemoryStore, lock_path: Path, commit: st
         if target is None:
             raise MemoryStoreError("No memory changes have been recorded yet; there is nothing to undo")
         return git.revert(target)
-
-
-def file_label(change: FileChange) -> str:
-    """A memory file as a name (``users/ab12/user-prefers-vim.md`` → ``user-prefers-vim``); other paths as
-    they are (a quarantined file keeps its folder, so it is recognisable)."""
-    path = PurePosixPath(change.path)
-    if path.suffix == ".md" and len(path.parts) == 3 and path.parts[0] in ("users", "projects"):
-        return path.stem
-    return change.path
-
-
-def memory_files(files: Sequence[FileChange]) -> list[FileChange]:
-    """``files`` without the index and set-up files, which every change touches."""
-    return [f for f in files if PurePosixPath(f.path).name not in _HIDDEN]
-
-
-def format_changes(changes: Sequence[Change]) -> str:
-    """Newest first: ``<id>  <when>  <why>`` then one ``A|M|D name`` per memory the change touched."""
-    if not changes:
-        return NO_CHANGES
-    lines = []
-    for change in changes:
-        when = change.date.astimezone().strftime("%Y-%m-%d %H:%M")
-        lines.append(f"{change.short_sha}  {when}  {change.subject}")
-        lines.extend(f"    {f.status} {file_label(f)}" for f in memory_files(change.files))
-    return "\n".join(lines)
-
-
-def describe_revert(result: RevertResult) -> str:
-    """What an undo did: the change undone, the new change, and each memory restored, removed or changed back."""
-    undone = result.message.split(": undo ", 1)[-1]
-    lines = [f"Undid {undone} (new change {result.short_sha})."]
-    for f in memory_files(result.files):
-        lines.append(f"  {_VERBS.get(f.status, 'changed')}: {file_label(f)}")
-    return "\n".join(lines)
 
 
 def cap(text: str, max_lines: int = PREVIEW_MAX_LINES, max_chars: int = PREVIEW_MAX_CHARS) -> str:

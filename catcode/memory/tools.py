@@ -12,12 +12,22 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from catcode.errors import MemoryStoreError
+from catcode.memory.flows import InvalidMemory
 from catcode.memory.pipeline.manager import MemoryManager
-from catcode.memory.report import NO_MEMORIES, format_entry, sorted_by_scope, unversioned_fix
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.names import name_problem, validate_name, validate_new_name
 from catcode.memory.store.store import MemoryStore
+from catcode.memory.words import (
+    NO_MEMORIES,
+    WRITE_TOOL,
+    format_entry,
+    not_found,
+    owned_by,
+    replacement_note,
+    sorted_by_scope,
+    unversioned_fix,
+)
 from catcode.text import shorten
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
@@ -36,17 +46,12 @@ Never save secrets (API keys, tokens, passwords, private keys), anything derivab
 state of the task at hand."""
 
 NAME_REQUIRED = "Error: name is required"
-WRITE_TOOL, WRITE_KEY = "memory_write", "name"
-"""The model's write tool and the argument its permission rules match (``memory_write(user-*)``)."""
+WRITE_KEY = "name"
+"""The argument of ``WRITE_TOOL`` its permission rules match (``memory_write(user-*)``)."""
 PAGE_SIZE = 50
 """Memories per page of ``memory_read`` without a name: names and descriptions only, full text by name."""
 DESCRIPTION_CHARS = 200
 TYPE_INVALID = "Error: type must be one of user|feedback|project|reference"
-
-
-def not_found(name: str) -> str:
-    """The seed's answer for an unknown name (to the model; a person is told ``report.not_found_line``)."""
-    return f"Memory not found: {name}. Use memory_read without name to list all memories."
 
 
 class MemoryReadInput(BaseModel):
@@ -118,7 +123,7 @@ def memory_tools(manager: MemoryManager) -> list[Tool]:
             return ToolResult(f"Memory saved: {entry.name}{redacted}")
         old, scope = replaced
         return ToolResult(
-            f"Memory saved: {entry.name}{redacted} — it replaced the {_kind(scope)} {entry.name} "
+            f"Memory saved: {entry.name}{redacted} — it replaced the {owned_by(scope)} {entry.name} "
             f"(it stays a memory of {scope.label}; was: {shorten(old.description, DESCRIPTION_CHARS)!r})"
         )
 
@@ -189,28 +194,39 @@ def memory_page(store: MemoryStore, page: int) -> str:
     return "\n".join(lines)
 
 
-def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResult:
-    """The entry ``args`` describe, or the seed's error result."""
-    name = (args.name or "").strip()
+def new_entry(
+    store: MemoryStore, name: str | None, kind: str | None, description: str | None, content: str | None
+) -> MemoryEntry:
+    """The memory a write of these fields saves, dated today — the one check of ``memory_write`` and of every other
+    writer (the MCP server's); ``InvalidMemory`` says what is wrong."""
+    name = (name or "").strip()
     if not name:
-        return ToolResult(NAME_REQUIRED, is_error=True)
+        raise InvalidMemory(NAME_REQUIRED)
     try:
-        memory_type = MemoryType((args.type or "").strip().lower())
+        memory_type = MemoryType((kind or "").strip().lower())
     except ValueError:
-        return ToolResult(TYPE_INVALID, is_error=True)
+        raise InvalidMemory(TYPE_INVALID) from None
     try:
         validate_new_name(name)
     except MemoryStoreError as exc:
-        return ToolResult(str(exc), is_error=True)
+        raise InvalidMemory(str(exc)) from None
     today = store.today()
     return MemoryEntry(
         name=name,
-        description=args.description or "",
+        description=description or "",
         type=memory_type,
-        content=args.content or "",
+        content=content or "",
         created_at=today,
         updated_at=today,
     )
+
+
+def _entry(args: MemoryWriteInput, store: MemoryStore) -> MemoryEntry | ToolResult:
+    """The entry ``args`` describe, or the seed's error result."""
+    try:
+        return new_entry(store, args.name, args.type, args.description, args.content)
+    except InvalidMemory as exc:
+        return ToolResult(str(exc), is_error=True)
 
 
 def replaced_elsewhere(store: MemoryStore, entry: MemoryEntry) -> tuple[MemoryEntry, Scope] | None:
@@ -221,21 +237,6 @@ def replaced_elsewhere(store: MemoryStore, entry: MemoryEntry) -> tuple[MemoryEn
     if old is None or scope is None or scope is store.rules.place(entry):
         return None
     return old, scope
-
-
-def replacement_note(old: MemoryEntry, scope: Scope, new: MemoryEntry) -> str:
-    """What the consent prompt says above the diff: which scope's memory is replaced, the old text beside the new."""
-    width = 100
-    seen = "every project's sessions see it" if scope is Scope.USER else "only this project's sessions see it"
-    return (
-        f"Replaces the {_kind(scope)} {new.name} ({seen}; the new text stays there):\n"
-        f"  was: {shorten(old.description, width)} — {shorten(old.content, width)}\n"
-        f"  now: {shorten(new.description, width)} — {shorten(new.content, width)}\n"
-    )
-
-
-def _kind(scope: Scope) -> str:
-    return "all-projects memory" if scope is Scope.USER else "this project's memory"
 
 
 def _write_preview(store: MemoryStore, entry: MemoryEntry) -> str | None:

@@ -1,40 +1,48 @@
-"""``MemoryView``: what the web view's JSON API answers, as plain Python — scopes, memories, one memory, the
-change history, one change's diff, revert, search — over a ``MemoryRuntime`` and its ``Recall``. Every answer is
-JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the person, worded here
-(``refusal``: the page has no commands of its own, so a line naming a memory command names the shell's, as the CLI
-says it). Reads run side by side (Starlette runs each handler on a worker thread): the store is thread-safe, git's
-reads take no lock, and each search borrows one of a few ``Recall`` objects (one SQLite connection each, as separate
-processes would); only a revert waits for the one before it."""
+"""The web view's JSON API, the web front end's memory commands: ``ENDPOINTS`` is its one table, each row a path
+and how a request is answered by ``MemoryView``, which answers over memory's front door (``memory/service.py``).
+
+| endpoint | answer |
+|---|---|
+| ``GET /api/scopes`` | both scopes, with their paths and counts |
+| ``GET /api/memory?scope=SCOPE`` | the entries of a scope (both without ``scope``) |
+| ``GET /api/memory/SCOPE/NAME`` | one entry with its content |
+| ``GET /api/memory/history?limit=N&name=NAME`` | the git log, newest first |
+| ``GET /api/memory/history/ID`` | that change's diff |
+| ``POST /api/memory/revert/ID`` | undo that change, as the CLI does |
+| ``GET /api/search?q=…&limit=N`` | the hits of ``catcode memory search --json`` |
+
+Every answer is JSON-ready data; every refusal is an ``ApiError`` carrying its HTTP status and one line for the
+person (the page has no commands of its own, so a line naming a memory command names the shell's: ``words.SHELL``).
+Reads run side by side (Starlette runs each handler on a worker thread): the store is thread-safe, git's reads take
+no lock, and each search borrows one of a few searches of its own (one SQLite connection each, as separate
+processes would); only a revert waits for the one before it. ``routes.py`` serves the table."""
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
-from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from catcode.errors import InvalidMemoryName, MemoryStoreError
-from catcode.memory.recall.views import search_dicts
-from catcode.memory.revert_tool import NO_CHANGES, describe_revert
-from catcode.memory.store.entry_file import INDEX_NAME
-from catcode.memory.store.models import MemoryEntry, Scope
-from catcode.memory.store.names import validate_name
-from catcode.memory.versioning.changes import Change, FileChange, MergedChange, UnknownChange
+from catcode.memory.service import MemoryDoor, NoSuchMemory, Scope, UnknownChange, VersioningOff
+from catcode.memory.words import NO_CHANGES, SHELL, describe_revert, is_memory_file
 
 if TYPE_CHECKING:
-    from catcode.memory.recall.recall import Recall
-    from catcode.memory.runtime import MemoryRuntime
+    from starlette.requests import Request
+
+    from catcode.memory.service import Change, FileChange, MemoryEntry
 
 # Any: the JSON bodies the API answers with.
 
+DEFAULT_HISTORY = 50
+DEFAULT_SEARCH = 10
 MAX_HISTORY = 500
 MAX_SEARCH = 100  # as ``catcode memory search --limit``
 SEARCHES_AT_ONCE = 4  # searches served side by side (each a SQLite connection); more wait for one to finish
 SCOPES = tuple(scope.value for scope in Scope)
-
-SHELL_LOG = "catcode memory log"
-"""The page has no commands of its own: a refusal that names the change list names the shell's."""
 
 
 class ApiError(Exception):
@@ -46,65 +54,58 @@ class ApiError(Exception):
 
 
 class MemoryView:
-    """The API's answers for the memory of ``runtime`` (store and git); ``recall`` opens search on first use."""
+    """The API's answers for the memory behind ``door``; searches open on first use."""
 
-    def __init__(self, runtime: MemoryRuntime, recall: Callable[[], Recall]) -> None:
-        self.runtime, self.store, self.git = runtime, runtime.store, runtime.git
-        self._open_recall = recall
-        self._recalls: list[Recall] = []  # every one opened (closed by ``close``)
-        self._idle: queue.SimpleQueue[Recall] = queue.SimpleQueue()  # those no search is using
+    def __init__(self, door: MemoryDoor) -> None:
+        self.door = door
+        self._recalls: list[Any] = []  # every search opened (closed by ``close``)
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()  # those no search is using
         self._slots = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
         self._recalls_guard = threading.Lock()
         self._write = threading.Lock()  # one revert at a time; reads never wait for it
-        self._folders = {
-            Scope.USER: _relative(runtime.paths.user_memory, runtime.paths.memory_root),
-            Scope.PROJECT: _relative(runtime.paths.project_memory, runtime.paths.memory_root),
-        }
+        self._folders = door.relative_folders
 
     def scopes(self) -> list[dict[str, Any]]:
         """Both scopes: name, folder and how many memories each holds."""
-        located = self.store.located()  # one look at the folders, whatever the number of memories
+        located = self.door.located()  # one look at the folders, whatever the number of memories
+        folders = self.door.folders
         return [
-            {
-                "scope": scope.value,
-                "path": str(self.store.dirs[scope]),
-                "count": sum(where is scope for _, where in located),
-            }
+            {"scope": scope.value, "path": str(folders[scope]), "count": sum(where is scope for _, where in located)}
             for scope in Scope
         ]
 
     def memories(self, scope: str | None) -> list[dict[str, Any]]:
         """Every memory of ``scope`` (both when None), user scope first, by name."""
         wanted = _scope(scope) if scope is not None else None
-        found = sorted(self.store.located(), key=lambda pair: (pair[1] is not Scope.USER, pair[0].name))
-        return [_entry(entry, scope) for entry, scope in found if wanted in (None, scope)]
+        return [_entry(entry, where) for entry, where in self.door.located(wanted)]
 
     def memory(self, scope: str, name: str) -> dict[str, Any]:
         """One memory with its content."""
         wanted = _scope(scope)
         _name(name)
-        entry, where = self.store.get(name), self.store.scope_of(name)  # the scope of the folder holding it
-        if entry is None or where is not wanted:
+        try:
+            shown = self.door.show(name)
+        except NoSuchMemory:
+            shown = None
+        if shown is None or shown.scope is not wanted:  # the scope of the folder holding it
             raise ApiError(
                 404, f"No memory {name} in the {wanted.value} scope; /api/memory?scope={wanted.value} lists them."
             )
-        return {**_entry(entry, wanted), "content": entry.content}
+        return {**_entry(shown.entry, wanted), "content": shown.entry.content}
 
     def history(self, limit: int, name: str | None) -> list[dict[str, Any]]:
         """The last ``limit`` changes, newest first (only those touching memory ``name`` when given)."""
         if not 1 <= limit <= MAX_HISTORY:
             raise ApiError(400, f"limit must be between 1 and {MAX_HISTORY}, got {limit}")
-        paths = () if name is None else tuple(f"{self._folders[s]}/{_name(name)}.md" for s in Scope)
-        self._require_versioning()
-        return [self._change(c) for c in self.git.log(limit, paths=paths)]
+        if name is not None:
+            _name(name)
+        with _refused():
+            return [self._change(c) for c in self.door.log(limit, everything=True, name=name)]
 
     def change(self, change_id: str) -> dict[str, Any]:
         """One change's diff (``git show --stat --patch``)."""
-        self._require_versioning()
-        try:
-            diff = self.git.diff(change_id)
-        except UnknownChange as exc:
-            raise ApiError(404, refusal(exc)) from None
+        with _refused():
+            diff = self.door.diff(change_id)
         if not diff:
             raise ApiError(404, NO_CHANGES)
         first = diff.split("\n", 1)[0]
@@ -112,14 +113,8 @@ class MemoryView:
 
     def revert(self, change_id: str) -> dict[str, Any]:
         """Undo a change as a new change, under the same rules and with the same messages as the CLI."""
-        with self._write:
-            self._require_versioning()
-            try:
-                result = self.runtime.revert(change_id)
-            except UnknownChange as exc:
-                raise ApiError(404, refusal(exc)) from None
-            except MemoryStoreError as exc:  # a later change to the same memory (a conflict), a merge...
-                raise ApiError(409, refusal(exc)) from None
+        with self._write, _refused():
+            result = self.door.revert(change_id)
         return {
             "id": result.sha,
             "reverted": result.reverted_sha,
@@ -137,11 +132,11 @@ class MemoryView:
             try:
                 recall = self._idle.get_nowait()
             except queue.Empty:
-                recall = self._open_recall()
+                recall = self.door.open_recall()
                 with self._recalls_guard:
                     self._recalls.append(recall)
             try:
-                return search_dicts(recall, query, limit)
+                return [hit.as_dict() for hit in self.door.search(query, limit, recall=recall).hits]
             finally:
                 self._idle.put(recall)
 
@@ -165,24 +160,30 @@ class MemoryView:
     def _file(self, change: FileChange) -> dict[str, Any]:
         path = PurePosixPath(change.path)
         scope = next((s.value for s, folder in self._folders.items() if str(path.parent) == folder), None)
-        is_memory = len(path.parts) == 3 and path.suffix == ".md" and path.name != INDEX_NAME
-        return {"path": change.path, "status": change.status, "scope": scope, "name": path.stem if is_memory else None}
+        return {
+            "path": change.path,
+            "status": change.status,
+            "scope": scope,
+            "name": path.stem if is_memory_file(path) else None,
+        }
 
-    def _require_versioning(self) -> None:
-        if not self.git.available:
-            raise ApiError(503, self.git.warning)
+
+@contextmanager
+def _refused() -> Iterator[None]:
+    """The front door's refusals as the API's: versioning off 503, an unknown change 404, a conflict 409."""
+    try:
+        yield
+    except VersioningOff as exc:
+        raise ApiError(503, str(exc)) from None
+    except UnknownChange as exc:
+        raise ApiError(404, refusal(exc)) from None
+    except MemoryStoreError as exc:  # a later change to the same memory (a conflict), a merge...
+        raise ApiError(409, refusal(exc)) from None
 
 
 def refusal(exc: MemoryStoreError) -> str:
-    """Why a change could not be shown or undone, as the page says it."""
-    if isinstance(exc, UnknownChange):
-        return f"No memory change '{exc.commit}'; list the changes with {SHELL_LOG} and use one of their ids"
-    if isinstance(exc, MergedChange):
-        return (
-            f"Change {exc.short} '{exc.subject}' joined the changes of two machines; undo those changes one by one "
-            f"instead ({SHELL_LOG} lists them)"
-        )
-    return str(exc)
+    """Why a change could not be shown or undone, as the page says it (naming the shell's commands)."""
+    return SHELL.error_line(exc)
 
 
 def _entry(entry: MemoryEntry, scope: Scope) -> dict[str, Any]:
@@ -205,10 +206,50 @@ def _scope(value: str) -> Scope:
 
 def _name(name: str) -> str:
     try:
-        return validate_name(name)
+        return MemoryDoor.valid_name(name)
     except InvalidMemoryName as exc:
         raise ApiError(400, str(exc)) from None
 
 
-def _relative(folder: Path, root: Path) -> str:
-    return Path(folder).relative_to(root).as_posix()
+def _int(request: Request, key: str, default: int) -> int:
+    raw = request.query_params.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ApiError(400, f"{key} must be a whole number, got {raw!r}") from None
+
+
+class Endpoint(NamedTuple):
+    """One endpoint: its path, how ``MemoryView`` answers a request to it, and the one method it takes when that is
+    not GET (any other gets 405 from it, rather than falling through to a later path)."""
+
+    path: str
+    answer: Callable[[MemoryView, Request], Any]
+    method: str = "GET"
+
+
+ENDPOINTS = [  # the history paths before {scope}/{name}, which would match them too
+    Endpoint("/api/scopes", lambda view, request: view.scopes()),
+    Endpoint("/api/memory", lambda view, request: view.memories(request.query_params.get("scope"))),
+    Endpoint(
+        "/api/memory/history",
+        lambda view, request: view.history(
+            _int(request, "limit", DEFAULT_HISTORY), request.query_params.get("name") or None
+        ),
+    ),
+    Endpoint("/api/memory/history/{change_id}", lambda view, request: view.change(request.path_params["change_id"])),
+    Endpoint(
+        "/api/memory/revert/{change_id}", lambda view, request: view.revert(request.path_params["change_id"]), "POST"
+    ),
+    Endpoint(
+        "/api/memory/{scope}/{name}",
+        lambda view, request: view.memory(request.path_params["scope"], request.path_params["name"]),
+    ),
+    Endpoint(
+        "/api/search",
+        lambda view, request: view.search(request.query_params.get("q", ""), _int(request, "limit", DEFAULT_SEARCH)),
+    ),
+]
+"""Every endpoint of the API, in the order a request's path is matched."""

@@ -1,17 +1,7 @@
-"""The web view as a Starlette application: the page at ``/``, the JSON API under ``/api``, behind ``Guard``.
-
-| endpoint | answer |
-|---|---|
-| ``GET /api/scopes`` | both scopes, with their paths and counts |
-| ``GET /api/memory?scope=SCOPE`` | the entries of a scope (both without ``scope``) |
-| ``GET /api/memory/SCOPE/NAME`` | one entry with its content |
-| ``GET /api/memory/history?limit=N&name=NAME`` | the git log, newest first |
-| ``GET /api/memory/history/ID`` | that change's diff |
-| ``POST /api/memory/revert/ID`` | undo that change, as the CLI does |
-| ``GET /api/search?q=…&limit=N`` | the hits of ``catcode memory search --json`` |
-
-Errors are ``{"error": "..."}`` with their status. JSON escapes ``<``, ``>`` and ``&`` as ``\\u003c``…, so a memory's
-text is never markup, even to a browser that ignored the content type; the page itself inserts text only as text."""
+"""The web view as a Starlette application: the page at ``/`` and the JSON API's endpoints (``api.ENDPOINTS``),
+behind ``Guard``. Errors are ``{"error": "..."}`` with their status. JSON escapes ``<``, ``>`` and ``&`` as
+``\\u003c``…, so a memory's text is never markup, even to a browser that ignored the content type; the page itself
+inserts text only as text."""
 
 from __future__ import annotations
 
@@ -28,15 +18,13 @@ from starlette.routing import Route
 
 from catcode.errors import one_line
 from catcode.log import get_logger
-from catcode.web.api import ApiError, MemoryView
+from catcode.web.api import ENDPOINTS, ApiError, Endpoint, MemoryView
 from catcode.web.guard import Guard
 
 # Any: Starlette's response content and the endpoints' JSON results.
 
 log = get_logger(__name__)
 
-DEFAULT_HISTORY = 50
-DEFAULT_SEARCH = 10
 _ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026"}
 
 
@@ -70,41 +58,17 @@ def create_app(view: MemoryView, *, token: str, hosts: set[str] | None, any_addr
             log.exception("web_request_failed")
             return SafeJSON({"error": f"unexpected error: {one_line(exc)} (details in the log)"}, status_code=500)
 
-    def scopes(request: Request) -> Response:
-        return answer(view.scopes)
+    def endpoint(row: Endpoint) -> Any:
+        def respond(request: Request) -> Response:
+            if row.method != "GET" and request.method != row.method:
+                return SafeJSON({"error": f"{request.method} is not allowed here"}, status_code=405)
+            return answer(lambda: row.answer(view, request))
 
-    def memories(request: Request) -> Response:
-        return answer(lambda: view.memories(request.query_params.get("scope")))
-
-    def memory(request: Request) -> Response:
-        return answer(lambda: view.memory(request.path_params["scope"], request.path_params["name"]))
-
-    def history(request: Request) -> Response:
-        name = request.query_params.get("name") or None
-        return answer(lambda: view.history(_int(request, "limit", DEFAULT_HISTORY), name))
-
-    def change(request: Request) -> Response:
-        return answer(lambda: view.change(request.path_params["change_id"]))
-
-    def revert(request: Request) -> Response:
-        if request.method != "POST":
-            return SafeJSON({"error": f"{request.method} is not allowed here"}, status_code=405)
-        return answer(lambda: view.revert(request.path_params["change_id"]))
-
-    def search(request: Request) -> Response:
-        query = request.query_params.get("q", "")
-        return answer(lambda: view.search(query, _int(request, "limit", DEFAULT_SEARCH)))
+        return respond
 
     every_method = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
-    routes = [  # the history routes before {scope}/{name}, which would match them too
-        Route("/", index),
-        Route("/api/scopes", scopes),
-        Route("/api/memory", memories),
-        Route("/api/memory/history", history),
-        Route("/api/memory/history/{change_id}", change),
-        Route("/api/memory/revert/{change_id}", revert, methods=every_method),  # a GET gets 405, not {scope}/{name}
-        Route("/api/memory/{scope}/{name}", memory),
-        Route("/api/search", search),
+    routes = [Route("/", index)] + [  # a GET of a POST endpoint gets 405, not a later path's answer
+        Route(row.path, endpoint(row), methods=None if row.method == "GET" else every_method) for row in ENDPOINTS
     ]
 
     def http_error(request: Request, exc: Exception) -> Response:
@@ -114,13 +78,3 @@ def create_app(view: MemoryView, *, token: str, hosts: set[str] | None, any_addr
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     return Guard(app, token=token, hosts=hosts, any_address=any_address)
-
-
-def _int(request: Request, key: str, default: int) -> int:
-    raw = request.query_params.get(key)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ApiError(400, f"{key} must be a whole number, got {raw!r}") from None

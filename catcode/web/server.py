@@ -20,30 +20,27 @@ from catcode.errors import CatcodeError
 from catcode.web.opener import redirect_page
 
 if TYPE_CHECKING:
-    from catcode.memory.runtime import MemoryRuntime
+    from catcode.memory.service import MemoryDoor
 
 INSTALL_HINT = "The web view needs the web extra: pip install 'catcode[web]' (Starlette and uvicorn)."
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 EVERY_INTERFACE = ("0.0.0.0", "::", "")
 
 
-def serve_memory(
-    runtime: MemoryRuntime, *, host: str, port: int, open_browser: bool, say: Callable[[str], None]
-) -> None:
-    """Serve ``runtime``'s memory until interrupted. ``say`` prints a line for the person."""
+def serve_memory(door: MemoryDoor, *, host: str, port: int, open_browser: bool, say: Callable[[str], None]) -> None:
+    """Serve the memory behind ``door`` until interrupted. ``say`` prints a line for the person."""
     try:
         import uvicorn
 
         from catcode.web.routes import create_app
     except ImportError:
         raise CatcodeError(INSTALL_HINT) from None
-    from catcode.memory.builder import build_recall
     from catcode.web.api import MemoryView
 
     sock = listen(host, port)
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
-    view = MemoryView(runtime, lambda: build_recall(runtime))
+    view = MemoryView(door)
     app = create_app(view, token=token, hosts=allowed_hosts(host, port), any_address=host in EVERY_INTERFACE)
     url = f"http://{_url_host(host)}:{port}/?token={token}"
     if host not in LOOPBACK_NAMES:
@@ -58,7 +55,7 @@ def serve_memory(
     )
     page = None
     if open_browser:  # a private page holds the one-time code: the browser's command line is anyone's to read
-        page = redirect_page(runtime.paths.home, f"http://{_url_host(host)}:{port}/?code={app.one_time_code()}")
+        page = redirect_page(door.paths.home, f"http://{_url_host(host)}:{port}/?code={app.one_time_code()}")
         webbrowser.open(page.as_uri())
     try:
         uvicorn.Server(config).run(sockets=[sock])

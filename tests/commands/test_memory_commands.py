@@ -16,11 +16,12 @@ from catcode.commands.registry import Command, CommandContext, CommandRegistry
 from catcode.conversation.messages import Message
 from catcode.errors import ProviderError
 from catcode.memory.builder import build_memory_runtime
-from catcode.memory.commands import add_memory_subcommand, register_memory_commands
+from catcode.memory.commands import SUBCOMMANDS, register_memory_commands
 from catcode.memory.pipeline.run_result import Busy
-from catcode.memory.report import format_entry
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.service import MemoryDoor
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
+from catcode.memory.words import format_entry
 from catcode.providers.scripted import ScriptedProvider, text_response
 from catcode.safety.trusted_settings import load_settings
 from catcode.settings.config import resolve_paths
@@ -60,7 +61,7 @@ class Repl:
 
     def __init__(self, runtime: MemoryRuntime) -> None:
         self.registry = CommandRegistry()
-        self.memory = register_memory_commands(self.registry, runtime)
+        self.memory = register_memory_commands(self.registry, MemoryDoor(runtime))
         self.questions: list[str] = []
 
     def __call__(self, line: str, *, answer: bool = False, color: bool = False) -> str:
@@ -256,19 +257,13 @@ def test_status_lines(runtime: MemoryRuntime, repl: Repl) -> None:
     assert "unreadable:     1 file — run catcode memory doctor\n" in out
 
 
-def test_unknown_subcommand_and_extension_point(runtime: MemoryRuntime, repl: Repl) -> None:
+def test_unknown_subcommand_and_the_one_table(runtime: MemoryRuntime, repl: Repl) -> None:
+    """Help, completion and dispatch all read ``SUBCOMMANDS``; the search subcommands need the session's search."""
     assert repl("/memory frobnicate").startswith("Unknown subcommand /memory frobnicate — choose one of: list, show")
-    seen: list[str] = []
-
-    def handler(ctx: CommandContext, args: str) -> None:
-        seen.append(args)
-
-    add_memory_subcommand(repl.registry, "search", "search memories: /memory search <words>", handler)
-    repl("/memory search vim editor")
-    assert seen == ["vim editor"]
     command = repl.registry.resolve("memory")
-    assert isinstance(command, Command) and command.subcommands["search"].startswith("search memories")
-    assert "search" in command.complete(None, "se")
+    assert isinstance(command, Command)
+    assert command.subcommands == {name: sub.help for name, sub in SUBCOMMANDS.items() if not sub.recall}
+    assert command.complete(None, "s") == ["show", "status"]  # no search without recall
 
 
 def test_forget_asks_deletes_one_and_revert_brings_it_back(runtime: MemoryRuntime, repl: Repl) -> None:

@@ -11,9 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from memory_helpers import seed_api_style, seed_vim
 
-from catcode.cli import memory_words as shell
 from catcode.errors import CatcodeError
-from catcode.memory import slash_words as repl
 from catcode.memory.edit import edit_memory
 from catcode.memory.flows import (
     Cleared,
@@ -31,10 +29,12 @@ from catcode.memory.flows import (
     forget_memory,
     move_memory,
 )
-from catcode.memory.report import clear_question, done_text, forget_question
 from catcode.memory.store.models import MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.versioning.changes import MergedChange, RevertConflict, UnknownChange
+from catcode.memory.words import REPL as repl
+from catcode.memory.words import SHELL as shell
+from catcode.memory.words import clear_question, done_text, forget_question
 from catcode.web.api import refusal
 
 

@@ -11,10 +11,10 @@ from memory_helpers import seed_vim
 from catcode.memory.pipeline.consolidator import MemoryConsolidator
 from catcode.memory.pipeline.extractor import MemoryExtractor
 from catcode.memory.pipeline.manager import MemoryManager
-from catcode.memory.report import format_entry
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.memory.tools import MEMORY_GUIDANCE, memory_tools
+from catcode.memory.words import format_entry
 from catcode.providers.scripted import ScriptedProvider
 from catcode.tools.base import Permission, Tool, ToolContext, ToolRegistry, ToolResult
 

@@ -170,6 +170,7 @@ def test_memory_show_shows_a_memory_s_escapes(tmp_path: Path) -> None:
     from catcode.commands.registry import CommandContext, CommandRegistry
     from catcode.memory.builder import build_memory_runtime
     from catcode.memory.commands import register_memory_commands
+    from catcode.memory.service import MemoryDoor
     from catcode.memory.store.models import MemoryEntry, MemoryType
     from catcode.safety.trusted_settings import load_settings
     from catcode.settings.config import resolve_paths
@@ -181,7 +182,7 @@ def test_memory_show_shows_a_memory_s_escapes(tmp_path: Path) -> None:
     entry = MemoryEntry(name="odd", description=f"says {OSC_TITLE}", type=MemoryType.USER, content=HOSTILE)
     runtime.store.update(entry, why="save")
     registry = CommandRegistry()
-    register_memory_commands(registry, runtime)
+    register_memory_commands(registry, MemoryDoor(runtime))
     con, out = screen()
     for line in ("/memory show odd", "/memory list", "/memory log"):
         registry.dispatch(line, CommandContext(None, con, lambda _: False))

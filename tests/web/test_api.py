@@ -14,8 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 from web_helpers import VIM, XSS
 
-from catcode.memory.builder import build_recall
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.service import MemoryDoor
 from catcode.web.api import MemoryView
 from catcode.web.routes import create_app
 from catcode.web.server import allowed_hosts
@@ -29,7 +29,7 @@ BASE = "http://127.0.0.1:8765"
 
 @pytest.fixture
 def client(runtime: MemoryRuntime) -> Iterator[TestClient]:
-    view = MemoryView(runtime, lambda: build_recall(runtime))
+    view = MemoryView(MemoryDoor(runtime))
     app = create_app(view, token=TOKEN, hosts=allowed_hosts("127.0.0.1", 8765))
     with TestClient(app, base_url=BASE, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
         yield test_client
@@ -84,7 +84,7 @@ def test_a_foreign_host_header_is_refused(client: TestClient) -> None:
 
 def test_on_every_interface_a_dns_name_is_still_refused(runtime: MemoryRuntime) -> None:
     # --host 0.0.0.0: its addresses are many, but a rebound DNS name gets nowhere
-    view = MemoryView(runtime, lambda: build_recall(runtime))
+    view = MemoryView(MemoryDoor(runtime))
     app = create_app(view, token=TOKEN, hosts=allowed_hosts("0.0.0.0", 8765), any_address=True)
     try:
         with TestClient(app, base_url=BASE, headers={"Authorization": f"Bearer {TOKEN}"}) as wide:

@@ -1,12 +1,11 @@
 """The views of recall: the ``memory_search`` tool, the text of ``/memory search`` and ``/memory recent`` (also
-``catcode memory search|recent``), and ``RecentWorkHook``, the "## Recent work" block on every request."""
+``catcode memory search|recent``, through ``memory/words.py``), and ``RecentWorkHook``, the "## Recent work" block
+on every request."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -21,15 +20,11 @@ from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 if TYPE_CHECKING:
     from catcode.memory.recall.facts_schema import Hit
 
-# Any: search results as JSON for the web view and the MCP server.
-
 __all__ = [
     "RecentWorkHook",
+    "format_hit",
     "memory_search_tool",
     "no_match_line",
-    "recent_text",
-    "search_dicts",
-    "search_json_lines",
     "search_text",
 ]
 
@@ -57,25 +52,6 @@ def no_match_line(query: str) -> str:
 
     shown = shorten(clean_text(query), 80) or "(an empty query)"
     return f"No memories match {shown}."
-
-
-def search_dicts(recall: Recall, query: str, limit: int = 10) -> list[dict[str, Any]]:
-    """The hits as JSON-ready objects, best first (``Hit.as_dict``): ``kind``, ``source``, ``date``, ``score``,
-    ``snippet``, ``scope`` — what ``catcode memory search --json`` prints and the web view's search returns."""
-    return [hit.as_dict() for hit in recall.search(query, limit)]
-
-
-def search_json_lines(recall: Recall, query: str, limit: int = 10) -> list[str]:
-    """One JSON object per hit (``search_dicts``), one a line. No hit, no line."""
-    return [json.dumps(hit, ensure_ascii=False) for hit in search_dicts(recall, query, limit)]
-
-
-def recent_text(recall: Recall, n: int = 5) -> str:
-    """The last ``n`` session summaries, newest first."""
-    entries = list(islice(recall.journal.recent_entries(), max(n, 0)))
-    if not entries:
-        return "No session summaries yet: one is written when a session with two or more of your messages ends."
-    return "\n\n".join(f"{e.day} {e.time} · session {e.session}\n{e.text}" for e in entries)
 
 
 class MemorySearchInput(BaseModel):

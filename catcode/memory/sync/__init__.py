@@ -8,6 +8,6 @@ modules decide what each file both machines changed becomes.
   remote's setting and state, ``sync_for`` to build one for a ``MemoryRuntime``.
 - ``status.py``: ``SyncReport`` (what a sync prints) and this machine's last outcome (``.git/catcode-sync.json``).
 - ``auto.py``: ``memory.sync: auto`` — a sync in a process of its own at start and after the exit capture
-  (``AutoSyncPart``, a part of an interactive session).
+  (``part.AutoSyncPart`` attaches it to an interactive session).
 
 Sits on top of the memory layers: it reads memory files (``store``) and journal files (``recall``) to merge them."""

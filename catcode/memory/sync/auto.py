@@ -18,10 +18,8 @@ from catcode.log import get_logger
 from catcode.memory.sync.status import STATUS_FILE, read_status
 
 if TYPE_CHECKING:
-    from catcode.memory.part import MemoryPart
     from catcode.memory.runtime import MemoryRuntime
     from catcode.session.attached import Attached
-    from catcode.session.parts import SessionBuilder
 
 log = get_logger(__name__)
 
@@ -41,21 +39,6 @@ def start_sync_process(cwd: Path, env: dict[str, str] | None = None) -> subproce
     except OSError as exc:
         log.warning("background_sync_not_started", error=str(exc))
         return None
-
-
-class AutoSyncPart:
-    """``memory.sync: auto`` as a part of an interactive session (``session.parts.SessionPart``), attached after the
-    memory and recall parts: its exit step comes after theirs (the sync carries what the capture and the session
-    summary wrote)."""
-
-    def __init__(self, memory: MemoryPart) -> None:
-        self.memory = memory
-
-    def attach(self, builder: SessionBuilder) -> None:
-        """Once the session exists (after the capture's exit step is added): the syncs, when a remote is set."""
-        runtime = self.memory.runtime
-        if runtime is not None and builder.interactive and builder.settings.memory.sync == "auto":
-            builder.when_built(lambda session: attach_auto_sync(session, runtime))
 
 
 def attach_auto_sync(session: Attached, runtime: MemoryRuntime) -> None:

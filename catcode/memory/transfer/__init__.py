@@ -5,6 +5,7 @@
 - ``locate.py``: where Claude Code, Codex and Gemini CLI keep their memories, found the way each tool finds them
   (``CLAUDE_CONFIG_DIR``, ``autoMemoryDirectory``, ``CODEX_HOME``, ``GEMINI_CLI_HOME``, ``context.fileName``) —
   by the person's own settings only, never a repository's.
+- ``sources.py``: what ``catcode memory import SOURCE`` reads for each source (claude, codex, gemini, a path).
 - ``readers.py``: each layout read into ``ImportItem``s (and what was skipped, with why), following no link out of
   the folder read.
 - ``plan.py``: the import plan — names repaired, clashes with existing memories shown with both texts and merged or

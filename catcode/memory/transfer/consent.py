@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from catcode.memory.tools import WRITE_KEY, write_probe
 from catcode.memory.transfer.plan import ImportPlan, Step
+from catcode.memory.words import NO_TERMINAL
 from catcode.safety.permissions import Verdict
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 Answer = Literal["yes", "no", "all"]
 Ask = Callable[[Step], Answer]
 """Asks the person about one step (``all``: yes to this one and every one after it)."""
-NO_TERMINAL = "saving a memory for all projects asks for your consent, and there is no terminal to ask on"
 
 
 def settle(plan: ImportPlan, policy: PermissionPolicy, ask: Ask | None) -> list[Step]:
@@ -49,15 +49,3 @@ def settle(plan: ImportPlan, policy: PermissionPolicy, ask: Ask | None) -> list[
 
 def _hold(step: Step, why: str) -> None:
     step.action, step.why = "held", why
-
-
-def held_text(held: list[Step], settings_file: str) -> str:
-    """What was held back for want of a terminal, and what the person can do to import it."""
-    names = ", ".join(step.name for step in held)
-    example = f"{write_probe().name}({held[0].name})" if len(held) == 1 else write_probe().name
-    return (
-        f"Held back {len(held)} memories for all projects ({names}): {NO_TERMINAL}.\n"
-        f"To import {'it' if len(held) == 1 else 'them'}: run the command on a terminal (each is shown and asked), "
-        f"or allow it: a rule such as {example} in permissions.allow of {settings_file}, or "
-        "CATCODE_PERMISSION_MODE=accept-edits for this one run."
-    )

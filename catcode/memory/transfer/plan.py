@@ -112,20 +112,6 @@ class ImportPlan:
         return ops
 
 
-def clash_text(step: Step, source: str) -> str:
-    """Both texts of a clash, for the person to choose."""
-    assert step.existing is not None
-
-    def indented(text: str) -> str:
-        return "\n".join(f"    {line}" for line in text.strip().splitlines())
-
-    return (
-        f"{step.name} exists already with another text.\n"
-        f"  catcode has ({step.existing.type.value}):\n{indented(step.existing.content)}\n"
-        f"  {source} brings ({step.item.origin}):\n{indented(step.item.content)}"
-    )
-
-
 def make_plan(
     store: MemoryStore, source: str, items: list[ImportItem], skipped: list[Skipped], choose: Choose
 ) -> ImportPlan:

@@ -280,7 +280,8 @@ def test_a_model_that_always_replies_badly_is_retried_a_bounded_number_of_times_
     from structlog.testing import capture_logs
 
     record_exchanges(make_runtime(tmp_path, ScriptedProvider()), 2)
-    from catcode.memory.status import memory_status, status_lines
+    from catcode.memory.service import MemoryDoor
+    from catcode.memory.words import status_lines
 
     lines: list[list[str]] = []
     statuses: list[list[str]] = []
@@ -290,7 +291,7 @@ def test_a_model_that_always_replies_badly_is_retried_a_bounded_number_of_times_
         with capture_logs() as logs:
             capture_at_exit(runtime, said.append)
         lines.append(said)
-        statuses.append(status_lines(memory_status(runtime)))  # what /memory status says meanwhile
+        statuses.append(status_lines(MemoryDoor(runtime).status()))  # what /memory status says meanwhile
     assert "(attempt 2)" in lines[1][-1]
     assert any(line.startswith("failing:        the model's extraction reply could not be read") and
                "(2 of 3 unreadable replies, 0 errors)" in line for line in statuses[1])  # fmt: skip

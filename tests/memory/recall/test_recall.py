@@ -29,10 +29,11 @@ from catcode.memory.commands import register_memory_commands
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall.journal import DailyEntry
 from catcode.memory.recall.recall import Recall, today_from_env
-from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, recent_text, search_text
-from catcode.memory.recall_commands import register_recall_commands
+from catcode.memory.recall.views import RecentWorkHook, memory_search_tool, search_text
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.service import MemoryDoor
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
+from catcode.memory.words import recent_text
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.providers.tokens import estimate_tokens
 from catcode.settings.config import Paths, Settings
@@ -246,7 +247,8 @@ def test_a_session_summary_is_appended_and_committed(paths: Paths) -> None:
     )
     if runtime.git.available:
         assert runtime.git.log(1)[0].subject == "session-summary: 2026-11-30"
-    assert recent_text(recall).startswith(f"2026-11-30 14:05 · session {runtime.session_id}\n- Refactored")
+    recent = recent_text(MemoryDoor(runtime, recall).recent())
+    assert recent.startswith(f"2026-11-30 14:05 · session {runtime.session_id}\n- Refactored")
 
 
 def test_a_trivial_session_is_not_summarised(paths: Paths) -> None:
@@ -382,8 +384,7 @@ def test_recent_work_can_be_turned_off(paths: Paths) -> None:
 
 def test_memory_search_and_recent_subcommands(runtime: MemoryRuntime, recall: Recall) -> None:
     registry = CommandRegistry()
-    register_memory_commands(registry, runtime)
-    register_recall_commands(registry, recall)
+    register_memory_commands(registry, MemoryDoor(runtime, recall))
     runtime.store.update(memory("user-prefers-vim", "The user edits with vim.", "prefers vim", MemoryType.USER))
     append(recall, 30, "12:00", "- Tuned the [bold]vim[/bold] plugin")
     out = io.StringIO()

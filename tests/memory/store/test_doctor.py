@@ -18,6 +18,7 @@ from catcode.memory.builder import build_memory_runtime
 from catcode.memory.commands import register_memory_commands
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.runtime import MemoryRuntime
+from catcode.memory.service import MemoryDoor
 from catcode.memory.store import entry_file
 from catcode.memory.store.doctor import run_doctor
 from catcode.memory.store.models import MemoryEntry, MemoryType
@@ -83,7 +84,7 @@ def test_store_skips_each_with_its_reason_and_list_counts_them(runtime: MemoryRu
         assert reasons[name].startswith(reason), name
     out = StringIO()
     registry = CommandRegistry()
-    register_memory_commands(registry, runtime)
+    register_memory_commands(registry, MemoryDoor(runtime))
     registry.dispatch("/memory list", CommandContext(None, Console(file=out, width=300)))
     assert out.getvalue() == (
         "user-prefers-vim - 用户偏好 vim 编辑器 (user, all projects)\n"

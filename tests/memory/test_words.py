@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memory_helpers import seed_api_style, seed_vim
 
-from catcode.memory.report import format_entry, format_list, format_report
 from catcode.memory.store.models import ConsolidationReport, Scope
+from catcode.memory.words import format_entry, format_list, format_report
 
 
 def test_report_as_the_seed_prints_it() -> None:
@@ -44,7 +44,7 @@ def test_entry() -> None:
 def test_the_clear_question_says_which_memories_every_project_loses(store) -> None:
     """Issue 14 #10: "Delete all 4 memories?" deleted the global ones without saying so."""
     from catcode.memory.flows import clear_memories
-    from catcode.memory.report import clear_question, done_text
+    from catcode.memory.words import clear_question, done_text
 
     store.update(seed_vim())
     store.update(seed_api_style())
