@@ -2,7 +2,8 @@
 ``BASELINE`` (extracted with ``git archive``) and this checkout's, each copied into the same temp folder and run by
 the same interpreter with it first on ``PYTHONPATH``, subjects in turn within each round.
 
-At 10,000 and 50,000 files (a git project, files written an hour before):
+At 10,000 and 50,000 files (a git project, its files committed and packed, written an hour before; and the same files
+without git, for the project's first session):
 
 - ``catcode -p`` whose model edits one file, time to the answer's first byte (after the edit), checkpoints on
   against off (the same subject, the same round): in a fresh home (the project's first session: every file stored)
@@ -45,9 +46,9 @@ from bench_startup import PROMPT, _env  # noqa: E402
 
 from tests.fakes import FakeAnthropicServer, text, tool_use  # noqa: E402
 
-BASELINE = "b96a08d"
-"""The last commit with two snapshots per turn, each three passes over the project (a git revision of this
-repository)."""
+BASELINE = "d334035"
+"""The last commit whose first snapshot of a project hashes every file, git project or not (before the shadow index
+was seeded from the project's own: ``checkpoints/borrow.py``); b96a08d was the last with two snapshots per turn."""
 SIZES = (10_000, 50_000)
 LATENCY = 1.0
 TURNS = 5
@@ -80,6 +81,11 @@ for turn in range(1, turns + 1):
     store.finish(checkpoint)
     seconds.append(time.perf_counter() - start)
 per_turn = (commits() - before) / turns
+try:  # the objects borrowed from the project copied first, as a session's preparation does
+    from catcode.checkpoints import borrow
+    borrow.copy(store.repo)
+except ImportError:  # the code before seeding
+    pass
 (root / by_hand[0]).write_text("# by hand, after the last turn\n")
 plan = plan_restore(store, first, "bench", turns + 1)
 marked = set(plan.outside)
@@ -134,7 +140,7 @@ def _print_run(
 def _quiet(home: Path) -> None:
     """Wait for the git a session that ended left running in its checkpoint repository (its start-up preparation
     goes on after a quick ``-p``): the next run is not to share the machine with it."""
-    for lock in (home / ".cat-code" / "checkpoints").glob("*/*-run.lock"):
+    for lock in (home / ".cat-code" / "checkpoints").glob("*/*-*.lock"):  # run lock, and the copy's of objects
         fd = os.open(lock, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # held by that git until it ends (``catcode.git_locks``)
@@ -197,6 +203,8 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
             project = base / f"project-{size}"
             project.mkdir()
             _project(project, size)
+            plain = base / f"plain-{size}"  # the same files, no git
+            shutil.copytree(project, plain, ignore=shutil.ignore_patterns(".git"))
             times: dict[str, list[float]] = {}
             for _ in range(rounds):
                 for name, source in subjects.items():
@@ -207,6 +215,8 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
                             "print_fresh": _print_run(source, project, home, server),
                             "print_second": _print_run(source, project, home, server),  # the same home again
                             "repl_at_once": _repl_run(source, project, _home(base, name, on), server),
+                            "nogit_print_fresh": _print_run(source, plain, _home(base, name, on), server),
+                            "nogit_repl_at_once": _repl_run(source, plain, _home(base, name, on), server),
                         }
                         for case, (seconds, edited) in runs.items():
                             times.setdefault(f"{name}_{case}_{state}", []).append(seconds)
@@ -220,7 +230,9 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
                 figures[f"{size}: {name} changed-outside marks right (of 5), wrong"] = marks
             turn_ratio = figures[f"{size}: after turn s (median)"] / figures[f"{size}: before turn s (median)"]
             figures[f"{size}: turn after/before"] = round(turn_ratio, 3)
-            for case in ("print_hi_fresh", "print_fresh", "print_second", "repl_at_once"):
+            cases = ("print_hi_fresh", "print_fresh", "print_second", "repl_at_once", "nogit_print_fresh",
+                     "nogit_repl_at_once")  # fmt: skip
+            for case in cases:
                 for name in subjects:
                     on, off = _median(times[f"{name}_{case}_on"]), _median(times[f"{name}_{case}_off"])
                     figures[f"{size}: {name} {case} s on / off"] = f"{on:.2f} / {off:.2f} ({on / off:.2f}x)"

@@ -41,7 +41,8 @@ def _project(root: Path, files: int = FILES) -> None:
         os.utime(path, (earlier, earlier))
     subprocess.run(["git", "init", "-q"], cwd=root, check=True, env=GIT_ENV)
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=GIT_ENV)
-    subprocess.run(["git", "commit", "-qm", "start"], cwd=root, check=True, env=GIT_ENV)
+    subprocess.run(["git", "-c", "gc.auto=0", "commit", "-qm", "start"], cwd=root, check=True, env=GIT_ENV)
+    subprocess.run(["git", "repack", "-adq"], cwd=root, check=True, env=GIT_ENV)  # packed, as a real project is
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -1,6 +1,8 @@
 """Checkpoints: the project's files snapshotted before the first change of each turn, and put back on request.
 
 - ``shadow.py``: ``ShadowRepo``, the git repository of catcode's own that holds the snapshots.
+- ``borrow.py``: a git project's first snapshot: the shadow index seeded from the project's own git index, the
+  project's objects borrowed until a background copy makes the shadow repository stand alone.
 - ``store.py``: ``CheckpointStore``, a project's checkpoint records (``checkpoints.jsonl``) and its shadow repository.
 - ``session.py``: ``Checkpointer``, one session's side: a checkpoint before a turn's first change, the turns it
   lists, restoring code and conversation (and undoing a restore).

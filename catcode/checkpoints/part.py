@@ -67,9 +67,13 @@ class CheckpointsPart:
 
 
 def _prepare(store: CheckpointStore, retention_days: int) -> None:
-    """The work of a session's start: the shadow index brought up to date, then the old checkpoints pruned. A
+    """The work of a session's start: the shadow index brought up to date (seeded from the project's git index the
+    first time: ``borrow.py``), the objects borrowed from the project copied, then the old checkpoints pruned. A
     session that ends first leaves its git to finish (the next one waits for it, ``git_locks``)."""
+    from catcode.checkpoints import borrow
+
     store.warm()
+    borrow.copy(store.repo)
     store.prune(retention_days)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ _ISOLATION = (
 )  # fmt: skip
 _SCRUBBED_ENV = re.compile(r"GIT_\w+")
 _HEAD = re.compile(r"ref: refs/\S+|[0-9a-f]{40}(?:[0-9a-f]{24})?")
+BORROWED = "borrowed"  # the project's object folder, while its objects are borrowed (``borrow.py``)
 BIG_FILES = "big-files"  # the files left out for their size, one per line (relative, /-separated)
 MAX_NEW_FILES = 200_000  # more at once is a home folder or a build tree, not a project to snapshot
 PATHSPEC_LIMIT = 100  # more changed files than this: one add over the whole tree is quicker than naming each
@@ -66,6 +68,7 @@ class ShadowRepo:
         self.git_dir, self.work_tree = Path(git_dir), Path(work_tree)
         self.max_file_bytes, self.timeout = max_file_bytes, timeout
         self.binary = programs.find("git")
+        self.seed: Callable[[ShadowRepo], bool] | None = None  # fills a missing index (``borrow.seed``)
 
     @property
     def available(self) -> bool:
@@ -93,9 +96,11 @@ class ShadowRepo:
         stored. Done at the start of a session, it leaves the first turn's snapshot that one pass. The caller holds
         ``lock()``."""
         self._ensure()
+        if self.seed is not None and not (self.git_dir / "index").exists():
+            self.seed(self)  # the project's own git index, when it can be used: only its changed files are read
         project_rules = _read(self.work_tree / ".git" / "info" / "exclude")
         previous = self.big_files()
-        kept = [p for p in previous if self._too_big(p)]  # a file back under the cap is snapshotted again
+        kept = [p for p in previous if self.too_big(p)]  # a file back under the cap is snapshotted again
         rules_changed = self._write_excludes(project_rules, kept)
         changed = self._listed("diff-files", "-z", "--name-only", "--ignore-submodules=dirty")  # stat only
         new = self._listed("ls-files", "-z", "-o", "--exclude-standard")
@@ -104,7 +109,7 @@ class ShadowRepo:
                 f"{len(changed) + len(new):,} files changed or new since the last checkpoint (over {MAX_NEW_FILES:,}): "
                 "too many to snapshot; ignore build output in .gitignore, or set checkpoints.enabled: false"
             )
-        big = sorted({*kept, *(p for p in (*changed, *new) if self._too_big(p))})
+        big = sorted({*kept, *(p for p in (*changed, *new) if self.too_big(p))})
         if big != kept:
             self._write_excludes(project_rules, big)
         if big != previous:
@@ -244,38 +249,49 @@ class ShadowRepo:
         """The paths a git command lists (``-z``)."""
         return [p for p in self.git(*args).split("\0") if p]
 
-    def _too_big(self, path: str) -> bool:
+    def too_big(self, path: str) -> bool:
+        """Is this file over the size cap (left out of snapshots)?"""
         try:
             return os.lstat(self.work_tree / path).st_size > self.max_file_bytes
         except OSError:
             return False
 
-    def git(self, *args: str, ok: tuple[int, ...] | None = (0,), stdin: str | None = None, literal: bool = True) -> str:
+    def git(
+        self, *args: str, ok: tuple[int, ...] | None = (0,), stdin: str | None = None, literal: bool = True,
+        locking: bool = True, holding: int = -1,
+    ) -> str:  # fmt: skip
         """Run git on the shadow repository; its stdout. ``ok=None`` accepts any exit code. Paths given to git are
-        taken literally (``literal``), never as patterns."""
-        result = self.run(*args, stdin=stdin, literal=literal)
+        taken literally (``literal``), never as patterns; ``locking``, ``holding``: as ``run``."""
+        result = self.run(*args, stdin=stdin, literal=literal, locking=locking, holding=holding)
         if ok is not None and result.returncode not in ok:
             first = next((line for line in result.stderr.splitlines() if line.strip()), f"exit {result.returncode}")
             raise CheckpointError(f"git {args[0]} failed for a checkpoint: {first.removeprefix('fatal: ')}")
         return result.stdout
 
-    def run(self, *args: str, stdin: str | None = None, literal: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, stdin: str | None = None, literal: bool = True, borrowing: bool = True, locking: bool = True,
+        holding: int = -1,
+    ) -> subprocess.CompletedProcess[str]:  # fmt: skip
         """Run git on the shadow repository, whatever its exit code. Every command holds the repository's run lock,
         which its git inherits (``catcode.git_locks``): a git of an ended session (its start-up warm-up) is waited
-        for, and a lock file a killed one left behind is removed."""
+        for, and a lock file a killed one left behind is removed. ``locking=False``: a command that creates no lock
+        file (a read, ``pack-objects``) runs without it, so that it never holds up a turn's; ``holding``: a locked
+        descriptor its git inherits instead (``borrow.copy``'s). While the project's
+        objects are borrowed (``borrow.py``), git reads them too, unless ``borrowing`` is False."""
         if self.binary is None:
             raise CheckpointError("Checkpoints need git, which is not installed")
-        env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
+        env = scrubbed_env()
         # Literal pathspecs: a file named ``:(glob)*`` is that file, never a pattern matching others.
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0",
-                   GIT_LITERAL_PATHSPECS="1" if literal else "0")  # fmt: skip
+        env["GIT_LITERAL_PATHSPECS"] = "1" if literal else "0"
+        if borrowing and (lender := self.lender()):
+            env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = lender
         argv = [self.binary, *_ISOLATION, f"--git-dir={self.git_dir}", f"--work-tree={self.work_tree}", *args]
 
         def once(fd: int) -> subprocess.CompletedProcess[str]:
             try:
                 return subprocess.run(
                     argv, cwd=self.work_tree, env=env, capture_output=True, input=stdin, text=True, encoding="utf-8",
-                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK, pass_fds=(fd,),
+                    errors="surrogateescape", timeout=self.timeout, umask=GIT_UMASK, pass_fds=(fd,) if fd >= 0 else (),
                     stdin=None if stdin is not None else subprocess.DEVNULL,
                 )  # fmt: skip
             except subprocess.TimeoutExpired:
@@ -283,6 +299,8 @@ class ShadowRepo:
             except OSError as err:
                 raise CheckpointError(f"Could not run git for a checkpoint: {err.strerror or err}") from None
 
+        if not locking:
+            return once(holding)
         try:
             with git_locks.run_lock(self.run_lock_path, self.timeout) as fd:
                 result = git_locks.run_recovering(lambda: once(fd), self.git_dir)
@@ -292,6 +310,10 @@ class ShadowRepo:
             raise CheckpointError(f"Could not lock the checkpoint repository: {err.strerror or err}") from None
         return result
 
+    def lender(self) -> str:
+        """The project's object folder this repository still borrows objects from (``borrow.py``), or ``""``."""
+        return _read(self.git_dir / BORROWED)
+
     @property
     def run_lock_path(self) -> Path:
         """The run lock every git command holds (``catcode.git_locks``), beside the repository."""
@@ -300,6 +322,13 @@ class ShadowRepo:
     def left_locks(self) -> list[Path]:
         """The git lock files a git that died left in the repository (``git_locks.left_behind``)."""
         return git_locks.left_behind(self.git_dir, self.run_lock_path)
+
+
+def scrubbed_env() -> dict[str, str]:
+    """The environment catcode's own git runs in: the person's ``GIT_*`` variables and system config left out."""
+    env = {k: v for k, v in os.environ.items() if not _SCRUBBED_ENV.fullmatch(k)}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_OPTIONAL_LOCKS="0")
+    return env
 
 
 def _escape(path: str) -> str:

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from catcode.checkpoints import borrow
 from catcode.checkpoints.attribution import attribute, turn_end
 from catcode.checkpoints.shadow import CheckpointError, ShadowRepo
 from catcode.file_modes import PRIVATE_FILE, private_dir
@@ -76,6 +77,7 @@ class CheckpointStore:
     def __init__(self, folder: Path, project_root: Path, *, max_file_bytes: int) -> None:
         self.folder = Path(folder)
         self.repo = ShadowRepo(self.folder / "git", project_root, max_file_bytes=max_file_bytes)
+        self.repo.seed = borrow.seed  # a git project's first snapshot reads only what changed since its last add
 
     @property
     def records_file(self) -> Path:
