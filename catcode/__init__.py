@@ -9,7 +9,7 @@ The package in floors, lowest first; a module imports from its own floor or lowe
   ``redact/`` (secrets out of anything written or shown) and ``programs`` (git, bubblewrap, the shell, found where
   the project cannot plant them);
 - ``settings/``: what the layered settings say (one module per section), where files are, what was consented to;
-- ``conversation/``: messages and content blocks, transcripts, images, the hook bus a session fires;
+- ``conversation/``: messages and content blocks, transcripts, images; ``hooks/``: the hook bus a session fires;
 - ``providers/`` (the model API, tokens, prices) and ``sandbox/`` (the fence around bash);
 - ``tools/``: the built-in tools and the facts each declares; ``safety/``: permissions, shell rules, project trust;
 - ``session/``: the agent loop, compaction, instructions, todos; ``commands/``: the slash-command registry and the

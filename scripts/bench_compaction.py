@@ -24,8 +24,7 @@ import structlog.testing
 from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
 from catcode.providers.base import ChatOptions, ChatResponse, ToolSpec, Usage
 from catcode.providers.tokens import TokenCounter, estimate_messages_tokens
-from catcode.session.compaction import Compactor
-from catcode.session.compaction_steps import micro_compact
+from catcode.session.compaction import Compactor, micro_compact
 from catcode.settings.compaction import CompactConfig
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "data" / "compaction" / "long_session.json"

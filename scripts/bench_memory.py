@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from catcode.conversation.hook_bus import HookContext, HookEvent
+from catcode.hooks.bus import HookContext, HookEvent
 from catcode.memory.injection import MemoryInjectionHook, build_memory_index_text
 from catcode.memory.store import entry_file
 from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def test_the_naive_baseline_injects_what_the_hook_injects(tmp_path: Path) -> None:
-    from catcode.conversation.hook_bus import HookContext, HookEvent
+    from catcode.hooks.bus import HookContext, HookEvent
     from catcode.memory.injection import MemoryInjectionHook
     from scripts.bench_memory import _naive, _populate
 

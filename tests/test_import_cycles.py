@@ -167,6 +167,7 @@ PACKAGE_LAYERS = [
      "catcode.programs", "catcode.git_locks"),
     ("catcode.settings",),
     ("catcode.conversation",),
+    ("catcode.hooks",),
     ("catcode.providers", "catcode.sandbox"),
     ("catcode.tools",),
     ("catcode.safety",),

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
+from catcode.hooks.bus import HookContext, HookEvent, HookManager
 from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.safety.permissions import Approver, PermissionPolicy
-from catcode.session.agent import Agent
-from catcode.session.agent_events import AgentEvents
+from catcode.session.agent import Agent, AgentEvents
 from catcode.session.parts import SessionBuilder, SessionPart, stderr_line
 from catcode.session.session import Session
 from catcode.settings.config import Paths, Settings

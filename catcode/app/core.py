@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from catcode.conversation.hook_bus import HookEvent
+from catcode.hooks.bus import HookEvent
 
 if TYPE_CHECKING:
     from catcode.session.parts import SessionBuilder

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catcode.conversation.hook_bus import HookEvent
+from catcode.hooks.bus import HookEvent
 from catcode.log import get_logger
 
 if TYPE_CHECKING:

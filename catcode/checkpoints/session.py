@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from catcode.checkpoints.restore import RestorePlan, plan_restore
 from catcode.checkpoints.store import Checkpoint, CheckpointStore
-from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.conversation.messages import Message, Role
+from catcode.hooks.bus import CONTINUE, HookContext, HookResult
 from catcode.log import get_logger
 from catcode.session.reopen import HistoryMarkers
 from catcode.tools.facts import PROJECT_FILE_TOOLS

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catcode.conversation.hook_bus import CONTINUE, Block, HookContext, HookEvent, HookResult
+from catcode.hooks.bus import CONTINUE, Block, HookContext, HookEvent, HookResult
 
 if TYPE_CHECKING:
     from catcode.session.session import Session

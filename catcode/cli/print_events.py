@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse, Usage
-from catcode.session.agent_events import AgentEvents, TurnResult
-from catcode.session.loop_seams import Recalled
+from catcode.session.agent import AgentEvents, TurnResult
+from catcode.session.attached import Recalled
 from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.text import is_terminal, visible
 from catcode.tools.base import ToolResult

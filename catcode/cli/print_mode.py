@@ -26,7 +26,7 @@ from catcode.app.warm import warm_now
 from catcode.cli.print_events import PrintEvents, init_fields, result_fields
 from catcode.errors import ConfigError
 from catcode.safety.permissions import Approver, NoTerminalApprover
-from catcode.session.agent_events import TurnResult
+from catcode.session.agent import TurnResult
 from catcode.text import is_terminal, visible
 
 if TYPE_CHECKING:
@@ -306,7 +306,7 @@ class Runner:
     def _session_start(self, control: Any) -> None:
         """``SessionStart`` callbacks, once, before the first turn: the context they add joins its message, as a
         UserPromptSubmit hook's does (``<hook-context>`` blocks beside the person's text, the prompt unchanged)."""
-        from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookEvent, HookOutcome
+        from catcode.hooks.bus import CONTINUE, AppendMessages, HookEvent, HookOutcome
 
         if control.hooks is None or "SessionStart" not in control.hooks.events():
             return

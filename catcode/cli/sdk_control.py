@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from catcode.cli.sdk_channel import ChannelClosed, ControlError, SdkChannel, as_object
 from catcode.cli.sdk_hooks import SdkHooks, unsupported
-from catcode.conversation.hook_bus import HookOutcome
 from catcode.extensions.user_hooks.transcript import keep_transcript
+from catcode.hooks.bus import HookOutcome
 from catcode.log import get_logger
 from catcode.safety.permissions import ApprovalRequest, Decision, PermissionMode
 from catcode.safety.plan_mode import PlanDecision
@@ -27,7 +27,7 @@ from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.tools.base import ToolResult
 
 if TYPE_CHECKING:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
     from catcode.session.session import Session
 
 # Any: the protocol's frames are JSON objects.

@@ -1,5 +1,5 @@
 """The Agent SDK's hook callbacks (``ClaudeAgentOptions.hooks``, ``initialize``'s ``hooks``) on catcode's hook bus:
-each registered event fires where catcode's own hooks fire (``conversation/hook_bus.py``: the same events and the
+each registered event fires where catcode's own hooks fire (``hooks/bus.py``: the same events and the
 same matchers on the tools' names as ``.claude``/``.cat-code`` hooks, ``tools.facts.matcher_covers``), and each
 matching callback is asked over the channel (``hook_callback``) with the same input a settings hook reads on stdin
 (``extensions/user_hooks/shapes.py``). Its answer is read as a settings hook's JSON is
@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catcode.cli.sdk_channel import ChannelClosed, SdkChannel
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, Block, HookContext, HookEvent, HookResult
 from catcode.conversation.messages import Message
 from catcode.extensions.user_hooks.answers import contexts, from_json, on_bus
 from catcode.extensions.user_hooks.shapes import event_fields
+from catcode.hooks.bus import CONTINUE, AppendMessages, Block, HookContext, HookEvent, HookResult
 from catcode.log import get_logger
 from catcode.tools.facts import matcher_covers
 
 if TYPE_CHECKING:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
 
 # Any: hook inputs and outputs are the protocol's JSON objects.
 

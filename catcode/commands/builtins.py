@@ -65,7 +65,7 @@ def register_builtins(registry: CommandRegistry) -> None:
     @registry.command("clear", takes_args=False)
     def cmd_clear(ctx: CommandContext, args: str) -> None:
         """Start a new conversation (memory and settings stay)."""
-        from catcode.conversation.hook_bus import HookContext, HookEvent
+        from catcode.hooks.bus import HookContext, HookEvent
 
         ctx.session.agent.clear()
         ctx.session.hooks.emit(

@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING
 
 from catcode.commands.registry import CommandContext, CommandRegistry
-from catcode.conversation.hook_bus import HookContext, HookEvent
+from catcode.hooks.bus import HookContext, HookEvent
 
 if TYPE_CHECKING:
     from catcode.session.session import Session

@@ -3,5 +3,4 @@
 - ``messages.py``: roles and content blocks (``Message``, ``TextBlock``, ``ToolUseBlock``...).
 - ``transcript.py``: a conversation written out for a model to read (summaries, memory extraction).
 - ``images.py``: pictures attached to a message (checked, sized, base64).
-- ``hook_bus.py``: the events a session fires and the ``HookManager`` that runs their handlers.
 """

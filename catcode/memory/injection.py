@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from catcode.boundary import defuse
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.store import MemoryStore
 from catcode.text import flatten

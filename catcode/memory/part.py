@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from catcode.conversation.hook_bus import HookEvent
+from catcode.hooks.bus import HookEvent
 
 if TYPE_CHECKING:
     from catcode.memory.auto_recall import AutoRecall

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from catcode.conversation.hook_bus import HookEvent, HookManager
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import HookEvent, HookManager
 from catcode.log import get_logger
 from catcode.memory.exit_capture import ExitBudget, capture_at_exit
 from catcode.memory.injection import MemoryInjectionHook

@@ -15,23 +15,29 @@ says so: a rule that silently never matched would be a deny rule denying nothing
 
 from __future__ import annotations
 
-CLAUDE_TOOLS: dict[str, tuple[str, ...]] = {
-    "read": ("Read",),
-    "edit": ("Edit", "Write"),
-    "multiedit": ("Edit",),
-    "write": ("Write",),
-    "glob": ("Glob",),
-    "ls": ("Glob",),
-}
-"""Claude Code's file-tool names (lower case) → the tools a rule naming them covers (the first is its name)."""
+from catcode.tools import facts
+
+EDIT = "Edit"
+"""Claude Code's name whose rules cover every tool that changes files (``Edit(src/**)`` covers ``Write``)."""
 
 UNSUPPORTED = frozenset({"webfetch", "websearch", "notebookedit", "notebookread"})
 """Claude Code's tools with no catcode equivalent: named in the error so a person knows it is not a typo."""
 
 
 def claude_tools(name: str) -> tuple[str, ...] | None:
-    """The tools Claude Code's file-tool name ``name`` (any case) covers; None for any other name."""
-    return CLAUDE_TOOLS.get(name.lower())
+    """The tools a rule naming ``name`` (any case) covers, the tool itself first, when ``name`` is Claude Code's
+    spelling of a tool that takes a file's path (``Read``, ``Write``, ``Edit``, ``MultiEdit``: ``tools/facts.py``),
+    whose patterns are read in Claude Code's spelling; None for any other name (catcode's earlier ``read_file`` too).
+    Claude Code's ``Edit`` covers every tool that writes project files."""
+    fact = facts.BY_NAME.get(facts.canonical(name) or "")
+    if fact is None or not fact.takes_path:
+        return None
+    spelled = name.lower()
+    if spelled not in {n.lower() for n in (fact.name, *fact.claude_aliases)}:
+        return None  # catcode's earlier name
+    if spelled == EDIT.lower():
+        return (fact.name, *sorted(facts.PROJECT_FILE_TOOLS - {fact.name}))
+    return (fact.name,)
 
 
 def shell_pattern(pattern: str) -> str:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # Any: a tool call's input is the model's JSON object, checked by each tool's own input model.
 
 __all__ = [
-    "MCP_TOOL_PREFIX", "OUTSIDE", "PATH_TOOLS", "SHELL_RULES", "TOOL_NAMES", "Rule", "key_argument", "suggested_rules",
+    "MCP_TOOL_PREFIX", "OUTSIDE", "SHELL_RULES", "TOOL_NAMES", "Rule", "key_argument", "suggested_rules",
 ]  # fmt: skip
 
 TOOL_NAMES = facts.TOOL_NAMES
@@ -37,8 +37,6 @@ OUTSIDE = "bash_outside"
 """The rule name that allows (or denies) a bash command leaving the sandbox."""
 SHELL_RULES = frozenset({"Bash", OUTSIDE})
 """Rule names whose pattern is a command line."""
-PATH_TOOLS = frozenset({"Read", "Write", "Edit"})
-"""Tools whose rules match a file path (their ``file_path`` argument), as gitignore does (``path_rules``)."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +123,7 @@ def _read_pattern(text: str, tool: str, pattern: str, *, claude: bool) -> str:
         from catcode.safety.claude_rules import shell_pattern
 
         return shell_pattern(pattern)
-    if tool in PATH_TOOLS:
+    if tool in facts.PATH_TOOLS:  # a file path, matched as gitignore does
         from catcode.safety import path_rules
 
         read = path_rules.canonical(pattern, claude=claude)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.safety.permissions import PermissionMode, PermissionPolicy
 from catcode.tools.base import Permission, Tool, ToolContext, ToolResult
 

@@ -1,33 +1,59 @@
 """The agent loop: ``run_turn`` → ``query`` → ``execute_tools`` until the model ends its turn.
 
 The stored history is always valid for the API: every tool_use gets exactly one tool_result, whether the tool
-ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange.
+ran, was denied, crashed, or the user interrupted; a provider failure never leaves a half-written exchange
+(``history_repair.py`` holds how a turn's messages join the history and how it is mended).
 
-One round of tool calls (each call's hooks, permission check and result, overlapping calls on worker threads) is
-``tool_round.py``'s; the loop here stores the rounds and repairs the history after an interrupt. What the loop
-tells the UI (``AgentEvents``) and how a turn ended (``TurnResult``) are ``agent_events.py``'s."""
+One round of tool calls: a call made under an earlier name or input shape (``read_file`` with ``path``) is read as
+the tool's own first, so hooks, rules and the UI see one name. Each call goes: the tool's input model,
+PRE_TOOL_USE hooks (which may block it, decide its permission or change its input), the permission policy (the
+``Approver`` when it must ask; it too may change the input), the tool, POST_TOOL_USE hooks. A refused call is told
+to the events (``on_denied``). Neighbouring calls of a ``concurrent`` tool run together on worker threads
+(``tool_batch.AgentThread``); their prompts and screen output are handed back to the agent's thread.
+
+What the loop tells the front end (``AgentEvents``) and how a turn ended (``TurnResult``) are here too: they are the
+loop's own surface. Per-turn recall is memory's, a floor above: the loop knows it as ``attached.Recall``.
+
+Why one module over 450 lines: the turn, the request and the tool round read and write the same state (the
+history, the hooks, the policy, the cancel flag, the halt a hook asks for); cut apart, each piece needed a
+Protocol repeating the agent to reach it. What stands on its own is beside it: ``history_repair.py``,
+``tool_batch.py`` (the worker threads), ``turn_attachments.py`` (text for the requests only)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from catcode.boundary import wrap
-from catcode.conversation.hook_bus import HookContext, HookEvent, HookManager
 from catcode.conversation.messages import ImageBlock, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock
-from catcode.errors import CatcodeError, ProviderError
+from catcode.errors import CatcodeError, ProviderError, one_line
+from catcode.hooks.bus import HookContext, HookEvent, HookManager, HookOutcome
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, ChatResponse, LLMProvider, Usage
 from catcode.providers.tokens import TokenCounter
-from catcode.safety.permissions import Approver, PermissionPolicy
-from catcode.session.agent_events import AgentEvents, TurnResult
-from catcode.session.history_repair import interrupted_tail, join_user_message, undo_unanswered, user_message
-from catcode.session.loop_seams import Compactor, Recall, recall_safely
-from catcode.session.tool_batch import AgentThread
-from catcode.session.tool_round import execute_tools
+from catcode.safety.permissions import ApprovalRequest, Approver, PermissionPolicy, Verdict
+from catcode.session.history_repair import (
+    INTERRUPTED,
+    interrupted_tail,
+    join_user_message,
+    undo_unanswered,
+    user_message,
+)
+from catcode.session.tool_batch import AgentThread, CallCancelled, neighbours
 from catcode.session.turn_attachments import TurnAttachments
-from catcode.tools.base import ToolContext, ToolRegistry
+from catcode.tools.base import Tool, ToolContext, ToolInputError, ToolRegistry, ToolResult
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from catcode.session.attached import Recall, Recalled
+    from catcode.session.compaction import Compactor
+
+# Any: a tool call's input is the model's JSON object.
 
 log = get_logger(__name__)
 
@@ -39,6 +65,56 @@ STOP_FEEDBACK = "Stop hook feedback:\n"
 
 class RequestBlocked(CatcodeError):
     """A PRE_LLM_REQUEST hook answered ``Block``: the request was not sent; the message says why."""
+
+
+class AgentEvents:
+    """What the agent tells the UI. The default does nothing (print mode and tests override what they need)."""
+
+    def on_request(self) -> None:
+        """A request is about to be sent (start a spinner)."""
+
+    def on_text(self, text: str) -> None:
+        """A streamed text delta."""
+
+    def on_response(self, response: ChatResponse) -> None:
+        """A complete response arrived."""
+
+    def on_tool_start(self, call: ToolUseBlock) -> None:
+        """A tool is about to run (after approval)."""
+
+    def on_tool_end(self, call: ToolUseBlock, result: ToolResult) -> None:
+        """A tool finished (or was refused)."""
+
+    def on_denied(self, call: ToolUseBlock, reason: str) -> None:
+        """A call was refused before it ran: by a rule, the mode, a hook or the person (``permission_denials``)."""
+
+    def on_notice(self, text: str) -> None:
+        """A one-line notice for the person (compaction, limits)."""
+
+    def on_retry(self, text: str) -> None:
+        """A failed request is retried ("overloaded, retrying in 2 s (attempt 2/4)"); a notice by default."""
+        self.on_notice(text)
+
+    def on_tool_output(self, text: str) -> None:
+        """Live output of the running tool (called from the tool's reader thread)."""
+
+    def on_recall(self, recalled: Recalled) -> None:
+        """What per-turn recall did for the person's message (``memory.auto_recall.Recalled``): the memories it
+        attached, none, or why it was skipped."""
+
+
+@dataclass
+class TurnResult:
+    """How a turn ended."""
+
+    text: str = ""
+    rounds: int = 0
+    interrupted: bool = False
+    error: str | None = None
+    status: int | None = None  # the HTTP status of a provider failure (401: the API key was rejected)
+    usage: Usage = field(default_factory=Usage)
+    limit_reached: bool = False  # stopped by ``max_tool_rounds`` with tool calls still to answer
+    stopped: str = ""  # a hook stopped the turn (Claude Code's ``"continue": false``): its reason, for the person
 
 
 class Agent:
@@ -113,7 +189,7 @@ class Agent:
             result.error = f"{BLOCKED_PROMPT}: {submitted.block.reason}"
             return result
         context = [m.text for m in submitted.appended if m.text.strip()]
-        recalled = recall_safely(self.recall, text, self.attached.names(self.messages))
+        recalled = self._recall(text)
         created, added = self._add_user_text(text, context, images)
         start = len(self.messages) - 1
         if recalled is not None:
@@ -153,6 +229,18 @@ class Agent:
                 self.attached.drop(self.messages[start])
             undo_unanswered(self.messages, start, created=created, added=added)
         return result
+
+    def _recall(self, text: str) -> Recalled | None:
+        """What per-turn recall did for ``text``, leaving out what is attached already (its ``text`` is empty when
+        nothing was found or it was skipped); None without recall, or when it raised (logged): a failed search
+        never fails the turn."""
+        if self.recall is None:
+            return None
+        try:
+            return self.recall(text, self.attached.names(self.messages))
+        except Exception:
+            log.warning("recall_failed", exc_info=True)
+            return None
 
     def query(self) -> ChatResponse:
         """One request: compaction keeps it under budget; hooks may append per-request system messages, or block
@@ -198,9 +286,130 @@ class Agent:
         if self._halted is None:
             self._halted = reason
 
+    # -- one round of tool calls ------------------------------------------------------------------------------
+
     def execute_tools(self, calls: list[ToolUseBlock]) -> list[ToolResultBlock]:
-        """Run each call in order (``tool_round.py``); every call gets exactly one result, even when interrupted."""
-        return execute_tools(self, calls, self._store)
+        """Run each call in order (neighbouring calls of a ``concurrent`` tool together, on worker threads);
+        every call gets exactly one result, even when interrupted."""
+        results: list[ToolResultBlock] = []
+        try:
+            for concurrent, group in neighbours(calls, self._concurrent):
+                outcomes = self._run_concurrently(group) if concurrent else [self._run_tool(group[0])]
+                results += [
+                    ToolResultBlock(tool_use_id=c.id, content=o.text, is_error=o.is_error, images=o.images)
+                    for c, o in zip(group, outcomes, strict=True)
+                ]
+        except KeyboardInterrupt:
+            done = {r.tool_use_id for r in results}
+            results += [
+                ToolResultBlock(tool_use_id=c.id, content=INTERRUPTED, is_error=True) for c in calls if c.id not in done
+            ]
+            self._store(Message(role=Role.USER, content=list(results)))
+            raise
+        return results
+
+    def _concurrent(self, call: ToolUseBlock) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is not None and tool.concurrent
+
+    def _run_concurrently(self, calls: list[ToolUseBlock]) -> list[ToolResult]:
+        """Even a single call runs on a worker: Ctrl+C reaches this thread, which cancels every one of them."""
+        try:
+            jobs: list[Callable[[], ToolResult]] = [functools.partial(self._run_tool, call) for call in calls]
+            outcomes = self.thread.run_all(jobs, self.around_concurrent())
+        except KeyboardInterrupt:
+            self.context.cancel.set()  # the calls still running notice it and stop
+            raise
+        return [
+            o if isinstance(o, ToolResult) else ToolResult(f"Tool {c.name} failed: {one_line(o)}", is_error=True)
+            for c, o in zip(calls, outcomes, strict=True)
+        ]
+
+    def _run_tool(self, call: ToolUseBlock) -> ToolResult:
+        call = own_call(self.tools, call)
+        result, call = self._decide_and_run(call)
+        if not result.text:
+            result = ToolResult("(no output)", result.is_error, result.images)
+        after = self._tool_hooks(HookEvent.POST_TOOL_USE, call, result)
+        # The tool ran; a PostToolUse hook has something to tell the model about it.
+        told = [after.block.reason] if after.block is not None else []
+        told += [message.text for message in after.appended if message.text.strip()]
+        if told:
+            result = ToolResult("\n\n".join([result.text, *told]), result.is_error, result.images, result.total_lines)
+        if after.halt is not None:
+            self.halt(after.halt.reason)
+        self._tell(lambda: self.events.on_tool_end(call, result))
+        return result
+
+    def _tool_hooks(self, event: HookEvent, call: ToolUseBlock, result: ToolResult | None = None) -> HookOutcome:
+        """The PRE_TOOL_USE or POST_TOOL_USE hooks of ``call`` (told its ``result`` once it ran)."""
+        context = HookContext(event, messages=self.messages, tool_name=call.name, tool_input=call.input,
+                              tool_result=result, call_id=call.id)  # fmt: skip
+        return self.hooks.emit(context)
+
+    def _tell(self, event: Callable[[], None]) -> None:
+        """Screen output happens on this thread, also for calls running on a worker (dropped once interrupted)."""
+        with contextlib.suppress(CallCancelled):
+            self.thread.call(event, self.context.cancel)
+
+    def _decide_and_run(self, call: ToolUseBlock) -> tuple[ToolResult, ToolUseBlock]:
+        """The call's result, and the call as it ran (a hook or the approver may have changed its input)."""
+        tool = self.tools.get(call.name)
+        if tool is None:
+            return ToolResult(self.tools.unknown(call.name), True), call
+        try:
+            args = tool.parse(call.input)
+        except ToolInputError as exc:
+            return ToolResult(str(exc), True), call
+        before = self._tool_hooks(HookEvent.PRE_TOOL_USE, call)
+        if before.halt is not None:
+            self.halt(before.halt.reason)
+            return self._denied(call, f"Not run: a hook stopped the turn ({before.halt.reason})"), call
+        if before.block is not None:
+            return self._denied(call, f"Blocked: {before.block.reason}"), call
+        hooked = before.decision
+        if hooked is not None and hooked.updated_input is not None:
+            call, parsed = _with_input(tool, call, hooked.updated_input)
+            if isinstance(parsed, ToolResult):
+                why = f"A PreToolUse hook changed the input into one that is not valid: {parsed.text}"
+                return ToolResult(why, True), call
+            args = parsed
+        allows = hooked is not None and hooked.decision == "allow"
+        verdict, reason = self.policy.check(tool, call.input, hook_allows=allows)
+        if verdict is Verdict.DENY:
+            return self._denied(call, f"Permission denied: {reason}."), call
+        if verdict is Verdict.ALLOW and hooked is not None and hooked.decision == "ask":
+            verdict = Verdict.ASK
+        if verdict is Verdict.ASK:
+            if getattr(self.approver, "asks_person", True):  # a Notification hook tells the person they are waited for
+                waiting = f"catcode needs your permission to use {call.name}"
+                self.hooks.emit(HookContext(HookEvent.NOTIFICATION, source="permission_prompt", message=waiting))
+            request = ApprovalRequest(tool, call.input, self._preview(tool, args), call_id=call.id)
+            decision = self.thread.call(lambda: self.approver.ask(request), self.context.cancel)
+            if not decision.allowed:
+                why = f" Reason: {decision.reason}" if decision.reason else ""
+                return self._denied(call, f"The user declined to run {call.name}.{why}"), call
+            self.policy.remember(tool, decision)
+            if decision.updated_input is not None and decision.updated_input != call.input:
+                call, parsed = _with_input(tool, call, decision.updated_input)
+                if isinstance(parsed, ToolResult):
+                    return parsed, call
+                args = parsed
+        self._tell(lambda: self.events.on_tool_start(call))
+        return self.tools.execute(tool, args, self.context), call
+
+    def _denied(self, call: ToolUseBlock, text: str) -> ToolResult:
+        self._tell(lambda: self.events.on_denied(call, text))
+        return ToolResult(text, True)
+
+    def _preview(self, tool: Tool, args: BaseModel) -> str | None:
+        if tool.preview is None:
+            return None
+        try:
+            return tool.preview(args, self.context)
+        except Exception:
+            log.warning("preview_failed", tool=tool.name, exc_info=True)
+            return None
 
     # -- history ----------------------------------------------------------------------------------------------
 
@@ -267,3 +476,23 @@ class Agent:
                 listener(messages)
             except Exception:
                 log.warning("replace_listener_failed", exc_info=True)
+
+
+def own_call(tools: ToolRegistry, call: ToolUseBlock) -> ToolUseBlock:
+    """``call`` under its tool's own name and input shape (``read_file {path}`` is ``Read {file_path}``)."""
+    tool = tools.get(call.name)
+    if tool is None or (tool.name == call.name and tool.legacy is None):
+        return call
+    tool_input = tool.legacy(call.name, call.input) if tool.legacy is not None else call.input
+    return call.model_copy(update={"name": tool.name, "input": tool_input})
+
+
+def _with_input(
+    tool: Tool, call: ToolUseBlock, tool_input: dict[str, Any]
+) -> tuple[ToolUseBlock, BaseModel | ToolResult]:
+    """``call`` with the input a hook or the approver gave instead, and that input parsed (or the error)."""
+    call = call.model_copy(update={"input": tool_input})
+    try:
+        return call, tool.parse(tool_input)
+    except ToolInputError as exc:
+        return call, ToolResult(str(exc), True)

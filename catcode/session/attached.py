@@ -2,9 +2,10 @@
 ``Session``) and one small Protocol per object whose class lives a floor above the session.
 
 Features (memory, skills, MCP, subagents, checkpoints) import the session, never the other way round, so the session
-names each of their objects by a Protocol holding exactly the members package code reads through the session. A
-Protocol with no member says that nothing in the package reads that object through the session: it is held for the
-tests, the benches and whoever comes next, and its docstring names the class stored there."""
+names each of their objects by a Protocol holding exactly the members package code reads through the session; per-turn
+recall (``Recall``) is the one the agent loop calls itself, before a turn's first request. An object nothing in the
+package reads through the session (the tests and the benches do) is held as ``object``, its comment naming the class
+stored there."""
 
 from __future__ import annotations
 
@@ -14,12 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import Message
-from catcode.session.loop_seams import Recall
+from catcode.hooks.bus import HookManager
 
 # Any: the registry a slash-command registration takes sits a floor above; history records and marker fields are
-# the memory pipeline's JSON.
+# the memory pipeline's JSON; a recalled item's JSON is print mode's event.
 
 CommandRegistration = Callable[[Any], None]
 """Adds a part's slash commands to the registry (``catcode.commands.registry.CommandRegistry``). ``Any`` because the
@@ -49,20 +49,6 @@ class HistoryLog(Protocol):
         """One marker line (``session.reopen.HistoryMarkers``: compaction, /clear, /rewind, resumed)."""
 
 
-class RecallIndex(Protocol):
-    """``memory.recall.recall.Recall`` (the fact index, journal and search); read through the session by tests
-    and ``scripts/bench_auto_recall.py`` only."""
-
-
-class Skills(Protocol):
-    """``extensions.skills.SkillSet`` (the skills this session may use); nothing reads it through the session."""
-
-
-class McpClient(Protocol):
-    """``extensions.mcp.manager.McpManager`` (the session's MCP servers); None without servers. Nothing reads it
-    through the session: ``/mcp`` and the request hook hold it themselves."""
-
-
 class Subagents(Protocol):
     """``extensions.subagents.runner.SubagentScope`` (what the task tool runs subagents in): the SDK's hooks and
     agent definitions join it through the session."""
@@ -77,10 +63,6 @@ class Subagents(Protocol):
     def agent_names(self) -> list[str]:
         """The subagents the Task tool offers."""
         ...
-
-
-class Checkpoints(Protocol):
-    """``checkpoints.session.Checkpointer`` (this session's checkpoints); ``/rewind`` holds it itself."""
 
 
 class ServerName(Protocol):
@@ -116,6 +98,58 @@ class Extensions(Protocol):
         """The MCP servers it uses (print mode's ``system``/``init`` event names them)."""
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def as_dict(self) -> dict[str, Any]:
+        """The item as JSON (print mode's ``system``/``recall`` event)."""
+        ...
+
+
+class Recalled(Protocol):
+    """What per-turn recall attached to one message (``memory.auto_recall.Recalled``)."""
+
+    @property
+    def text(self) -> str:
+        """The block attached ("" when nothing was found)."""
+        ...
+
+    @property
+    def items(self) -> Sequence[_Named]:
+        """What was found, each with its name."""
+        ...
+
+    @property
+    def line(self) -> str:
+        """The dim ``recalled: a, b`` line."""
+        ...
+
+    @property
+    def elapsed_ms(self) -> float:
+        """How long the search took, from the moment the text was known."""
+        ...
+
+    @property
+    def skipped(self) -> str:
+        """Why recall did not run to the end for this text ("slow: …"), "" when it did."""
+        ...
+
+
+class Recall(Protocol):
+    """Per-turn recall (``memory.auto_recall.AutoRecall``): ``begin`` with the person's text as soon as it is
+    known, then call it with that text before the turn's first request."""
+
+    def begin(self, text: str) -> None:
+        """Start searching for ``text`` now, in the background."""
+        ...
+
+    def __call__(self, text: str, attached: frozenset[str], /) -> Recalled | None:
+        """The person's text and the names already attached to the conversation → what recall did (None: an empty
+        text)."""
+        ...
+
+
 @dataclass(kw_only=True)
 class Attached:
     """What the parts of a session attach to it, beside the core (``Session`` and ``SessionBuilder`` both hold it;
@@ -126,13 +160,13 @@ class Attached:
     session_id: str = ""  # the id its lines carry in history.jsonl (what --resume takes); memory's when it is on
     history: HistoryLog | None = None  # history.jsonl (memory on)
     memory: Memory | None = None
-    recall: RecallIndex | None = None
+    recall: object | None = None  # memory.recall.recall.Recall: the fact index, journal and search
     auto_recall: Recall | None = None  # memory.auto_recall.AutoRecall: the agent's (and subagents') per-turn recall
-    skills: Skills | None = None
+    skills: object | None = None  # extensions.skills.SkillSet: the skills this session may use
     extensions: Extensions | None = None
-    mcp: McpClient | None = None
+    mcp: object | None = None  # extensions.mcp.manager.McpManager: the MCP servers (None without servers)
     subagents: Subagents | None = None
-    checkpoints: Checkpoints | None = None
+    checkpoints: object | None = None  # checkpoints.session.Checkpointer (``/rewind`` holds it itself)
     custom_commands: CustomCommands | None = None
     slash_commands: list[CommandRegistration] = field(default_factory=list)  # the UI runs them on its registry
     notices: queue.SimpleQueue[str] = field(default_factory=queue.SimpleQueue)  # background lines for the UI

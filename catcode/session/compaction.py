@@ -11,27 +11,105 @@ The summary (and the snip note) is a USER message plus a short ASSISTANT acknowl
 into the first kept user message: kept messages stay byte-for-byte verbatim, and a later round recognises
 the synthetic pair, folds it into the next summary and keeps it out of ``flush`` (the user never said it).
 
-Where a cut may happen and what compaction inserts is ``compaction_marks.py``; micro-compaction and the summary call
-are ``compaction_steps.py``; the transcript the summariser reads is ``catcode.conversation.transcript``.
+``turn_starts`` are the places a cut may happen; ``is_synthetic`` tells what compaction inserted from what the
+person and the model said (the memory pipeline, todos and resume leave it out). A tool output too long to keep is
+replaced by a stub starting with ``STUB_PREFIX``. The transcript the summariser reads is
+``catcode.conversation.transcript``.
 """
 
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable
 from itertools import accumulate
 
 from pydantic import BaseModel
 
-from catcode.conversation.messages import Message, Role
+from catcode.boundary import wrap
+from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBlock
+from catcode.conversation.transcript import TranscriptStyle, render_transcript
 from catcode.log import get_logger
-from catcode.providers.base import LLMProvider
+from catcode.providers.base import ChatOptions, LLMProvider
 from catcode.providers.tokens import TokenCounter, default_budget, estimate_message_tokens, estimate_messages_tokens
-from catcode.session.compaction_marks import SNIP_ACK, SNIP_NOTE, SUMMARY_ACK, SUMMARY_MARKER, is_synthetic, turn_starts
-from catcode.session.compaction_steps import micro_compact, summarise
 from catcode.settings.compaction import CompactConfig
+from catcode.text import shorten
 
 log = get_logger(__name__)
+
+SUMMARY_MARKER = "[Conversation Summary]"
+SUMMARY_ACK = "Understood. I have the summary of our earlier conversation and will continue from it."
+SNIP_ACK = "Understood. Earlier messages were removed to fit the context window."
+STUB_PREFIX = "[compacted: "
+SNIP_NOTE = re.compile(r"^\[(\d+) earlier messages snipped\]")
+
+
+def turn_starts(messages: list[Message]) -> list[int]:
+    """Indices of user messages that are not tool results: the only places a history may be cut."""
+    return [i for i, m in enumerate(messages) if m.role is Role.USER and not m.is_tool_result]
+
+
+def is_synthetic(msg: Message) -> bool:
+    """True for the summary / snip note messages and their acknowledgements that compaction inserts."""
+    first = msg.content[0] if msg.content else None
+    text = first.text if isinstance(first, TextBlock) else ""
+    if msg.role is Role.USER:
+        return text.startswith(SUMMARY_MARKER) or bool(SNIP_NOTE.match(text))
+    return len(msg.content) == 1 and text in (SUMMARY_ACK, SNIP_ACK)
+
+
+_TOOL_INPUT_CHARS = 500  # tool_use input shown to the summariser; the result matters more than the call
+
+SUMMARY_SYSTEM = "You compress a coding-assistant conversation so the assistant can continue without the original."
+SUMMARY_INSTRUCTIONS = """Summarise the conversation transcript below. The summary replaces the original \
+messages, so keep everything needed to continue the work, under these Markdown headings:
+## Goals and instructions: what the user wants; every instruction, preference or correction they gave.
+## Decisions: what was decided, and why.
+## Files touched: paths read, created or edited, and what changed in each.
+## Current state: where the work stands now.
+## Open tasks: what is still to do.
+Fold any earlier "[Conversation Summary]" in the transcript in. Be concise; drop tool output that no longer \
+matters."""
+
+
+def _stub(tool: str, content: str) -> str:
+    first = next((line for line in content.splitlines() if line.strip()), "")
+    return f"{STUB_PREFIX}{tool} returned {len(content):,} chars; first line: {shorten(first, 80)}]"
+
+
+def micro_compact(messages: list[Message], keep_recent_turns: int, max_chars: int) -> tuple[list[Message], int]:
+    """Stub tool_result contents longer than ``max_chars`` outside the last ``keep_recent_turns`` turns.
+    Returns the new list (unchanged messages are the same objects) and how many results were stubbed."""
+    starts = turn_starts(messages)
+    spare_from = starts[-keep_recent_turns] if len(starts) >= keep_recent_turns else 0
+    names: dict[str, str] = {}
+    out: list[Message] = []
+    stubbed = 0
+    for i, msg in enumerate(messages):
+        names.update((b.id, b.name) for b in msg.tool_uses)
+        if i >= spare_from or not msg.is_tool_result:
+            out.append(msg)
+            continue
+        blocks = list(msg.content)
+        for j, b in enumerate(blocks):
+            if isinstance(b, ToolResultBlock) and len(b.content) > max_chars and not b.content.startswith(STUB_PREFIX):
+                blocks[j] = b.model_copy(update={"content": _stub(names.get(b.tool_use_id, "tool"), b.content)})
+                stubbed += 1
+        out.append(msg if blocks == msg.content else msg.model_copy(update={"content": blocks}))
+    return out, stubbed
+
+
+def summarise(provider: LLMProvider, config: CompactConfig, head: list[Message], focus: str | None) -> str:
+    """One LLM call summarising ``head`` (with the ``focus`` of ``/compact``); raises when it returns no text."""
+    style = TranscriptStyle(call_chars=_TOOL_INPUT_CHARS, result_chars=config.tool_result_max_chars)
+    transcript = render_transcript(head, style)
+    focus_line = f"Focus the summary on: {focus}\n\n" if focus else ""
+    prompt = f"{SUMMARY_INSTRUCTIONS}\n\n{focus_line}{wrap('transcript', transcript)}"
+    options = ChatOptions(max_tokens=config.summary_max_tokens, temperature=0.3, purpose="compact")
+    text = provider.chat([Message.user(prompt)], SUMMARY_SYSTEM, [], options).text.strip()
+    if not text:
+        raise ValueError("the summary call returned no text")
+    return text
 
 
 class CompactionResult(BaseModel):

@@ -5,7 +5,7 @@ it (``.claude/rules/*.md`` with front matter ``paths: [src/**/*.py]``), are adde
 once a session, with the same confinement as the files read at start (``instructions.py``), each in an
 ``<instructions source="…">`` block it cannot close.
 
-A POST_TOOL_USE handler: what it answers goes after the tool's result for the model (``tool_round``)."""
+A POST_TOOL_USE handler: what it answers goes after the tool's result for the model (``Agent._run_tool``)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from catcode.boundary import wrap
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.session import instructions
 from catcode.session.instructions import Instructions, Rule
+from catcode.tools.facts import PATH_TOOLS
 
-FILE_TOOLS = frozenset({"Read", "Write", "Edit"})  # the tools' own names: a call is read under them before hooks
 NESTED_NAMES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 
 
@@ -42,7 +42,7 @@ class NestedInstructions:
     def __call__(self, context: HookContext) -> HookResult:
         """POST_TOOL_USE: the instructions ``context``'s path brings that were not given yet."""
         raw = context.tool_input.get("file_path")
-        if context.tool_name not in FILE_TOOLS or not isinstance(raw, str):
+        if context.tool_name not in PATH_TOOLS or not isinstance(raw, str):  # a call is read under its own name
             return CONTINUE
         target = Path(raw).expanduser()
         target = (target if target.is_absolute() else self.project_root / target).resolve()

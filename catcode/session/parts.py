@@ -24,11 +24,10 @@ from catcode.session.attached import Attached, ExitStep
 from catcode.session.session import Session
 
 if TYPE_CHECKING:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
     from catcode.providers.base import LLMProvider
     from catcode.safety.permissions import Approver, PermissionPolicy
-    from catcode.session.agent import Agent
-    from catcode.session.agent_events import AgentEvents
+    from catcode.session.agent import Agent, AgentEvents
     from catcode.session.compaction import Compactor
     from catcode.session.todos import TodoList
     from catcode.settings.config import Paths, Settings

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from catcode.conversation.hook_bus import HookContext, HookEvent
+from catcode.hooks.bus import HookContext, HookEvent
 from catcode.log import get_logger
 from catcode.session.attached import Attached
 
 if TYPE_CHECKING:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
     from catcode.providers.base import LLMProvider
     from catcode.safety.permissions import PermissionPolicy
     from catcode.session.agent import Agent

@@ -102,7 +102,7 @@ class TodoList:
     def replaced(self, messages: list[Message]) -> None:
         """Agent replace listener: after a compaction the list is carried into the summary (this runs before the
         history records the new conversation); after /clear or a rewind it is whatever the conversation holds."""
-        from catcode.session.compaction_marks import is_synthetic
+        from catcode.session.compaction import is_synthetic
 
         found = latest(messages)
         if found is not None:

@@ -1,5 +1,6 @@
 """What each of catcode's own tools is, declared once: its name, its permission class, whether it writes project
-files, the names it was known by. The tools take their permission from here (``@tool``), and the permission rules,
+files or takes a file's path, the names it was known by (catcode's earlier ones, Claude Code's other ones). The
+tools take their permission from here (``@tool``), and the permission rules (Claude Code's spellings of them too),
 hook matchers, project trust and subagent definitions derive their sets from the same table.
 
 The built-in tools the model sees carry Claude Code's names and input shapes (``Bash`` with ``command``, ``Read``
@@ -38,23 +39,35 @@ class ToolFact(NamedTuple):
     """What it does is decided by the calls it makes (``Task``): it never asks, yet it is not read-only."""
     subagent_default: bool = False
     """A subagent definition that lists no tools gets it."""
+    takes_path: bool = False
+    """Its key argument is one file's path (``file_path``): rules match it as gitignore does, hooks and the nested
+    instructions read it."""
     aliases: tuple[str, ...] = ()
-    """Other names for it: catcode's earlier name first, then Claude Code's other names (``LS`` for ``Glob``)."""
+    """catcode's earlier names for it (``read_file`` for ``Read``)."""
+    claude_aliases: tuple[str, ...] = ()
+    """Claude Code's other names for it (``LS`` for ``Glob``, ``MultiEdit`` for ``Edit``)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name of the tool, its own first."""
+        return (self.name, *self.aliases, *self.claude_aliases)
 
 
 READ, WRITE, EXECUTE = Permission.READ, Permission.WRITE, Permission.EXECUTE
 
 TOOLS: tuple[ToolFact, ...] = (
     ToolFact("Bash", EXECUTE, aliases=("bash",)),
-    ToolFact("Read", READ, subagent_default=True, aliases=("read_file",)),
-    ToolFact("Glob", READ, subagent_default=True, aliases=("list_files", "LS")),
+    ToolFact("Read", READ, takes_path=True, subagent_default=True, aliases=("read_file",)),
+    ToolFact("Glob", READ, subagent_default=True, aliases=("list_files",), claude_aliases=("LS",)),
     ToolFact("Grep", READ, subagent_default=True, aliases=("grep",)),
     ToolFact("memory_search", READ, subagent_default=True),
     ToolFact("memory_read", READ, subagent_default=True),
-    ToolFact("Write", WRITE, writes_project_files=True, aliases=("write_file",)),
-    ToolFact("Edit", WRITE, writes_project_files=True, aliases=("edit_file", "MultiEdit")),
-    ToolFact("load_skill", READ, aliases=("Skill",)),
-    ToolFact("Task", READ, delegates=True, aliases=("task", "Agent")),
+    ToolFact("Write", WRITE, writes_project_files=True, takes_path=True, aliases=("write_file",)),
+    ToolFact(
+        "Edit", WRITE, writes_project_files=True, takes_path=True, aliases=("edit_file",), claude_aliases=("MultiEdit",)
+    ),
+    ToolFact("load_skill", READ, claude_aliases=("Skill",)),
+    ToolFact("Task", READ, delegates=True, aliases=("task",), claude_aliases=("Agent",)),
     ToolFact("memory_write", WRITE),
     ToolFact("memory_delete", WRITE),
     ToolFact("memory_revert", WRITE),
@@ -67,8 +80,9 @@ BY_NAME = {fact.name: fact for fact in TOOLS}
 TOOL_NAMES = frozenset(BY_NAME)
 READ_ONLY_TOOLS = frozenset(fact.name for fact in TOOLS if fact.permission is READ and not fact.delegates)
 PROJECT_FILE_TOOLS = frozenset(fact.name for fact in TOOLS if fact.writes_project_files)
+PATH_TOOLS = frozenset(fact.name for fact in TOOLS if fact.takes_path)
 SUBAGENT_DEFAULT_TOOLS = tuple(fact.name for fact in TOOLS if fact.subagent_default)
-_CANONICAL = {spelling.lower(): fact.name for fact in TOOLS for spelling in (fact.name, *fact.aliases)}
+_CANONICAL = {spelling.lower(): fact.name for fact in TOOLS for spelling in fact.names}
 
 
 SIMPLE_MATCHER = re.compile(r"^[A-Za-z0-9_|]+$")
@@ -86,7 +100,7 @@ def names_of(name: str) -> tuple[str, ...]:
     """Every name of the tool ``name`` (its own first), for matchers written with any of them; ``(name,)`` for a tool
     that is not one of catcode's own (an MCP tool)."""
     fact = BY_NAME.get(canonical(name) or "")
-    return (fact.name, *fact.aliases) if fact else (name,)
+    return fact.names if fact else (name,)
 
 
 def changes_project(name: str, permission: Permission) -> bool:

@@ -10,13 +10,13 @@ from rich.text import Text
 
 from catcode.conversation.messages import ToolUseBlock
 from catcode.providers.base import ChatResponse
-from catcode.session.agent_events import AgentEvents
+from catcode.session.agent import AgentEvents
 from catcode.session.todos import TOOL_NAME as TODO_TOOL
 from catcode.tools.base import ToolRegistry, ToolResult
 from catcode.ui.render import MarkdownStream, PlainStream, result_text, tool_call_text
 
 if TYPE_CHECKING:
-    from catcode.session.loop_seams import Recalled
+    from catcode.session.attached import Recalled
     from catcode.ui.full_output import FullOutput
 
 

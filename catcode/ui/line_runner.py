@@ -17,7 +17,7 @@ from catcode.commands.builtins import register_builtins
 from catcode.commands.registry import CommandContext, CommandRegistry, ReplState
 from catcode.errors import CatcodeError
 from catcode.log import get_logger
-from catcode.session.agent_events import TurnResult
+from catcode.session.agent import TurnResult
 from catcode.ui.events import ReplEvents
 from catcode.ui.render import error_text
 

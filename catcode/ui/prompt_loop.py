@@ -71,7 +71,7 @@ def start_line(paths: Paths, memory_enabled: bool = True) -> str:
 
 def _idle_notice(conversation: Conversation) -> None:
     """Notification hooks: the prompt has waited a while (run off the prompt's thread: a hook may take time)."""
-    from catcode.conversation.hook_bus import HookContext, HookEvent
+    from catcode.hooks.bus import HookContext, HookEvent
 
     waiting = "catcode is waiting for your input"
     conversation.session.hooks.emit(HookContext(HookEvent.NOTIFICATION, source="idle_prompt", message=waiting))

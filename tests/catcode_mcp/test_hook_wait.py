@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from catcode.conversation.hook_bus import HookContext, HookEvent
 from catcode.extensions.mcp.hook import McpToolsHook, PlainWait, waiting_line
 from catcode.extensions.mcp.manager import McpManager, ServerState
+from catcode.hooks.bus import HookContext, HookEvent
 from catcode.tools.base import ToolRegistry
 from tests.catcode_mcp.conftest import broken, demo
 

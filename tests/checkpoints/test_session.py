@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from catcode.checkpoints.session import Checkpointer
 from catcode.checkpoints.store import store_for
-from catcode.conversation.hook_bus import HookEvent, HookManager
 from catcode.conversation.messages import history_problems
+from catcode.hooks.bus import HookEvent, HookManager
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import NoTerminalApprover, PermissionMode, PermissionPolicy
 from catcode.session.agent import Agent

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from catcode.session.compaction_marks import SUMMARY_MARKER
-from catcode.session.compaction_steps import SUMMARY_SYSTEM
+from catcode.session.compaction import SUMMARY_MARKER, SUMMARY_SYSTEM
 from tests.e2e.conftest import Catcode
 from tests.fakes import FakeAnthropicServer, RecordedRequest, Step, text, tool_use
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from catcode.app.build import build_session
-from catcode.conversation.hook_bus import Block, Decide, Halt
 from catcode.conversation.messages import TextBlock
 from catcode.extensions.user_hooks.answers import contexts, from_json, on_bus, read_answer
+from catcode.hooks.bus import Block, Decide, Halt
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permissions import ApprovalRequest, Decision, NoTerminalApprover
 from catcode.safety.trusted_settings import load_settings

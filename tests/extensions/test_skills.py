@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
 from catcode.conversation.messages import Role
 from catcode.extensions.skills import discovery as skills_module
 from catcode.extensions.skills.discovery import SkillsIndexHook, discover_skills, load_skill_tool, skills_index
 from catcode.extensions.skills.model import MAX_SKILL_BYTES, SkillError, SkillSet
 from catcode.extensions.skills.text import MAX_LISTED_FILES, format_skill, format_skill_list
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
 from catcode.tools.base import Permission, ToolContext, ToolRegistry
 
 REPO = Path(__file__).resolve().parents[2]

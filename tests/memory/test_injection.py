@@ -6,9 +6,9 @@ from datetime import date
 
 from memory_helpers import data_file, seed_api_style, seed_vim
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
 from catcode.conversation.messages import Role
 from catcode.fsutil import atomic_write_text
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.entry_file import render
 from catcode.memory.store.models import MemoryEntry, MemoryType

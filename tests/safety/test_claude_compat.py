@@ -14,9 +14,11 @@ from catcode.cli.claude_flags import variadic
 from catcode.errors import ConfigError
 from catcode.providers import pricing
 from catcode.providers.pricing import known_models
+from catcode.safety.claude_rules import UNSUPPORTED, claude_tools
 from catcode.safety.permission_rules import Rule
 from catcode.safety.permissions import PermissionMode, PermissionPolicy, Verdict
 from catcode.safety.trusted_settings import load_settings
+from catcode.tools import facts
 from catcode.tools.builtin import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
@@ -84,6 +86,15 @@ def test_claude_tool_without_a_catcode_equivalent_says_so(tmp_path: Path) -> Non
 )
 def test_claude_spellings_read_as_catcode_rules(claude: str, catcode: str) -> None:
     assert str(Rule.parse(claude)) == catcode
+
+
+def test_claude_codes_file_tool_spellings_follow_from_the_tool_table() -> None:
+    assert {name: claude_tools(name) for name in sorted(facts.PATH_TOOLS)} == {
+        "Edit": ("Edit", *sorted(facts.PROJECT_FILE_TOOLS - {"Edit"})), "Read": ("Read",), "Write": ("Write",)
+    }  # fmt: skip
+    assert claude_tools("multiedit") == ("Edit",)  # Claude Code's other name for the tool, in any case
+    assert [claude_tools(n) for n in ("edit_file", "read_file", "Glob", "LS", "Bash", "memory_write")] == [None] * 6
+    assert not {name.lower() for fact in facts.TOOLS for name in fact.names} & UNSUPPORTED
 
 
 def test_deny_rule_in_claude_spelling_refuses(tmp_path: Path) -> None:

@@ -8,15 +8,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, Block, HookEvent, HookManager
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
 from catcode.errors import ProviderError
+from catcode.hooks.bus import CONTINUE, AppendMessages, Block, HookEvent, HookManager
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import ScriptedProvider, text_response, tool_response
 from catcode.safety.permission_rules import Rule
 from catcode.safety.permissions import Decision, NoTerminalApprover, PermissionMode, PermissionPolicy
-from catcode.session.agent import Agent
-from catcode.session.agent_events import AgentEvents
+from catcode.session.agent import Agent, AgentEvents
 from catcode.session.history_repair import INTERRUPTED
 from catcode.tools.base import Permission, ToolContext, ToolRegistry, ToolResult, tool
 

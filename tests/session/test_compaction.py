@@ -19,8 +19,7 @@ from catcode.errors import ProviderError
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.providers.tokens import TokenCounter, estimate_messages_tokens
-from catcode.session.compaction import Compactor
-from catcode.session.compaction_marks import SUMMARY_MARKER, turn_starts
+from catcode.session.compaction import SUMMARY_MARKER, Compactor, turn_starts
 from catcode.settings.compaction import CompactConfig
 
 FIXTURE = Path(__file__).parents[1] / "data" / "compaction" / "long_session.json"

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catcode.app.build import build_session
-from catcode.conversation.hook_bus import HookEvent, HookManager
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock, history_problems
+from catcode.hooks.bus import HookEvent, HookManager
 from catcode.memory.injection import MemoryInjectionHook
 from catcode.memory.store.store import MemoryStore
 from catcode.providers.base import ChatResponse, Usage
@@ -21,8 +21,7 @@ from catcode.providers.scripted import RecordedRequest, ScriptedProvider
 from catcode.providers.tokens import TokenCounter, estimate_messages_tokens, estimate_request_overhead
 from catcode.safety.permissions import NoTerminalApprover, PermissionPolicy
 from catcode.session.agent import Agent
-from catcode.session.compaction import Compactor
-from catcode.session.compaction_marks import SUMMARY_MARKER, is_synthetic
+from catcode.session.compaction import SUMMARY_MARKER, Compactor, is_synthetic
 from catcode.session.session import Session
 from catcode.settings.compaction import CompactConfig
 from catcode.settings.config import Settings, resolve_paths

@@ -90,7 +90,7 @@ def test_the_claude_md_family_in_claude_codes_order(tmp_path: Path) -> None:
 
 
 def test_nested_instructions_and_path_rules_come_with_the_first_file_there(tmp_path: Path) -> None:
-    from catcode.conversation.hook_bus import HookContext, HookEvent
+    from catcode.hooks.bus import HookContext, HookEvent
     from catcode.session.nested_instructions import NestedInstructions
 
     home, root = tmp_path / "home", tmp_path / "project"

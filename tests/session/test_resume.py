@@ -9,7 +9,7 @@ from catcode.conversation.messages import Message, Role, TextBlock, ToolResultBl
 from catcode.memory.pipeline.cursor import DreamCursor
 from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.pipeline.history_compaction import compact_history
-from catcode.session.compaction_marks import SUMMARY_ACK, SUMMARY_MARKER
+from catcode.session.compaction import SUMMARY_ACK, SUMMARY_MARKER
 from catcode.session.reopen import EARLIER, INTERRUPTED, HistoryMarkers, find_session, list_sessions, rebuild
 
 
@@ -102,7 +102,7 @@ def test_works_after_history_compaction_with_the_summary_standing_in(tmp_path: P
 
 
 def test_restoring_records_nothing_again(tmp_path: Path) -> None:
-    from catcode.conversation.hook_bus import HookManager
+    from catcode.hooks.bus import HookManager
     from catcode.providers.scripted import ScriptedProvider
     from catcode.safety.permissions import PermissionPolicy
     from catcode.session.agent import Agent

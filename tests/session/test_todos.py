@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from catcode.commands.todo_view import checklist
 from catcode.conversation.messages import Message, Role, ToolUseBlock
-from catcode.session.compaction_marks import SUMMARY_ACK, SUMMARY_MARKER
+from catcode.session.compaction import SUMMARY_ACK, SUMMARY_MARKER
 from catcode.session.todos import TodoItem, TodoList, TodoWriteInput, latest
 
 ITEMS = st.lists(

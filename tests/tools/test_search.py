@@ -200,7 +200,7 @@ def test_glob_regex(pattern: str, path: str, matches: bool) -> None:
 
 def test_grep_lists_the_files_by_default_counts_and_reads_an_earlier_call(repo: ToolContext) -> None:
     from catcode.conversation.messages import ToolUseBlock
-    from catcode.session.tool_round import own_call
+    from catcode.session.agent import own_call
 
     registry = ToolRegistry([grep])
     files = registry.execute(grep, grep.parse({"pattern": "hello", "-i": True}), repo)

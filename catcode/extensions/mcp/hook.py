@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from catcode.conversation.hook_bus import CONTINUE, HookContext, HookResult
 from catcode.extensions.mcp.manager import McpManager, ServerState
 from catcode.extensions.mcp.tools import tool_name
+from catcode.hooks.bus import CONTINUE, HookContext, HookResult
 from catcode.tools.base import ToolRegistry
 
 DEFAULT_WAIT = 10.0

@@ -20,10 +20,10 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from catcode.boundary import defuse
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.conversation.messages import Message
 from catcode.extensions.skills.model import SKILL_FILE, Skill, SkillError, SkillSet, read_skill
 from catcode.extensions.skills.text import loaded_skill_text
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookResult
 from catcode.log import get_logger
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 

@@ -17,16 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from catcode.conversation.hook_bus import HookManager
 from catcode.conversation.messages import ToolUseBlock
 from catcode.extensions.subagents.definitions import AgentDefinition, AgentSet
 from catcode.extensions.subagents.progress import Progress, ProgressLine
+from catcode.hooks.bus import HookManager
 from catcode.log import get_logger
 from catcode.providers.base import ChatOptions, LLMProvider, Usage
 from catcode.safety.permissions import ApprovalRequest, Approver, Decision, PermissionPolicy
-from catcode.session.agent import Agent
-from catcode.session.agent_events import AgentEvents
-from catcode.session.loop_seams import Recall
+from catcode.session.agent import Agent, AgentEvents
+from catcode.session.attached import Recall
 from catcode.session.tool_batch import CallCancelled
 from catcode.settings.subagents import SubagentSettings
 from catcode.tools.base import ToolContext, ToolRegistry, ToolResult

@@ -1,5 +1,5 @@
 """User hooks: the person's shell commands run at points of a session (Claude Code's model). Their settings
-(``hooks:``) are ``settings/hook_settings.py``; catcode's own event bus is ``conversation/hook_bus.py``.
+(``hooks:``) are ``settings/hook_settings.py``; catcode's own event bus is ``hooks/bus.py``.
 
 - ``runner.py``: which hooks match an event, running them, and what their answers do (block, add context...);
   ``answers.py``: a hook's exit code and JSON output read as Claude Code's hooks reference defines them;

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catcode.boundary import defuse, wrap
-from catcode.conversation.hook_bus import Block, Decide, Halt, HookResult
+from catcode.hooks.bus import Block, Decide, Halt, HookResult
 
 # Any: a hook's JSON output, read field by field.
 

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager, HookResult
 from catcode.conversation.messages import Message
 from catcode.extensions.user_hooks.answers import contexts, on_bus, read_answer
 from catcode.extensions.user_hooks.shapes import event_fields
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookManager, HookResult
 from catcode.log import get_logger
 from catcode.settings.claude_settings import CLAUDE_MODE_NAMES
 from catcode.settings.hook_settings import TOOL_EVENTS, UserHook

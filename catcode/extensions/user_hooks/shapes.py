@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from catcode.conversation.hook_bus import HookContext
+from catcode.hooks.bus import HookContext
+from catcode.tools.facts import PATH_TOOLS
 
 # Any: hook inputs are JSON objects.
 
-FILE_TOOLS = frozenset({"Read", "Write", "Edit"})
 EXIT_LINE = "exit code: "
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
@@ -56,7 +56,7 @@ def tool_response(name: str, tool_input: dict[str, Any], result: Any, root: Path
         body, _, last = text.rpartition("\n")
         output = body if last.startswith(EXIT_LINE) else text
         response.update(stdout=output, stderr="", interrupted=False, isImage=False)
-    elif name in FILE_TOOLS and isinstance(path, str):
+    elif name in PATH_TOOLS and isinstance(path, str):
         given = Path(path).expanduser()
         response.update(filePath=str(given if given.is_absolute() else root / given), success=not is_error)
         if name == "Write":

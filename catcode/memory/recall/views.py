@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.conversation.messages import Message
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
 from catcode.providers.tokens import estimate_tokens

@@ -13,7 +13,7 @@ from catcode.memory.pipeline.prompts import (
     build_extract_prompt,
 )
 from catcode.memory.store.models import CandidateMemory, MemorySummary
-from catcode.session.compaction_marks import SUMMARY_MARKER
+from catcode.session.compaction import SUMMARY_MARKER
 
 
 def seed_conversation() -> list[Message]:

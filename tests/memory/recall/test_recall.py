@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from catcode.commands.registry import Command, CommandContext, CommandRegistry
-from catcode.conversation.hook_bus import CONTINUE, AppendMessages, HookContext, HookEvent
 from catcode.conversation.messages import Message, ToolResultBlock, ToolUseBlock
 from catcode.errors import ConfigError, ProviderError
+from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent
 from catcode.memory.builder import build_memory_runtime, build_recall
 from catcode.memory.commands import register_memory_commands
 from catcode.memory.pipeline.history import HistoryLog
