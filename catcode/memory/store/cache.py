@@ -20,7 +20,11 @@ What changes a folder is seen three ways, none of which reads every file:
 
 ``refresh`` reads at most ``budget`` new files (a first start in a folder of 100,000 hand-written memories must not
 wait for all of them): the rest stay ``unread`` until ``complete`` reads them (the write path, before it decides
-anything; a background process). Reading and checking one file is ``file_state.py``'s."""
+anything; a background process). Reading and checking one file is ``file_state.py``'s.
+
+Over 450 lines because the three ways of seeing a change share one state — each folder's listing key, the
+catalogue's rows and the files still unread — and must move it under the same rules (racy listings, the
+budget, the memory lock never held across a scan); cut apart, each piece needed the others' internals."""
 
 from __future__ import annotations
 
