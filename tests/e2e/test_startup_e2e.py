@@ -79,6 +79,18 @@ def release(gate: Path) -> None:
         fifo.write("go\n")
 
 
+def hook_waits(gate: Path) -> bool:
+    """Is the SessionStart hook running, blocked on ``gate``? (A Ctrl+C that lands while the hook's process is still
+    being started can reach it before it has a session of its own.)"""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if str(gate).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def logged(home_dir: Path, event: str) -> bool:
     log = home_dir / ".cat-code" / "logs" / "catcode.log"
     return log.exists() and f'"event": "{event}"' in log.read_text(encoding="utf-8")
@@ -113,6 +125,7 @@ def test_ctrl_c_while_a_line_waits_for_the_session_cancels_that_line(
     cat.prompt()
     cat.say("never mind")
     wait_until(lambda: logged(home_dir, "line_waits_for_session"), "the line to wait for the session")
+    wait_until(lambda: hook_waits(gate), "the SessionStart hook to hold the session")
     cat.send("\x03")
     cat.expect_text("interrupted")
     cat.prompt()
@@ -131,6 +144,7 @@ def test_ctrl_d_before_the_session_is_ready_ends_it_properly(
     gate, ended = blocked_session(home_dir, tmp_path)
     cat = spawn_catcode()
     cat.prompt()
+    wait_until(lambda: hook_waits(gate), "the SessionStart hook to hold the session")
     cat.send("\x03")  # Ctrl+C on the empty prompt: the hint, as ever
     cat.expect_text("Press Ctrl+D to exit.")
     cat.prompt()
