@@ -39,7 +39,7 @@ class SettingsFile:
         return self.scope in (PROJECT, LOCAL)
 
     def label(self, project_root: Path) -> str:
-        """How ``catcode config`` names it: ``project (.claude/settings.json)``, ``user (/home/me/.claude/...)``."""
+        """How ``catcode config`` names it: ``project (.claude/settings.json)``, ``user (~/.claude/settings.json)``."""
         try:
             shown = self.path.relative_to(project_root).as_posix() if self.from_project else str(self.path)
         except ValueError:
