@@ -21,6 +21,7 @@ description, then content; for the second layout the text twice).
 Each ratio of recall@5 to its baseline is also given on the two halves of the corpus (``recall_bench.split``):
 ``[tuning]``, the conversations ranking settings are chosen on, and ``[held-out]``, the others, on which a change
 must pay to be kept.
+
 ``python scripts/bench_recall_quality.py`` prints the figures; scripts/bench.py imports ``bench_recall_quality``.
 Over the usual 250 lines: both modes, both memory layouts and both baselines share one setup and one run."""
 
