@@ -17,6 +17,11 @@ Two modes, each pooled (every conversation in one project) and per conversation 
 Baselines: ``BM25Baseline`` of tests/recall_bench.py (rank_bm25, k1 1.5, b 0.75, one document per turn text),
 the target's reference; and the same BM25 over the very text each memory holds in mode (a) ("bm25 same text":
 description, then content; for the second layout the text twice).
+
+Each ratio of recall@5 to its baseline is also given on the two halves of the corpus (``recall_bench.split``):
+``[tuning]``, the conversations ranking settings are chosen on, and ``[held-out]``, the others, on which a change
+must pay to be kept.
+
 ``python scripts/bench_recall_quality.py`` prints the figures; scripts/bench.py imports ``bench_recall_quality``.
 Over the usual 250 lines: both modes, both memory layouts and both baselines share one setup and one run."""
 
@@ -39,8 +44,10 @@ from tests.recall_bench import (  # after the path insert above: the repository 
     Corpus,
     Question,
     Turn,
+    evaluate,
     evaluate_by_kind,
     load_corpus,
+    split,
 )
 
 KS = (1, 5, 10)
@@ -242,10 +249,44 @@ def bench_recall_quality(corpus: Corpus | None = None) -> dict[str, float]:
                 f"catcode (a) memories, {DUPLICATED}": memories_search(corpus, Path(tmp), pooled, layout="text"),
                 "catcode (b) conversations": conversations_search(corpus, Path(tmp), pooled),
             }
+            runs = {name: _remembered(search) for name, search in runs.items()}
             scored = {name: _figures(f"{scope} {name}", search, questions) for name, search in runs.items()}
             for values in scored.values():
                 figures |= values
             figures |= _ratios(scope, scored)
+            figures |= _halves(scope, runs, corpus)
+    return figures
+
+
+def _remembered(search: Callable[[Question], list[str]]) -> Callable[[Question], list[str]]:
+    """``search`` answering each question once: the halves are scored from the rankings of the whole run."""
+    rankings: dict[str, list[str]] = {}
+
+    def remembered(question: Question) -> list[str]:
+        if question.id not in rankings:
+            rankings[question.id] = search(question)
+        return rankings[question.id]
+
+    return remembered
+
+
+HALF_RATIOS = (("catcode (a) memories", "bm25 same text"), ("catcode (b) conversations", "bm25"))
+"""The ratios given per half: memories against BM25 over the same text (the search-quality goal's measure), past
+conversations against the corpus's BM25."""
+
+
+def _halves(scope: str, runs: dict[str, Callable[[Question], list[str]]], corpus: Corpus) -> dict[str, float]:
+    """recall@5 of each ``HALF_RATIOS`` run and its ratio to its baseline on the tuning and the held-out half (a
+    half without questions, as in a slice of the corpus, is left out)."""
+    figures = {}
+    for half, conversations in zip(("tuning", "held-out"), split(corpus), strict=True):
+        questions = [q for q in corpus.questions if q.conversation in conversations]
+        if not questions:
+            continue
+        for name, base in HALF_RATIOS:
+            ours, theirs = (evaluate(runs[run], questions, (5,))["any_gold@5"] for run in (name, base))
+            figures[f"{scope} {name} recall@5 [{half}]"] = ours
+            figures[f"{scope} {name} recall@5 / {base} [{half}]"] = ours / theirs if theirs else 0.0
     return figures
 
 

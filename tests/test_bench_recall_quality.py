@@ -27,5 +27,10 @@ def test_the_retrieval_quality_section_is_registered_and_runs_on_a_slice() -> No
         for layout in ("", ", description = text"):
             assert f"{scope} catcode (a) memories{layout} recall@5 / bm25" in figures
             assert f"{scope} catcode (a) memories{layout} recall@5 / bm25 same text" in figures
+        # Both conversations of the slice are in the tuning half: its ratios are given, the empty held-out half's not.
+        for name, base in (("catcode (a) memories", "bm25 same text"), ("catcode (b) conversations", "bm25")):
+            assert figures[f"{scope} {name} recall@5 [tuning]"] == figures[f"{scope} {name} recall@5"]
+            assert f"{scope} {name} recall@5 / {base} [tuning]" in figures
+            assert f"{scope} {name} recall@5 [held-out]" not in figures
     # A slice this small is no measure of quality, but keyword questions are easy for every ranker.
     assert figures["per-conversation catcode (a) memories recall@10"] > 0

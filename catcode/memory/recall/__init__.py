@@ -9,8 +9,8 @@
   ``ranking.py``: BM25 ranking and its refinements; ``coverage.py``: how much of a question one document holds
   (per-turn recall's gate); ``feedback.py``: pseudo-relevance feedback words; ``query.py``: questions → safe
   FTS5 terms; ``stopwords.py``: the standard English stop words; ``irregular_verbs.py``: the English
-  irregular-verb table; ``temporal.py``: when-questions and date expressions;
-  ``fts_query.py``: fact splitting, CJK spacing, snippets.
+  irregular-verb table; ``temporal.py``: when-questions and date expressions; ``questions.py``: questions, and
+  text that only asks; ``fts_query.py``: fact splitting, CJK spacing, snippets.
 - ``journal.py``: the daily/weekly/long-term journal files; ``compile.py``: ``JournalCompiler``, days → week →
   long-term.
 - ``session_summary.py``: the session summary written to today's daily file at exit.

@@ -17,6 +17,8 @@ tokenizer only ever sees characters, never operators.
   as weak evidence among the documents the terms match.
 - **When-questions** (``ParsedQuery.asks_when``): "when…", "what day…", "什么时候…": the ranking then prefers the
   documents that hold a date expression (``temporal.py``).
+- **Questions** (``ParsedQuery.asks``): the ranking then puts documents that end by asking below those that do
+  not (``questions.py``).
 - **Chunks** (``ParsedQuery.chunks``): the whitespace-separated pieces as typed (wrapping punctuation stripped),
   for the substring (trigram) search of identifiers and CJK words that the word index cannot split out.
 """
@@ -29,6 +31,7 @@ from functools import cached_property
 
 from catcode.memory.recall.fts_query import CJK_RUN, clean_text, spaced_cjk
 from catcode.memory.recall.irregular_verbs import verb_forms
+from catcode.memory.recall.questions import is_question
 from catcode.memory.recall.stopwords import is_cjk_stopword, is_stopword
 from catcode.memory.recall.temporal import asks_when
 
@@ -90,6 +93,8 @@ class ParsedQuery:
     were typed: then they are the terms)."""
     asks_when: bool = False
     """True for a question about a time ("When did…", "什么时候…")."""
+    asks: bool = False
+    """True for a question ("…?", "how do I…", "为什么…"): the ranking then prefers documents that do not only ask."""
 
     @property
     def empty(self) -> bool:
@@ -206,4 +211,5 @@ def parse_query(query: str) -> ParsedQuery:
         tuple(dict.fromkeys(terms))[:MAX_TERMS],
         tuple(dict.fromkeys(stops))[:MAX_TERMS],
         asks_when(text),
+        is_question(text),
     )

@@ -17,6 +17,7 @@ from catcode.memory.recall.facts import FactsIndex
 from catcode.memory.recall.facts_schema import FactSource, Hit
 from catcode.memory.recall.irregular_verbs import verb_forms
 from catcode.memory.recall.query import parse_query
+from catcode.memory.recall.questions import is_question, only_asks
 from catcode.memory.recall.temporal import asks_when, has_date_expression
 
 
@@ -114,6 +115,44 @@ def test_when_questions_are_recognised(question: str, expected: bool) -> None:
 )  # fmt: skip
 def test_date_expressions_are_recognised(text: str, expected: bool) -> None:
     assert has_date_expression(text) is expected
+
+
+# -- questions: what only asks answers nothing -----------------------------------------------------------------
+
+
+def test_a_question_prefers_the_memory_that_answers_to_the_one_that_asks_the_same(tmp_path: Path) -> None:
+    # The asking turn holds both words of the question and is shorter: by its words alone it ranks first.
+    asks = memory("asks", "So how was the watercolour class?")
+    answers = memory("answers", "A pear, in watercolour. It looked like a potato.")
+    question = "What did Nadia paint in the watercolour class?"
+    assert names(search(tmp_path, [answers, asks, *NOISE], question)) == ["answers", "asks"]
+    # A search that asks nothing ranks by the words alone.
+    assert names(search(tmp_path, [answers, asks, *NOISE], "watercolour class")) == ["asks", "answers"]
+
+
+def test_a_memory_that_only_asks_is_still_found_when_nothing_else_matches(tmp_path: Path) -> None:
+    asks = memory("open-question", "Open question: should we move the build to uv?")
+    assert names(search(tmp_path, [asks, *NOISE], "Should we move the build to uv?")) == ["open-question"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("What did Nadia paint?", True), ("how do I run the tests", True), ("Did the deploy go out", True),
+     ("婚礼为什么要改", True), ("他同意了吗", True), ("first watercolour class", False),
+     ("use vim, never touch tests/", False), ("Whatever works", False), ("婚礼的场地", False)],
+)  # fmt: skip
+def test_questions_are_recognised(query: str, expected: bool) -> None:
+    assert is_question(query) is expected
+    assert parse_query(query).asks is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("How's the knee?", True), ("Oh lovely. How old is she now?", True), ("老家那场准备得怎么样了？", True),
+     ("Four months. She screamed through the entire thing.", False), ("Is it? Yes, it is.", False)],
+)  # fmt: skip
+def test_text_that_ends_by_asking_is_recognised(text: str, expected: bool) -> None:
+    assert only_asks(text) is expected
 
 
 # -- pseudo-relevance feedback ------------------------------------------------------------------------------------
