@@ -20,7 +20,7 @@ from rich.console import Console
 from catcode.app.build import build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
-from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares, only_a_question
+from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, memory_text, only_a_question, pack
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
@@ -228,13 +228,47 @@ def test_the_character_budget_bounds_what_is_attached(tmp_path: Path) -> None:
     assert block.count("\n## billing-") >= 2  # shared: one long memory does not take it all
 
 
-@given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20_000))
-def test_fair_shares_never_exceed_the_budget_or_a_length(lengths: list[int], total: int) -> None:
-    shares = fair_shares(lengths, total)
-    assert sum(shares) <= total
-    assert all(0 <= s <= n for s, n in zip(shares, lengths, strict=True))
-    if sum(lengths) <= total:
-        assert shares == lengths
+@given(
+    st.lists(st.tuples(st.text(max_size=40), st.text(max_size=3000)), max_size=12),
+    st.integers(0, 20_000),
+    st.integers(1, 20),
+)
+def test_packing_never_exceeds_the_budget(items: list[tuple[str, str]], budget: int, most: int) -> None:
+    kept = pack(items, budget, most)
+    assert sum(len(items[i][0]) + 3 + len(text) for i, text in kept) <= budget
+    assert len(kept) <= most and [i for i, _ in kept] == sorted({i for i, _ in kept})  # in order, each once
+    for i, text in kept:
+        assert text == items[i][1] or (text.endswith("…") and items[i][1].startswith(text[:-1]))
+
+
+def test_the_best_matches_go_whole_before_the_others_are_cut() -> None:
+    """Each item whole while it fits, in order; the one that no longer fits is cut to the room left, and one too
+    long for the room left is passed over for a shorter one after it. Sharing the room equally instead cut every
+    item (the answer with them) once there were many."""
+    items = [(f"## {c}", c * 300) for c in "abcde"] + [("## f", "f" * 50)]  # each costs 307 with its heading
+    kept = dict(pack(items, 1_500, 10))
+    assert [kept[i] for i in range(4)] == [c * 300 for c in "abcd"]  # the best four whole
+    assert kept[4] == "e" * 264 + "…"  # the fifth cut to the 265 left
+    assert 5 not in kept  # nothing left after it
+    kept = dict(pack(items, 1_400, 10))  # after four whole, 172 left: too little to cut the fifth to
+    assert sorted(kept) == [0, 1, 2, 3, 5] and kept[5] == "f" * 50  # the short one after it still goes
+    assert len(pack(items, 100_000, 2)) == 2  # at most ``most``
+    assert len(dict(pack([("## long", "v" * 10_000)], 4_000, 10))[0]) == 1_000  # one item: a quarter of the budget
+
+
+def test_a_description_the_text_repeats_is_sent_once() -> None:
+    assert memory_text("The user edits with vim", VIM.content) == f"The user edits with vim\n{VIM.content}"
+    assert memory_text("user prefers vim;", "The user prefers  vim; open files") == "The user prefers  vim; open files"
+
+
+def test_a_text_said_twice_is_attached_once(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text_response("ok"))
+    twin = GOTCHA.model_copy(update={"name": "api-gotcha-copy"})
+    session = session_with(tmp_path, provider, GOTCHA, twin, *FILLER)
+    found = session.auto_recall.find(ASK_BILLING)
+    names = [item.name for item in found.items]
+    assert len({"api-gotcha", "api-gotcha-copy"} & set(names)) == 1
+    assert found.text.count("integer cents") == 1
 
 
 def test_a_deleted_memory_is_never_recalled(tmp_path: Path) -> None:
