@@ -21,7 +21,7 @@ from catcode.app.build import build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
 from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, memory_text, only_a_question, pack
-from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.safety.permissions import NoTerminalApprover
@@ -52,6 +52,7 @@ FILLER = [
     for i, topic in enumerate(["office plants", "parking rules", "team lunch", "holiday calendar"] * 3)
 ]
 ASK_BILLING = "why does the billing API answer 422 when I send the amount?"
+CANDIDATE_FIELDS = {"type", "name", "description", "content"}
 
 
 def session_with(
@@ -555,3 +556,37 @@ def test_a_past_question_alone_is_not_recalled_but_its_answer_is(tmp_path: Path)
 )  # fmt: skip
 def test_only_a_question(text: str, question: bool) -> None:
     assert only_a_question(text) is question
+
+
+def test_by_default_every_match_that_fits_rides_along_whole(tmp_path: Path) -> None:
+    """The answer often ranks below the first few matches: by default (up to 60 items, 6,000 characters) the 25
+    matches all go, each whole — at 16 items in 4,000 characters, 9 were left out."""
+    notes = [
+        MemoryEntry(
+            name=f"billing-note-{i:02d}",
+            description=f"Billing API note {i}",
+            type=MemoryType.PROJECT,
+            content=f"Billing API note {i}: the amount for customer group {i} is reviewed on day {i} of the month.",
+        )
+        for i in range(24)
+    ]
+    topics = ["garden", "parking", "lunch", "holiday", "printer", "coffee", "badge", "desk", "elevator", "plants"]
+    others = [  # enough memories without the message's words that "billing" and "API" stay rare words
+        MemoryEntry(
+            name=f"office-{i:02d}",
+            description=f"Office {topics[i % 10]} {i}",
+            type=MemoryType.PROJECT,
+            content=f"The office {topics[i % 10]} topic {i} came up; nothing changed.",
+        )
+        for i in range(80)
+    ]
+    session = session_with(tmp_path, ScriptedProvider(), GOTCHA)
+    adds = [
+        MemoryOperation(action=MemoryAction.ADD, entry=CandidateMemory(**e.model_dump(include=CANDIDATE_FIELDS)))
+        for e in [*notes, *others]
+    ]
+    session.memory.store.apply(adds, why="test")  # one commit
+    found = session.auto_recall.find(ASK_BILLING)
+    assert {item.name for item in found.items} == {"api-gotcha", *(n.name for n in notes)}
+    assert all(not item.text.endswith("…") for item in found.items)
+    assert len(found.text) <= session.auto_recall.config.auto_recall_max_chars
