@@ -283,6 +283,17 @@ def test_a_deleted_memory_is_never_recalled(tmp_path: Path) -> None:
     assert "api-gotcha" not in recalled_block(chat(provider)[-1].messages[0])
 
 
+def test_a_memory_file_deleted_by_hand_is_never_recalled(tmp_path: Path) -> None:
+    """Deleted outside catcode, after the index synced: the search finds it in the index, the store no more."""
+    session = session_with(tmp_path, ScriptedProvider(), GOTCHA, VIM, *FILLER)
+    auto = session.auto_recall
+    assert "api-gotcha" in [item.name for item in auto.find(ASK_BILLING).items]
+    path = session.memory.store.path_of("api-gotcha")
+    assert path is not None
+    path.unlink()
+    assert "api-gotcha" not in [item.name for item in auto.find(ASK_BILLING).items]
+
+
 def test_a_memory_is_attached_once_per_conversation(tmp_path: Path) -> None:
     provider = ScriptedProvider(*(text_response("ok") for _ in range(3)))
     session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
