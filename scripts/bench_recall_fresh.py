@@ -47,10 +47,10 @@ from tests.recall_bench import Corpus, Question, Turn, load_corpus, split
 CATCODE = str(Path(sys.executable).parent / "catcode")
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = (500, 10_000, 100_000)
-BASELINE = "d334035"
-"""The commit whose per-turn recall ``bench_recall_precision`` compares with: main before the gate asked for a specific
-match (the best match's share of the question alone, at most 8 items from a score of 6.0) — otherwise the same
-catcode, so that the first-byte ratio is recall's alone."""
+BASELINE = "7716137"
+"""The commit whose per-turn recall ``bench_recall_precision`` compares with: main before recall attached the best
+matches whole and in order within 6,000 characters (it shared 4,000 among at most 16 items from a score of 4.0, each
+cut to an equal share) — otherwise the same catcode, so that the first-byte ratio is recall's alone."""
 OFF = "memory:\n  auto_recall: off\n"
 
 

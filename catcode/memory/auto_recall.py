@@ -4,8 +4,9 @@ with that message and the best few matches are attached to it (``Agent.attached`
 What is attached: saved memories (and, with ``memory.search_past_sessions``, turns of this project's past
 conversations) — when one of the best matches holds at least ``memory.auto_recall_min_coverage`` of the message's
 words (weighed by rarity) and is about the message rather than one of its words (``recall/coverage.py``,
-``Coverage.specific``), the matches whose search score reaches ``auto_recall_min_score``, at
-most ``auto_recall_max_items`` of them, each with its text, within ``auto_recall_max_chars`` characters all told.
+``Coverage.specific``), the matches whose search score reaches ``auto_recall_min_score``, best first, each
+with its whole text while it fits in ``auto_recall_max_chars`` characters all told (at most ``auto_recall_max_items``
+of them; a text said already, or a description the memory's text repeats, is sent once).
 The memory index lists names and descriptions only, so a memory it lists is attached all the same; what is
 attached to an earlier message still in the conversation is not sent again. The text is redacted like everything
 else shown or sent. A memory is looked up in the store before it is attached: one deleted since the fact index last
@@ -39,17 +40,24 @@ if TYPE_CHECKING:
 
 # Any: as_dict gives JSON for print mode's events and the web view.
 
-__all__ = ["AutoRecall", "Lately", "Recalled", "RecalledItem", "only_a_question"]
+__all__ = ["AutoRecall", "Lately", "Recalled", "RecalledItem", "memory_text", "only_a_question", "pack"]
 
 log = get_logger(__name__)
 
-SEARCH_LIMIT = 20
-"""Hits asked of the search: room for those attached to earlier messages or below the threshold."""
-GATE_HITS = 5
-"""The gate looks at the best 5 matches that hold some of the message in their own words: the first of them may
-hold one rare word of it and the answer rank second. On the tuning half of the recall corpus (scripts/bench.py) the
-best match alone answered 3 to 5 points fewer questions (coding 40.4 % instead of 43.6 %, chats 31.2 % instead of
-36.5 %) for 3 to 4 points fewer false attachments (4.9 % / 3.0 % instead of 7.8 % / 6.9 %)."""
+SEARCH_ROOM = 20
+"""Hits asked of the search beyond ``auto_recall_max_items``: room for those attached to earlier messages, below the
+threshold, or saying what an earlier one said."""
+GATE_HITS = 10
+"""The gate looks at the best 10 matches that hold some of the message in their own words: the first of them may
+hold one rare word of it and the answer rank lower. On the tuning half of the recall corpus (scripts/bench.py) the
+best match alone answered 3 to 5 points fewer questions than the best 5 (coding 40.4 % instead of 43.6 %, chats
+31.2 % instead of 36.5 %) for 3 to 4 points fewer false attachments (4.9 % / 3.0 % instead of 7.8 % / 6.9 %); the
+best 10 found one coding answer more than the best 5, at the same false attachments."""
+ITEM_SHARE = 4
+"""No item takes more than a quarter of ``auto_recall_max_chars``: a long memory is cut there (with "…")."""
+MIN_PIECE = 200
+"""An item that no longer fits whole is cut to the room left only when this much is left; else the shorter items
+after it are tried."""
 KEPT = 20
 """Messages whose recall ``/memory recalled`` can show."""
 TAG = "recalled-memory"
@@ -197,15 +205,16 @@ class AutoRecall:
     def candidates(self, message: str) -> list[Candidate]:
         """What may be attached to ``message``, best first: nothing unless one of the ``GATE_HITS`` best matches
         holds at least ``auto_recall_min_coverage`` of the message and is specific to it (``recall.coverage``);
-        then each match whose score reaches ``auto_recall_min_score``, with its text (a memory read from the store
-        again: one deleted since the index last synced is left out). The gate looks at matches that hold some of
-        the message in their own words: a past turn ranked by its neighbours alone ("yes, last Tuesday") may ride
-        along, never open it. A past turn that only asks is left out."""
+        then each match whose score reaches ``auto_recall_min_score``, with its text (a memory as the store holds
+        it once the search has read it again: one deleted since the index last synced is left out). The gate looks
+        at matches that hold some of the message in their own words: a past turn ranked by its neighbours alone
+        ("yes, last Tuesday") may ride along, never open it. A past turn that only asks is left out."""
         from catcode.memory.recall.query import parse_query
 
         config = self.config
         kinds = ("memory", "turn") if config.search_past_sessions else ("memory",)
-        hits = [h for h in self.recall.search(message, SEARCH_LIMIT, turns=False) if h.kind in kinds]
+        limit = config.auto_recall_max_items + SEARCH_ROOM
+        hits = [h for h in self.recall.search(message, limit, turns=False) if h.kind in kinds]
         turns = [h.source_id for h in hits if h.kind == "turn"]
         turn_texts = self.recall.index.turn_texts(turns) if turns else {}
         turn_texts = {sid: text for sid, text in turn_texts.items() if not only_a_question(text)}
@@ -214,36 +223,39 @@ class AutoRecall:
         gates = [h.source_id for h in hits if h.kind == "memory" or parsed.fact_score(turn_texts[h.source_id])[0]]
         if self.recall.index.first_covering(message, gates[:GATE_HITS], config.auto_recall_min_coverage) is None:
             return []
+        hits = [h for h in hits if h.score >= config.auto_recall_min_score]  # below: a weak match, or a substring's
+        # The search has just read each memory it found again (``Recall.search``): the store's catalogue holds them.
+        entries = self.store.indexed([h.source_id for h in hits if h.kind == "memory"])
         picked: list[Candidate] = []
         for hit in hits:
-            if hit.score < config.auto_recall_min_score:
-                continue  # found as a substring only: a score of another scale, and a weak match
             if hit.kind == "memory":
-                entry = self.store.get(hit.source_id)  # None: deleted since the index last synced
-                if entry is not None:
-                    picked.append((hit, entry.name, f"{flatten(entry.description)}\n{entry.content.strip()}"))
+                found = entries.get(hit.source_id)  # None: deleted since the index last synced
+                if found is not None:
+                    picked.append((hit, found[0].name, memory_text(found[0].description, found[0].content)))
             else:
                 picked.append((hit, hit.label, turn_texts[hit.source_id].strip()))
         return picked
 
     def _assemble(self, message: str, picked: list[Candidate]) -> Recalled:
-        """The first ``auto_recall_max_items`` of ``picked`` in a block within the character budget: each item's
-        text cut to its fair share."""
+        """``picked`` in a block within the character budget (``pack``), at most ``auto_recall_max_items`` of
+        them; a text already in it (the same words) is not sent twice."""
         found = Recalled(message=_one_line(message))
-        picked = picked[: self.config.auto_recall_max_items]
         if not picked:
             return found
         from catcode.redact import redact  # on first use: its rules stay off the way to the first request
 
-        heads = [f"## {name} ({_origin(hit)})" for hit, name, _ in picked]
-        bodies = [redact(text)[0] for _, _, text in picked]
-        frame = len(OPEN) + len(INTRO) + len(CLOSE) + 4 + sum(len(h) + 3 for h in heads)
-        shares = fair_shares([len(b) for b in bodies], max(0, self.config.auto_recall_max_chars - frame))
+        seen: set[str] = set()
+        items: list[tuple[Hit, str, str, str]] = []  # the hit, its name, its heading, its redacted text
+        for hit, name, text in picked:
+            said = " ".join(text.lower().split())
+            if said not in seen:
+                seen.add(said)
+                items.append((hit, name, f"## {name} ({_origin(hit)})", redact(text)[0]))
+        budget = max(0, self.config.auto_recall_max_chars - (len(OPEN) + len(INTRO) + len(CLOSE) + 4))
+        kept = pack([(head, body) for _, _, head, body in items], budget, self.config.auto_recall_max_items)
         parts = [INTRO]
-        for (hit, name, _), head, body, share in zip(picked, heads, bodies, shares, strict=True):
-            if share < min(len(body), 40):
-                continue  # no room left worth sending
-            text = body if len(body) <= share else body[: max(0, share - 1)].rstrip() + "…"
+        for index, text in kept:
+            hit, name, head, _ = items[index]
             parts += ["", head, text]
             found.items.append(
                 RecalledItem(name, "turn" if hit.kind == "turn" else "memory", hit.scope, hit.score, text)
@@ -251,6 +263,38 @@ class AutoRecall:
         if found.items:  # every text in it is the store's or a past turn's: none may close the block
             found.text = wrap(TAG, "\n".join(parts))
         return found
+
+
+def memory_text(description: str, content: str) -> str:
+    """What is attached of a memory: its description, then its text — the text alone when it holds the description
+    already (a description that is the text's first words says nothing more)."""
+    description, content = flatten(description), content.strip()
+    if " ".join(description.lower().split()) in " ".join(content.lower().split()):
+        return content
+    return f"{description}\n{content}"
+
+
+def pack(items: list[tuple[str, str]], budget: int, most: int) -> list[tuple[int, str]]:
+    """Which of ``items`` (heading, text), best first, go into ``budget`` characters, and their text: each whole
+    while it fits (cut at a ``ITEM_SHARE``-th of the budget when longer), in order; one that no longer fits is cut
+    to the room left when that is at least ``MIN_PIECE``, else left out for the shorter ones after it. At most
+    ``most`` items. Each costs its heading and text plus 3 characters (the blank line and line ends between them).
+    Better the first items whole than every item cut: the best matches carry the answer when anything does."""
+    cap = max(MIN_PIECE, budget // ITEM_SHARE)
+    kept: list[tuple[int, str]] = []
+    for index, (head, text) in enumerate(items):
+        if len(kept) >= most:
+            break
+        room = budget - len(head) - 3
+        text = _cut(text, min(cap, room) if room >= MIN_PIECE else cap)
+        if len(text) <= room:
+            kept.append((index, text))
+            budget = room - len(text)
+    return kept
+
+
+def _cut(text: str, length: int) -> str:
+    return text if len(text) <= length else text[: max(0, length - 1)].rstrip() + "…"
 
 
 def only_a_question(text: str) -> bool:
@@ -261,18 +305,6 @@ def only_a_question(text: str) -> bool:
 
     facts = split_facts(text)
     return bool(facts) and all(fact.endswith(("?", "？")) for fact in facts)
-
-
-def fair_shares(lengths: list[int], total: int) -> list[int]:
-    """Split ``total`` characters among texts of ``lengths``: short ones keep their length, long ones share what is
-    left equally (so one long memory does not starve the others)."""
-    shares = [0] * len(lengths)
-    remaining = total
-    order = sorted(range(len(lengths)), key=lengths.__getitem__)
-    for done, i in enumerate(order):
-        shares[i] = min(lengths[i], remaining // (len(lengths) - done))
-        remaining -= shares[i]
-    return shares
 
 
 def _origin(hit: Hit) -> str:

@@ -57,15 +57,19 @@ class MemoryConfig(BaseModel):
     auto_recall: bool = True
     """Before each request that starts from your message, search memory with it and attach the best few matches
     to that message for the model: ``on`` or ``off``."""
-    auto_recall_max_items: int = Field(default=16, ge=1, le=50)
-    """At most this many memories (or past turns) are attached to one message."""
-    auto_recall_min_score: float = Field(default=4.0, ge=0, le=1000, allow_inf_nan=False)
-    """Search score (BM25) below which nothing is attached: a weak match is noise that costs tokens."""
+    auto_recall_max_items: int = Field(default=60, ge=1, le=200)
+    """At most this many memories (or past turns) are attached to one message (``auto_recall_max_chars`` usually ends
+    the list first)."""
+    auto_recall_min_score: float = Field(default=0.5, ge=0, le=1000, allow_inf_nan=False)
+    """Search score (BM25) below which a match is not attached. Whether anything is attached at all is the gate's
+    to decide (``auto_recall_min_coverage``); once it has, weaker matches ride along within the character budget:
+    the answer often ranks below the first few."""
     auto_recall_min_coverage: float = Field(default=0.12, ge=0, le=1, allow_inf_nan=False)
     """Nothing is attached unless the best match holds at least this share of the message's words, each weighed by
     its rarity in memory (0 to 1): a message about something memory has never heard of gets nothing."""
-    auto_recall_max_chars: int = Field(default=4000, ge=200, le=100_000)
-    """Character budget of everything attached to one message (each item is cut to fit)."""
+    auto_recall_max_chars: int = Field(default=6000, ge=200, le=100_000)
+    """Character budget of everything attached to one message: the best matches go whole, in order, while they fit
+    (none longer than a quarter of it); the one that no longer fits is cut to the room left."""
     auto_recall_timeout_ms: int = Field(default=1000, ge=1, le=10_000)
     """Recall starts as soon as your message is known (at launch in ``-p``, on Enter in a session), so it has the
     time the first request waits anyway; once the request is ready it waits at most this much longer for recall.

@@ -20,8 +20,8 @@ from rich.console import Console
 from catcode.app.build import build_session
 from catcode.commands.registry import CommandContext, CommandRegistry
 from catcode.conversation.messages import Message, Role, TextBlock, ToolUseBlock
-from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, fair_shares, only_a_question
-from catcode.memory.store.models import MemoryEntry, MemoryType
+from catcode.memory.auto_recall import CLOSE, OPEN, AutoRecall, memory_text, only_a_question, pack
+from catcode.memory.store.models import CandidateMemory, MemoryAction, MemoryEntry, MemoryOperation, MemoryType
 from catcode.providers.base import ChatResponse, Usage
 from catcode.providers.scripted import RecordedRequest, ScriptedProvider, text_response
 from catcode.safety.permissions import NoTerminalApprover
@@ -52,6 +52,7 @@ FILLER = [
     for i, topic in enumerate(["office plants", "parking rules", "team lunch", "holiday calendar"] * 3)
 ]
 ASK_BILLING = "why does the billing API answer 422 when I send the amount?"
+CANDIDATE_FIELDS = {"type", "name", "description", "content"}
 
 
 def session_with(
@@ -228,13 +229,47 @@ def test_the_character_budget_bounds_what_is_attached(tmp_path: Path) -> None:
     assert block.count("\n## billing-") >= 2  # shared: one long memory does not take it all
 
 
-@given(st.lists(st.integers(0, 5000), min_size=1, max_size=8), st.integers(0, 20_000))
-def test_fair_shares_never_exceed_the_budget_or_a_length(lengths: list[int], total: int) -> None:
-    shares = fair_shares(lengths, total)
-    assert sum(shares) <= total
-    assert all(0 <= s <= n for s, n in zip(shares, lengths, strict=True))
-    if sum(lengths) <= total:
-        assert shares == lengths
+@given(
+    st.lists(st.tuples(st.text(max_size=40), st.text(max_size=3000)), max_size=12),
+    st.integers(0, 20_000),
+    st.integers(1, 20),
+)
+def test_packing_never_exceeds_the_budget(items: list[tuple[str, str]], budget: int, most: int) -> None:
+    kept = pack(items, budget, most)
+    assert sum(len(items[i][0]) + 3 + len(text) for i, text in kept) <= budget
+    assert len(kept) <= most and [i for i, _ in kept] == sorted({i for i, _ in kept})  # in order, each once
+    for i, text in kept:
+        assert text == items[i][1] or (text.endswith("…") and items[i][1].startswith(text[:-1]))
+
+
+def test_the_best_matches_go_whole_before_the_others_are_cut() -> None:
+    """Each item whole while it fits, in order; the one that no longer fits is cut to the room left, and one too
+    long for the room left is passed over for a shorter one after it. Sharing the room equally instead cut every
+    item (the answer with them) once there were many."""
+    items = [(f"## {c}", c * 300) for c in "abcde"] + [("## f", "f" * 50)]  # each costs 307 with its heading
+    kept = dict(pack(items, 1_500, 10))
+    assert [kept[i] for i in range(4)] == [c * 300 for c in "abcd"]  # the best four whole
+    assert kept[4] == "e" * 264 + "…"  # the fifth cut to the 265 left
+    assert 5 not in kept  # nothing left after it
+    kept = dict(pack(items, 1_400, 10))  # after four whole, 172 left: too little to cut the fifth to
+    assert sorted(kept) == [0, 1, 2, 3, 5] and kept[5] == "f" * 50  # the short one after it still goes
+    assert len(pack(items, 100_000, 2)) == 2  # at most ``most``
+    assert len(dict(pack([("## long", "v" * 10_000)], 4_000, 10))[0]) == 1_000  # one item: a quarter of the budget
+
+
+def test_a_description_the_text_repeats_is_sent_once() -> None:
+    assert memory_text("The user edits with vim", VIM.content) == f"The user edits with vim\n{VIM.content}"
+    assert memory_text("user prefers vim;", "The user prefers  vim; open files") == "The user prefers  vim; open files"
+
+
+def test_a_text_said_twice_is_attached_once(tmp_path: Path) -> None:
+    provider = ScriptedProvider(text_response("ok"))
+    twin = GOTCHA.model_copy(update={"name": "api-gotcha-copy"})
+    session = session_with(tmp_path, provider, GOTCHA, twin, *FILLER)
+    found = session.auto_recall.find(ASK_BILLING)
+    names = [item.name for item in found.items]
+    assert len({"api-gotcha", "api-gotcha-copy"} & set(names)) == 1
+    assert found.text.count("integer cents") == 1
 
 
 def test_a_deleted_memory_is_never_recalled(tmp_path: Path) -> None:
@@ -246,6 +281,17 @@ def test_a_deleted_memory_is_never_recalled(tmp_path: Path) -> None:
     session.memory.store.delete("api-gotcha")
     session.agent.run_turn(ASK_BILLING)
     assert "api-gotcha" not in recalled_block(chat(provider)[-1].messages[0])
+
+
+def test_a_memory_file_deleted_by_hand_is_never_recalled(tmp_path: Path) -> None:
+    """Deleted outside catcode, after the index synced: the search finds it in the index, the store no more."""
+    session = session_with(tmp_path, ScriptedProvider(), GOTCHA, VIM, *FILLER)
+    auto = session.auto_recall
+    assert "api-gotcha" in [item.name for item in auto.find(ASK_BILLING).items]
+    path = session.memory.store.path_of("api-gotcha")
+    assert path is not None
+    path.unlink()
+    assert "api-gotcha" not in [item.name for item in auto.find(ASK_BILLING).items]
 
 
 def test_a_memory_is_attached_once_per_conversation(tmp_path: Path) -> None:
@@ -521,3 +567,37 @@ def test_a_past_question_alone_is_not_recalled_but_its_answer_is(tmp_path: Path)
 )  # fmt: skip
 def test_only_a_question(text: str, question: bool) -> None:
     assert only_a_question(text) is question
+
+
+def test_by_default_every_match_that_fits_rides_along_whole(tmp_path: Path) -> None:
+    """The answer often ranks below the first few matches: by default (up to 60 items, 6,000 characters) the 25
+    matches all go, each whole — at 16 items in 4,000 characters, 9 were left out."""
+    notes = [
+        MemoryEntry(
+            name=f"billing-note-{i:02d}",
+            description=f"Billing API note {i}",
+            type=MemoryType.PROJECT,
+            content=f"Billing API note {i}: the amount for customer group {i} is reviewed on day {i} of the month.",
+        )
+        for i in range(24)
+    ]
+    topics = ["garden", "parking", "lunch", "holiday", "printer", "coffee", "badge", "desk", "elevator", "plants"]
+    others = [  # enough memories without the message's words that "billing" and "API" stay rare words
+        MemoryEntry(
+            name=f"office-{i:02d}",
+            description=f"Office {topics[i % 10]} {i}",
+            type=MemoryType.PROJECT,
+            content=f"The office {topics[i % 10]} topic {i} came up; nothing changed.",
+        )
+        for i in range(80)
+    ]
+    session = session_with(tmp_path, ScriptedProvider(), GOTCHA)
+    adds = [
+        MemoryOperation(action=MemoryAction.ADD, entry=CandidateMemory(**e.model_dump(include=CANDIDATE_FIELDS)))
+        for e in [*notes, *others]
+    ]
+    session.memory.store.apply(adds, why="test")  # one commit
+    found = session.auto_recall.find(ASK_BILLING)
+    assert {item.name for item in found.items} == {"api-gotcha", *(n.name for n in notes)}
+    assert all(not item.text.endswith("…") for item in found.items)
+    assert len(found.text) <= session.auto_recall.config.auto_recall_max_chars
