@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.checkpoints.restore import RestorePlan, plan_restore
+from catcode.checkpoints.shadow import CheckpointError
 from catcode.checkpoints.store import Checkpoint, CheckpointStore
 from catcode.conversation.messages import Message, Role
 from catcode.hooks.bus import CONTINUE, HookContext, HookResult
@@ -83,7 +84,7 @@ class Checkpointer:
         failure is one line (``notify`` shows it at once: before the tool changes anything, so that the person can
         stop the turn); the tool still runs."""
         with self._lock:
-            writes = tool.name in PROJECT_FILE_TOOLS
+            writes = tool.name in PROJECT_FILE_TOOLS and getattr(args, "file_path", None) is not None  # one file
             path = self._note(tool, args)
             paths = [path] if path is not None else []
             current = self.current
@@ -91,8 +92,11 @@ class Checkpointer:
                 return
             try:
                 if current is not None:  # deferred: save this file too, or make it now
-                    if not (writes and all(self.store.keep(current, p) for p in paths)):
-                        self.store.make()
+                    if writes and all(self.store.keep(current, p) for p in paths):
+                        return
+                    self.store.make()
+                    if not current.commit:
+                        raise CheckpointError("it could not be made from the files saved for it")
                     return
                 turn = self.turns[-1] if self.turns else Turn(0, "")
                 deferred = self.store.defer(self.session_id, turn.number, turn.text, paths) if writes else None

@@ -125,10 +125,12 @@ class CheckpointStore:
 
     def keep(self, checkpoint: Checkpoint, path: str) -> bool:
         """A file tool of the turn whose checkpoint is ``checkpoint`` is about to write ``path``: saved if the
-        checkpoint is still pending; False when it cannot be (``make`` it first)."""
+        checkpoint is still pending; False when it cannot be (``make`` it first), or its making failed."""
         with self._pending_lock:
             found = self._pending.get(checkpoint.id)
-            return found is None or found[1].keep(self.repo.work_tree, path, self.repo.max_file_bytes)
+            if found is None:
+                return bool(checkpoint.commit)
+            return found[1].keep(self.repo.work_tree, path, self.repo.max_file_bytes)
 
     def make(self) -> None:
         """Make this session's pending checkpoints now (waiting for the preparation to stage the index first)."""
@@ -162,10 +164,15 @@ class CheckpointStore:
             self.repo.stage()
         with self._pending_lock:  # a file tool saving a file waits here: the checkpoint is made before its write
             for waiting in [*(w for _, w in self._pending.values()), *left]:
-                commit = waiting.make(self.repo)
-                self._append({**{k: waiting.record[k] for k in _BASE}, "commit": commit})
+                mine = self._pending.pop(waiting.ident, None)
+                try:
+                    commit = waiting.make(self.repo)
+                    self._append({**{k: waiting.record[k] for k in _BASE}, "commit": commit})
+                except (CheckpointError, OSError):  # never in the way of the checkpoints after it
+                    log.warning("checkpoint_pending_failed", id=waiting.ident, exc_info=True)
+                    commit = ""
                 waiting.remove()
-                if (mine := self._pending.pop(waiting.ident, None)) is not None:
+                if mine is not None:
                     mine[0].commit = commit
             self._preparing = self._preparing and not staged
 

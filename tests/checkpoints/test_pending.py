@@ -152,3 +152,20 @@ def test_a_link_is_not_saved_the_checkpoint_is_taken_at_once(tmp_path: Path) -> 
     store.preparing()
     assert store.defer("s", 1, "m", ["link"]) is None
     assert not list((store.folder / "pending").iterdir())
+
+
+def test_a_pending_checkpoint_that_cannot_be_made_does_not_block_the_next(tmp_path: Path) -> None:
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    (root / "a.txt").write_text("one\n")
+    store = store_for(home, "p", root, 1.0)
+    store.preparing()
+    checkpoint = store.defer("s", 1, "m", ["a.txt"])
+    assert checkpoint is not None
+    for saved in (store.folder / "pending").glob(f"{checkpoint.id}.[0-9]*"):
+        saved.unlink()  # what it saved is gone
+    store.warm()
+    assert store.all() == [] and not checkpoint.commit
+    assert not store.keep(checkpoint, "b.txt")  # the turn's next change is told (``Checkpointer``)
+    assert not list((store.folder / "pending").iterdir())
+    assert store.take("s", 2, "next").commit  # later checkpoints are not held up

@@ -1,7 +1,9 @@
-"""Issue 38 §1 and §3 through the real binary: a session killed (``kill -9`` of its process group) while a
+"""Issue 38 §1 and §3 through the real binary: a session's git killed (``kill -9`` of its process group) while a
 snapshot's ``git add`` runs — the preparation every session starts with — leaves ``index.lock`` in the checkpoint
-repository; ``catcode doctor`` says so, and the next session removes it and takes its checkpoint. A session killed
-alone leaves its git running: the next one waits for it. A checkpoint that fails is said on screen before the tool
+repository; ``catcode doctor`` says so, and the next session removes it, makes the checkpoint the first left
+pending (its edit did not wait for the preparation: ``checkpoints/pending.py``) and takes its own. A session killed
+alone leaves its git running: the next one waits for it, and nothing of the killed session's turn is lost to a
+rewind. A checkpoint that fails is said on screen before the tool
 changes anything. A torn last line of ``checkpoints.jsonl`` does not swallow the next record. A damaged checkpoint
 repository is reported by ``catcode doctor`` with the checkpoints it can no longer restore.
 
