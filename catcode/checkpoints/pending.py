@@ -151,6 +151,25 @@ def orphans(store_folder: Path, own: set[str]) -> list[Pending]:
     return found
 
 
+def left_behind(store_folder: Path) -> list[str]:
+    """The ids of the pending checkpoints whose session is gone (nothing written: ``catcode doctor``)."""
+    left = []
+    for path in sorted((store_folder / FOLDER).glob("*.json")):
+        try:
+            fd = os.open(path.with_suffix(".lock"), os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            left.append(path.name.removesuffix(".json"))
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            left.append(path.name.removesuffix(".json"))
+        except BlockingIOError:
+            pass  # its session is alive
+        finally:
+            os.close(fd)
+    return left
+
+
 def _locked(path: Path) -> int:
     """A descriptor holding ``path``'s lock, or -1 when another process holds it."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)

@@ -94,6 +94,7 @@ def test_a_snapshot_killed_in_git_add_leaves_a_lock_the_next_session_clears(
     doctor = _run(project, catcode_env, "doctor")
     assert "index.lock was left by a git that was killed" in doctor.stdout, doctor.stdout
     assert "the next checkpoint removes it" in doctor.stdout
+    assert "checkpoints: 1 not made yet" in doctor.stdout
 
     second = _turn(fake_server, project, catcode_env, "two", "three", "change a.txt again")
     assert second.returncode == 0, second.stderr
