@@ -46,9 +46,10 @@ from bench_startup import PROMPT, _env  # noqa: E402
 
 from tests.fakes import FakeAnthropicServer, text, tool_use  # noqa: E402
 
-BASELINE = "d334035"
-"""The last commit whose first snapshot of a project hashes every file, git project or not (before the shadow index
-was seeded from the project's own: ``checkpoints/borrow.py``); b96a08d was the last with two snapshots per turn."""
+BASELINE = "7716137"
+"""The last commit whose turn waits for the start-up preparation before its first change, file tool or command
+(before ``checkpoints/pending.py``); d334035 was the last whose first snapshot of a git project hashed every file,
+b96a08d the last with two snapshots per turn."""
 SIZES = (10_000, 50_000)
 LATENCY = 1.0
 TURNS = 5
@@ -171,6 +172,38 @@ def _repl_run(source: Path, project: Path, home: Path, server: FakeAnthropicServ
     return answered, "edited" in (project / EDITED).read_text()
 
 
+def _manifest(project: Path) -> dict[str, int]:
+    """Every file of the project (``.git`` aside) and a hash of its bytes."""
+    return {
+        str(path.relative_to(project)): hash(path.read_bytes())
+        for path in project.rglob("*")
+        if path.is_file() and ".git" not in path.relative_to(project).parts
+    }
+
+
+def _sessions_checked(source: Path, project: Path, home: Path, pristine: dict[str, int]) -> tuple[float, int]:
+    """After the ``-p`` edit sessions run in ``home``: snapshots per file-changing turn (commits in its shadow
+    repository, once ``catcode checkpoints`` has made what a quick session left pending and taken one snapshot to
+    count the last turn's files, per checkpoint listed), and the files wrong after ``catcode rewind`` to the first
+    session's checkpoint (against the project as it was)."""
+    env = {**_env(home, memory=False), "PYTHONPATH": str(source)}
+
+    def catcode(*args: str) -> str:
+        return subprocess.run([sys.executable, "-m", "catcode", *args], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=600, check=True).stdout  # fmt: skip
+
+    listed = json.loads(catcode("checkpoints", "--json"))
+    shadow = next((home / ".cat-code" / "checkpoints").glob("*/git"))
+    commits = subprocess.run(["git", f"--git-dir={shadow}", "rev-list", "--all", "--count"], capture_output=True,
+                             text=True, check=True).stdout  # fmt: skip
+    per_turn = round((int(commits) - 1) / len(listed), 2) if listed else float("nan")
+    catcode("rewind", listed[0]["id"], "--yes")
+    now = _manifest(project)
+    wrong = sum(now.get(path) != digest for path, digest in pristine.items()) + len(now.keys() - pristine.keys())
+    _quiet(home)
+    return per_turn, wrong
+
+
 def _turns(source: Path, project: Path, home: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(source)}
     # Run from the subject's folder: ``python -c`` puts the working directory first on the path.
@@ -203,9 +236,12 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
             project = base / f"project-{size}"
             project.mkdir()
             _project(project, size)
+            _reset(project)
+            pristine = _manifest(project)
             plain = base / f"plain-{size}"  # the same files, no git
             shutil.copytree(project, plain, ignore=shutil.ignore_patterns(".git"))
             times: dict[str, list[float]] = {}
+            sessions: dict[str, list[tuple[float, int]]] = {}
             for _ in range(rounds):
                 for name, source in subjects.items():
                     for on in (True, False):
@@ -218,6 +254,8 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
                             "nogit_print_fresh": _print_run(source, plain, _home(base, name, on), server),
                             "nogit_repl_at_once": _repl_run(source, plain, _home(base, name, on), server),
                         }
+                        if on:
+                            sessions.setdefault(name, []).append(_sessions_checked(source, project, home, pristine))
                         for case, (seconds, edited) in runs.items():
                             times.setdefault(f"{name}_{case}_{state}", []).append(seconds)
                             made.append(edited)
@@ -225,6 +263,8 @@ def bench_checkpoint_scale(sizes: tuple[int, ...] = SIZES, rounds: int = 3, late
                 turns = _turns(source, project, _home(base, name, True))
                 figures[f"{size}: {name} turn s (median)"] = _median(turns["seconds"])
                 figures[f"{size}: {name} snapshots per turn"] = turns["snapshots"]
+                figures[f"{size}: {name} snapshots per -p edit turn (most)"] = max(n for n, _ in sessions[name])
+                figures[f"{size}: {name} files wrong after rewinding a -p session"] = sum(w for _, w in sessions[name])
                 figures[f"{size}: {name} files wrong after rewind"] = turns["wrong"]
                 marks = f"{turns['marked_right']}, {turns['marked_wrongly']}"
                 figures[f"{size}: {name} changed-outside marks right (of 5), wrong"] = marks

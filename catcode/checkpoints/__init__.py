@@ -6,6 +6,8 @@
 - ``store.py``: ``CheckpointStore``, a project's checkpoint records (``checkpoints.jsonl``) and its shadow repository.
 - ``session.py``: ``Checkpointer``, one session's side: a checkpoint before a turn's first change, the turns it
   lists, restoring code and conversation (and undoing a restore).
+- ``pending.py``: a turn's checkpoint while the start-up preparation still stages the project: the files a file tool
+  writes are saved first, and the checkpoint is made once the index is staged (by the next session, if this one dies).
 - ``restore.py``: ``RestorePlan``, what a restore will change and what it would overwrite that catcode did not write.
 - ``inside.py``: the checks before each write and delete of a restore: never through a link out of the project.
 - ``health.py``: what ``catcode doctor`` reports: a lock left by a killed session, torn records, a damaged repository.

@@ -1,7 +1,8 @@
 """Checkpoints as a part of a session (``session.parts.SessionPart``): a checkpoint before each turn's first change
 (the tool context asks for it), the turn's end recorded, ``/rewind``; and, from the start, in the background, the
-shadow index brought up to date (so that the first turn's checkpoint only checks the files' times: it waits for that
-work only when it comes before it is done, and then for what remains of it), then the old checkpoints pruned."""
+shadow index brought up to date (so that the first turn's checkpoint only checks the files' times), then the old
+checkpoints pruned. A file tool that comes before that work is done does not wait for it (``pending.py``: the file
+is saved, the checkpoint made when the index is staged); a command waits for what remains of it."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ class CheckpointsPart:
         session.slash_commands.append(register)
         if store.repo.available:
             prepare = _quietly(lambda: _prepare(store, settings.retention_days))
+            store.preparing()  # until it has staged the project, a file tool's checkpoint does not wait for it
             threading.Thread(target=prepare, name="checkpoint-prepare", daemon=True).start()
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catcode.checkpoints.restore import RestorePlan, plan_restore
+from catcode.checkpoints.shadow import CheckpointError
 from catcode.checkpoints.store import Checkpoint, CheckpointStore
 from catcode.conversation.messages import Message, Role
 from catcode.hooks.bus import CONTINUE, HookContext, HookResult
@@ -77,16 +78,29 @@ class Checkpointer:
             self.turns[-1].message = message
 
     def before_change(self, tool: Tool, args: BaseModel) -> None:
-        """``tool`` is about to change files with ``args``: the turn's checkpoint, unless it was taken. A failure is
-        one line (``notify`` shows it at once: before the tool changes anything, so that the person can stop the
-        turn); the tool still runs."""
+        """``tool`` is about to change files with ``args``: the turn's checkpoint, unless it was taken. While the
+        session's preparation is still staging the project, a file tool does not wait for it: the file it writes is
+        saved and the checkpoint made once the preparation is done (``store.defer``); anything else waits for it. A
+        failure is one line (``notify`` shows it at once: before the tool changes anything, so that the person can
+        stop the turn); the tool still runs."""
         with self._lock:
-            self._note(tool, args)
-            if self.current is not None or self._failed:
+            writes = tool.name in PROJECT_FILE_TOOLS and getattr(args, "file_path", None) is not None  # one file
+            path = self._note(tool, args)
+            paths = [path] if path is not None else []
+            current = self.current
+            if self._failed or (current is not None and current.commit):
                 return
-            turn = self.turns[-1] if self.turns else Turn(0, "")
             try:
-                self.current = self.store.take(self.session_id, turn.number, turn.text)
+                if current is not None:  # deferred: save this file too, or make it now
+                    if writes and all(self.store.keep(current, p) for p in paths):
+                        return
+                    self.store.make()
+                    if not current.commit:
+                        raise CheckpointError("it could not be made from the files saved for it")
+                    return
+                turn = self.turns[-1] if self.turns else Turn(0, "")
+                deferred = self.store.defer(self.session_id, turn.number, turn.text, paths) if writes else None
+                self.current = deferred or self.store.take(self.session_id, turn.number, turn.text)
             except Exception as exc:
                 self._failed = True
                 log.warning("checkpoint_failed", exc_info=True)
@@ -104,16 +118,19 @@ class Checkpointer:
         except Exception:
             log.warning("checkpoint_finish_failed", exc_info=True)
 
-    def _note(self, tool: Tool, args: BaseModel) -> None:
+    def _note(self, tool: Tool, args: BaseModel) -> str | None:
         """Remember what the turn does that the count of its changes uses: the file a file tool writes (in the
-        project), or that a command ran."""
+        project: returned, relative), or that a command ran."""
         if tool.name not in PROJECT_FILE_TOOLS:
             self._ran = True
-            return
+            return None
         root = os.path.realpath(self.store.repo.work_tree)
         path = os.path.realpath(Path(root, os.path.expanduser(str(getattr(args, "file_path", "")))))
-        if path.startswith(root + os.sep):
-            self._written.add(Path(path).relative_to(root).as_posix())
+        if not path.startswith(root + os.sep):
+            return None
+        relative = Path(path).relative_to(root).as_posix()
+        self._written.add(relative)
+        return relative
 
     # -- rewinding ---------------------------------------------------------------------------------------------
 
@@ -124,6 +141,7 @@ class Checkpointer:
     def code_target(self, turn: Turn) -> Checkpoint | None:
         """The files as they were just before ``turn``: its checkpoint or a later turn's (None: catcode changed
         nothing since)."""
+        self.store.make()  # this turn's, if it is still pending
         mine = [c for c in self.store.all() if c.session == self.session_id and c.kind == "turn"]
         return next((c for c in mine if c.turn >= turn.number), None)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import uuid
 from collections.abc import Collection
@@ -22,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from catcode.checkpoints import borrow
+from catcode.checkpoints import borrow, pending
 from catcode.checkpoints.attribution import attribute, turn_end
 from catcode.checkpoints.shadow import CheckpointError, ShadowRepo
 from catcode.file_modes import PRIVATE_FILE, private_dir
@@ -78,6 +79,9 @@ class CheckpointStore:
         self.folder = Path(folder)
         self.repo = ShadowRepo(self.folder / "git", project_root, max_file_bytes=max_file_bytes)
         self.repo.seed = borrow.seed  # a git project's first snapshot reads only what changed since its last add
+        self._pending: dict[str, tuple[Checkpoint, pending.Pending]] = {}  # this session's, by id (``pending.py``)
+        self._pending_lock = threading.Lock()
+        self._preparing = False  # the session's preparation (``warm``) has not staged the index yet
 
     @property
     def records_file(self) -> Path:
@@ -86,24 +90,91 @@ class CheckpointStore:
 
     def take(self, session: str, turn: int, message: str, kind: str = "turn") -> Checkpoint:
         """Snapshot the work tree now and record it; the turns that ended before are settled with it (``settle``)."""
-        from catcode.redact import redact
-
-        words = " ".join(message.split())
-        words = redact(words[:FIRST_WORDS] + ("…" if len(words) > FIRST_WORDS else ""))[0]
         ident = uuid.uuid4().hex[:8]
         with self.repo.lock():
+            self._make_pending()
             commit = self.repo.snapshot(f"catcode checkpoint {ident}: session {session}, turn {turn}", ident)
             self._settle(commit)
-            checkpoint = Checkpoint(ident, session, turn, _now(), words, commit, kind)
+            checkpoint = Checkpoint(ident, session, turn, _now(), _first_words(message), commit, kind)
             self._append(asdict(checkpoint))
         return checkpoint
 
+    def preparing(self) -> None:
+        """The session's preparation (``warm``, on a thread) starts: until it has staged the index, a turn's
+        checkpoint may be deferred (``defer``)."""
+        self._preparing = True
+
+    def defer(self, session: str, turn: int, message: str, paths: list[str]) -> Checkpoint | None:
+        """While the preparation runs: a checkpoint made once it has staged the index, the files ``paths``
+        (relative to the project) saved as they are now to be put back in it (``pending.py``); its commit is empty
+        until then. None when there is no preparation to wait for, or a file cannot be saved this way: take one."""
+        with self._pending_lock:
+            if not self._preparing:
+                return None
+            checkpoint = Checkpoint(uuid.uuid4().hex[:8], session, turn, _now(), _first_words(message), "")
+            try:
+                waiting = pending.start(self.folder, asdict(checkpoint))
+            except OSError:
+                log.warning("checkpoint_defer_failed", exc_info=True)
+                return None
+            if not all(waiting.keep(self.repo.work_tree, p, self.repo.max_file_bytes) for p in paths):
+                waiting.remove()
+                return None
+            self._pending[checkpoint.id] = (checkpoint, waiting)
+        return checkpoint
+
+    def keep(self, checkpoint: Checkpoint, path: str) -> bool:
+        """A file tool of the turn whose checkpoint is ``checkpoint`` is about to write ``path``: saved if the
+        checkpoint is still pending; False when it cannot be (``make`` it first), or its making failed."""
+        with self._pending_lock:
+            found = self._pending.get(checkpoint.id)
+            if found is None:
+                return bool(checkpoint.commit)
+            return found[1].keep(self.repo.work_tree, path, self.repo.max_file_bytes)
+
+    def make(self) -> None:
+        """Make this session's pending checkpoints now (waiting for the preparation to stage the index first)."""
+        if self._pending:
+            with self.repo.lock():
+                self._make_pending()
+
     def warm(self) -> None:
         """Stage the work tree ahead of the first checkpoint (``ShadowRepo.stage``), and write its trees once: the
-        index then caches them, so a checkpoint writes only the folders that changed."""
-        with self.repo.lock():
+        index then caches them, so a checkpoint writes only the folders that changed. The checkpoints deferred
+        meanwhile are made (this session's, and those a killed session left)."""
+        try:
+            with self.repo.lock():
+                self.repo.stage()
+                self.repo.git("write-tree")
+                self._make_pending(staged=True)
+        finally:
+            self._preparing = False  # a failed preparation: the next snapshot makes what is pending
+
+    def _make_pending(self, *, staged: bool = False) -> None:
+        """Make the pending checkpoints: this session's and those a session that is gone left (``pending.py``).
+        The caller holds the repository's lock; ``staged``: the index was staged just before."""
+        with self._pending_lock:
+            own = set(self._pending)
+        left = pending.orphans(self.folder, own) if (self.folder / pending.FOLDER).is_dir() else []
+        if not own and not left:
+            with self._pending_lock:
+                self._preparing = self._preparing and not staged
+            return
+        if not staged:
             self.repo.stage()
-            self.repo.git("write-tree")
+        with self._pending_lock:  # a file tool saving a file waits here: the checkpoint is made before its write
+            for waiting in [*(w for _, w in self._pending.values()), *left]:
+                mine = self._pending.pop(waiting.ident, None)
+                try:
+                    commit = waiting.make(self.repo)
+                    self._append({**{k: waiting.record[k] for k in _BASE}, "commit": commit})
+                except (CheckpointError, OSError):  # never in the way of the checkpoints after it
+                    log.warning("checkpoint_pending_failed", id=waiting.ident, exc_info=True)
+                    commit = ""
+                waiting.remove()
+                if mine is not None:
+                    mine[0].commit = commit
+            self._preparing = self._preparing and not staged
 
     def finish(self, checkpoint: Checkpoint, written: Collection[str] = (), *, ran: bool = True) -> None:
         """The turn of ``checkpoint`` is over: its end is recorded (no snapshot: what it changed is counted at the
@@ -113,14 +184,18 @@ class CheckpointStore:
         self._append({"id": checkpoint.id, "ended": checkpoint.ended, "written": checkpoint.written, "ran": ran})
 
     def settle(self) -> None:
-        """Count what every ended turn changed that is not counted yet, against a snapshot of the files now (what
-        ``catcode checkpoints`` shows once the session that took them is over)."""
-        if not self._unsettled():
+        """Make the checkpoints a session that is gone left pending, and count what every ended turn changed that
+        is not counted yet, against a snapshot of the files now (what ``catcode checkpoints`` shows once the
+        session that took them is over)."""
+        waiting = any((self.folder / pending.FOLDER).glob("*.json"))
+        if not waiting and not self._unsettled():
             return
         with self.repo.lock():
-            pending = self._unsettled()
-            if pending:
-                self._settle(self.repo.snapshot("catcode: the files after ended turns", f"{pending[0].id}-after"))
+            if waiting:
+                self._make_pending()
+            unsettled = self._unsettled()
+            if unsettled:
+                self._settle(self.repo.snapshot("catcode: the files after ended turns", f"{unsettled[0].id}-after"))
 
     def _unsettled(self) -> list[Checkpoint]:
         return [c for c in self.all() if c.ended is not None and c.after is None]
@@ -147,7 +222,13 @@ class CheckpointStore:
             self._append(entry)
 
     def all(self) -> list[Checkpoint]:
-        """Every checkpoint of the project, oldest first."""
+        """Every checkpoint of the project, oldest first (not those still pending: ``defer``)."""
+        known = Checkpoint.__dataclass_fields__
+        found = [Checkpoint(**{k: v for k, v in e.items() if k in known}) for e in self._merged() if "commit" in e]
+        return sorted(found, key=lambda c: c.time)
+
+    def _merged(self) -> list[dict[str, Any]]:
+        """Each id's record lines merged, in the order they were first written."""
         merged: dict[str, dict[str, Any]] = {}
         try:
             lines = self.records_file.read_text("utf-8").splitlines()
@@ -159,9 +240,7 @@ class CheckpointStore:
                 merged.setdefault(entry["id"], {}).update(entry)
             except (ValueError, KeyError, TypeError):
                 log.warning("checkpoint_record_unreadable", file=str(self.records_file))
-        known = Checkpoint.__dataclass_fields__
-        found = [Checkpoint(**{k: v for k, v in e.items() if k in known}) for e in merged.values() if "commit" in e]
-        return sorted(found, key=lambda c: c.time)
+        return list(merged.values())
 
     def find(self, prefix: str) -> Checkpoint | None:
         """The checkpoint whose id starts with ``prefix`` (None when none or several do)."""
@@ -199,8 +278,8 @@ class CheckpointStore:
         ids = {c.id for c in gone}
         with self.repo.lock():
             self.repo.forget([r for c in gone for r in (c.id, f"{c.id}-after")], collect=collect)
-            with self._records_lock():
-                kept = [asdict(c) for c in self.all() if c.id not in ids]
+            with self._records_lock():  # a pending checkpoint's lines (its turn's end) stay
+                kept = [e for e in self._merged() if e.get("id") not in ids]
                 atomic_write_text(self.records_file, "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in kept))
 
     def size(self) -> int:
@@ -236,6 +315,17 @@ class CheckpointStore:
                 written += os.write(fd, line[written:])
         finally:
             os.close(fd)
+
+
+_BASE = ("id", "session", "turn", "time", "message", "kind")  # a pending checkpoint's record, but its commit
+
+
+def _first_words(message: str) -> str:
+    """The message's first words for a record, redacted."""
+    from catcode.redact import redact
+
+    words = " ".join(message.split())
+    return redact(words[:FIRST_WORDS] + ("…" if len(words) > FIRST_WORDS else ""))[0]
 
 
 def _now() -> str:

@@ -108,6 +108,7 @@ def _confirmed(yes: bool, count: int, plan: RestorePlan) -> bool:
 def doctor_lines(settings: Settings, paths: Paths) -> tuple[list[str], bool]:
     """What ``catcode doctor`` says about this project's checkpoints: how many, their size, the files left out, and
     each problem with its fix (``health.check``); and whether one of them needs the person."""
+    from catcode.checkpoints import pending
     from catcode.checkpoints.health import check
     from catcode.checkpoints.store import store_for
 
@@ -117,6 +118,12 @@ def doctor_lines(settings: Settings, paths: Paths) -> tuple[list[str], bool]:
     big = store.repo.big_files()
     if big:
         lines.append(f"checkpoints: {len(big)} file(s) over the size cap left out: {', '.join(big[:10])}")
+    left = pending.left_behind(store.folder)
+    if left:  # a quick session ends before its preparation is done: not a problem, nothing is lost
+        lines.append(
+            f"checkpoints: {len(left)} not made yet (a session ended before the files were staged; the files its "
+            "edits changed are saved): the next session or `catcode checkpoints` makes them"
+        )
     problems = check(store)
     for problem in problems:
         lines += [f"checkpoints: problem: {problem.problem}", f"  fix: {problem.fix}"]

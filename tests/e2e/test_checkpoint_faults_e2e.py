@@ -1,7 +1,9 @@
-"""Issue 38 §1 and §3 through the real binary: a session killed (``kill -9`` of its process group) while a
+"""Issue 38 §1 and §3 through the real binary: a session's git killed (``kill -9`` of its process group) while a
 snapshot's ``git add`` runs — the preparation every session starts with — leaves ``index.lock`` in the checkpoint
-repository; ``catcode doctor`` says so, and the next session removes it and takes its checkpoint. A session killed
-alone leaves its git running: the next one waits for it. A checkpoint that fails is said on screen before the tool
+repository; ``catcode doctor`` says so, and the next session removes it, makes the checkpoint the first left
+pending (its edit did not wait for the preparation: ``checkpoints/pending.py``) and takes its own. A session killed
+alone leaves its git running: the next one waits for it, and nothing of the killed session's turn is lost to a
+rewind. A checkpoint that fails is said on screen before the tool
 changes anything. A torn last line of ``checkpoints.jsonl`` does not swallow the next record. A damaged checkpoint
 repository is reported by ``catcode doctor`` with the checkpoints it can no longer restore.
 
@@ -73,33 +75,37 @@ def test_a_snapshot_killed_in_git_add_leaves_a_lock_the_next_session_clears(
     (project / ".gitattributes").write_text("*.slow filter=slow\n")
     (project / "data.slow").write_text("held up\n")
     (project / "a.txt").write_text("one\n")
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")))  # killed before it asks again
+    # The edit does not wait for the preparation (its file is saved first); the session ends, its git goes on.
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
     argv = [*catcode_argv(), "--permission-mode", "bypass", "-p", "change a.txt"]
     proc = subprocess.Popen(argv, cwd=project, env=catcode_env, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
     try:
+        assert proc.wait(timeout=WAIT) == 0
         _wait_for(lambda: started.exists(), "the snapshot's git add to reach the filter")
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=WAIT)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)  # its git add, left running
     shadow = _shadow(home_dir, project)
     assert (shadow / "git" / "index.lock").exists()  # what a killed git add leaves
-    assert (project / "a.txt").read_text() == "one\n"  # the checkpoint comes first: the edit never ran
+    assert (project / "a.txt").read_text() == "two\n"
+    assert list((shadow / "pending").glob("*.json"))  # its checkpoint, not made yet: the file as it was is saved
     (home_dir / ".gitconfig").write_text("")  # the person's filter is gone; the lock is still there
 
     doctor = _run(project, catcode_env, "doctor")
     assert "index.lock was left by a git that was killed" in doctor.stdout, doctor.stdout
     assert "the next checkpoint removes it" in doctor.stdout
+    assert "checkpoints: 1 not made yet" in doctor.stdout
 
-    second = _turn(fake_server, project, catcode_env, "one", "two", "change a.txt")
+    second = _turn(fake_server, project, catcode_env, "two", "three", "change a.txt again")
     assert second.returncode == 0, second.stderr
     assert "No checkpoint" not in second.stderr
-    assert not (shadow / "git" / "index.lock").exists()
     listed = _listed(project, catcode_env)
-    assert [(c["turn"], c["files"]) for c in listed] == [(1, ["M a.txt"])]
+    assert not (shadow / "git" / "index.lock").exists()
+    assert [(c["message"], c["files"]) for c in listed] == [("change a.txt", ["M a.txt"]),
+                                                            ("change a.txt again", ["M a.txt"])]  # fmt: skip
     assert "was left by a git" not in _run(project, catcode_env, "doctor").stdout
+    assert _run(project, catcode_env, "rewind", listed[0]["id"], "--yes").returncode == 0
+    assert (project / "a.txt").read_text() == "one\n"
 
 
 def test_a_session_killed_alone_during_its_preparation_leaves_a_git_the_next_one_waits_for(
@@ -122,17 +128,18 @@ def test_a_session_killed_alone_during_its_preparation_leaves_a_git_the_next_one
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         _wait_for(lambda: started.exists(), "the preparation's git add to reach the held file")
-        _wait_for(lambda: len(fake_server.requests(path="/v1/messages")) == 1, "the model to be asked")
+        # The edit does not wait for the preparation: it is made, and the model asked again, while git is held.
+        _wait_for(lambda: len(fake_server.requests(path="/v1/messages")) == 2, "the edit's result to be sent")
         os.kill(killed.pid, signal.SIGKILL)  # catcode alone: its git and the filter go on
         killed.wait(timeout=WAIT)
     finally:
         if killed.poll() is None:
             killed.kill()
-    assert (project / "a.txt").read_text() == "one\n"
+    assert (project / "a.txt").read_text() == "two\n"
     second = subprocess.Popen([*catcode_argv(), "--permission-mode", "bypass", "-p", "change a.txt again"],
                               cwd=project, env=catcode_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)  # fmt: skip
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "two", "three")), text("Edited."))
     try:
         with open(release, "w") as pipe:  # the filter reads it: the killed session's git finishes
             pipe.write("go\n")
@@ -141,9 +148,12 @@ def test_a_session_killed_alone_during_its_preparation_leaves_a_git_the_next_one
         if second.poll() is None:
             second.kill()
     assert second.returncode == 0 and "No checkpoint" not in err, err
-    assert (project / "a.txt").read_text() == "two\n"
+    assert (project / "a.txt").read_text() == "three\n"
+    # The killed session's checkpoint was made from what it saved: nothing of its turn is lost.
     listed = _listed(project, catcode_env)
-    assert [(c["message"], c["files"]) for c in listed] == [("change a.txt again", ["M a.txt"])]
+    assert [c["message"] for c in listed] == ["change a.txt", "change a.txt again"]
+    assert _run(project, catcode_env, "rewind", listed[1]["id"], "--yes").returncode == 0
+    assert (project / "a.txt").read_text() == "two\n"
     assert _run(project, catcode_env, "rewind", listed[0]["id"], "--yes").returncode == 0
     assert (project / "a.txt").read_text() == "one\n" and (project / "data.held").read_text() == "held up\n"
     assert "checkpoints: problem" not in _run(project, catcode_env, "doctor").stdout
