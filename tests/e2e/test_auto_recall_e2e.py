@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from catcode.settings.paths import project_key
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, text
 from tests.in_process import run_catcode
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 QUESTION = "why does the billing API answer 422 when I send the amount?"
@@ -153,3 +155,57 @@ def test_a_fresh_print_mode_recalls_among_500_memories_with_default_settings(
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     (recall,) = [e for e in events if e.get("subtype") == "recall"]
     assert recall["skipped"] is False and recall["items"][0]["name"] == "git"
+
+
+def test_a_fresh_print_mode_recalls_from_a_store_too_large_to_index_on_the_way(
+    project: Path, fake_server: FakeAnthropicServer
+) -> None:
+    """Issue 36: more memories than a process indexes on the way to a search (2,000; at 100,000 it takes minutes,
+    left to a process of its own) and no search index yet. A fresh ``catcode -p`` with default settings still
+    attaches the memory the question needs — found in the store's catalogues — and says recall ran."""
+    from catcode.memory.recall.recall import SYNC_BUDGET
+
+    home = project.parent / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), ANTHROPIC_BASE_URL=fake_server.base_url,
+               ANTHROPIC_API_KEY="test-key")  # fmt: skip
+    claude = project.parent / "claude-memory"
+    claude.mkdir()
+    for i in range(SYNC_BUDGET + 100):
+        body = f"The team keeps note {i} on wiki page {i}; ask in the channel first.\n"
+        (claude / f"note-{i:04d}.md").write_text(f"---\nname: note-{i:04d}\ntype: project\n---\n{body}")
+    answer = "Deploys freeze from Thursday noon to Monday morning; ship hotfixes through the release captain."
+    (claude / "freeze.md").write_text(f"---\nname: deploy-freeze\ntype: project\n---\n{answer}\n")
+    imported = subprocess.run([*catcode_argv(), "memory", "import", str(claude), "--yes"], cwd=project, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert imported.returncode == 0, imported.stderr
+    facts = home / ".cat-code" / "memory" / "projects" / project_key(project) / ".recall" / "facts.db"
+    assert not facts.exists()  # cold: nothing indexed yet
+    fake_server.enqueue(text("Not before Monday."))
+    question = "when does the deploy freeze start?"
+    argv = [*catcode_argv(), "-p", "--output-format", "stream-json", question]
+    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    first = fake_server.requests()[0]
+    assert answer in first.body["messages"][0]["content"][0]["text"], proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    (recall,) = [e for e in events if e.get("subtype") == "recall"]
+    assert recall["skipped"] is False and recall["items"][0]["name"] == "deploy-freeze"
+    indexed_in_the_background(facts)  # before the folder goes
+
+
+def indexed_in_the_background(facts: Path, timeout: float = 120.0) -> None:
+    """Wait for the process a large store's first search started to have indexed every memory."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + bound(timeout)
+    while True:
+        try:
+            with closing(sqlite3.connect(f"{facts.as_uri()}?mode=ro", uri=True)) as db:
+                if db.execute("SELECT 1 FROM meta WHERE key = 'mark:synced-memories'").fetchone():
+                    return
+        except sqlite3.Error:
+            pass  # not there yet, or being created
+        assert time.monotonic() < deadline, "the memories were not indexed in the background"
+        time.sleep(0.1)
