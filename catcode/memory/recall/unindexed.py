@@ -3,11 +3,11 @@ facts.db was lost) leaves its index to a process of its own (``Recall.sync``'s b
 100,000 memories; a message asked meanwhile must still find its memory.
 
 ``search_unindexed`` scans the store's catalogues (every memory read so far: name, description, text) for the
-message's words as substrings, keeps the ``CANDIDATES`` memories that hold the most telling of them, indexes those
-in a scratch index in memory — with as many other memories (the newest), so that a word's rarity means what it
-means in the whole store: a scratch index of one candidate would rank it at nothing — and asks it the message,
-ranked and gated as the fact index would be. Memory files not read yet (a folder written by hand, read in the
-background) are not in the catalogues: ``AutoRecall`` says so when nothing else matched."""
+message's words as substrings, keeps the ``CANDIDATES`` memories that hold the most telling of them, indexes
+those in a scratch index in memory — with other memories (the newest) up to ``AT_LEAST``, so that a word's rarity
+means what it means in the whole store: a scratch index of one candidate would rank it at nothing — and asks it
+the message, ranked and gated as the fact index would be. Memory files not read yet (a folder written by hand, read
+in the background) are not in the catalogues: ``AutoRecall`` says so when nothing else matched."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["CANDIDATES", "scan_words", "search_unindexed"]
 
 CANDIDATES = 500
-"""Memories the scan keeps for the scratch index (which holds at most twice as many, the others the newest)."""
+"""Memories the scan keeps for the scratch index."""
+AT_LEAST = 600
+"""Memories the scratch index holds at least (when there are as many): the candidates, then the newest others."""
 STEM_AFTER = 5
 """Words longer than this are looked for without their last letters ("attempts" → "atte"…): the index matches
 "attempt" to "attempts" by their stem, a substring scan only by a shorter prefix."""
@@ -55,6 +57,7 @@ def search_unindexed(store: MemoryStore, message: str) -> FactsIndex:
     if found:
         names = {entry.name for entry, _ in found}
         for scope in (Scope.PROJECT, Scope.USER):  # the newest others, for a word's rarity to mean something
-            found += [(e, scope) for e in store.newest(scope, 2 * CANDIDATES - len(found)) if e.name not in names]
-        index.sync((memory_source(entry, scope) for entry, scope in found[: 2 * CANDIDATES]), kinds={"memory"})
+            if len(found) < AT_LEAST:
+                found += [(e, scope) for e in store.newest(scope, AT_LEAST - len(found)) if e.name not in names]
+        index.sync((memory_source(entry, scope) for entry, scope in found), kinds={"memory"})
     return index

@@ -5,7 +5,9 @@ empties every catalogue (``READERS``), and this only reads them."""
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections import Counter
 
 from catcode.memory.store.catalog import _COLUMNS, Catalogs, _schema, _state
 from catcode.memory.store.models import MemoryEntry, Scope
@@ -38,13 +40,11 @@ def holding(catalogs: Catalogs, words: list[str], limit: int) -> list[tuple[Memo
         total += catalogs.conn.execute(f"SELECT count(*) {rows}").fetchone()[0]
         query = f"SELECT * FROM (SELECT {bits} AS mask, updated, fname {rows}) WHERE mask > 0"
         masks += [(mask, updated, scope, fname) for mask, updated, fname in catalogs.conn.execute(query, patterns)]
-    held = [sum(1 for mask, *_ in masks if mask >> bit & 1) for bit in range(len(words))]
+    kinds = Counter(mask for mask, *_ in masks)  # a few distinct masks among many rows
+    held = [sum(n for mask, n in kinds.items() if mask >> bit & 1) for bit in range(len(words))]
     weight = [math.log(1 + (total - n + 0.5) / (n + 0.5)) for n in held]  # BM25's IDF, never below 0
-
-    def score(mask: int) -> float:
-        return sum(w for bit, w in enumerate(weight) if mask >> bit & 1)
-
-    best = sorted(masks, key=lambda row: (score(row[0]), row[1]), reverse=True)[:limit]
+    score = {mask: sum(w for bit, w in enumerate(weight) if mask >> bit & 1) for mask in kinds}
+    best = heapq.nlargest(limit, masks, key=lambda row: (score[row[0]], row[1]))
     found: dict[tuple[Scope, str], MemoryEntry] = {}
     for scope in Scope:
         names = [fname for _, _, where, fname in best if where is scope]
