@@ -4,10 +4,14 @@ in the same run.
 
 **Never dropped for being cold** (``bench_fresh_recall``): projects of 500, 10,000 and 100,000 memories (the coding
 conversations of the recall corpus, one memory per turn, then synthetic prose memories of bench_facts.py's
-generator), committed once beforehand (``catcode memory doctor --fix``, as after an import). **cold**: no search
-index (facts.db deleted before each run: the process builds it); **warm**: the index built by the run before. For
-each: the share of messages whose recall ran (no ``recall skipped`` line on stderr) and the launch → first answer
-byte time, recall on against off (on and off alternate, so the machine's drift hits both alike).
+generator), committed once beforehand (``catcode memory doctor --fix``, as after an import) and indexed
+(``catcode memory upkeep``). **cold**: no search index (``.recall/facts.db`` deleted before each run, once the
+indexing the run before started in the background has ended: at 500 memories the process builds it on the way,
+beyond 2,000 it is left to a process of its own); **warm**: the index built. For each: the share of messages whose
+recall ran (no ``recall skipped`` line on stderr), the share whose first request held the answering memory's text
+(hit), and the launch → first answer byte time, recall on against off (on and off alternate, so the machine's
+drift hits both alike). ``--keep DIR`` builds the projects there or reuses them (100,000 memories take minutes to
+write, commit and index); ``--ref COMMIT`` runs that commit's catcode instead (its projects apart).
 
 **Only what helps** (``bench_recall_precision``): on the held-out half of the recall corpus (``recall_bench.split``:
 what the defaults were chosen on is the other half), one project per kind — the coding conversations, the casual
@@ -20,7 +24,8 @@ request (also over the questions one memory can answer by its own words, ``by_it
 question no memory answers got anything attached; **added characters** — the first request minus the same
 question's request with recall off; and the first-answer-byte time.
 
-``python scripts/bench_recall_fresh.py [sizes...]`` prints the figures; scripts/bench.py imports both functions."""
+``python scripts/bench_recall_fresh.py [sizes...] [--keep DIR] [--ref COMMIT] [--fresh-only]`` prints the figures;
+scripts/bench.py imports both functions."""
 
 from __future__ import annotations
 
