@@ -27,7 +27,7 @@ from catcode.memory.store.cache import DUPLICATE, DiskCache, Located, MemoryProb
 from catcode.memory.store.catalog import code_stamp
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, MemoryType, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
-from catcode.memory.store.scan import holding
+from catcode.memory.store.scan import catalog_files, holding, reader
 from catcode.memory.store.scopes import Placement, ScopeRules
 from catcode.memory.store.writer import Redactor, Versioning, WritePath
 
@@ -138,7 +138,11 @@ class MemoryStore:
         aside), best first: what a search finds without the fact index (``scan.holding``)."""
         self._sync()
         with self._guard:
-            return holding(self._cache.catalogs, words, limit)
+            files = catalog_files(self._cache.catalogs)
+            if files is None:  # catalogues in memory: this connection, under the guard
+                return holding(self._cache.catalogs.conn, words, limit)
+        with reader(files) as conn:  # the store stays free meanwhile
+            return holding(conn, words, limit)
 
     def listed(self, first: int = 0, count: int | None = None) -> list[tuple[MemoryEntry, Scope]]:
         """Memories in the order of every list (all projects' first, then this project's, each by name): ``count``
