@@ -164,6 +164,13 @@ class AutoRecall:
             if message.strip() and (search is None or not (search.thread.is_alive() or search.serves(message))):
                 self._search = _Search(message, self.candidates)
 
+    def wait_idle(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) for the search begun or running to end."""
+        with self._lock:
+            search = self._search
+        if search is not None:
+            search.thread.join(timeout)
+
     def __call__(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled | None:
         """What to attach to ``message`` (``Recalled.skipped`` says why when nothing could be looked for); None for
         an empty message. Never raises. The search has run since the message was known (``begin``; now, when it was
