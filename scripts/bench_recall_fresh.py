@@ -117,6 +117,15 @@ class Project:
         for leftover in self.index.glob("facts.db*"):
             leftover.unlink()
 
+    def forget_sessions(self) -> None:
+        """No past conversation (the questions of an earlier run), and the index built again without it."""
+        self.settle()
+        for name in ("history.jsonl", "history-archive.jsonl", ".dream_cursor"):
+            (self.folder / name).unlink(missing_ok=True)
+        for leftover in self.index.glob("facts.db*"):
+            leftover.unlink()
+        self.index_all()
+
     def index_all(self) -> float:
         """Index every memory (``catcode memory upkeep``, what the background does after a first start), marked as
         reusable; seconds taken."""
@@ -216,6 +225,7 @@ def bench_fresh_recall(
             name = f"size-{size}" + (f"-{ref}" if ref else "")
             if Project.built(base, name):
                 project = Project(base, name, None, tree)
+                project.forget_sessions()  # an earlier run's questions are no past sessions of this one
             else:
                 shutil.rmtree(base / name, ignore_errors=True)
                 started = time.perf_counter()

@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CANDIDATES", "scan_words", "search_unindexed"]
 
-CANDIDATES = 500
+CANDIDATES = 250
 """Memories the scan keeps for the scratch index."""
-AT_LEAST = 600
+AT_LEAST = 300
 """Memories the scratch index holds at least (when there are as many): the candidates, then the newest others."""
 STEM_AFTER = 5
 """Words longer than this are looked for without their last letters ("attempts" → "atte"…): the index matches
