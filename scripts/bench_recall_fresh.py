@@ -199,14 +199,15 @@ def bench_fresh_recall(
     sizes: tuple[int, ...] = SIZES,
     questions: int = 6,
     keep: Path | None = None,
-    cold_questions: int | None = None,
+    cold_questions: int | None = 3,
     ref: str = "",
 ) -> dict[str, float]:
     """Share of messages whose recall ran, share whose first request held the answering memory (hit), and the first
     answer byte on vs off, cold and warm, at each size. ``keep``: build the projects there, or reuse those built
-    there before (a 100,000-memory project takes minutes to write, commit and index). ``cold_questions``: ask
-    fewer questions cold (each cold process leaves a background indexing to wait for). ``ref``: run the catcode of
-    that commit (``baseline_tree``; its projects apart: a catalogue written by other code is read again)."""
+    there before (a 100,000-memory project takes minutes to write, commit and index). ``cold_questions``: how many
+    of the questions are asked cold (each cold process leaves a background indexing to wait for: minutes at
+    100,000). ``ref``: run the catcode of that commit (``baseline_tree``; its projects apart: a catalogue written by
+    other code is read again)."""
     from tests.fakes import FakeAnthropicServer
 
     corpus = load_corpus()
@@ -385,7 +386,7 @@ if __name__ == "__main__":
     parser.add_argument("sizes", nargs="*", type=int, default=list(SIZES))
     parser.add_argument("--keep", type=Path, help="build the projects here, or reuse those built here before")
     parser.add_argument("--questions", type=int, default=6)
-    parser.add_argument("--cold-questions", type=int, help="ask fewer questions cold")
+    parser.add_argument("--cold-questions", type=int, default=3, help="questions asked cold (the first of them)")
     parser.add_argument("--fresh-only", action="store_true", help="only the sizes, not the held-out corpus")
     parser.add_argument("--ref", default="", help="the sizes with the catcode of this commit instead")
     args = parser.parse_args()
