@@ -30,7 +30,7 @@ CANDIDATES = 250
 AT_LEAST = 300
 """Memories the scratch index holds at least (when there are as many): the candidates, then the newest others."""
 STEM_AFTER = 5
-"""Words longer than this are looked for without their last letters ("attempts" → "atte"…): the index matches
+"""Words longer than this are looked for without their last three letters ("attempts" → "attem"): the index matches
 "attempt" to "attempts" by their stem, a substring scan only by a shorter prefix."""
 
 
