@@ -106,7 +106,7 @@ SECTIONS = [
     ),
     ("recall: per-turn auto recall on vs off, in context, chars, latency", "bench_auto_recall", "bench_auto_recall"),
     (
-        "recall: fresh catcode -p at 500, 10,000, 100,000 memories, cold and warm: recall ran, first byte on vs off",
+        "recall: fresh catcode -p at 500, 10,000, 100,000 memories, cold and warm: ran, hit, first byte on vs off",
         "bench_recall_fresh",
         "bench_fresh_recall",
     ),

@@ -4,10 +4,14 @@ in the same run.
 
 **Never dropped for being cold** (``bench_fresh_recall``): projects of 500, 10,000 and 100,000 memories (the coding
 conversations of the recall corpus, one memory per turn, then synthetic prose memories of bench_facts.py's
-generator), committed once beforehand (``catcode memory doctor --fix``, as after an import). **cold**: no search
-index (facts.db deleted before each run: the process builds it); **warm**: the index built by the run before. For
-each: the share of messages whose recall ran (no ``recall skipped`` line on stderr) and the launch → first answer
-byte time, recall on against off (on and off alternate, so the machine's drift hits both alike).
+generator), committed once beforehand (``catcode memory doctor --fix``, as after an import) and indexed
+(``catcode memory upkeep``). **cold**: no search index (``.recall/facts.db`` deleted before each run, once the
+indexing the run before started in the background has ended: at 500 memories the process builds it on the way,
+beyond 2,000 it is left to a process of its own); **warm**: the index built. For each: the share of messages whose
+recall ran (no ``recall skipped`` line on stderr), the share whose first request held the answering memory's text
+(hit), and the launch → first answer byte time, recall on against off (on and off alternate, so the machine's
+drift hits both alike). ``--keep DIR`` builds the projects there or reuses them (100,000 memories take minutes to
+write, commit and index); ``--ref COMMIT`` runs that commit's catcode instead (its projects apart).
 
 **Only what helps** (``bench_recall_precision``): on the held-out half of the recall corpus (``recall_bench.split``:
 what the defaults were chosen on is the other half), one project per kind — the coding conversations, the casual
@@ -20,7 +24,8 @@ request (also over the questions one memory can answer by its own words, ``by_it
 question no memory answers got anything attached; **added characters** — the first request minus the same
 question's request with recall off; and the first-answer-byte time.
 
-``python scripts/bench_recall_fresh.py [sizes...]`` prints the figures; scripts/bench.py imports both functions."""
+``python scripts/bench_recall_fresh.py [sizes...] [--keep DIR] [--ref COMMIT] [--fresh-only]`` prints the figures;
+scripts/bench.py imports both functions."""
 
 from __future__ import annotations
 
@@ -57,13 +62,16 @@ OFF = "memory:\n  auto_recall: off\n"
 class Project:
     """A project and a private home holding ``memories`` (name → file text), committed once."""
 
-    def __init__(self, tmp: Path, name: str, memories: dict[str, str], catcode_tree: Path | None = None) -> None:
-        """``catcode_tree``: run the catcode package found there (another version's source) instead of this one."""
-        from catcode.settings.paths import project_key
+    def __init__(self, tmp: Path, name: str, memories: dict[str, str] | None, catcode_tree: Path | None = None) -> None:
+        """``catcode_tree``: run the catcode package found there (another version's source) instead of this one.
+        ``memories`` None: the project built there before (``built``), reused as it is."""
+        from catcode.settings.paths import FACTS_FOLDER, project_key
 
         self.root, self.home = tmp / name / "project", tmp / name / "home"
-        self.root.mkdir(parents=True)
-        subprocess.run(["git", "init", "-q", str(self.root)], check=True)
+        reused = memories is None
+        if not reused:
+            self.root.mkdir(parents=True)
+            subprocess.run(["git", "init", "-q", str(self.root)], check=True)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed catcode runs from compiled modules
         self.env.update(HOME=str(self.home), CATCODE_HOME=str(self.home / ".cat-code"), CATCODE_USER_ID="bench",
@@ -75,13 +83,21 @@ class Project:
             if not where.stdout.startswith(str(catcode_tree)):
                 raise RuntimeError(f"the baseline's catcode is not the one imported: {where.stdout.strip()}")
         self.folder = self.home / ".cat-code" / "memory" / "projects" / project_key(self.root)
+        self.index = self.folder / FACTS_FOLDER
+        self.settings = self.home / ".cat-code" / "settings.yaml"
+        if reused:
+            return
         self.folder.mkdir(parents=True)
         for memory, text in memories.items():
             path = self.folder / f"{memory}.md"
             path.write_text(text, encoding="utf-8")
             path.chmod(0o600)
         self.run("memory", "doctor", "--fix")  # recorded as one change, as an import leaves them
-        self.settings = self.home / ".cat-code" / "settings.yaml"
+
+    @staticmethod
+    def built(tmp: Path, name: str) -> bool:
+        """A project of that name was built there and indexed (``index_all``): it can be reused."""
+        return (tmp / name / "indexed").is_file()
 
     def run(self, *argv: str) -> subprocess.CompletedProcess[str]:
         """One catcode command in the project."""
@@ -96,9 +112,36 @@ class Project:
             self.settings.write_text(OFF, encoding="utf-8")
 
     def forget_index(self) -> None:
-        """No search index: the next process builds it."""
-        for leftover in self.folder.glob("facts.db*"):
+        """No search index: the next process finds none (and starts indexing in the background)."""
+        self.settle()
+        for leftover in self.index.glob("facts.db*"):
             leftover.unlink()
+
+    def forget_sessions(self) -> None:
+        """No past conversation (the questions of an earlier run), and the index built again without it."""
+        self.settle()
+        for name in ("history.jsonl", "history-archive.jsonl", ".dream_cursor"):
+            (self.folder / name).unlink(missing_ok=True)
+        for leftover in self.index.glob("facts.db*"):
+            leftover.unlink()
+        self.index_all()
+
+    def index_all(self) -> float:
+        """Index every memory (``catcode memory upkeep``, what the background does after a first start), marked as
+        reusable; seconds taken."""
+        self.settle()
+        started = time.perf_counter()
+        self.run("memory", "upkeep")
+        (self.root.parent / "indexed").touch()
+        return time.perf_counter() - started
+
+    def settle(self, timeout: float = 3600.0) -> None:
+        """Wait for the processes an earlier run left working in this project (the upkeep, a capture) to end."""
+        deadline = time.monotonic() + timeout
+        while _working_in(self.root):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"background work in {self.root} still running after {timeout:.0f} s")
+            time.sleep(0.25)
 
     def ask(self, server: Any, question: str) -> tuple[float, bool, str]:
         """One ``catcode -p QUESTION``: milliseconds to the first answer byte, whether recall ran (no "recall
@@ -121,6 +164,18 @@ class Project:
         return first_ms, b"recall skipped" not in err, json.dumps(request.body, ensure_ascii=False)
 
 
+def _working_in(folder: Path) -> bool:
+    """Some process other than this one runs in ``folder``."""
+    for pid in os.listdir("/proc"):
+        if pid.isdigit() and int(pid) != os.getpid():
+            try:
+                if os.readlink(f"/proc/{pid}/cwd") == str(folder):
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def _asks(body: dict[str, Any], question: str) -> bool:
     """The request is the conversation's first, asking ``question`` (not a capture or summary request of this or of
     an earlier process, which may still be finishing in the background)."""
@@ -140,43 +195,75 @@ def _coding(corpus: Corpus, conversations: list[str] | None = None) -> list[str]
     return conversations or [cid for cid in corpus.conversations if cid.startswith("dev")]
 
 
-def bench_fresh_recall(sizes: tuple[int, ...] = SIZES, questions: int = 6) -> dict[str, float]:
-    """Share of messages whose recall ran, and the first answer byte on vs off, cold and warm, at each size."""
+def bench_fresh_recall(
+    sizes: tuple[int, ...] = SIZES,
+    questions: int = 6,
+    keep: Path | None = None,
+    cold_questions: int | None = 3,
+    ref: str = "",
+) -> dict[str, float]:
+    """Share of messages whose recall ran, share whose first request held the answering memory (hit), and the first
+    answer byte on vs off, cold and warm, at each size. ``keep``: build the projects there, or reuse those built
+    there before (a 100,000-memory project takes minutes to write, commit and index). ``cold_questions``: how many
+    of the questions are asked cold (each cold process leaves a background indexing to wait for: minutes at
+    100,000). ``ref``: run the catcode of that commit (``baseline_tree``; its projects apart: a catalogue written by
+    other code is read again)."""
     from tests.fakes import FakeAnthropicServer
 
     corpus = load_corpus()
     dev = _coding(corpus)[:5]
     turns = [t for cid in dev for t in corpus.conversations[cid].turns]
-    asked = [q.question for q in corpus.questions if q.conversation in dev][:questions]
+    asked = [q for q in corpus.questions if q.conversation in dev][:questions]
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer() as server:
+        base = keep or Path(tmp)
+        tree = None
+        if ref:
+            tree = base / f"catcode-{ref}"
+            if not tree.is_dir():
+                tree = baseline_tree(base, ref)
         for size in sizes:
-            kept = turns[:size]
-            started = time.perf_counter()
-            project = Project(Path(tmp), f"size-{size}", {t.id.lower(): memory_text(t) for t in kept}
-                              | _filler(size - len(kept)))  # fmt: skip
-            figures[f"{size:,}: setup (write, commit), s"] = time.perf_counter() - started
+            name = f"size-{size}" + (f"-{ref}" if ref else "")
+            if Project.built(base, name):
+                project = Project(base, name, None, tree)
+                project.forget_sessions()  # an earlier run's questions are no past sessions of this one
+            else:
+                shutil.rmtree(base / name, ignore_errors=True)
+                started = time.perf_counter()
+                kept = turns[:size]
+                project = Project(base, name, {t.id.lower(): memory_text(t) for t in kept}
+                                  | _filler(size - len(kept)), tree)  # fmt: skip
+                figures[f"{size:,}: setup (write, commit), s"] = time.perf_counter() - started
+                figures[f"{size:,}: indexing every memory (memory upkeep), s"] = project.index_all()
+            project.run("--version")  # compiled once, not in the first question's time
             for state in ("cold", "warm"):
                 times: dict[bool, list[float]] = {True: [], False: []}
-                ran = 0
+                ran = hits = 0
                 project.recall(True)
+                chosen = asked[:cold_questions] if state == "cold" and cold_questions else asked
                 if state == "warm":
+                    project.index_all()  # what the cold runs' background left half done
                     project.ask(server, "warm up the index")  # not counted
-                for question in asked:
+                for question in chosen:
                     for on in (True, False):
                         project.recall(on)
                         if state == "cold":
                             project.forget_index()
-                        first_ms, recalled, _ = project.ask(server, question)
+                        first_ms, recalled, body = project.ask(server, question.question)
                         times[on].append(first_ms)
                         ran += on and recalled
+                        hits += on and _hit(body, question, corpus.turns)
                 on_ms, off_ms = statistics.median(times[True]), statistics.median(times[False])
                 label = f"{size:,} {state}"
-                figures[f"{label}: recall ran, share"] = ran / len(asked)
+                figures[f"{label}: questions"] = len(chosen)
+                figures[f"{label}: recall ran, share"] = ran / len(chosen)
+                figures[f"{label}: hit (answering memory in the first request), share"] = hits / len(chosen)
                 figures[f"{label}: first byte, recall off, ms"] = off_ms
                 figures[f"{label}: first byte, recall on, ms"] = on_ms
                 figures[f"{label}: first byte on / off"] = on_ms / off_ms
-            shutil.rmtree(project.root.parent, ignore_errors=True)
+            project.settle()
+            if keep is None:
+                shutil.rmtree(project.root.parent, ignore_errors=True)
     return figures
 
 
@@ -293,6 +380,18 @@ def bench_recall_precision(
 
 
 if __name__ == "__main__":
-    chosen = tuple(int(a) for a in sys.argv[1:]) or SIZES
-    for key, value in {**bench_fresh_recall(chosen), **bench_recall_precision()}.items():
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sizes", nargs="*", type=int, default=list(SIZES))
+    parser.add_argument("--keep", type=Path, help="build the projects here, or reuse those built here before")
+    parser.add_argument("--questions", type=int, default=6)
+    parser.add_argument("--cold-questions", type=int, default=3, help="questions asked cold (the first of them)")
+    parser.add_argument("--fresh-only", action="store_true", help="only the sizes, not the held-out corpus")
+    parser.add_argument("--ref", default="", help="the sizes with the catcode of this commit instead")
+    args = parser.parse_args()
+    found = bench_fresh_recall(tuple(args.sizes), args.questions, args.keep, args.cold_questions, args.ref)
+    if not args.fresh_only:
+        found |= bench_recall_precision()
+    for key, value in found.items():
         print(f"  {key:<58} {value:>12,.3f}" if isinstance(value, float) else f"  {key:<58} {value!s:>12}")

@@ -10,7 +10,10 @@ of them; a text said already, or a description the memory's text repeats, is sen
 The memory index lists names and descriptions only, so a memory it lists is attached all the same; what is
 attached to an earlier message still in the conversation is not sent again. The text is redacted like everything
 else shown or sent. A memory is looked up in the store before it is attached: one deleted since the fact index last
-synced is never recalled.
+synced is never recalled. While the fact index lacks memories (a large store indexed for the first time, in a
+process of its own), the memories are searched in the store's catalogues instead (``recall/unindexed.py``); memory
+files not read yet (written by hand, read in the background) cannot be, and a message that finds nothing else says
+so.
 
 When: the search starts as soon as the message is known (``begin``: at launch in print mode, while the session is
 built; when Enter is pressed in the REPL) and runs on a worker thread, so the time the first request waits anyway
@@ -25,6 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +37,7 @@ from catcode.log import get_logger
 from catcode.text import flatten
 
 if TYPE_CHECKING:
+    from catcode.memory.recall.facts import FactsIndex
     from catcode.memory.recall.facts_schema import Hit
     from catcode.memory.recall.recall import Recall
     from catcode.memory.store.store import MemoryStore
@@ -40,7 +45,7 @@ if TYPE_CHECKING:
 
 # Any: as_dict gives JSON for print mode's events and the web view.
 
-__all__ = ["AutoRecall", "Lately", "Recalled", "RecalledItem", "memory_text", "only_a_question", "pack"]
+__all__ = ["AutoRecall", "Lately", "NotSearched", "Recalled", "RecalledItem", "memory_text", "only_a_question", "pack"]
 
 log = get_logger(__name__)
 
@@ -120,6 +125,11 @@ class Recalled:
         return "recalled: " + ", ".join(item.name for item in self.items)
 
 
+class NotSearched(Exception):
+    """Some memories could not be searched and none of the others matched: the message goes without, and says
+    why."""
+
+
 class _Search:
     """One search on a worker thread, from the moment its message was known."""
 
@@ -162,6 +172,13 @@ class AutoRecall:
             if message.strip() and (search is None or not (search.thread.is_alive() or search.serves(message))):
                 self._search = _Search(message, self.candidates)
 
+    def wait_idle(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) for the search begun or running to end."""
+        with self._lock:
+            search = self._search
+        if search is not None:
+            search.thread.join(timeout)
+
     def __call__(self, message: str, attached: frozenset[str] = frozenset()) -> Recalled | None:
         """What to attach to ``message`` (``Recalled.skipped`` says why when nothing could be looked for); None for
         an empty message. Never raises. The search has run since the message was known (``begin``; now, when it was
@@ -184,6 +201,8 @@ class AutoRecall:
         with self._lock:
             if self._search is search:
                 self._search = None  # answered: the next message searches again
+        if isinstance(search.error, NotSearched):
+            return self._skip(message, str(search.error), elapsed)
         if search.error is not None or search.found is None:
             return self._skip(message, f"failed: {search.error!r}", elapsed)
         found = self._assemble(message, [c for c in search.found if c[1] not in attached])
@@ -209,22 +228,48 @@ class AutoRecall:
         it once the search has read it again: one deleted since the index last synced is left out). The gate looks
         at matches that hold some of the message in their own words: a past turn ranked by its neighbours alone
         ("yes, last Tuesday") may ride along, never open it. A past turn that only asks is left out."""
-        from catcode.memory.recall.query import parse_query
-
         config = self.config
         kinds = ("memory", "turn") if config.search_past_sessions else ("memory",)
         limit = config.auto_recall_max_items + SEARCH_ROOM
         hits = [h for h in self.recall.search(message, limit, turns=False) if h.kind in kinds]
+        if not self.recall.behind:
+            return self._picked(message, hits, self.recall.index)
+        # The index lacks memories (a large store indexed for the first time, in a process of its own): they are
+        # searched in the store's catalogues instead, past turns still in the index.
+        from catcode.memory.recall.unindexed import search_unindexed
+
+        with closing(search_unindexed(self.store, message)) as scratch:
+            found = [*scratch.search(message, limit), *(h for h in hits if h.kind == "turn")]
+            found.sort(key=lambda hit: -hit.score)
+            picked = self._picked(message, found[:limit], scratch)
+        unread = self.store.unread()
+        if unread and not picked:  # memory files written by hand, read in the background: not searched
+            raise NotSearched(f"{unread:,} memory files not read yet (they are read and indexed in the background)")
+        return picked
+
+    def _picked(self, message: str, hits: list[Hit], memories: FactsIndex) -> list[Candidate]:
+        """``candidates`` among ``hits``, the memories among them indexed in ``memories`` (the fact index, or the
+        scratch index of a search without it), the past turns in the fact index."""
+        from catcode.memory.recall.query import parse_query
+
+        config, index = self.config, self.recall.index
         turns = [h.source_id for h in hits if h.kind == "turn"]
-        turn_texts = self.recall.index.turn_texts(turns) if turns else {}
+        turn_texts = index.turn_texts(turns) if turns else {}
         turn_texts = {sid: text for sid, text in turn_texts.items() if not only_a_question(text)}
         hits = [h for h in hits if h.kind == "memory" or h.source_id in turn_texts]
         parsed = parse_query(message)  # the gate: matches that hold some of the message in their own words
-        gates = [h.source_id for h in hits if h.kind == "memory" or parsed.fact_score(turn_texts[h.source_id])[0]]
-        if self.recall.index.first_covering(message, gates[:GATE_HITS], config.auto_recall_min_coverage) is None:
+        gates = [h for h in hits if h.kind == "memory" or parsed.fact_score(turn_texts[h.source_id])[0]][:GATE_HITS]
+        if memories is index:
+            groups = [(index, [h.source_id for h in gates])]
+        else:  # each match is gated in the index that holds it
+            groups = [(memories, [h.source_id for h in gates if h.kind == "memory"])]
+            groups.append((index, [h.source_id for h in gates if h.kind == "turn"]))
+        share = config.auto_recall_min_coverage
+        if all(where.first_covering(message, ids, share) is None for where, ids in groups if ids):
             return []
         hits = [h for h in hits if h.score >= config.auto_recall_min_score]  # below: a weak match, or a substring's
-        # The search has just read each memory it found again (``Recall.search``): the store's catalogue holds them.
+        # The search has just read each memory it found again (``Recall.search``), or found it in the store's
+        # catalogues (``search_unindexed``): the catalogue holds them.
         entries = self.store.indexed([h.source_id for h in hits if h.kind == "memory"])
         picked: list[Candidate] = []
         for hit in hits:

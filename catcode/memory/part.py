@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from catcode.settings.paths import Paths
 
 
+UPKEEP_AFTER_RECALL_S = 10.0
+"""How long the start of a large store's indexing waits at most for the search of the message print mode began
+with."""
+
 # Any: a slash-command registration hands the registry to the command module it imports when called, which types
 # it: this module is shared wiring, and of the REPL it imports its own commands only (``tests/test_front_ends.py``).
 
@@ -99,8 +103,16 @@ class RecallPart:
         assert memory is not None
         session.agent.recall = self.auto
         # The session summary is written after the exit, with the capture (``upkeep.py``); memories the index is
-        # behind on (a large store's first index) are indexed in a process of its own.
-        recall.when_behind = memory.start_upkeep
+        # behind on (a large store's first index) are indexed in a process of its own — started once the message
+        # print mode began with is searched: its indexing would take the processor from that search.
+        auto = self.auto
+
+        def behind() -> None:
+            if auto is not None:
+                auto.wait_idle(UPKEEP_AFTER_RECALL_S)
+            memory.start_upkeep()
+
+        recall.when_behind = behind
         if builder.interactive:
             builder.exit_step(lambda say: recall.wait_synced(memory.start_up_wait()))
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from catcode.settings.paths import project_key
 from tests.e2e.conftest import Catcode, catcode_argv
 from tests.fakes import FakeAnthropicServer, text
 from tests.in_process import run_catcode
+from tests.slowness import bound
 
 Spawn = Callable[..., Catcode]
 QUESTION = "why does the billing API answer 422 when I send the amount?"
@@ -120,36 +122,95 @@ def test_a_fresh_print_mode_recalls_among_500_memories_with_default_settings(
     """Issue 36: 500 memories brought over from Claude Code (``catcode memory import PATH``), then a fresh
     ``catcode -p`` (a cold process, the search index never built) with no settings at all. The memory the question
     needs is listed by the index (its name and first sentence): its text is attached all the same."""
-    home = project.parent / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
-    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), ANTHROPIC_BASE_URL=fake_server.base_url,
-               ANTHROPIC_API_KEY="test-key")  # fmt: skip
-    claude = project.parent / "claude-memory"
-    claude.mkdir()
     teams = ["billing", "search", "mobile", "infra", "growth", "data", "support", "design", "security", "docs"]
     topics = ["standup time", "sprint goal", "on-call rota", "release notes", "code review", "test flakes",
               "dashboard", "budget", "hiring plan", "retro notes"]  # fmt: skip
+    files = {}
     for i in range(499):
         team, topic = teams[i % 10], topics[(i // 10) % 10]
-        body = (
-            f"# {team.title()} {topic}\n\nThe {team} team keeps its {topic} on wiki page {i}; ask in #{team} first.\n"
-        )
-        (claude / f"note-{i:03d}.md").write_text(f"---\nname: note-{i:03d}\ntype: project\n---\n{body}")
+        body = f"# {team.title()} {topic}\n\nThe {team} team keeps its {topic} on wiki page {i}; ask in #{team} first."
+        files[f"note-{i:03d}"] = f"---\nname: note-{i:03d}\ntype: project\n---\n{body}\n"
     why = "Rebase your branch onto main and open a pull request instead; the CI bot reverts force-pushes."
-    (claude / "git.md").write_text(f"---\nname: git\ntype: feedback\n---\n# Git\n\nNever force-push to main. {why}\n")
-    consent = {**env, "CATCODE_PERMISSION_MODE": "accept-edits"}  # the feedback memory applies to all projects
-    imported = subprocess.run([*catcode_argv(), "memory", "import", str(claude), "--yes"], cwd=project, env=consent,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert imported.returncode == 0, imported.stderr
+    files["git"] = f"---\nname: git\ntype: feedback\n---\n# Git\n\nNever force-push to main. {why}\n"
+    env = fresh_env(project, fake_server)
+    imported(project, {**env, "CATCODE_PERMISSION_MODE": "accept-edits"}, files)  # feedback: for all projects
     fake_server.enqueue(text("No: rebase and open a pull request."))
-    question = "should I force-push my branch to main?"
-    argv = [*catcode_argv(), "-p", "--output-format", "stream-json", question]
-    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    first = fake_server.requests()[0]
-    index = json.dumps(first.body["system"], ensure_ascii=False) + json.dumps(first.body["messages"][1:])
+    first, recall = ask_fresh(project, env, fake_server, "should I force-push my branch to main?")
+    index = json.dumps(first["system"], ensure_ascii=False) + json.dumps(first["messages"][1:])
     assert "## git\\nNever force-push to main." in index and why not in index  # the index: name and first sentence
-    assert why in first.body["messages"][0]["content"][0]["text"]  # the text, on the question
+    assert why in first["messages"][0]["content"][0]["text"]  # the text, on the question
+    assert recall["skipped"] is False and recall["items"][0]["name"] == "git"
+
+
+def test_a_fresh_print_mode_recalls_from_a_store_too_large_to_index_on_the_way(
+    project: Path, fake_server: FakeAnthropicServer
+) -> None:
+    """Issue 36: more memories than a process indexes on the way to a search (2,000; at 100,000 it takes minutes,
+    left to a process of its own) and no search index yet. A fresh ``catcode -p`` with default settings still
+    attaches the memory the question needs — found in the store's catalogues — and says recall ran."""
+    from catcode.memory.recall.recall import SYNC_BUDGET
+
+    files = {
+        f"note-{i:04d}": f"---\nname: note-{i:04d}\ntype: project\n---\nThe team keeps note {i} on wiki page {i}.\n"
+        for i in range(SYNC_BUDGET + 100)
+    }
+    answer = "Deploys freeze from Thursday noon to Monday morning; ship hotfixes through the release captain."
+    files["freeze"] = f"---\nname: deploy-freeze\ntype: project\n---\n{answer}\n"
+    env = fresh_env(project, fake_server)
+    imported(project, env, files)
+    facts = Path(env["CATCODE_HOME"]) / "memory" / "projects" / project_key(project) / ".recall" / "facts.db"
+    assert not facts.exists()  # cold: nothing indexed yet
+    fake_server.enqueue(text("Not before Monday."))
+    first, recall = ask_fresh(project, env, fake_server, "when does the deploy freeze start?")
+    assert answer in first["messages"][0]["content"][0]["text"]
+    assert recall["skipped"] is False and recall["items"][0]["name"] == "deploy-freeze"
+    indexed_in_the_background(facts)  # before the folder goes
+
+
+def fresh_env(project: Path, server: FakeAnthropicServer) -> dict[str, str]:
+    """A home of its own beside ``project``, no settings, the fake server."""
+    home = project.parent / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
+    env.update(HOME=str(home), CATCODE_HOME=str(home / ".cat-code"), ANTHROPIC_BASE_URL=server.base_url,
+               ANTHROPIC_API_KEY="test-key")  # fmt: skip
+    return env
+
+
+def imported(project: Path, env: dict[str, str], files: dict[str, str]) -> None:
+    """``files`` (name → text) written as Claude Code keeps memories, then ``catcode memory import`` of them."""
+    claude = project.parent / "claude-memory"
+    claude.mkdir()
+    for name, body in files.items():
+        (claude / f"{name}.md").write_text(body)
+    done = subprocess.run([*catcode_argv(), "memory", "import", str(claude), "--yes"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def ask_fresh(
+    project: Path, env: dict[str, str], server: FakeAnthropicServer, question: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A fresh ``catcode -p --output-format stream-json QUESTION``: the first request's body and the recall event."""
+    argv = [*catcode_argv(), "-p", "--output-format", "stream-json", question]
+    proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     (recall,) = [e for e in events if e.get("subtype") == "recall"]
-    assert recall["skipped"] is False and recall["items"][0]["name"] == "git"
+    return server.requests()[0].body, recall
+
+
+def indexed_in_the_background(facts: Path, timeout: float = 120.0) -> None:
+    """Wait for the process a large store's first search started to have indexed every memory."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + bound(timeout)
+    while True:
+        try:
+            with closing(sqlite3.connect(f"{facts.as_uri()}?mode=ro", uri=True)) as db:
+                if db.execute("SELECT 1 FROM meta WHERE key = 'mark:synced-memories'").fetchone():
+                    return
+        except sqlite3.Error:
+            pass  # not there yet, or being created
+        assert time.monotonic() < deadline, "the memories were not indexed in the background"
+        time.sleep(0.1)

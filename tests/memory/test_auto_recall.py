@@ -484,6 +484,10 @@ class CountedRecall:
     def index(self) -> Any:
         return self.recall.index
 
+    @property
+    def behind(self) -> bool:
+        return bool(self.recall.behind)
+
     def search(self, query: str, limit: int = 10, *, turns: bool = True) -> list[Any]:
         self.calls += 1
         return self.recall.search(query, limit, turns=turns)
@@ -601,3 +605,41 @@ def test_by_default_every_match_that_fits_rides_along_whole(tmp_path: Path) -> N
     assert {item.name for item in found.items} == {"api-gotcha", *(n.name for n in notes)}
     assert all(not item.text.endswith("…") for item in found.items)
     assert len(found.text) <= session.auto_recall.config.auto_recall_max_chars
+
+
+def test_memories_the_index_lacks_are_searched_in_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store too large to index on the way to a search (its first index is a process of its own, minutes at
+    100,000 memories): the answering memory still rides on the message, found in the store's catalogues."""
+    monkeypatch.setattr("catcode.memory.recall.sources.memory_changes", lambda *args: None)  # over the budget
+    provider = ScriptedProvider(text_response("Use whole numbers."))
+    session = session_with(tmp_path, provider, GOTCHA, VIM, *FILLER)
+    assert not [hit for hit in session.recall.search(ASK_BILLING) if hit.kind == "memory"] and session.recall.behind
+    session.agent.run_turn(ASK_BILLING)
+    block = recalled_block(chat(provider)[0].messages[0])
+    assert "integer cents" in block and "office plants" not in block
+
+
+class NotAllRead:
+    """The session's store, with memory files it has not read yet (written by hand, read in the background)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def unread(self) -> int:
+        return 3
+
+
+def test_memory_files_not_read_yet_are_said_when_nothing_else_matched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("catcode.memory.recall.sources.memory_changes", lambda *args: None)
+    session = session_with(tmp_path, ScriptedProvider(), *FILLER)
+    auto = AutoRecall(session.recall, NotAllRead(session.memory.store), session.settings.memory)  # type: ignore[arg-type]
+    found = auto(ASK_BILLING)
+    assert found is not None and not found.items
+    assert found.skipped == "3 memory files not read yet (they are read and indexed in the background)"
+    assert found.line.startswith("recall skipped: 3 memory files not read yet")
+    assert auto("what do we know about the office plants?").skipped == ""  # found among those read: attached

@@ -2,7 +2,8 @@
 
 - ``recall.py``: ``Recall`` — the fact index kept in step with its sources (memories, journal, compacted
   history, conversation turns), startup sync and compile, the session summary at exit; ``sources.py``: what it
-  indexes besides turns, and the fingerprint that says when to sync.
+  indexes besides turns, and the fingerprint that says when to sync; ``unindexed.py``: a search of the memories
+  the index does not hold yet (a large store's first index), through the store's catalogues and a scratch index.
 - ``facts.py``: ``FactsIndex``, the SQLite FTS5 fact index (derived, rebuildable); ``facts_schema.py``: its
   tables and row types (``Hit`` and its JSON form); ``facts_write.py``: writing its rows; ``turns.py``: the
   conversation turns and their context; ``facts_search.py``: one hit per source, with its snippet;

@@ -58,13 +58,13 @@ OPTIMIZE_AFTER = 5_000
 class FactsIndex:
     """The fact index in ``db_path``; thread-safe (one connection behind a lock), WAL for other processes."""
 
-    def __init__(self, db_path: Path, *, in_memory: bool = False) -> None:
+    def __init__(self, db_path: Path, *, in_memory: bool = False, copy: bool = True) -> None:
         """``in_memory``: hold a copy of ``db_path``'s index in memory (what it holds when it can be read, else
-        nothing) and never write the file — for when it cannot be written (a full disk): searches still work, the
-        caller's sync fills in what the copy lacks, and nothing is saved."""
+        nothing; ``copy`` False: nothing) and never write the file — for when it cannot be written (a full disk):
+        searches still work, the caller's sync fills in what the copy lacks, and nothing is saved."""
         self.db_path = Path(db_path)
         self.in_memory = in_memory
-        self._seed = in_memory  # copy the file into memory on the first open (not after a reset)
+        self._seed = in_memory and copy  # copy the file into memory on the first open (not after a reset)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self.open()

@@ -8,7 +8,8 @@
 - ``catalog.py``: ``Catalogs``, what each folder's files gave (stat key, entry or problem) in SQLite, kept across
   processes; ``cache.py``: ``DiskCache``, the two folders through their catalogues, kept in step with the files
   without reading them all (added and removed files at once, edits in place by a background check);
-  ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped).
+  ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped); ``scan.py``: the
+  memories that hold some words, by a scan of the catalogues (a search without the fact index).
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
 - ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path

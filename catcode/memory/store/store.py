@@ -27,6 +27,7 @@ from catcode.memory.store.cache import DUPLICATE, DiskCache, Located, MemoryProb
 from catcode.memory.store.catalog import code_stamp
 from catcode.memory.store.models import AppliedCounts, MemoryAction, MemoryEntry, MemoryOperation, MemoryType, Scope
 from catcode.memory.store.names import validate_name, validate_new_name
+from catcode.memory.store.scan import catalog_files, holding, reader
 from catcode.memory.store.scopes import Placement, ScopeRules
 from catcode.memory.store.writer import Redactor, Versioning, WritePath
 
@@ -131,6 +132,17 @@ class MemoryStore:
         self._sync()
         with self._guard:
             return self._cache.counts()
+
+    def holding(self, words: list[str], limit: int) -> list[tuple[MemoryEntry, Scope]]:
+        """The ``limit`` memories read so far that hold the most telling of ``words`` (substrings, ASCII case
+        aside), best first: what a search finds without the fact index (``scan.holding``)."""
+        self._sync()
+        with self._guard:
+            files = catalog_files(self._cache.catalogs)
+            if files is None:  # catalogues in memory: this connection, under the guard
+                return holding(self._cache.catalogs.conn, words, limit)
+        with reader(files) as conn:  # the store stays free meanwhile
+            return holding(conn, words, limit)
 
     def listed(self, first: int = 0, count: int | None = None) -> list[tuple[MemoryEntry, Scope]]:
         """Memories in the order of every list (all projects' first, then this project's, each by name): ``count``
