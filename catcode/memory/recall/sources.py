@@ -6,7 +6,6 @@ syncs only after a change). The turns are ``turns.py``'s."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from catcode.memory.pipeline.archive import archive_path
 from catcode.memory.pipeline.history_format import parse_line
 from catcode.memory.recall.facts_schema import FactSource
 from catcode.memory.recall.journal import Journal
+from catcode.memory.recall.marks import first_line, sources_fingerprint
 
 if TYPE_CHECKING:
     from catcode.memory.store.models import MemoryEntry, Scope
@@ -30,8 +30,7 @@ def fingerprint(store: MemoryStore, journal: Journal, history_file: Path) -> tup
     next two), or history.jsonl or its archive does (the last two: turns to add). Stable across processes while
     nothing changed: the store's is its catalogues' change numbers."""
     history = Path(history_file)
-    turns = (_stat(history), _stat(archive_path(history)))
-    return (store.fingerprint(), journal.fingerprint(), first_line(history), *turns)
+    return sources_fingerprint(store.fingerprint(), journal.fingerprint(), history, archive_path(history))
 
 
 def memory_source(entry: MemoryEntry, scope: Scope) -> FactSource:
@@ -77,21 +76,3 @@ def memory_changes(
     found = store.indexed(sorted(names))
     put = [memory_source(*located) for located in found.values() if located is not None]
     return put, [name for name, located in found.items() if located is None], json.dumps(marks)
-
-
-def first_line(path: Path) -> bytes:
-    """The first line of history.jsonl: it changes only when history is compacted (or recreated)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.readline(4 * 1024 * 1024)
-    except OSError:
-        return b""
-
-
-def _stat(path: Path) -> tuple[int, int, int, int] | None:
-    """Identity, size and change time of a file that is appended to or replaced (None when missing)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)

@@ -25,12 +25,12 @@ from typing import Any
 
 from catcode import front_matter
 from catcode.errors import CatcodeError
+from catcode.memory.store.file_keys import INDEX_NAME as INDEX_NAME  # the index is named where files are listed
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.text import flatten
 
 # Any: a memory file's front matter is YAML data, checked field by field.
 
-INDEX_NAME = "MEMORY.md"
 INDEX_TITLE = "# Memory Index"
 
 

@@ -222,6 +222,16 @@ class MemoryStore:
         with self._guard:
             return sum(len(files) for files in self._cache.unread.values())
 
+    def catalog_files(self) -> dict[Scope, tuple[Path, str]] | None:
+        """Each scope's catalogue file and the code that wrote it (its ``code`` record), or None when one is kept
+        in memory: what a fresh process's quick search reads instead of the store."""
+        with self._guard:
+            catalogs = self._cache.catalogs
+            found = {scope: (catalogs.files.get(scope), catalogs.meta(scope, "code")) for scope in Scope}
+        if any(file is None or code is None for file, code in found.values()):
+            return None
+        return {scope: (file, code) for scope, (file, code) in found.items() if file is not None}
+
     def settle_listing(self) -> None:
         """At a process's end: record that the folders hold what the catalogues say, when they do, so that the next
         process trusts them without listing them (``DiskCache.settle_listing``)."""
