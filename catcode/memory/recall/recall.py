@@ -183,7 +183,7 @@ class Recall:
 
     def _sync(self, turns: bool, budget: int | None) -> SyncResult | None:
         from catcode.memory.recall.facts_schema import SyncResult
-        from catcode.memory.recall.sources import memory_changes, other_sources
+        from catcode.memory.recall.sources import memory_changes, newest_memories, other_sources
 
         with self._lock:
             index = self.index
@@ -200,7 +200,10 @@ class Recall:
                 self.behind = changes is None
                 if changes is not None:
                     put, removed, marks = changes
-                    result = index.sync(put, kinds={"memory"}) if removed is None else index.update(put, removed)
+                    if put is None or removed is None:  # every memory: streamed, never all held
+                        result = index.sync_newest_first(lambda: newest_memories(self.store), kinds={"memory"})
+                    else:
+                        result = index.update(put, removed)
                     index.set_mark("memories", marks)
                     index.set_mark(PARTS[0], parts[0])
             if parts[1] != held[1]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from catcode.memory.store.models import MemoryEntry, Scope
     from catcode.memory.store.store import MemoryStore
 
-__all__ = ["fingerprint", "index_sources", "memory_changes", "memory_source", "other_sources"]
+__all__ = ["fingerprint", "index_sources", "memory_changes", "memory_source", "newest_memories", "other_sources"]
 
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
@@ -45,6 +46,11 @@ def index_sources(store: MemoryStore, journal: Journal, history_file: Path) -> l
     return [*(memory_source(e, s) for e, s in store.iter_listed()), *other_sources(journal, history_file)]
 
 
+def newest_memories(store: MemoryStore) -> Iterator[FactSource]:
+    """Every memory as a source, newest first (``FactsIndex.sync_newest_first``), read a page at a time."""
+    return (memory_source(entry, scope) for entry, scope in store.newest_first())
+
+
 def other_sources(journal: Journal, history_file: Path) -> list[FactSource]:
     """The journal files and the compacted-history summary, as sources for ``FactsIndex.sync``."""
     found = [FactSource(sid, kind, day, text) for kind, sid, day, text in journal.documents()]
@@ -59,18 +65,18 @@ def other_sources(journal: Journal, history_file: Path) -> list[FactSource]:
 
 def memory_changes(
     store: MemoryStore, held: str | None, budget: int | None
-) -> tuple[list[FactSource], list[str] | None, str] | None:
+) -> tuple[list[FactSource], list[str], str] | tuple[None, None, str] | None:
     """What the index must change for the memories since it held ``held`` (the store's marks then, as JSON): the
-    sources to put and the names to remove — None for the removals when the sources are every memory (the index
-    was never synced to these catalogues: a full sync) — and the marks now. None when that is more than ``budget``
-    memories (a first index of a large store: the background's work)."""
+    sources to put and the names to remove — both None when it is every memory (the index was never synced to
+    these catalogues: a full sync, of ``newest_memories``) — and the marks now. None when that is more than
+    ``budget`` memories (a first index of a large store: the background's work)."""
     marks = store.marks()
     before = json.loads(held) if held else None
     names = store.changed_since(before) if before is not None else None
     if names is None:
         if budget is not None and sum(store.counts().values()) + store.unread() > budget:
             return None
-        return [memory_source(e, s) for e, s in store.iter_listed()], None, json.dumps(marks)
+        return None, None, json.dumps(marks)
     if budget is not None and len(names) > budget:
         return None
     found = store.indexed(sorted(names))

@@ -45,8 +45,9 @@ from catcode.memory.store.file_keys import (
     StatKey,
     dir_key,
     is_memory_file,
+    iter_memory_files,
     listing_settled,
-    memory_files,
+    memory_inodes,
     signature,
     stat_key,
     tick,
@@ -178,7 +179,7 @@ class DiskCache:
             known = self.catalogs.keys(scope)
         folder, found, changed = self.dirs[scope], dict[str, FileState | None](), 0
         started = self._clock()
-        for fname, path, inode, is_link in memory_files(folder):
+        for fname, path, inode, is_link in iter_memory_files(folder):
             row = known.pop(fname, None)
             key = stat_key(path, link=is_link)
             if (
@@ -434,16 +435,15 @@ class DiskCache:
     def _check_listing(self, scope: Scope, started: int, budget: int | None, part: bool = True) -> int:
         """Compare the folder's files (names and inodes) with the catalogue's; drop the gone, read the new and the
         replaced (at most ``budget``, see ``refresh``); how many were read."""
-        listing = memory_files(self.dirs[scope])
-        self._listed[scope] = (time.monotonic(), len(listing))
-        digest = names_digest((fname, inode) for fname, _, inode, _ in listing)
+        listed = memory_inodes(self.dirs[scope])
+        self._listed[scope] = (time.monotonic(), len(listed))
+        digest = names_digest(listed.items())
         if not self.unread[scope] and digest == self.catalogs.meta(scope, "names"):
             return 0
-        listed = {fname: inode for fname, _, inode, _ in listing}
-        del listing
-        have = self.catalogs.keys(scope)
+        have = self.catalogs.inodes(scope)
         self.catalogs.put_checked(scope, dict.fromkeys(have.keys() - listed.keys()), self._key_now(scope))
-        self.unread[scope] = sorted(f for f, inode in listed.items() if f not in have or have[f][0] != inode)
+        self.unread[scope] = sorted(f for f, inode in listed.items() if have.get(f) != inode)
+        del listed, have
         if not part and budget is not None and len(self.unread[scope]) > budget:
             budget = 0
         return self._read_unread(scope, budget, started)

@@ -313,6 +313,10 @@ class Catalogs:
         rows = self.conn.execute(f"SELECT fname, ino, sig, settled FROM {_schema(scope)}.files").fetchall()
         return {fname: (ino, sig, settled) for fname, ino, sig, settled in rows}
 
+    def inodes(self, scope: Scope) -> dict[str, int]:
+        """Every file's listed inode: what a listing is compared with."""
+        return dict(self.conn.execute(f"SELECT fname, ino FROM {_schema(scope)}.files"))
+
     def names(self) -> list[str]:
         """The names of every valid memory of both folders, sorted, each once."""
         user, project = _schema(Scope.USER), _schema(Scope.PROJECT)
@@ -344,6 +348,17 @@ class Catalogs:
             query += f" AND fname NOT IN (SELECT fname FROM {_schema(Scope.PROJECT)}.files WHERE problem IS NULL)"
         query += " ORDER BY name LIMIT ? OFFSET ?"
         found = self.conn.execute(query, (after, -1 if limit is None else limit, offset))
+        return [_state(row).entry for row in found]  # type: ignore[misc]
+
+    def dated(self, scope: Scope, before: tuple[str, str] | None, limit: int) -> list[MemoryEntry]:
+        """The memories of ``scope`` the view shows (as ``page``), newest first — by update day, then name, both
+        descending — ``limit`` of those that come after ``before`` (the ``(updated, name)`` of the last one read)."""
+        query = f"SELECT {_COLUMNS} FROM {_schema(scope)}.files WHERE problem IS NULL"
+        if before is not None:
+            query += " AND (updated, name) < (?, ?)"
+        if scope is Scope.USER:
+            query += f" AND fname NOT IN (SELECT fname FROM {_schema(Scope.PROJECT)}.files WHERE problem IS NULL)"
+        found = self.conn.execute(query + " ORDER BY updated DESC, name DESC LIMIT ?", (*(before or ()), limit))
         return [_state(row).entry for row in found]  # type: ignore[misc]
 
     def summaries(self, scope: Scope, after: str, limit: int) -> list[tuple[str, str, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 __all__ = [
@@ -20,8 +20,10 @@ __all__ = [
     "StatKey",
     "catalog_fingerprint",
     "dir_key",
+    "iter_memory_files",
     "listing_settled",
     "memory_files",
+    "memory_inodes",
     "signature",
     "stat_key",
     "tick",
@@ -88,6 +90,26 @@ def memory_files(folder: Path) -> list[tuple[str, str, int, bool]]:
             return [(d.name, d.path, d.inode(), d.is_symlink()) for d in listing if is_memory_file(d.name)]
     except (FileNotFoundError, NotADirectoryError):
         return []
+
+
+def memory_inodes(folder: Path) -> dict[str, int]:
+    """The memory files a folder lists and their inodes (no stat, no path held: 100,000 names weigh a few MB)."""
+    try:
+        with os.scandir(folder) as listing:
+            return {d.name: d.inode() for d in listing if is_memory_file(d.name)}
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+
+
+def iter_memory_files(folder: Path) -> Iterator[tuple[str, str, int, bool]]:
+    """``memory_files``, one at a time (a sweep of 100,000 files never holds their listing)."""
+    try:
+        with os.scandir(folder) as listing:
+            for d in listing:
+                if is_memory_file(d.name):
+                    yield d.name, d.path, d.inode(), d.is_symlink()
+    except (FileNotFoundError, NotADirectoryError):
+        return
 
 
 def catalog_fingerprint(conn: sqlite3.Connection, schemas: Iterable[str]) -> tuple[object, ...]:
