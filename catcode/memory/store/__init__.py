@@ -9,6 +9,8 @@
   processes; ``cache.py``: ``DiskCache``, the two folders through their catalogues, kept in step with the files
   without reading them all (added and removed files at once, edits in place by a background check);
   ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped).
+- ``file_keys.py``: stat keys of files and folders, listings, and the rules for trusting a catalogue (standard
+  library only: the quick search checks the catalogues with them).
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
 - ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path
