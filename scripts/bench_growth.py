@@ -76,6 +76,7 @@ class Store:
 
     def __init__(self, base: Path, size: int) -> None:
         self.size, self.dir = size, base / f"n{size}"
+        self.last_usage: Any = None
         self.home, self.project = self.dir / "home", self.dir / "project"
         self.project.mkdir(parents=True)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
@@ -105,6 +106,7 @@ class Store:
         proc.stdout.read()
         err = proc.stderr.read().decode(errors="replace")
         _, status, usage = os.wait4(proc.pid, 0)
+        self.last_usage = usage  # its page faults and block reads, for a search's outliers
         if status:
             raise RuntimeError(f"{argv[1:]} failed at N={self.size}: {err[-500:]}")
         return first, time.perf_counter() - started, usage.ru_maxrss / 1024, err

@@ -70,6 +70,7 @@ def _percentile(values: list[float], share: float) -> float:
 def search_times(stores: dict[int, Store], questions: tuple[str, ...], catcode: str) -> dict[int, dict[str, float]]:
     """Quick and full ``catcode memory search`` as fresh processes, interleaved: ms per process."""
     samples: dict[int, dict[str, list[float]]] = {n: {"quick": [], "full": [], "python_alone": []} for n in stores}
+    reads: dict[int, list[tuple[float, int, int]]] = {n: [] for n in stores}  # full: ms, major faults, blocks read
     for store in stores.values():  # the first search after a change is the full one: it leaves the record
         store.run([catcode, "memory", "search", "warm up"])
     for _ in range(ROUNDS_PER_QUESTION):
@@ -78,8 +79,10 @@ def search_times(stores: dict[int, Store], questions: tuple[str, ...], catcode: 
                 samples[n]["quick"].append(store.run([catcode, "memory", "search", question])[1] * 1000)
                 full = [sys.executable, "-c", FULL, "memory", "search", question]
                 samples[n]["full"].append(store.run(full)[1] * 1000)
+                usage = store.last_usage
+                reads[n].append((samples[n]["full"][-1], usage.ru_majflt, usage.ru_inblock))
                 samples[n]["python_alone"].append(store.run([sys.executable, "-c", "print()"])[1] * 1000)
-    return {
+    result = {
         n: {
             f"{path}_{name}": fn(values)
             for path, values in found.items()
@@ -87,6 +90,12 @@ def search_times(stores: dict[int, Store], questions: tuple[str, ...], catcode: 
         }
         for n, found in samples.items()
     }
+    for n, found in reads.items():  # what the slowest full searches read from disk: is the page cache to blame?
+        slowest = sorted(found, reverse=True)[: max(1, len(found) // 10)]
+        result[n]["full_slowest_major_faults"] = float(sum(s[1] for s in slowest))
+        result[n]["full_slowest_blocks_read"] = float(sum(s[2] for s in slowest))
+        result[n]["full_all_blocks_read"] = float(sum(s[2] for s in found))
+    return result
 
 
 def quality(store: Store, catcode: str) -> dict[str, int]:
@@ -170,7 +179,7 @@ def search_rows(stores: dict[int, Store], catcode: str, questions: tuple[str, ..
     result: dict[str, Any] = {}
     for n, found in times.items():
         for key, value in found.items():
-            result[f"N={n:,} search_{key}_ms"] = value
+            result[f"N={n:,} search_{key}" + ("_ms" if key.endswith(("_p50", "_p95")) else "")] = value
         if n != zero:
             result[f"N={n:,} search_quick_p95 / N={zero}"] = found["quick_p95"] / times[zero]["quick_p95"]
         result[f"N={n:,} search_quick_p95 / full_p95"] = found["quick_p95"] / found["full_p95"]

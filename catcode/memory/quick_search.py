@@ -5,8 +5,8 @@ the one the full search would give; otherwise (``answer`` returns None) the full
 What the full search knows from the settings (which folders, which index, which catalogues) it leaves in a small
 record, ``$CATCODE_HOME/cache/quick-search/<project key>.json`` (``remember``), with what it depends on: the stat of
 every settings file and of the consent record, the environment variables settings are read from, and the stat of
-catcode's code (and its libraries'). ``answer`` uses the record only while all of those are unchanged, and then
-checks the state itself, with the store's and ``Recall``'s own rules (``store/file_keys.py``,
+catcode's code that the full search ran (and its libraries'). ``answer`` uses the record only while all of those
+are unchanged, and then checks the state itself, with the store's and ``Recall``'s own rules (``store/file_keys.py``,
 ``recall/marks.py``): each memory folder still lists what its catalogue recorded (a small folder is stat'ed whole,
 as the full search does), facts.db was synced to what the catalogues, the journal and the conversation log hold now,
 and every memory found is unchanged on disk. A missing, stale or locked index, a file written by hand, a setting
@@ -133,11 +133,12 @@ def _remember(runtime: MemoryRuntime, recall: Recall) -> None:
 
 
 def _code_files() -> list[str]:
-    """Every module file of catcode's package, and of the libraries that read memory files, loaded now."""
-    package = Path(__file__).resolve().parents[1]
-    found = {str(path) for path in package.rglob("*.py")}
+    """The file of every module of catcode and of the libraries that read memory files loaded now, at the end of a
+    full search: the code whose change could make the full search answer otherwise (one it did not load took no
+    part in its answer)."""
+    found = set()
     for name, module in list(sys.modules.items()):
-        if name.split(".")[0] in LIBRARIES and getattr(module, "__file__", None):
+        if name.split(".")[0] in ("catcode", *LIBRARIES) and getattr(module, "__file__", None):
             found.add(str(module.__file__))
     return sorted(found)
 
