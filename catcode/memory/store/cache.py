@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -361,6 +362,10 @@ class DiskCache:
         """What ``scope``'s ``MEMORY.md`` should hold now."""
         return entry_file.index_text(self.catalogs.index_items(scope))
 
+    def index_lines(self, scope: Scope) -> Iterator[str]:
+        """``index_text``, a line at a time."""
+        return entry_file.index_lines(self.catalogs.index_items(scope))
+
     # -- the write path's records -----------------------------------------------------------------------------
 
     def remember(self, scope: Scope, written: list[tuple[Path, MemoryEntry]]) -> None:
@@ -390,7 +395,8 @@ class DiskCache:
                 continue
             index = self.dirs[scope] / INDEX_NAME
             try:
-                is_stale = index.read_text(encoding="utf-8") != self.index_text(scope)
+                with open(index, encoding="utf-8") as held:  # line by line: never both whole
+                    is_stale = any(a != b for a, b in zip_longest(held, self.index_lines(scope)))
             except FileNotFoundError:
                 is_stale = self.counts()[scope] > 0
             except (OSError, UnicodeDecodeError):

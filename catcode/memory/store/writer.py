@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Protocol
 
 from catcode.errors import MemoryStoreError, one_line
-from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
+from catcode.fsutil import (
+    atomic_write_lines,
+    atomic_write_many,
+    ensure_private_dir,
+    locked,
+    remove_stale_temp_files,
+)
 from catcode.log import get_logger
 from catcode.memory.store import entry_file, leftovers
 from catcode.memory.store.batch import Changes
@@ -236,7 +242,7 @@ class WritePath:
             index = self.dirs[scope] / INDEX_NAME
             if self.cache.counts()[scope] or index.exists():
                 ensure_private_dir(index.parent)
-                atomic_write_text(index, self.cache.index_text(scope))
+                atomic_write_lines(index, self.cache.index_lines(scope))
                 written.append(index)
             self.cache.index_written(scope)
         return written
