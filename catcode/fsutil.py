@@ -9,7 +9,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,6 +57,26 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *, durable: b
         raise
     if durable:
         fsync_dir(path.parent)
+
+
+def atomic_write_lines(path: Path, lines: Iterable[str], mode: int = 0o600) -> None:
+    """``atomic_write_text`` of the text ``lines`` make, written as they come (a large file is never held)."""
+    ensure_private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.writelines(lines)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    fsync_dir(path.parent)
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:

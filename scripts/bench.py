@@ -141,7 +141,8 @@ SECTIONS = [
     ),
     ("speed tricks: each on vs off on its path, kept at >= 20 ms", "bench_speed_tricks", "bench_speed_tricks"),
     (
-        "growth: 0 to 100,000 memories, cold and warm first byte, search, list, RSS, REPL, exit with a slow model",
+        "growth: 0 to 100,000 memories, cold and warm first byte, search, list, RSS, REPL, exit with a slow model; "
+        "search as a fresh process (quick path vs full command, answers differing) and the first upkeep",
         "bench_growth",
         "bench_growth",
     ),

@@ -18,7 +18,11 @@ process the installed ``catcode`` against the fake Messages API (``tests/fakes``
 
 Rounds interleave the sizes (a busy machine's drift hits them alike); figures are medians over rounds.
 
-    .venv/bin/python scripts/bench_growth.py [--sizes 0,1000,10000,100000] [--rounds 3]"""
+Then (``bench_growth_search.py``) ``catcode memory search`` as fresh processes, the quick path against the full
+command, with the count of answers that differ (0), and the first upkeep of each store: time and peak RSS.
+
+    .venv/bin/python scripts/bench_growth.py [--sizes 0,1000,10000,100000] [--rounds 3] [--parts growth,search,upkeep]
+        [--before SOURCE]"""
 
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
+from bench_growth_search import first_upkeep, search_rows  # noqa: E402
 from memory_files import write_memories  # noqa: E402
 
 from tests.fakes import FakeAnthropicServer, text  # noqa: E402
@@ -46,6 +51,7 @@ SIZES = (0, 1_000, 10_000, 100_000)
 QUESTIONS = ("database timeout retry", "which editor does the user prefer", "redis queue worker")
 PROMPT = "❯"
 SLOW_MODEL = 3.0
+PARTS = ("growth", "search", "upkeep")
 MEMORY_PROMPTS = ("You are a memory extractor", "You are a memory consolidator", "Summarise this coding session")
 IN_PROCESS = """
 import json, statistics, sys, time
@@ -70,6 +76,7 @@ class Store:
 
     def __init__(self, base: Path, size: int) -> None:
         self.size, self.dir = size, base / f"n{size}"
+        self.last_usage: Any = None
         self.home, self.project = self.dir / "home", self.dir / "project"
         self.project.mkdir(parents=True)
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CATCODE_"))}
@@ -99,6 +106,7 @@ class Store:
         proc.stdout.read()
         err = proc.stderr.read().decode(errors="replace")
         _, status, usage = os.wait4(proc.pid, 0)
+        self.last_usage = usage  # its page faults and block reads, for a search's outliers
         if status:
             raise RuntimeError(f"{argv[1:]} failed at N={self.size}: {err[-500:]}")
         return first, time.perf_counter() - started, usage.ru_maxrss / 1024, err
@@ -188,17 +196,44 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(share * len(ordered)) - 1))]
 
 
-def bench_growth(sizes: tuple[int, ...] = SIZES, rounds: int = 3) -> dict[str, Any]:
+def bench_growth(
+    sizes: tuple[int, ...] = SIZES, rounds: int = 3, parts: tuple[str, ...] = PARTS, before: Path | None = None
+) -> dict[str, Any]:
     """Per size: cold and warm first byte, search (process p50/p95, in-process p95), list, RSS, the REPL's two
-    messages, the exit with a slow model; each with its ratio to N = 0 in the same run."""
+    messages, the exit with a slow model; each with its ratio to N = 0 in the same run. ``parts``: which of
+    ``PARTS`` to measure (``bench_growth_search.py``'s search and upkeep figures too; ``before``: the source folder
+    of another checkout whose first upkeep is measured beside this one's)."""
+    result: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if "upkeep" in parts:
+            for n in sizes:
+                other = (Store(Path(tmp) / "upkeep-before", n), before) if before is not None else None
+                fresh = Store(Path(tmp) / "upkeep", n)
+                for key, value in first_upkeep(fresh, CATCODE, other).items():
+                    result[f"N={n:,} {key}"] = value
+                for used in (fresh, *(other[:1] if other else ())):
+                    shutil.rmtree(used.dir)  # 100,000 files and their repository: the disk is not endless
+        stores = {n: Store(Path(tmp), n) for n in sizes}
+        if "growth" in parts:
+            result.update(_growth(stores, rounds))
+        if "search" in parts:
+            if "growth" not in parts:
+                for store in stores.values():  # read, committed and indexed, as the growth part leaves them
+                    store.run([CATCODE, "memory", "upkeep"])
+            result.update(search_rows(stores, CATCODE, QUESTIONS * rounds))
+    return result
+
+
+def _growth(stores: dict[int, Store], rounds: int) -> dict[str, Any]:
+    """The growth table's figures (see the module docstring)."""
+    sizes = tuple(stores)
     figures: dict[int, dict[str, list[float]]] = {n: {} for n in sizes}
 
     def note(n: int, key: str, value: float) -> None:
         figures[n].setdefault(key, []).append(value)
 
-    with tempfile.TemporaryDirectory() as tmp, FakeAnthropicServer() as server:
+    with FakeAnthropicServer() as server:
         server.responder = _respond(None)
-        stores = {n: Store(Path(tmp), n) for n in sizes}
         for n, store in stores.items():  # cold: the first process in each home
             first, _, rss, _ = store.run([CATCODE, "-p", "hi"], store.with_server(server))
             note(n, "cold_first_byte_ms", first * 1000)
@@ -250,9 +285,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--parts", default=",".join(PARTS), help="which of growth, search, upkeep")
+    parser.add_argument("--before", type=Path, help="another checkout's source folder: its first upkeep too")
     args = parser.parse_args()
     sizes = tuple(int(n) for n in args.sizes.split(","))
-    for key, value in bench_growth(sizes, args.rounds).items():
+    parts = tuple(args.parts.split(","))
+    for key, value in bench_growth(sizes, args.rounds, parts, args.before).items():
         print(f"  {key:<56} {value:>12,.2f}" if isinstance(value, float) else f"  {key:<56} {value!s:>12}")
 
 

@@ -1,7 +1,8 @@
 """Memory has one front door: code outside ``catcode/memory/`` imports from it only ``memory/service.py`` (the
 operations and their results), ``memory/part.py`` (memory as parts of a session, for the composition root) and
 ``memory/words.py`` (the sentences every front end shares, and each one's voice: the door returns data, never a
-sentence) — and a front end inside ``memory/`` (the REPL's ``/memory``) imports nothing else of it either. Read
+sentence), and ``memory/quick_search.py`` (a fresh process's search answered from the index alone) — and a front
+end inside ``memory/`` (the REPL's ``/memory``) imports nothing else of it either. Read
 from the import graph of ``tests/test_import_cycles.py`` (function-level and ``TYPE_CHECKING`` imports included).
 
 ``python tests/test_memory_front_door.py [CHECKOUT]`` prints the imports from outside into ``memory/`` (file to
@@ -21,6 +22,8 @@ FRONT_DOOR = {
     "catcode.memory.service": "the operations and their results",
     "catcode.memory.part": "memory as parts of a session, for the composition root (and print mode's --resume)",
     "catcode.memory.words": "the sentences every front end shares and each one's voice around them",
+    "catcode.memory.quick_search": "a fresh process's ``catcode memory search`` answered from the index alone, "
+    "without the door's imports (settings, pydantic, the store)",
 }
 """What code outside ``memory/`` may import of it, and why."""
 MAX_IMPORTS_INTO_MEMORY = 12

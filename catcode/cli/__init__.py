@@ -2,7 +2,8 @@
 
 ``main`` answers ``--version`` before anything heavy (typer, pydantic, the SDK) is imported; so do the common
 cases — the interactive prompt, ``catcode "first message"`` and ``catcode -p "question"`` (print mode with no other
-option: a script's first answer should not wait ~0.2 s for the argument parser's imports); everything else goes to
+option: a script's first answer should not wait ~0.2 s for the argument parser's imports) — and ``catcode memory
+search`` when the search index can answer it (``quick_search_cli.py``); everything else goes to
 the typer app in ``typer_app.py``. A shell asking for completions runs ``catcode`` with no arguments and
 ``_CATCODE_COMPLETE`` set: that is typer's to answer, never a session. Nothing of the package is imported here
 but the subcommands' names (``subcommands.py``).
@@ -54,6 +55,17 @@ def main() -> None:
     if args in (["--version"], ["-V"]):
         sys.stdout.write(f"catcode {__version__}\n")
         return
+    if args[:2] == ["memory", "search"] and COMPLETION_VARIABLE not in os.environ:
+        # a search from a script or a shell: answered from the search index without the parser's imports when it
+        # can be (``quick_search_cli.py``), else by the typer command below
+        from catcode.cli.quick_search_cli import searched
+
+        try:
+            if searched(args[2:]):
+                return
+        except KeyboardInterrupt:
+            sys.stderr.write("\n")
+            sys.exit(130)
     fast = not args or (len(args) == 1 and not args[0].startswith("-") and args[0] not in SUBCOMMANDS)
     printed = print_words(args)
     if (fast or printed is not None) and COMPLETION_VARIABLE not in os.environ:

@@ -21,9 +21,9 @@ there is no cycle)::
          ▼
     catcode/redact/, catcode/fsutil.py   secret redaction; atomic writes and the cross-process lock
 
-Each folder's ``__init__.py`` names what each of its files owns. Outside ``memory/`` only three of its modules are
-imported (``tests/test_memory_front_door.py``): ``service.py``, ``part.py`` and ``words.py``. This top level holds
-the use layer:
+Each folder's ``__init__.py`` names what each of its files owns. Outside ``memory/`` only four of its modules are
+imported (``tests/test_memory_front_door.py``): ``service.py``, ``part.py``, ``words.py`` and ``quick_search.py``.
+This top level holds the use layer:
 
 - ``service.py``: ``MemoryDoor``, memory's front door — every operation a front end asks of memory (list, show,
   write, forget, edit, move, clear, log, diff, revert, status, search, recent, doctor, sync, import, export), each
@@ -51,6 +51,9 @@ the use layer:
 - ``commands.py``: ``/memory`` and ``/dream``, the REPL's front end: one table of subcommands (``SUBCOMMANDS``),
   each calling the front door.
 - ``edit.py``: ``/memory edit`` and ``catcode memory edit`` — a memory in the person's editor, checked before saved.
+- ``quick_search.py``: ``catcode memory search`` answered by a fresh process from the search index alone (sqlite3
+  and recall's query code, none of the door's imports) when the index, the catalogues, the settings and the code
+  are as the last full search left them; else the full search runs.
 - ``revert_tool.py``: ``memory_revert``, the log and diff of memory changes, and ``revert_change``, the one undo
   (what the front door calls for every front end).
 

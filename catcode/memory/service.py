@@ -338,6 +338,10 @@ class MemoryDoor:
             unreadable = len(store.problems()) - len(store.hidden())
             behind = searching.behind or store.unread() > 0
             found = Found(query, hits, unreadable, searching.unsaved)
+            if not behind and not searching.unsaved:
+                from catcode.memory.quick_search import remember
+
+                remember(self.runtime, searching)  # the next search of a fresh process may answer from the index
         if behind and self.runtime.start_upkeep():  # a large store searched for the first time: indexed once, apart
             return replace(found, behind=True)
         return found

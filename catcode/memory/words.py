@@ -15,6 +15,9 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from catcode.memory.recall.hit_text import search_json_lines as search_json_lines
+from catcode.memory.recall.hit_text import search_text as search_text
+from catcode.memory.recall.hit_text import unreadable_line as unreadable_line
 from catcode.memory.store.entry_file import INDEX_NAME
 from catcode.memory.store.models import ConsolidationReport, MemoryEntry, MemoryType, Scope
 from catcode.text import flatten, shorten
@@ -32,7 +35,6 @@ if TYPE_CHECKING:  # the flows' types: not loaded with the model's memory tools,
         ScopeCounts,
     )
     from catcode.memory.pipeline.run_result import RunResult
-    from catcode.memory.recall.facts_schema import Hit
     from catcode.memory.recall.journal import DailyEntry
     from catcode.memory.status import MemoryStatus
     from catcode.memory.versioning.changes import Change, FileChange, RevertResult
@@ -130,12 +132,6 @@ def not_found(name: str) -> str:
     """The seed's answer to the model for an unknown name (the MCP server gives its clients the same; a person is
     told ``Voice.not_found``)."""
     return f"Memory not found: {name}. Use memory_read without name to list all memories."
-
-
-def unreadable_line(count: int) -> str:
-    """The line under a list when files were skipped."""
-    noun = "file" if count == 1 else "files"
-    return f"{count} unreadable memory {noun} skipped — run catcode memory doctor"
 
 
 def hidden_line(count: int) -> str:
@@ -239,20 +235,6 @@ def describe_revert(result: RevertResult) -> str:
     for f in memory_files(result.files):
         lines.append(f"  {_VERBS.get(f.status, 'changed')}: {file_label(f)}")
     return "\n".join(lines)
-
-
-def search_text(query: str, hits: Sequence[Hit]) -> str:
-    """The answer to a search: one hit a line, best first, or ``No memories match <query>.``"""
-    from catcode.memory.recall.views import format_hit, no_match_line
-
-    return "\n".join(format_hit(hit) for hit in hits) if hits else no_match_line(query)
-
-
-def search_json_lines(hits: Sequence[Hit]) -> list[str]:
-    """One JSON object per hit (``Hit.as_dict``: kind, source, date, score, snippet, scope), one a line."""
-    import json
-
-    return [json.dumps(hit.as_dict(), ensure_ascii=False) for hit in hits]
 
 
 def recalled_text(lately: Lately, count: int = 1) -> str:

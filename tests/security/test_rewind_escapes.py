@@ -174,4 +174,4 @@ def test_the_memory_repository_commits_a_pattern_named_file_and_nothing_else(tmp
         capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
     assert shown == ["users/me/*.md"]
-    assert [p.name for p in git.uncommitted([tmp_path / "memory" / "users"])] == ["a.md"]
+    assert [Path(p).name for p in git.uncommitted([tmp_path / "memory" / "users"])] == ["a.md"]

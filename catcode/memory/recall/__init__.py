@@ -12,6 +12,8 @@
   FTS5 terms; ``stopwords.py``: the standard English stop words; ``irregular_verbs.py``: the English
   irregular-verb table; ``temporal.py``: when-questions and date expressions; ``questions.py``: questions, and
   text that only asks; ``fts_query.py``: fact splitting, CJK spacing, snippets.
+- ``marks.py``: what facts.db records it was synced to and the cheap fingerprint it is compared with (standard
+  library only: the quick search checks it too); ``hit_text.py``: a search's answer as text and JSON lines.
 - ``journal.py``: the daily/weekly/long-term journal files; ``compile.py``: ``JournalCompiler``, days → week →
   long-term.
 - ``session_summary.py``: the session summary written to today's daily file at exit.

@@ -5,7 +5,7 @@ into the ``facts`` table and both fact indexes, and out again, inside one ``BEGI
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from catcode.memory.recall.facts_schema import FactSource
@@ -29,15 +29,19 @@ def delete_rows(conn: sqlite3.Connection, source_ids: list[str]) -> None:
         conn.executemany(sql, params)
 
 
-def insert_rows(conn: sqlite3.Connection, sources: list[tuple[FactSource, str]]) -> int:
+def insert_rows(conn: sqlite3.Connection, sources: list[tuple[FactSource, str]], *, top: int | None = None) -> int:
     """Add each ``(source, digest)`` and its facts (``split_facts``) to every table; how many facts were added.
 
     Sources get ascending ids in the order given, oldest first from the callers: among equally relevant
-    documents the search puts the higher id, the newer one, first."""
-    for s, digest in sources:
+    documents the search puts the higher id, the newer one, first. ``top``: the id of the last one (a batch of a
+    larger insert made newest batch first, ``insert_newest_first``); None: after every id held."""
+    first_id = None if top is None else top - len(sources) + 1
+    for n, (s, digest) in enumerate(sources):
+        row_id = None if first_id is None else first_id + n
         cursor = conn.execute(
-            "INSERT INTO sources(source_id, kind, date, scope, label, session, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (s.source_id, s.kind, s.date, s.scope, s.shown_as, s.session, digest),
+            "INSERT INTO sources(id, source_id, kind, date, scope, label, session, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (row_id, s.source_id, s.kind, s.date, s.scope, s.shown_as, s.session, digest),
         )
         columns = [clean_text(text) for text in (s.title, s.text, s.context)]
         conn.execute(
@@ -55,6 +59,10 @@ def insert_rows(conn: sqlite3.Connection, sources: list[tuple[FactSource, str]])
     return len(rows)
 
 
+INSERT_BATCH = 2_000
+"""Sources a batch of ``insert_newest_first`` holds (their facts and rows with them)."""
+
+
 @contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
     """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on error): the write lock is taken up front, so two
@@ -67,3 +75,20 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
             conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def insert_newest_first(conn: sqlite3.Connection, newest_first: Iterable[tuple[FactSource, str]], count: int) -> int:
+    """``insert_rows`` of ``count`` sources given newest first (the reverse of ``insert_rows``' order), a batch of
+    ``INSERT_BATCH`` at a time, never all held: every row gets the id ``insert_rows`` of them all at once gives it
+    (sources after every id held, ascending oldest first; their facts below every fact id, ascending), as each
+    batch goes below the one before it. How many facts were added."""
+    top = (conn.execute("SELECT coalesce(max(id), 0) FROM sources").fetchone()[0]) + count
+    inserted, batch = 0, []
+    for pair in newest_first:
+        batch.append(pair)
+        if len(batch) == INSERT_BATCH:
+            inserted += insert_rows(conn, batch[::-1], top=top)
+            top, batch = top - len(batch), []
+    if batch:
+        inserted += insert_rows(conn, batch[::-1], top=top)
+    return inserted

@@ -14,11 +14,9 @@ summary's weeks, each with a digest of its text). Marker and text are ONE atomic
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import os
 import re
-import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -29,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from catcode.errors import CatcodeError
 from catcode.fsutil import atomic_write_text
 from catcode.log import get_logger
+from catcode.memory.recall.marks import folder_listing, journal_fingerprint
 
 # Any: a compiled file's marker is JSON.
 
@@ -36,9 +35,6 @@ __all__ = ["CompileError", "DailyEntry", "Journal", "clean_summary", "digest", "
 
 log = get_logger(__name__)
 
-RACY_NS = 100_000_000
-"""A folder modified less than this long ago is treated as changed on every look (see ``_listing``)."""
-_racy_tokens = itertools.count()
 
 _MARKER = re.compile(r"\A<!-- catcode-journal (\{.*\}) -->\n")
 _ENTRY = re.compile(r"^## (\d\d:\d\d) session (\S+)[ \t]*$", re.M)
@@ -129,11 +125,11 @@ class Journal:
     def fingerprint(self) -> tuple[object, ...]:
         """Changes whenever a journal file is written, replaced or deleted (also by git): a stat and a scandir a
         folder. A file edited in place by hand is noticed once something else in its folder changes."""
-        return (_listing(self.root), self.daily_fingerprint(), _listing(self.weekly_dir))
+        return journal_fingerprint(self.root)
 
     def daily_fingerprint(self) -> tuple[object, ...]:
         """Changes whenever a daily file changes."""
-        return _listing(self.daily_dir)
+        return folder_listing(self.daily_dir)
 
     def days(self) -> list[date]:
         """Days that have a daily file, oldest first."""
@@ -219,21 +215,6 @@ def _stat_key(path: Path | str) -> tuple[int, ...] | None:
     except OSError:
         return None
     return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
-def _listing(folder: Path) -> tuple[object, ...]:
-    """The folder's stamp and its ``(name, inode)`` pairs: no per-file stat. Every catcode write is an atomic
-    replace (a new inode, a new folder mtime), git replaces files by unlink + create, and a folder changed within
-    the last ``RACY_NS`` gets a fresh token instead: a second change in the same clock tick could keep its stamp."""
-    try:
-        stamp = os.stat(folder)
-        with os.scandir(folder) as it:
-            names = sorted((d.name, d.inode()) for d in it if d.name.endswith(".md"))
-    except (FileNotFoundError, NotADirectoryError):
-        return ()
-    if time.time_ns() - stamp.st_mtime_ns < RACY_NS:
-        return (next(_racy_tokens),)
-    return (stamp.st_ino, stamp.st_mtime_ns, tuple(names))
 
 
 def _files(folder: Path, pattern: re.Pattern[str]) -> list[Path]:

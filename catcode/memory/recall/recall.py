@@ -14,7 +14,6 @@ summary at exit (``session_summary.py``) and compiles the journal at startup (``
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
@@ -31,6 +30,7 @@ from catcode.memory.pipeline.history import HistoryLog
 from catcode.memory.recall import session_summary
 from catcode.memory.recall.compile import MAX_COMPILE_STEPS, JournalCompiler
 from catcode.memory.recall.journal import Journal
+from catcode.memory.recall.marks import PARTS, synced_digests
 from catcode.providers.base import LLMProvider
 
 if TYPE_CHECKING:  # facts.py (sqlite3, the query parser) is imported on first use, off the startup path
@@ -47,9 +47,6 @@ log = get_logger(__name__)
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 SYNC_BUDGET = 2_000
 """Memories a sync on the way to a search indexes at most: a first index of a large store is the background's."""
-PARTS = ("synced-memories", "synced-documents", "synced-turns")
-"""What facts.db records it was synced to: the memories, the other documents, the turns (digests of the parts of
-``Recall.fingerprint``)."""
 NOT_MEMORIES = frozenset({"daily", "weekly", "longterm", "compacted"})
 
 
@@ -186,11 +183,11 @@ class Recall:
 
     def _sync(self, turns: bool, budget: int | None) -> SyncResult | None:
         from catcode.memory.recall.facts_schema import SyncResult
-        from catcode.memory.recall.sources import memory_changes, other_sources
+        from catcode.memory.recall.sources import memory_changes, newest_memories, other_sources
 
         with self._lock:
             index = self.index
-            parts = _parts((*self.fingerprint(), self.retention_start()))  # a new retention drops turns
+            parts = synced_digests((*self.fingerprint(), self.retention_start()))  # a new retention drops turns
             held = [index.mark(part) for part in PARTS]
             if not turns:
                 parts[2] = held[2] or ""
@@ -203,7 +200,10 @@ class Recall:
                 self.behind = changes is None
                 if changes is not None:
                     put, removed, marks = changes
-                    result = index.sync(put, kinds={"memory"}) if removed is None else index.update(put, removed)
+                    if put is None or removed is None:  # every memory: streamed, never all held
+                        result = index.sync_newest_first(lambda: newest_memories(self.store), kinds={"memory"})
+                    else:
+                        result = index.update(put, removed)
                     index.set_mark("memories", marks)
                     index.set_mark(PARTS[0], parts[0])
             if parts[1] != held[1]:
@@ -340,12 +340,6 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino)
-
-
-def _parts(fingerprint: tuple[object, ...]) -> list[str]:
-    """Digests of the three parts of a fingerprint: the memories, the other documents, the turns."""
-    pieces = (fingerprint[:1], fingerprint[1:3], fingerprint[3:])
-    return [hashlib.blake2b(repr(piece).encode(), digest_size=16).hexdigest() for piece in pieces]
 
 
 def _sum(one: SyncResult, other: SyncResult) -> SyncResult:

@@ -6,8 +6,8 @@ syncs only after a change). The turns are ``turns.py``'s."""
 from __future__ import annotations
 
 import json
-import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,12 +15,13 @@ from catcode.memory.pipeline.archive import archive_path
 from catcode.memory.pipeline.history_format import parse_line
 from catcode.memory.recall.facts_schema import FactSource
 from catcode.memory.recall.journal import Journal
+from catcode.memory.recall.marks import first_line, sources_fingerprint
 
 if TYPE_CHECKING:
     from catcode.memory.store.models import MemoryEntry, Scope
     from catcode.memory.store.store import MemoryStore
 
-__all__ = ["fingerprint", "index_sources", "memory_changes", "memory_source", "other_sources"]
+__all__ = ["fingerprint", "index_sources", "memory_changes", "memory_source", "newest_memories", "other_sources"]
 
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
@@ -30,8 +31,7 @@ def fingerprint(store: MemoryStore, journal: Journal, history_file: Path) -> tup
     next two), or history.jsonl or its archive does (the last two: turns to add). Stable across processes while
     nothing changed: the store's is its catalogues' change numbers."""
     history = Path(history_file)
-    turns = (_stat(history), _stat(archive_path(history)))
-    return (store.fingerprint(), journal.fingerprint(), first_line(history), *turns)
+    return sources_fingerprint(store.fingerprint(), journal.fingerprint(), history, archive_path(history))
 
 
 def memory_source(entry: MemoryEntry, scope: Scope) -> FactSource:
@@ -44,6 +44,11 @@ def memory_source(entry: MemoryEntry, scope: Scope) -> FactSource:
 def index_sources(store: MemoryStore, journal: Journal, history_file: Path) -> list[FactSource]:
     """Every memory, journal file and the compacted-history summary, as sources for ``FactsIndex.sync``."""
     return [*(memory_source(e, s) for e, s in store.iter_listed()), *other_sources(journal, history_file)]
+
+
+def newest_memories(store: MemoryStore) -> Iterator[FactSource]:
+    """Every memory as a source, newest first (``FactsIndex.sync_newest_first``), read a page at a time."""
+    return (memory_source(entry, scope) for entry, scope in store.newest_first())
 
 
 def other_sources(journal: Journal, history_file: Path) -> list[FactSource]:
@@ -60,38 +65,20 @@ def other_sources(journal: Journal, history_file: Path) -> list[FactSource]:
 
 def memory_changes(
     store: MemoryStore, held: str | None, budget: int | None
-) -> tuple[list[FactSource], list[str] | None, str] | None:
+) -> tuple[list[FactSource], list[str], str] | tuple[None, None, str] | None:
     """What the index must change for the memories since it held ``held`` (the store's marks then, as JSON): the
-    sources to put and the names to remove — None for the removals when the sources are every memory (the index
-    was never synced to these catalogues: a full sync) — and the marks now. None when that is more than ``budget``
-    memories (a first index of a large store: the background's work)."""
+    sources to put and the names to remove — both None when it is every memory (the index was never synced to
+    these catalogues: a full sync, of ``newest_memories``) — and the marks now. None when that is more than
+    ``budget`` memories (a first index of a large store: the background's work)."""
     marks = store.marks()
     before = json.loads(held) if held else None
     names = store.changed_since(before) if before is not None else None
     if names is None:
         if budget is not None and sum(store.counts().values()) + store.unread() > budget:
             return None
-        return [memory_source(e, s) for e, s in store.iter_listed()], None, json.dumps(marks)
+        return None, None, json.dumps(marks)
     if budget is not None and len(names) > budget:
         return None
     found = store.indexed(sorted(names))
     put = [memory_source(*located) for located in found.values() if located is not None]
     return put, [name for name, located in found.items() if located is None], json.dumps(marks)
-
-
-def first_line(path: Path) -> bytes:
-    """The first line of history.jsonl: it changes only when history is compacted (or recreated)."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.readline(4 * 1024 * 1024)
-    except OSError:
-        return b""
-
-
-def _stat(path: Path) -> tuple[int, int, int, int] | None:
-    """Identity, size and change time of a file that is appended to or replaced (None when missing)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)

@@ -11,14 +11,14 @@ from pydantic import BaseModel, Field
 
 from catcode.conversation.messages import Message
 from catcode.hooks.bus import CONTINUE, AppendMessages, HookContext, HookEvent, HookResult
+from catcode.memory.recall.hit_text import format_hit, no_match_line
 from catcode.memory.recall.journal import Journal
 from catcode.memory.recall.recall import Recall
 from catcode.providers.tokens import estimate_tokens
-from catcode.text import shorten
 from catcode.tools.base import Tool, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
-    from catcode.memory.recall.facts_schema import Hit
+    pass
 
 __all__ = [
     "RecentWorkHook",
@@ -33,25 +33,10 @@ RECENT_HEADER = """## Recent work
 Summaries of the latest sessions in this project, newest first. Call memory_search to find older work."""
 
 
-def format_hit(hit: Hit) -> str:
-    """Where it came from, then the snippet, on one line: ``memory user-prefers-vim, 2026-08-06: ...``,
-    ``session 2026-11-30 turn 4: ...`` or ``summary 2026-11-30: ...`` (the date is in those labels already)."""
-    where = f"{hit.label}, {hit.date or 'undated'}" if hit.kind == "memory" else hit.label
-    return f"{where}: {' '.join(hit.snippet.split())}"
-
-
 def search_text(recall: Recall, query: str, limit: int = 10) -> str:
     """The answer to a search: one hit a line, best first, or ``No memories match <query>.``"""
     hits = recall.search(query, limit)
     return "\n".join(format_hit(hit) for hit in hits) if hits else no_match_line(query)
-
-
-def no_match_line(query: str) -> str:
-    """``No memories match <query>.``, the query cleaned of control characters and cut at 80 characters."""
-    from catcode.memory.recall.fts_query import clean_text
-
-    shown = shorten(clean_text(query), 80) or "(an empty query)"
-    return f"No memories match {shown}."
 
 
 class MemorySearchInput(BaseModel):

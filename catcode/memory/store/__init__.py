@@ -10,6 +10,8 @@
   without reading them all (added and removed files at once, edits in place by a background check);
   ``file_state.py``: what reading one file gives (its stat key, its entry, or why it is skipped); ``scan.py``: the
   memories that hold some words, by a scan of the catalogues (a search without the fact index).
+- ``file_keys.py``: stat keys of files and folders, listings, and the rules for trusting a catalogue (standard
+  library only: the quick search checks the catalogues with them).
 - ``scopes.py``: where a new memory goes (``Placement``: a correction naming this project's files stays with it) and
   names across scopes.
 - ``store.py``: ``MemoryStore``, both scopes: reads, and what each change is; ``writer.py``: its ONE write path

@@ -33,14 +33,27 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from catcode.log import get_logger
 from catcode.memory.store import entry_file
-from catcode.memory.store.catalog import GONE, Catalogs, code_stamp, differs, names_digest, signature
+from catcode.memory.store.catalog import GONE, Catalogs, code_stamp, differs, names_digest
 from catcode.memory.store.entry_file import INDEX_NAME
-from catcode.memory.store.file_state import FileState, StatKey, is_entry_name, read_file, stat_key, tick
+from catcode.memory.store.file_keys import (
+    VERIFY_BUDGET,
+    StatKey,
+    dir_key,
+    is_memory_file,
+    iter_memory_files,
+    listing_settled,
+    memory_inodes,
+    signature,
+    stat_key,
+    tick,
+)
+from catcode.memory.store.file_state import FileState, is_entry_name, read_file
 from catcode.memory.store.models import MemoryEntry, Scope
 from catcode.memory.store.names import name_problem
 
@@ -52,10 +65,6 @@ CHUNK = 500
 """Files read (or stat'ed) between two looks at the lock: a reader never waits for a whole scan."""
 RELIST_AFTER = 2.0
 """Seconds within which a process does not list a large folder again (a write always does)."""
-VERIFY_BUDGET = 5_000
-"""A folder of at most this many files is stat'ed whole at a process's first look and whenever it changed (a few
-milliseconds per thousand files): there an edit in place is seen at once, as by a full scan. A larger one is
-stat'ed whole by ``verify`` in the background."""
 
 
 @dataclass(frozen=True)
@@ -132,9 +141,9 @@ class DiskCache:
         the folders as they are without listing them. For a process's end, after it closed what it keeps in the
         folders itself (facts.db's journal files change the project folder each time)."""
         for scope in Scope:
-            key, started = _dir_key(self.dirs[scope]), self._clock()
+            key, started = dir_key(self.dirs[scope]), self._clock()
             listing = self.catalogs.meta(scope, "listing")
-            if listing is not None and key is not None and listing[0] == key and _settled(listing[1], key):
+            if listing is not None and key is not None and listing[0] == key and listing_settled(listing[1], key):
                 continue  # recorded already, a tick after the folder's last change: nothing to list
             if not self.unread[scope] and _digest_of(self.dirs[scope]) == self.catalogs.meta(scope, "names"):
                 self.catalogs.set_meta(scope, "listing", [key, started])
@@ -171,7 +180,7 @@ class DiskCache:
             known = self.catalogs.keys(scope)
         folder, found, changed = self.dirs[scope], dict[str, FileState | None](), 0
         started = self._clock()
-        for fname, path, inode, is_link in _listing(folder):
+        for fname, path, inode, is_link in iter_memory_files(folder):
             row = known.pop(fname, None)
             key = stat_key(path, link=is_link)
             if (
@@ -224,7 +233,7 @@ class DiskCache:
     def settle(self) -> None:
         """After our own writes (under the lock): each folder's listing is what its catalogue says."""
         for scope in Scope:
-            key = _dir_key(self.dirs[scope])
+            key = dir_key(self.dirs[scope])
             self.catalogs.set_meta(scope, "listing", [key, self._clock()])
             self._trusted.pop(scope, None)
 
@@ -353,6 +362,10 @@ class DiskCache:
         """What ``scope``'s ``MEMORY.md`` should hold now."""
         return entry_file.index_text(self.catalogs.index_items(scope))
 
+    def index_lines(self, scope: Scope) -> Iterator[str]:
+        """``index_text``, a line at a time."""
+        return entry_file.index_lines(self.catalogs.index_items(scope))
+
     # -- the write path's records -----------------------------------------------------------------------------
 
     def remember(self, scope: Scope, written: list[tuple[Path, MemoryEntry]]) -> None:
@@ -382,7 +395,8 @@ class DiskCache:
                 continue
             index = self.dirs[scope] / INDEX_NAME
             try:
-                is_stale = index.read_text(encoding="utf-8") != self.index_text(scope)
+                with open(index, encoding="utf-8") as held:  # line by line: never both whole
+                    is_stale = any(a != b for a, b in zip_longest(held, self.index_lines(scope)))
             except FileNotFoundError:
                 is_stale = self.counts()[scope] > 0
             except (OSError, UnicodeDecodeError):
@@ -398,7 +412,7 @@ class DiskCache:
     def _check(self, scope: Scope, budget: int | None, *, force: bool = False, part: bool = True) -> int:
         """Bring ``scope``'s catalogue in step with its folder's listing; how many new files it read."""
         folder = self.dirs[scope]
-        key = _dir_key(folder)
+        key = dir_key(folder)
         budget = budget if part or budget is None or len(self.unread[scope]) <= budget else 0
         if self.unread[scope] and not force and self._recently_listed(scope):
             return self._read_unread(scope, budget)  # goes on with what the last listing found
@@ -408,7 +422,7 @@ class DiskCache:
             return 0  # a large folder listed less than RELIST_AFTER ago by this process: its own files changed it
         started = self._clock()
         listing = self.catalogs.meta(scope, "listing")
-        changed = listing is None or listing[0] != key or not _settled(listing[1], key)
+        changed = listing is None or listing[0] != key or not listing_settled(listing[1], key)
         read = 0
         if self.unread[scope] or changed:
             read = self._check_listing(scope, started, budget, part)
@@ -420,23 +434,22 @@ class DiskCache:
             # an edit in place is seen at once, and so is a file git replaced under its name with the same inode.
             self._sweep(scope, nullcontext())
         self.catalogs.set_meta(scope, "listing", [key, started])
-        if key is not None and _settled(started, key):
+        if key is not None and listing_settled(started, key):
             self._trusted[scope] = key
         return read
 
     def _check_listing(self, scope: Scope, started: int, budget: int | None, part: bool = True) -> int:
         """Compare the folder's files (names and inodes) with the catalogue's; drop the gone, read the new and the
         replaced (at most ``budget``, see ``refresh``); how many were read."""
-        listing = _listing(self.dirs[scope])
-        self._listed[scope] = (time.monotonic(), len(listing))
-        digest = names_digest((fname, inode) for fname, _, inode, _ in listing)
+        listed = memory_inodes(self.dirs[scope])
+        self._listed[scope] = (time.monotonic(), len(listed))
+        digest = names_digest(listed.items())
         if not self.unread[scope] and digest == self.catalogs.meta(scope, "names"):
             return 0
-        listed = {fname: inode for fname, _, inode, _ in listing}
-        del listing
-        have = self.catalogs.keys(scope)
+        have = self.catalogs.inodes(scope)
         self.catalogs.put_checked(scope, dict.fromkeys(have.keys() - listed.keys()), self._key_now(scope))
-        self.unread[scope] = sorted(f for f, inode in listed.items() if f not in have or have[f][0] != inode)
+        self.unread[scope] = sorted(f for f, inode in listed.items() if have.get(f) != inode)
+        del listed, have
         if not part and budget is not None and len(self.unread[scope]) > budget:
             budget = 0
         return self._read_unread(scope, budget, started)
@@ -509,46 +522,13 @@ class _Visible(Mapping[str, Located]):
         return len(self._cache.catalogs.names())
 
 
-def _listing(folder: Path) -> list[tuple[str, str, int, bool]]:
-    """The memory files a folder lists: name, path, inode, whether a symlink (no stat: the listing gives them)."""
-    try:
-        with os.scandir(folder) as listing:  # plain strings: pathlib would cost more than the listing
-            return [
-                (d.name, d.path, d.inode(), d.is_symlink())
-                for d in listing
-                if d.name[-3:] == ".md" and d.name[0] != "." and d.name != INDEX_NAME  # ``is_entry_name``, inlined
-            ]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-
-
 def _digest_of(folder: Path) -> list[int]:
     """``names_digest`` of a folder's listing, computed as it is listed (nothing held)."""
     try:
         with os.scandir(folder) as listing:
-            return names_digest(
-                (d.name, d.inode())
-                for d in listing
-                if d.name[-3:] == ".md" and d.name[0] != "." and d.name != INDEX_NAME
-            )
+            return names_digest((d.name, d.inode()) for d in listing if is_memory_file(d.name))
     except (FileNotFoundError, NotADirectoryError):
         return names_digest([])
-
-
-def _dir_key(folder: Path) -> list[int] | None:
-    try:
-        st = os.stat(folder)
-    except OSError:
-        return None
-    return [st.st_ino, st.st_mtime_ns, st.st_dev, st.st_ctime_ns]
-
-
-def _settled(at: int, key: list[int] | None) -> bool:
-    """Whether a listing taken at ``at`` (ns) was taken a tick after the folder's last change."""
-    if key is None:
-        return True
-    changed = max(key[1], key[3])
-    return at - changed >= tick(changed)
 
 
 def _key_of(path: Path) -> StatKey | None:

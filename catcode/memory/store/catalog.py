@@ -41,7 +41,8 @@ from typing import Any
 from catcode import __version__
 from catcode.file_modes import private_dir, private_file
 from catcode.log import get_logger
-from catcode.memory.store.file_state import FileState, StatKey
+from catcode.memory.store.file_keys import StatKey, catalog_fingerprint, signature
+from catcode.memory.store.file_state import FileState
 from catcode.memory.store.models import MemoryEntry, MemoryType, Scope
 
 __all__ = ["GONE", "READERS", "Catalogs", "code_stamp", "differs", "names_digest", "signature"]
@@ -54,6 +55,7 @@ READERS = (
     "catcode.memory.store.cache",
     "catcode.memory.store.catalog",
     "catcode.memory.store.entry_file",
+    "catcode.memory.store.file_keys",
     "catcode.memory.store.file_state",
     "catcode.memory.store.models",
     "catcode.memory.store.names",
@@ -124,6 +126,8 @@ class Catalogs:
         self._stamp = json.dumps(stamp)
         self.conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, timeout=10.0)
         self.conn.execute("PRAGMA busy_timeout = 10000")
+        self.files: dict[Scope, Path | None] = {}
+        """Each scope's database file, None where it is in memory (it could not be had)."""
         for scope in Scope:
             self._attach(scope, database_for(catalog_dir, dirs[scope]) if catalog_dir else None)
 
@@ -145,6 +149,7 @@ class Catalogs:
                     self.conn.execute(f"PRAGMA {schema}.synchronous = NORMAL")  # derived: a lost commit is reread
                 self.conn.executescript(_SCHEMA.format(s=schema))
                 self._check_code(scope)
+                self.files[scope] = file
                 return
             except (sqlite3.DatabaseError, OSError) as exc:
                 log.warning("memory_catalog_unusable", path=str(file), error=repr(exc))
@@ -219,11 +224,7 @@ class Catalogs:
 
     def fingerprint(self) -> tuple[object, ...]:
         """Changes whenever either catalogue changes (its id: recreated; its change number: anything else)."""
-        found: list[object] = []
-        for scope in Scope:
-            rows = dict(self.conn.execute(f"SELECT key, value FROM {_schema(scope)}.meta WHERE key IN ('id', 'seq')"))
-            found += [rows.get("id"), rows.get("seq")]
-        return tuple(found)
+        return catalog_fingerprint(self.conn, [_schema(scope) for scope in Scope])
 
     def marks(self) -> dict[str, int]:
         """Each catalogue's id and change number: where a reader of ``changes_since`` stands."""
@@ -312,6 +313,10 @@ class Catalogs:
         rows = self.conn.execute(f"SELECT fname, ino, sig, settled FROM {_schema(scope)}.files").fetchall()
         return {fname: (ino, sig, settled) for fname, ino, sig, settled in rows}
 
+    def inodes(self, scope: Scope) -> dict[str, int]:
+        """Every file's listed inode: what a listing is compared with."""
+        return dict(self.conn.execute(f"SELECT fname, ino FROM {_schema(scope)}.files"))
+
     def names(self) -> list[str]:
         """The names of every valid memory of both folders, sorted, each once."""
         user, project = _schema(Scope.USER), _schema(Scope.PROJECT)
@@ -343,6 +348,17 @@ class Catalogs:
             query += f" AND fname NOT IN (SELECT fname FROM {_schema(Scope.PROJECT)}.files WHERE problem IS NULL)"
         query += " ORDER BY name LIMIT ? OFFSET ?"
         found = self.conn.execute(query, (after, -1 if limit is None else limit, offset))
+        return [_state(row).entry for row in found]  # type: ignore[misc]
+
+    def dated(self, scope: Scope, before: tuple[str, str] | None, limit: int) -> list[MemoryEntry]:
+        """The memories of ``scope`` the view shows (as ``page``), newest first — by update day, then name, both
+        descending — ``limit`` of those that come after ``before`` (the ``(updated, name)`` of the last one read)."""
+        query = f"SELECT {_COLUMNS} FROM {_schema(scope)}.files WHERE problem IS NULL"
+        if before is not None:
+            query += " AND (updated, name) < (?, ?)"
+        if scope is Scope.USER:
+            query += f" AND fname NOT IN (SELECT fname FROM {_schema(Scope.PROJECT)}.files WHERE problem IS NULL)"
+        found = self.conn.execute(query + " ORDER BY updated DESC, name DESC LIMIT ?", (*(before or ()), limit))
         return [_state(row).entry for row in found]  # type: ignore[misc]
 
     def summaries(self, scope: Scope, after: str, limit: int) -> list[tuple[str, str, str]]:
@@ -397,12 +413,6 @@ def differs(old: FileState, new: FileState) -> bool:
 
 def _schema(scope: Scope) -> str:
     return f"scope_{scope.value}"
-
-
-def signature(key: StatKey | None) -> int | None:
-    """A stat key as one integer (equal keys, equal signatures; the code stamp holds Python's version, whose hash of
-    a tuple of integers it is): a scan compares it without decoding the key."""
-    return hash(key) if key is not None else None
 
 
 def _row(fname: str, state: FileState) -> tuple[Any, ...]:

@@ -19,18 +19,18 @@ reason."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from typing import Any
 
 from catcode import front_matter
 from catcode.errors import CatcodeError
+from catcode.memory.store.file_keys import INDEX_NAME as INDEX_NAME  # the index is named where files are listed
 from catcode.memory.store.models import MemoryEntry, MemoryType
 from catcode.text import flatten
 
 # Any: a memory file's front matter is YAML data, checked field by field.
 
-INDEX_NAME = "MEMORY.md"
 INDEX_TITLE = "# Memory Index"
 
 
@@ -104,8 +104,16 @@ def render_index(entries: Iterable[MemoryEntry]) -> str:
 
 def index_text(items: Iterable[tuple[str, str]]) -> str:
     """``MEMORY.md`` of ``(name, description)`` pairs already sorted by name (no memory is held whole)."""
-    lines = [f"- [{name}]({name}.md) — {flatten(description)}" for name, description in items]
-    return "\n".join([INDEX_TITLE, "", *lines]) + "\n"
+    return "".join(index_lines(items))
+
+
+def index_lines(items: Iterable[tuple[str, str]]) -> Iterator[str]:
+    """``index_text``, a line at a time, each with its newline (as a file reads line by line): the index of 100,000
+    memories is written and compared without being held."""
+    yield f"{INDEX_TITLE}\n"
+    yield "\n"
+    for name, description in items:
+        yield f"- [{name}]({name}.md) — {flatten(description)}\n"
 
 
 def clean_text(text: str) -> str:

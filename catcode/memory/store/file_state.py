@@ -8,7 +8,6 @@ a key. A problem file is reported, never rewritten, never deleted.
 
 from __future__ import annotations
 
-import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,8 @@ from typing import NamedTuple
 
 from catcode.log import get_logger
 from catcode.memory.store import entry_file
-from catcode.memory.store.entry_file import INDEX_NAME, EntryParseError
+from catcode.memory.store.entry_file import EntryParseError
+from catcode.memory.store.file_keys import StatKey, is_memory_file, stat_key, tick
 from catcode.memory.store.models import MemoryEntry
 from catcode.memory.store.names import name_problem
 
@@ -25,9 +25,6 @@ __all__ = ["MAX_FILE_BYTES", "FileState", "StatKey", "is_entry_name", "read_file
 log = get_logger(__name__)
 
 MAX_FILE_BYTES = 256 * 1024
-_FINE_TICK_NS = 50_000_000  # generous bound on a fine-grained filesystem clock tick (jiffies)
-_COARSE_TICK_NS = 2_000_000_000  # filesystems with 1-2 s timestamps
-StatKey = tuple[int, ...]  # (inode, mtime_ns, device, size, mode, is_symlink, ctime_ns)
 
 
 class FileState(NamedTuple):
@@ -85,22 +82,5 @@ def _file_problem(path: Path, key: StatKey | None, root: Path) -> str | None:
     return f"the file name is not a valid memory name: it {problem}" if problem else None
 
 
-def is_entry_name(fname: str) -> bool:
-    """Whether a folder listing's ``fname`` is a memory file: temp files of atomic writes start with ".", and the
-    index is derived, not an entry."""
-    return fname.endswith(".md") and not fname.startswith(".") and fname != INDEX_NAME
-
-
-def tick(stamp_ns: int) -> int:
-    """The clock tick of the filesystem that gave ``stamp_ns``, at most."""
-    return _COARSE_TICK_NS if stamp_ns % 1_000_000_000 == 0 else _FINE_TICK_NS
-
-
-def stat_key(path: Path | str, *, link: bool = False) -> StatKey | None:
-    """The key that tells a change of the file at ``path`` apart; None when it cannot be stat'ed."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    # The ctime too: no tool sets it back, so an edit that restores the mtime (``touch -d``, ``cp -p``) is seen.
-    return (st.st_ino, st.st_mtime_ns, st.st_dev, st.st_size, st.st_mode, int(link), st.st_ctime_ns)
+is_entry_name = is_memory_file
+"""Whether a folder listing's ``fname`` is a memory file (``file_keys.is_memory_file``)."""

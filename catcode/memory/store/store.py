@@ -14,6 +14,7 @@ Reading never writes: a stale index is rebuilt by the next write, or by ``reconc
 
 from __future__ import annotations
 
+import heapq
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -105,6 +106,28 @@ class MemoryStore:
         self.complete()
         with self._guard:
             return [(loc.entry, loc.scope) for loc in self._cache.visible()]
+
+    def newest_first(self, chunk: int = 1_000) -> Iterator[tuple[MemoryEntry, Scope]]:
+        """Every memory newest first: by update day, then this project's before this user's, then by name, each
+        descending — the exact reverse of ``iter_listed``'s memories sorted (stably) by day — read ``chunk`` at a
+        time from each scope's catalogue (a store of 100,000 is never held whole)."""
+        self.complete()
+        self._sync()
+        scopes = [self._dated(scope, chunk) for scope in (Scope.PROJECT, Scope.USER)]
+        rank = {Scope.USER: 0, Scope.PROJECT: 1}
+        return heapq.merge(
+            *scopes, key=lambda pair: (pair[0].updated_at.isoformat(), rank[pair[1]], pair[0].name), reverse=True
+        )
+
+    def _dated(self, scope: Scope, chunk: int) -> Iterator[tuple[MemoryEntry, Scope]]:
+        before = None
+        while True:
+            with self._guard:
+                found = self._cache.catalogs.dated(scope, before, chunk)
+            if not found:
+                return
+            yield from ((entry, scope) for entry in found)
+            before = (found[-1].updated_at.isoformat(), found[-1].name)
 
     def get(self, name: str) -> MemoryEntry | None:
         """The memory called ``name``, if any, as its file holds it now."""
@@ -233,6 +256,16 @@ class MemoryStore:
         self._sync()
         with self._guard:
             return sum(len(files) for files in self._cache.unread.values())
+
+    def catalog_files(self) -> dict[Scope, tuple[Path, str]] | None:
+        """Each scope's catalogue file and the code that wrote it (its ``code`` record), or None when one is kept
+        in memory: what a fresh process's quick search reads instead of the store."""
+        with self._guard:
+            catalogs = self._cache.catalogs
+            found = {scope: (catalogs.files.get(scope), catalogs.meta(scope, "code")) for scope in Scope}
+        if any(file is None or code is None for file, code in found.values()):
+            return None
+        return {scope: (file, code) for scope, (file, code) in found.items() if file is not None}
 
     def settle_listing(self) -> None:
         """At a process's end: record that the folders hold what the catalogues say, when they do, so that the next

@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Protocol
 
 from catcode.errors import MemoryStoreError, one_line
-from catcode.fsutil import atomic_write_many, atomic_write_text, ensure_private_dir, locked, remove_stale_temp_files
+from catcode.fsutil import (
+    atomic_write_lines,
+    atomic_write_many,
+    ensure_private_dir,
+    locked,
+    remove_stale_temp_files,
+)
 from catcode.log import get_logger
 from catcode.memory.store import entry_file, leftovers
 from catcode.memory.store.batch import Changes
@@ -41,9 +47,10 @@ RECORD_CHUNK = 5_000
 class Versioning(Protocol):
     """Records each batch of memory changes (``GitStore``).
 
-    It may also offer ``uncommitted(folders) -> list[Path]``: the files under ``folders`` that differ from what
-    was last recorded. The store calls it before its first write (and after a failed one) and records those of them
-    that are valid memory files, redacted, so that what a killed session or a hand edit left is versioned too."""
+    It may also offer ``uncommitted(folders) -> list[str]``: the files (absolute paths) under ``folders`` that
+    differ from what was last recorded. The store calls it before its first write (and after a failed one) and
+    records those of them that are valid memory files, redacted, so that what a killed session or a hand edit left
+    is versioned too."""
 
     def commit(self, message: str, paths: list[Path]) -> str | None:
         """Commit ``paths`` (written or deleted) with ``message``; the commit id, or None if nothing changed."""
@@ -104,13 +111,15 @@ class WritePath:
         self.cache.complete(self.guard)
         commit = None
         if pending:
-            pending.sort(
-                key=lambda path: path.name == INDEX_NAME
-            )  # the indexes last: rebuilt once, with the last chunk
+            pending.sort(key=lambda path: path.endswith("/" + INDEX_NAME))  # the indexes last: rebuilt once, at the end
         for first in range(0, len(pending or ()), chunk):
             last = first + chunk >= len(pending or ())
+            paths = [Path(path) for path in (pending or [])[first : first + chunk]]
             with locked(self.lock_path), self.guard:
-                commit = self._record_leftovers(pending[first : first + chunk], indexes=last) or commit  # type: ignore[index]
+                try:
+                    commit = self._record_leftovers(paths, indexes=last) or commit
+                finally:
+                    self._texts.clear()  # what ``prepare`` rendered for this chunk: 100,000 files are never held
         with locked(self.lock_path), self.guard:
             self._remove_temp_files()
             if pending is not None:
@@ -139,12 +148,12 @@ class WritePath:
                 self._texts.clear()
 
     def _mutate(
-        self, why: str, decide: Decide, pending: list[Path] | None, every_copy: bool, keep_copies: bool
+        self, why: str, decide: Decide, pending: list[str] | None, every_copy: bool, keep_copies: bool
     ) -> AppliedCounts:
         """``mutate`` under the lock."""
         self._remove_temp_files()
         if pending is not None and len(pending) <= RECORD_CHUNK:
-            self._record_leftovers(pending)
+            self._record_leftovers([Path(path) for path in pending])
             self._recover = False
         self.cache.refresh(force=True)
         stale = self.cache.stale_indexes()
@@ -233,7 +242,7 @@ class WritePath:
             index = self.dirs[scope] / INDEX_NAME
             if self.cache.counts()[scope] or index.exists():
                 ensure_private_dir(index.parent)
-                atomic_write_text(index, self.cache.index_text(scope))
+                atomic_write_lines(index, self.cache.index_lines(scope))
                 written.append(index)
             self.cache.index_written(scope)
         return written
@@ -266,15 +275,16 @@ class WritePath:
         for folder in self.dirs.values():
             remove_stale_temp_files(folder)
 
-    def _uncommitted(self) -> list[Path] | None:
+    def _uncommitted(self) -> list[str] | None:
         """What is uncommitted in every scope folder of the memory root (``Versioning.uncommitted``), looked for
-        without the lock; None when it cannot be known (no versioning: then nothing is ever due)."""
+        without the lock, as plain strings (100,000 ``Path`` objects would weigh tens of MB); None when it cannot be
+        known (no versioning: then nothing is ever due)."""
         uncommitted = getattr(self.versioning, "uncommitted", None)
         if uncommitted is None:
             self._recover = False
             return None
         try:
-            return [Path(p) for p in uncommitted(sorted(self._scope_kinds()))]
+            return list(uncommitted(sorted(self._scope_kinds())))
         except Exception as exc:  # like a failed commit: the write goes on, the next one tries again
             log.warning("memory_recovery_scan_failed", error=repr(exc))
             self._unversioned(exc)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -117,20 +117,24 @@ class GitStore:
         status = self._run(
             "status", "--porcelain=v2", "--branch", "-z", "--no-renames", "--untracked-files=all", *named,
             paths=len(staged) if many else 0,
-        ).stdout.split("\x00")  # fmt: skip
-        head = next((e.removeprefix("# branch.oid ") for e in status if e.startswith("# branch.oid ")), "")
-        unrecorded = [entry.rsplit(" ", 1)[-1] for entry in status if entry and not entry.startswith("#")]
-        if many:
-            wanted = set(staged)
-            unrecorded = [path for path in unrecorded if path in wanted]
+        ).stdout  # fmt: skip
+        head, unrecorded, wanted = "", [], set(staged) if many else None
+        for entry in _entries(status):  # one at a time: a whole repository's status is never split into a list
+            if entry.startswith("# branch.oid "):
+                head = entry.removeprefix("# branch.oid ")
+            elif entry and not entry.startswith("#"):
+                path = entry.rsplit(" ", 1)[-1]
+                if wanted is None or path in wanted:
+                    unrecorded.append(path)
         if unrecorded or not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", head):
             what = ", ".join(unrecorded[:3]) or "anything (the branch has no commit)"
             raise MemoryStoreError(f"git commit did not record {what} in {self.root}")
         return head
 
-    def uncommitted(self, folders: list[Path]) -> list[Path]:
+    def uncommitted(self, folders: list[Path]) -> list[str]:
         """The files under ``folders`` that differ from the last commit (changed, deleted or new; ignored files
-        aside), as absolute paths. Creates the repository when there are files to version and none yet."""
+        aside), as absolute paths in text (100,000 ``Path`` objects would weigh tens of MB). Creates the repository
+        when there are files to version and none yet."""
         if not self.available:
             return []
         if not self.initialized and not any(os.path.lexists(folder) for folder in folders):
@@ -138,7 +142,8 @@ class GitStore:
         self._ensure_repository()
         relative = [self._relative(folder) for folder in folders]
         status = self._run("status", "--porcelain", "-z", "--no-renames", "--untracked-files=all", "--", *relative)
-        return [self.root / entry[3:] for entry in status.stdout.split("\x00") if len(entry) > 3]
+        root = f"{self.root}{os.sep}"
+        return [root + entry[3:] for entry in _entries(status.stdout) if len(entry) > 3]
 
     def revert(self, commit: str | None = None, *, message_prefix: str = "revert") -> RevertResult:
         """Undo ``commit`` (default: the last change) with a new commit; raise ``RevertConflict`` when a later
@@ -320,3 +325,14 @@ class GitStore:
         """A command that only reads: without the run lock, so that reads (the web view's) run side by side."""
         assert self._runner is not None
         return self._runner.read(*args, ok_codes=ok_codes, patterns=patterns)
+
+
+def _entries(output: str) -> Iterator[str]:
+    """The NUL-separated entries of ``git status -z``, one at a time."""
+    start = 0
+    while start < len(output):
+        end = output.find("\x00", start)
+        if end < 0:
+            end = len(output)
+        yield output[start:end]
+        start = end + 1

@@ -230,7 +230,7 @@ def test_a_process_after_one_that_settled_the_folders_neither_lists_nor_digests_
     assert len(first.load_all()) == 5
     first.settle_listing()  # a process's end
     listed: list[str] = []  # of the folders that exist (the user scope's does not)
-    for name in ("_listing", "_digest_of"):
+    for name in ("memory_inodes", "_digest_of"):
         real = getattr(cache_module, name)
         monkeypatch.setattr(
             cache_module,
@@ -242,4 +242,4 @@ def test_a_process_after_one_that_settled_the_folders_neither_lists_nor_digests_
     second.settle_listing()
     assert listed == []
     hand_write(tmp_path, note(9))  # a change by hand: seen, by a listing
-    assert process(tmp_path).get("note-9") == note(9) and "_listing" in listed
+    assert process(tmp_path).get("note-9") == note(9) and "memory_inodes" in listed

@@ -294,7 +294,7 @@ def test_uncommitted_lists_changed_deleted_and_new_files_never_ignored_ones(stor
 
     found = store.uncommitted([root / "users", root / "projects"])
 
-    assert sorted(found) == sorted([kept, gone, root / "users" / "u1" / "new.md"])
+    assert sorted(found) == sorted(str(p) for p in [kept, gone, root / "users" / "u1" / "new.md"])
     assert store.log(1)[0].subject == "add two"  # listing commits nothing
 
 
@@ -314,7 +314,7 @@ def test_revert_leaves_uncommitted_changes_to_other_files_alone(store: GitStore,
     assert result.reverted_sha == listed and not b.exists()
     assert a.read_text() == "a edited by a session killed before its commit\n"
     assert [c.subject for c in store.log()][:2] == ["revert: undo " + listed[:7] + " 'add b'", "add b"]
-    assert store.uncommitted([root / "users"]) == [a]  # nothing was committed that the caller did not check
+    assert store.uncommitted([root / "users"]) == [str(a)]  # nothing was committed that the caller did not check
 
 
 def test_an_older_gitignore_is_updated_so_quarantined_files_are_never_committed(store: GitStore, root: Path) -> None:
