@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -75,14 +76,18 @@ def test_a_snapshot_killed_in_git_add_leaves_a_lock_the_next_session_clears(
     (project / ".gitattributes").write_text("*.slow filter=slow\n")
     (project / "data.slow").write_text("held up\n")
     (project / "a.txt").write_text("one\n")
-    # The edit does not wait for the preparation (its file is saved first); the session ends, its git goes on.
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited."))
+    # The edit does not wait for the preparation (its file is saved first); the session ends, its git goes on. The
+    # answer after the edit waits for that git to have started: a session ending before its preparation spawned git
+    # leaves no git behind (its checkpoint is made by the next session), and that is not this test's case.
+    git_started = threading.Event()
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited.", gate=git_started))
     argv = [*catcode_argv(), "--permission-mode", "bypass", "-p", "change a.txt"]
     proc = subprocess.Popen(argv, cwd=project, env=catcode_env, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        assert proc.wait(timeout=WAIT) == 0
         _wait_for(lambda: started.exists(), "the snapshot's git add to reach the filter")
+        git_started.set()
+        assert proc.wait(timeout=WAIT) == 0
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # its git add, left running
     shadow = _shadow(home_dir, project)
@@ -122,7 +127,9 @@ def test_a_session_killed_alone_during_its_preparation_leaves_a_git_the_next_one
     (project / ".gitattributes").write_text("*.held filter=held\n")
     (project / "data.held").write_text("held up\n")
     (project / "a.txt").write_text("one\n")
-    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")))  # killed before it asks again
+    # Killed before it is answered again: the session cannot end (and take its preparation with it) before the kill.
+    never = threading.Event()
+    fake_server.enqueue(tool_use("edit_file", _edit("a.txt", "one", "two")), text("Edited.", gate=never))
     argv = [*catcode_argv(), "--permission-mode", "bypass", "-p", "change a.txt"]
     killed = subprocess.Popen(argv, cwd=project, env=catcode_env, start_new_session=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
