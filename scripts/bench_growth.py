@@ -9,9 +9,8 @@ process the installed ``catcode`` against the fake Messages API (``tests/fakes``
   the first byte of the answer. What it leaves for later (reading every file, recording them in git, indexing
   them) runs in a process of its own; its time is shown, then everything else is **warm**;
 - ``catcode -p hi``: first byte and peak RSS (``wait4``); ``catcode memory search`` (three questions, p50 and
-  p95 of the whole process, and what N adds to the p95 at N = 0: a Python process start alone is several hundred
-  ms, so the 100 ms goal is read as the search's own share) and the search itself inside a process (20 questions
-  after the index is open); ``catcode memory list`` (output to a pipe); the peak RSS of each;
+  p95 of the whole process, and what N adds to the p95 at N = 0) and the search itself inside a process (20
+  questions after the index is open); ``catcode memory list`` (output to a pipe); the peak RSS of each;
 - the REPL in a pseudo-terminal: the first message and the second one typed as soon as the first is answered;
 - the exit with a slow model: two exchanges, then Ctrl+D while every memory call of the model takes 3 s (the
   server holds them): the time from Ctrl+D to the end of the process, and when the capture after it was done.

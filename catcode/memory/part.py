@@ -118,8 +118,15 @@ class RecallPart:
         builder.start_up(lambda: recall.start_background(compile=builder.interactive))
         # At the end: facts.db closed and, in print mode (after the answer), the memory folders recorded as they are
         # for the next process; an interactive exit never waits for that listing (the capture's process does it).
-        settle = not builder.interactive
-        builder.hooks.on(HookEvent.SESSION_END, lambda context: recall.close(settle=settle))
+        settle, door = not builder.interactive, self.memory.door
+        assert door is not None
+
+        def end(context: object) -> None:
+            if settle:  # print mode: a search often follows it (scripts); an interactive exit never waits for this
+                door.leave_searchable(recall)
+            recall.close(settle=settle)
+
+        builder.hooks.on(HookEvent.SESSION_END, end)
 
 
 class AutoSyncPart:

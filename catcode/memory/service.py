@@ -346,6 +346,21 @@ class MemoryDoor:
             return replace(found, behind=True)
         return found
 
+    def leave_searchable(self, recall: Recall) -> None:
+        """At a print-mode session's end, before facts.db closes: the turns it added indexed and, when everything is
+        in step, the quick search's record refreshed, so that the next ``catcode memory search`` answers from the
+        index instead of re-reading what this session changed. Never raises: it only saves the next search time."""
+        from catcode.log import get_logger
+
+        try:
+            recall.sync()
+            if not recall.behind and not recall.unsaved and not self.store.unread():
+                from catcode.memory.quick_search import remember
+
+                remember(self.runtime, recall)
+        except Exception:
+            get_logger(__name__).warning("search_record_not_left", exc_info=True)
+
     def recent(self, count: int = 5) -> list[DailyEntry]:
         """The latest ``count`` session summaries of this project's journal, newest first."""
         with self._recall(None) as searching:

@@ -213,3 +213,25 @@ def test_a_settings_file_or_the_environment_changed_steps_aside(project: Path, m
     assert answer("cache", 10) is None
     record_path(memory.paths.home, memory.paths.project_root).unlink()
     assert answer("cache", 10) is None
+
+
+def test_a_print_mode_session_leaves_the_next_search_answering_from_the_index(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script's `catcode -p` adds conversation turns the search covers: at its end it indexes them and leaves the
+    record, so the search that follows it answers from the index rather than re-reading everything."""
+    from tests.fakes import FakeAnthropicServer, text
+
+    memory = memory_runtime(project)
+    write_by_hand(memory.paths.project_memory, "user-prefers-vim", "use vim for every edit")
+    in_step(memory)
+    out = command(project, "vim")
+    with FakeAnthropicServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)  # the record holds the environment it was left in
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        for _ in range(2):  # the first session makes the history's files: a folder changed that late is read again
+            past_a_tick(memory.paths.project_memory)
+            server.enqueue(text("Hello."))
+            assert run_catcode(["-p", "hi"], env=dict(os.environ), cwd=project).returncode == 0
+    assert answer("vim", 10) is not None
+    assert command(project, "vim") == out
