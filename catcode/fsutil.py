@@ -36,18 +36,15 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = True) -> None:
-    """Replace ``path`` with ``data`` atomically and durably (``durable=False``: no fsync, for derived data whose
-    loss in a power cut costs only its rebuilding: the old file or the new one, whole, survives a killed process)."""
+@contextmanager
+def _replacing(path: Path, mode: int, durable: bool) -> Iterator[int]:
+    """A temp file beside ``path`` (its descriptor, ``mode``) that replaces ``path`` once the block wrote it whole;
+    removed when the block fails."""
     ensure_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
+        yield fd
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -59,24 +56,22 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *, durable: b
         fsync_dir(path.parent)
 
 
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o600, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically and durably (``durable=False``: no fsync, for derived data whose
+    loss in a power cut costs only its rebuilding: the old file or the new one, whole, survives a killed process)."""
+    with _replacing(path, mode, durable) as fd, os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        if durable:
+            os.fsync(fh.fileno())
+
+
 def atomic_write_lines(path: Path, lines: Iterable[str], mode: int = 0o600) -> None:
     """``atomic_write_text`` of the text ``lines`` make, written as they come (a large file is never held)."""
-    ensure_private_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.writelines(lines)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(path.parent)
+    with _replacing(path, mode, True) as fd, os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        fh.writelines(lines)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o600) -> None:
