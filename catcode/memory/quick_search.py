@@ -144,11 +144,9 @@ def _code_files() -> list[str]:
 
 
 def _stamp(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    """The file's stat key (``file_keys.stat_key``) as the record's JSON holds it."""
+    key = stat_key(path)
+    return list(key) if key is not None else None
 
 
 def _environment(env: Any, skip: list[str]) -> list[list[str]]:
