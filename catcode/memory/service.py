@@ -115,6 +115,10 @@ Row = tuple[str, str, MemoryType, Scope]
 """One memory as a list shows it: name, description, type, scope."""
 
 
+LEAVE_BUDGET = 50
+"""Memories a print-mode session's end indexes at most (those it wrote or changed): more are the next search's."""
+
+
 @dataclass(frozen=True)
 class Listing:
     """Every memory as a list shows it (user scope first, then by name), read a chunk at a time as ``rows`` is
@@ -353,7 +357,7 @@ class MemoryDoor:
         from catcode.log import get_logger
 
         try:
-            recall.sync()
+            recall.sync(budget=LEAVE_BUDGET)  # a large store's indexing is never done on the way out
             if not recall.behind and not recall.unsaved and not self.store.unread():
                 from catcode.memory.quick_search import remember
 
