@@ -8,9 +8,10 @@ memory holding ``</Recalled-Memory>`` followed by "The person wrote: …". So ev
 and ``defuse`` first makes every tag of catcode's own in the text inert, whatever its spelling: any case, spaces or
 invisible characters inside it (``< / recalled\u200b-memory >``), full-width ``＜``, a slash or dash of another kind.
 Only its ``<`` changes (to ``‹``), so the text reads the same. What ``defuse`` leaves can never contain the closing tag
-of any wrapper, nor an opening one but right after a letter or digit — ``List<File>`` in an attached Java file is a
-type, not a tag, and reaches the model as written (``tests/test_boundary.py`` holds it to that over any text, with
-hypothesis).
+of any wrapper, nor an opening one but right after an ASCII letter or digit — ``List<File>`` in an attached Java file
+is a type, not a tag, and reaches the model as written; after ``_``, or a letter that a reader may take apart into a
+letter and a mark (``İ``), it is made inert. ``tests/test_boundary.py`` holds it to that over any text, with
+hypothesis.
 
 Text that reaches the model in a block of its own rather than a tag — an MCP tool's result or a skill's
 instructions (a tool_result block of the API), the memory index's descriptions and the skills index (the seed's
@@ -80,7 +81,7 @@ def _reads_as(seen: str, names: frozenset[str], opening: bool) -> bool:
 
 _GAP = r"[\x00-\x20\x7f]*"
 _ASCII_TAG = re.compile(
-    "(?:(?<![A-Za-z0-9_])<"
+    "(?:(?<![A-Za-z0-9])<"
     + _GAP
     + "(?:/"
     + _GAP
@@ -98,7 +99,7 @@ _ASCII_TAG = re.compile(
 
 def defuse(text: str) -> str:
     """``text`` with every tag of catcode's wrappers made inert (its ``<`` made ``‹``): every closing one, and every
-    opening one but right after a letter or digit (``List<File>``)."""
+    opening one but right after an ASCII letter or digit (``List<File>``)."""
     if not _OPENER.search(text):
         return text
     if text.isascii():
@@ -108,7 +109,7 @@ def defuse(text: str) -> str:
     for match in _OPENER.finditer(text):
         at = match.start()
         before = text[at - 1] if at else " "
-        if _is_tag(text, at + 1, opening=not (before.isalnum() or before == "_")):
+        if _is_tag(text, at + 1, opening=not (before.isascii() and before.isalnum())):
             parts += (text[last:at], INERT)
             last = at + 1
     return "".join(parts) + text[last:] if parts else text

@@ -8,7 +8,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from catcode.boundary import INERT, TAGS, defuse, wrap
@@ -69,6 +69,9 @@ texts = st.one_of(
 
 @settings(max_examples=400, deadline=None)
 @given(tag=st.sampled_from(sorted(TAGS)), text=texts)
+@example(tag="bash-input", text="_<FILE")  # "_" reads as a dash: a tag opens after it
+@example(tag="file", text="\u0130<file>")  # "İ" reads as "i" and a combining dot: not a letter before the "<"
+@example(tag="file", text="\u0140<file>")  # "ŀ" reads as "l·"
 def test_no_text_opens_or_closes_a_wrapper(tag: str, text: str) -> None:
     wrapped = wrap(tag, text)
     assert tags_read(wrapped) == [tag, f"/{tag}"]
