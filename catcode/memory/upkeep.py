@@ -90,6 +90,7 @@ def run_upkeep(runtime: Kept, recall: Recall, *, capture: str | None = None, min
             return False
         lock.acquire()  # a capture is never dropped: it waits as long as it takes
     try:
+        recall.bulk = True  # this process writes the index: no memory map of it counted in its RSS
         if capture is not None:
             capture_and_report(runtime, recall, capture, minimum)
         store = runtime.store

@@ -55,8 +55,10 @@ PRAGMAS = {"cache_size": -16384, "mmap_size": 268435456}
 """16 MiB of page cache for writes; reads through a memory map skip a pread() per page: the p95 of a search at 100k
 facts halves."""
 LEAN_PRAGMAS = {"cache_size": -2000, "mmap_size": 0}
-"""While every memory of a large store is indexed (``sync_newest_first``, the background's): both counted in the
-process's RSS, for no gain there (measured at 20,000 memories: the same time, 24 MB less)."""
+"""While every memory of a large store is indexed (``sync_newest_first``), and always in a process that only writes
+(``lean``: the background's upkeep): both counted in the process's RSS, for no gain there (measured at 20,000
+memories: the same time, 24 MB less; at 100,000 a scan of the sources after the bulk insert mapped 70 MB of the
+file, pages around each one read)."""
 OPTIMIZE_AFTER = 5_000
 """After inserting this many facts in one sync, merge the FTS segments: later queries read one b-tree."""
 
@@ -64,11 +66,13 @@ OPTIMIZE_AFTER = 5_000
 class FactsIndex:
     """The fact index in ``db_path``; thread-safe (one connection behind a lock), WAL for other processes."""
 
-    def __init__(self, db_path: Path, *, in_memory: bool = False, copy: bool = True) -> None:
+    def __init__(self, db_path: Path, *, in_memory: bool = False, copy: bool = True, lean: bool = False) -> None:
         """``in_memory``: hold a copy of ``db_path``'s index in memory (what it holds when it can be read, else
         nothing; ``copy`` False: nothing) and never write the file — for when it cannot be written (a full disk):
-        searches still work, the caller's sync fills in what the copy lacks, and nothing is saved."""
+        searches still work, the caller's sync fills in what the copy lacks, and nothing is saved. ``lean``: no
+        memory map and a small cache (``LEAN_PRAGMAS``), for a process that writes rather than searches."""
         self.db_path = Path(db_path)
+        self._pragmas = LEAN_PRAGMAS if lean else PRAGMAS
         self.in_memory = in_memory
         self._seed = in_memory and copy  # copy the file into memory on the first open (not after a reset)
         self._lock = threading.RLock()
@@ -134,12 +138,11 @@ class FactsIndex:
                 self._conn.close()
                 self._conn = None
 
-    @staticmethod
-    def _check(conn: sqlite3.Connection) -> str | None:
+    def _check(self, conn: sqlite3.Connection) -> str | None:
         """Configure ``conn``; None when usable, "empty" for a new file, otherwise why it must be recreated."""
         # Autocommit (isolation_level=None): transactions are explicit BEGIN IMMEDIATE, never an upgraded read.
         conn.execute("PRAGMA busy_timeout = 5000")
-        for pragma, value in PRAGMAS.items():
+        for pragma, value in self._pragmas.items():
             conn.execute(f"PRAGMA {pragma} = {value}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # derived data: losing the last commit on power loss is fine
@@ -223,7 +226,7 @@ class FactsIndex:
             try:
                 return streamed(conn)
             finally:
-                for pragma, value in PRAGMAS.items():
+                for pragma, value in self._pragmas.items():
                     conn.execute(f"PRAGMA {pragma} = {value}")
 
         def streamed(conn: sqlite3.Connection) -> SyncResult:

@@ -93,6 +93,8 @@ class Recall:
         self.journal, self.compiler, self.commit = journal, compiler, commit
         self._index: FactsIndex | None = None
         self._index_file: tuple[int, int] | None = None
+        self.bulk = False
+        """True in a process that indexes rather than searches (the upkeep): the index is opened ``lean``."""
         self.behind = False
         """True when the last sync left memories unindexed (more than its budget): searches miss them until the
         background has indexed them."""
@@ -124,7 +126,7 @@ class Recall:
                 if current is None:
                     _drop_earlier_index(self.paths.facts_db)
                 try:
-                    self._index = FactsIndex(self.paths.facts_db)
+                    self._index = FactsIndex(self.paths.facts_db, lean=self.bulk)
                 except Exception as exc:
                     self._index = self._copy_in_memory(exc)
                 self._index_file = _file_id(self.paths.facts_db)

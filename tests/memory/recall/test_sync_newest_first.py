@@ -91,3 +91,17 @@ def test_the_store_gives_every_memory_newest_first_in_the_order_sync_inserts_the
     assert streamed == sorted(listed, key=lambda s: s.date)[::-1]
     assert len(streamed) == 10 and {s.scope for s in streamed} == {Scope.USER.value, Scope.PROJECT.value}
     assert shadowed.name in {s.source_id for s in streamed}
+
+
+def test_a_lean_index_writes_the_same_rows_and_never_maps_the_file(tmp_path: Path) -> None:
+    """The upkeep's index (``lean``: it writes rather than searches) holds what a search's holds, and stays without a
+    memory map through a streamed sync — whose own switch to lean settings must not hand it one back after."""
+    notes = [FactSource(f"note-{n}", "memory", DAYS[n % 3], f"{WORDS[n % 9]} note {n}", "project") for n in range(30)]
+    searched, lean = FactsIndex(tmp_path / "one.db"), FactsIndex(tmp_path / "two.db", lean=True)
+    with closing(searched), closing(lean):
+        searched.sync(notes, kinds={"memory"})
+        lean.sync_newest_first(lambda: sorted(notes, key=lambda s: s.date)[::-1], kinds={"memory"})
+        assert rows(searched) == rows(lean)
+        assert [searched.search(q, 10) for q in QUESTIONS] == [lean.search(q, 10) for q in QUESTIONS]
+        mapped = [index._conn.execute("PRAGMA mmap_size").fetchone()[0] for index in (searched, lean) if index._conn]
+        assert mapped[0] > 0 and mapped[1] == 0
