@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS {s}.files(
 CREATE INDEX IF NOT EXISTS {s}.files_newest ON files(updated, name) WHERE problem IS NULL;
 CREATE INDEX IF NOT EXISTS {s}.files_seq ON files(seq);
 CREATE INDEX IF NOT EXISTS {s}.files_problems ON files(fname) WHERE problem IS NOT NULL;
+CREATE INDEX IF NOT EXISTS {s}.files_by_name ON files(name, description, type) WHERE problem IS NULL;
 CREATE TABLE IF NOT EXISTS {s}.gone(fname TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 """
 
