@@ -51,10 +51,11 @@ __all__ = ["QuickAnswer", "answer", "forget", "record_path", "remember"]
 FORMAT = 1
 SCOPES = ("user", "project")
 """The scopes in the catalogues' order (``Scope``)."""
-ENV_PREFIXES = ("CATCODE_", "CLAUDE_", "ANTHROPIC_")
+ENV_PREFIXES = ("CATCODE_", "CLAUDE_")
 ENV_NAMES = ("HOME", "USER", "LOGNAME", "LNAME", "USERNAME")
 """The environment the settings and paths are read from (``CATCODE_*`` variables, Claude Code's folder, the home and
-the login name)."""
+the login name). The API's (``ANTHROPIC_*``) is not: no search reads it, and a script's ``catcode -p`` has it where
+the search after it may not."""
 LIBRARIES = ("yaml", "_yaml", "pydantic", "pydantic_core")
 """Libraries whose code decides what reading a memory file gives (``catalog.code_stamp``)."""
 

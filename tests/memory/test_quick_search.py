@@ -227,11 +227,13 @@ def test_a_print_mode_session_leaves_the_next_search_answering_from_the_index(
     in_step(memory)
     out = command(project, "vim")
     with FakeAnthropicServer() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)  # the record holds the environment it was left in
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         for _ in range(2):  # the first session makes the history's files: a folder changed that late is read again
             past_a_tick(memory.paths.project_memory)
             server.enqueue(text("Hello."))
             assert run_catcode(["-p", "hi"], env=dict(os.environ), cwd=project).returncode == 0
+    monkeypatch.delenv("ANTHROPIC_BASE_URL")  # the search is run where the API's environment is not
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
     assert answer("vim", 10) is not None
     assert command(project, "vim") == out
