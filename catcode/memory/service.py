@@ -350,14 +350,16 @@ class MemoryDoor:
             return replace(found, behind=True)
         return found
 
-    def leave_searchable(self, recall: Recall) -> None:
-        """At a print-mode session's end, before facts.db closes: the turns it added indexed and, when everything is
-        in step, the quick search's record refreshed, so that the next ``catcode memory search`` answers from the
-        index instead of re-reading what this session changed. Never raises: it only saves the next search time."""
+    def leave_searchable(self, recall: Recall, budget: int | None = LEAVE_BUDGET) -> None:
+        """At a print-mode session's end (before facts.db closes) and an upkeep's: the turns added indexed and, when
+        everything is in step, the quick search's record refreshed, so that the next ``catcode memory search``
+        answers from the index instead of re-reading what changed. ``budget``: how many changed memories it may
+        index (a large store's indexing is never done on a session's way out). Never raises: it only saves the next
+        search time."""
         from catcode.log import get_logger
 
         try:
-            recall.sync(budget=LEAVE_BUDGET)  # a large store's indexing is never done on the way out
+            recall.sync(budget=budget)
             if not recall.behind and not recall.unsaved and not self.store.unread():
                 from catcode.memory.quick_search import remember
 
@@ -466,7 +468,11 @@ class MemoryDoor:
         from catcode.memory.upkeep import run_upkeep
 
         with self.open_recall() as recall:
-            run_upkeep(self.runtime, recall, capture=capture, minimum=minimum)
+            done = run_upkeep(self.runtime, recall, capture=capture, minimum=minimum)
+            if done:
+                self.leave_searchable(recall, budget=None)  # the search after an exit answers from the index
+        if done:
+            self.store.settle_listing(wait=True)  # what it wrote in the folders, trusted by the next search
         if capture is not None and self.runtime.config.sync == "auto":
             from catcode.memory.sync.auto import start_sync_process
             from catcode.memory.versioning.remote import GitRemote

@@ -237,3 +237,22 @@ def test_a_print_mode_session_leaves_the_next_search_answering_from_the_index(
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     assert answer("vim", 10) is not None
     assert command(project, "vim") == out
+
+
+def test_an_upkeep_leaves_the_next_search_answering_from_the_index(project: Path) -> None:
+    """The capture's process after an exit (``catcode memory upkeep``) changes memory and the journal: at its end it
+    leaves the record, so the search after an interactive session answers from the index too."""
+    from catcode.cli.launch import load
+    from catcode.memory.service import MemoryDoor
+
+    memory = memory_runtime(project)
+    write_by_hand(memory.paths.project_memory, "user-prefers-vim", "use vim for every edit")
+    in_step(memory)
+    out = command(project, "vim")
+    write_by_hand(memory.paths.project_memory, "deploy-on-friday", "never deploy vim configs on a friday")
+    past_a_tick(memory.paths.project_memory)
+    assert answer("vim", 10) is None  # a memory added by hand: the full search would read it
+    MemoryDoor.offline(*load()).upkeep()
+    assert answer("vim", 10) is not None
+    after = command(project, "vim")
+    assert after != out and "deploy-on-friday" in after[1] and after == full("vim")

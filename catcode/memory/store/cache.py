@@ -136,12 +136,17 @@ class DiskCache:
             read = self._check(scope, left, force=force, part=part)
             left = None if left is None else max(0, left - read)
 
-    def settle_listing(self) -> None:
+    def settle_listing(self, *, wait: bool = False) -> None:
         """List both folders and, when they hold what the catalogues say, record it: the next process then trusts
         the folders as they are without listing them. For a process's end, after it closed what it keeps in the
-        folders itself (facts.db's journal files change the project folder each time)."""
+        folders itself (facts.db's journal files change the project folder each time). ``wait``: first let a tick
+        pass after a folder's last change (a process nobody waits for: what it records is then trusted)."""
         for scope in Scope:
             key, started = dir_key(self.dirs[scope]), self._clock()
+            if wait and key is not None and not listing_settled(started, key):
+                changed = max(key[1], key[3])
+                time.sleep(max(0, changed + tick(changed) - started) / 1e9)
+                key, started = dir_key(self.dirs[scope]), self._clock()
             listing = self.catalogs.meta(scope, "listing")
             if listing is not None and key is not None and listing[0] == key and listing_settled(listing[1], key):
                 continue  # recorded already, a tick after the folder's last change: nothing to list

@@ -267,11 +267,12 @@ class MemoryStore:
             return None
         return {scope: (file, code) for scope, (file, code) in found.items() if file is not None}
 
-    def settle_listing(self) -> None:
+    def settle_listing(self, *, wait: bool = False) -> None:
         """At a process's end: record that the folders hold what the catalogues say, when they do, so that the next
-        process trusts them without listing them (``DiskCache.settle_listing``)."""
+        process trusts them without listing them (``DiskCache.settle_listing``; ``wait``: a tick after their last
+        change, for a process nobody waits for)."""
         with self._guard:
-            self._cache.settle_listing()
+            self._cache.settle_listing(wait=wait)
 
     def complete(self) -> None:
         """Read every memory file not read yet (a chunk at a time: readers in between never wait for all)."""
