@@ -18,6 +18,8 @@ import random
 from datetime import date, timedelta
 from pathlib import Path
 
+from catcode.file_modes import private_dir
+
 __all__ = ["memory_text", "write_memories"]
 
 _VOCABULARY = (
@@ -51,8 +53,9 @@ def memory_text(n: int, rng: random.Random, *, kind: str = "project", claude: bo
 def write_memories(
     folder: Path, count: int, *, start: int = 0, seed: int = 0, kind: str = "project", claude: bool = False
 ) -> list[str]:
-    """Write memories ``start`` … ``start + count - 1`` into ``folder`` (created 0700, files 0600); their names."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Write memories ``start`` … ``start + count - 1`` into ``folder`` (created 0700 with its parents, files 0600);
+    their names."""
+    private_dir(folder)
     rng = random.Random(seed * 1_000_003 + start)
     names = []
     for n in range(start, start + count):
