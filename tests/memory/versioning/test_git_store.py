@@ -404,7 +404,8 @@ def test_paths_are_taken_literally_and_any_number_of_them_commit(store: GitStore
     assert git(root, "ls-files").split() == [".gitignore", "users/u/a*.md"]
     assert plain.exists()
 
-    many = [write(folder / f"memory-{n}.md", f"{n}\n") for n in range(3_000)]  # 100,000: tests/test_scale.py
+    # 100,000 of them: tests/cli/test_memory_import_at_scale.py
+    many = [write(folder / f"memory-{n}.md", f"{n}\n") for n in range(3_000)]
     assert store.commit("add many", many) is not None
     for path in many[::2]:
         path.unlink()
