@@ -468,11 +468,9 @@ class MemoryDoor:
         from catcode.memory.upkeep import run_upkeep
 
         with self.open_recall() as recall:
-            done = run_upkeep(self.runtime, recall, capture=capture, minimum=minimum)
-            if done:
+            if run_upkeep(self.runtime, recall, capture=capture, minimum=minimum):
                 self.leave_searchable(recall, budget=None)  # the search after an exit answers from the index
-        if done:
-            self.store.settle_listing(wait=True)  # what it wrote in the folders, trusted by the next search
+                recall.close(wait=True)  # what it wrote in the folders, recorded so that the next search trusts it
         if capture is not None and self.runtime.config.sync == "auto":
             from catcode.memory.sync.auto import start_sync_process
             from catcode.memory.versioning.remote import GitRemote

@@ -298,16 +298,17 @@ class Recall:
         """Add a session summary to today's daily file (redacted, under the memory lock) and commit it."""
         return session_summary.append_summary(self, text)
 
-    def close(self, *, settle: bool = True) -> None:
+    def close(self, *, settle: bool = True, wait: bool = False) -> None:
         """Close facts.db (idempotent), then (``settle``) let the store record its folders as they are: closing
-        facts.db changed the project folder, and the next process need not list it again."""
+        facts.db changed the project folder, and the next process need not list it again (``wait``: a tick after
+        their last change, for a process nobody waits for — see ``MemoryStore.settle_listing``)."""
         with self._lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
                 try:
                     if settle:
-                        self.store.settle_listing()
+                        self.store.settle_listing(wait=wait)
                 except Exception:
                     log.warning("memory_listing_not_settled", exc_info=True)
 
